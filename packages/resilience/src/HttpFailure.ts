@@ -1,0 +1,168 @@
+/**
+ * The failures a resilient HTTP call can end with: a tagged union in the error channel.
+ *
+ * Every failure carries the `request` it belongs to and the 1-based `attempt` that produced it,
+ * so the failure a caller finally sees tells how many attempts were made.
+ *
+ * @since 0.1.0
+ */
+import type * as Headers from "@effect/platform/Headers"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
+import type * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+
+/**
+ * Why no HTTP response arrived.
+ *
+ * - `"Transport"`: the connection was refused, reset or broke before a response (retried).
+ * - `"Timeout"`: no response headers within the policy's `attemptTimeout` (retried).
+ * - `"InvalidRequest"`: the request could not be sent at all (a malformed URL, a body that
+ *   could not be encoded). Sending it again cannot help, so it is never retried.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest"
+
+/**
+ * No HTTP response at all.
+ *
+ * @example
+ * ```ts
+ * import { HttpClientRequest } from "@effect/platform"
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * const failure = new HttpFailure.ConnectionError({
+ *   request: HttpClientRequest.get("http://127.0.0.1:1/"),
+ *   attempt: 1,
+ *   reason: "Transport",
+ *   cause: new Error("ECONNREFUSED")
+ * })
+ * console.log(failure.message) // "Transport failure on attempt 1: GET http://127.0.0.1:1/"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConnectionError extends Data.TaggedError("ConnectionError")<{
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+  readonly reason: ConnectionFailureReason
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    return `${this.reason} failure on attempt ${this.attempt}: ${describeRequest(this.request)}`
+  }
+}
+
+/**
+ * A response worth retrying (by default 408, 429, 500, 502, 503, 504). Its body was released
+ * unread; `retryAfter` is the delay the server asked for, if any.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TransientStatus extends Data.TaggedError("TransientStatus")<{
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly retryAfter: Option.Option<Duration.Duration>
+}> {
+  override get message(): string {
+    return `Transient status ${this.status} on attempt ${this.attempt}: ${describeRequest(this.request)}`
+  }
+}
+
+/**
+ * A response not worth retrying (any other non-2xx status). `body` is a bounded snippet of
+ * the response body (at most 8 KiB, read with a short time limit) for diagnostics: it is
+ * never decoded as data, and is empty when the body could not be read.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly body: string
+}> {
+  override get message(): string {
+    return `Permanent status ${this.status} on attempt ${this.attempt}: ${describeRequest(this.request)}`
+  }
+}
+
+/**
+ * A successful response whose body did not decode (invalid JSON, or JSON that does not
+ * match the schema). Never retried: the server answered, and would answer the same again.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DecodeError extends Data.TaggedError("DecodeError")<{
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+  readonly status: number
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    return `Response body of status ${this.status} did not decode on attempt ${this.attempt}: ${describeRequest(this.request)}`
+  }
+}
+
+/**
+ * Every way a resilient HTTP call can fail.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type HttpFailure = ConnectionError | TransientStatus | PermanentStatus | DecodeError
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isConnectionError = (u: unknown): u is ConnectionError => u instanceof ConnectionError
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isTransientStatus = (u: unknown): u is TransientStatus => u instanceof TransientStatus
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isPermanentStatus = (u: unknown): u is PermanentStatus => u instanceof PermanentStatus
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isDecodeError = (u: unknown): u is DecodeError => u instanceof DecodeError
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isHttpFailure: (u: unknown) => u is HttpFailure = Predicate.or(
+  Predicate.or(isConnectionError, isTransientStatus),
+  Predicate.or(isPermanentStatus, isDecodeError)
+)
+
+/**
+ * Whether a failure is of a kind that another attempt could cure: a transport failure, a
+ * timeout or a transient status. Policies add their own conditions (method, attempts left).
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isRetryableKind = (failure: HttpFailure): boolean =>
+  failure._tag === "TransientStatus" || (failure._tag === "ConnectionError" && failure.reason !== "InvalidRequest")
+
+const describeRequest = (request: HttpClientRequest.HttpClientRequest): string => `${request.method} ${request.url}`

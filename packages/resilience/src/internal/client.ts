@@ -1,0 +1,300 @@
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
+import * as Schedule from "effect/Schedule"
+import type * as ScheduleDecision from "effect/ScheduleDecision"
+import * as ScheduleIntervals from "effect/ScheduleIntervals"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as HttpFailure from "../HttpFailure.js"
+import type * as ResilientHttpClient from "../ResilientHttpClient.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+import * as retryAfter from "./retryAfter.js"
+import * as retryPolicy from "./retryPolicy.js"
+import { drain, readSnippet } from "./responseBody.js"
+
+interface ResolvedPolicy {
+  readonly schedule: Schedule.Schedule<unknown, HttpFailure.HttpFailure>
+  readonly isTransientStatus: (status: number) => boolean
+  readonly attemptTimeout: Duration.Duration
+}
+
+const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
+  schedule: retryPolicy.toSchedule(policy),
+  isTransientStatus: policy.isTransientStatus,
+  attemptTimeout: policy.attemptTimeout
+})
+
+// A caller's own schedule decides when and how long; what must never be retried (permanent
+// statuses, decode errors, non-idempotent or one-shot requests) stays out of its reach.
+const fromSchedule = (schedule: Schedule.Schedule<unknown, HttpFailure.HttpFailure>): ResolvedPolicy => ({
+  schedule: Schedule.whileInput(
+    schedule,
+    (failure: HttpFailure.HttpFailure) =>
+      retryPolicy.nonRetryableReason(failure, retryPolicy.defaultPolicy) === undefined
+  ),
+  isTransientStatus: retryPolicy.defaultPolicy.isTransientStatus,
+  attemptTimeout: retryPolicy.defaultPolicy.attemptTimeout
+})
+
+const resolvePolicy = (
+  input: ResilientHttpClient.PolicyInput | undefined
+): Either.Either<ResolvedPolicy, RetryPolicy.InvalidRetryPolicy> => {
+  if (input === undefined) return Either.right(fromPolicy(retryPolicy.defaultPolicy))
+  if (Schedule.isSchedule(input)) return Either.right(fromSchedule(input))
+  if (retryPolicy.isRetryPolicy(input)) return Either.right(fromPolicy(input))
+  return Either.map(retryPolicy.validate(input), fromPolicy)
+}
+
+// Each attempt gets its own request object: HttpClient.withScope keys its abort controller by
+// request, and a request value shared by concurrent callers must not share a controller.
+const freshRequest = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
+  HttpClientRequest.setMethod(request, request.method)
+
+const isSuccess = (status: number): boolean => status >= 200 && status < 300
+
+interface Attempt {
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+}
+
+const connectionError = (
+  attempt: Attempt,
+  reason: HttpFailure.ConnectionFailureReason,
+  cause: unknown
+): HttpFailure.ConnectionError =>
+  new HttpFailure.ConnectionError({ request: attempt.request, attempt: attempt.attempt, reason, cause })
+
+const decodeError = (attempt: Attempt, status: number, cause: unknown): HttpFailure.DecodeError =>
+  new HttpFailure.DecodeError({ request: attempt.request, attempt: attempt.attempt, status, cause })
+
+const retryLogAnnotations = (
+  failure: HttpFailure.HttpFailure,
+  decision: unknown,
+  waitMillis: number
+): Record<string, unknown> => {
+  const annotations: Record<string, unknown> = {
+    "http.request.method": failure.request.method,
+    "url.full": failure.request.url,
+    "retry.attempt": failure.attempt,
+    "retry.failure": failure._tag
+  }
+  if (failure._tag === "ConnectionError") annotations["retry.reason"] = failure.reason
+  else annotations["http.response.status_code"] = failure.status
+  if (Predicate.isTagged(decision, "Retry") && Predicate.hasProperty(decision, "source")) {
+    annotations["retry.wait_millis"] = waitMillis
+    annotations["retry.wait_source"] = decision.source
+    annotations["retry.wait_capped"] = Predicate.hasProperty(decision, "capped") && decision.capped === true
+  } else if (Predicate.isTagged(decision, "GiveUp") && Predicate.hasProperty(decision, "reason")) {
+    annotations["retry.give_up_reason"] = decision.reason
+  } else {
+    annotations["retry.wait_millis"] = waitMillis
+  }
+  return annotations
+}
+
+const logDecision = (
+  [decision, failure]: readonly [unknown, HttpFailure.HttpFailure],
+  scheduleDecision: ScheduleDecision.ScheduleDecision
+): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const retrying = scheduleDecision._tag === "Continue"
+    const waitMillis = retrying ? Math.max(0, ScheduleIntervals.start(scheduleDecision.intervals) - now) : 0
+    return Effect.logDebug(retrying ? "retrying" : "giving up").pipe(
+      Effect.annotateLogs(retryLogAnnotations(failure, decision, waitMillis))
+    )
+  })
+
+// Logs every decision with what it was about; the wrapped schedule's behaviour is unchanged.
+const withDecisionLog = (
+  schedule: Schedule.Schedule<unknown, HttpFailure.HttpFailure>
+): Schedule.Schedule<unknown, HttpFailure.HttpFailure> =>
+  Schedule.onDecision(Schedule.intersect(schedule, Schedule.identity<HttpFailure.HttpFailure>()), logDecision)
+
+/** @internal */
+export const make = (
+  policy?: ResilientHttpClient.PolicyInput
+): Effect.Effect<
+  ResilientHttpClient.ResilientHttpClient.Service,
+  RetryPolicy.InvalidRetryPolicy,
+  HttpClient.HttpClient
+> =>
+  Effect.gen(function* () {
+    const resolved = yield* resolvePolicy(policy)
+    const underlying = yield* HttpClient.HttpClient
+    return makeWith(underlying, resolved)
+  })
+
+const makeWith = (
+  underlying: HttpClient.HttpClient,
+  { attemptTimeout, isTransientStatus, schedule }: ResolvedPolicy
+): ResilientHttpClient.ResilientHttpClient.Service => {
+  const scopedClient = HttpClient.withScope(HttpClient.mapRequest(underlying, freshRequest))
+  const retrySchedule = withDecisionLog(schedule)
+  const timeLimited = Duration.isFinite(attemptTimeout)
+
+  const limitTime = <A, R>(attempt: Attempt, effect: Effect.Effect<A, HttpFailure.HttpFailure, R>) =>
+    timeLimited
+      ? Effect.timeoutFail(effect, {
+          duration: attemptTimeout,
+          onTimeout: () => connectionError(attempt, "Timeout", `no response within ${Duration.format(attemptTimeout)}`)
+        })
+      : effect
+
+  const permanentStatus = (
+    attempt: Attempt,
+    response: HttpClientResponse.HttpClientResponse
+  ): Effect.Effect<never, HttpFailure.PermanentStatus> =>
+    Effect.flatMap(readSnippet(response), (body) =>
+      Effect.fail(
+        new HttpFailure.PermanentStatus({
+          request: attempt.request,
+          attempt: attempt.attempt,
+          status: response.status,
+          headers: response.headers,
+          body
+        })
+      )
+    )
+
+  // Decides what a response is. Anything but success is released here, before any wait.
+  const classify = (
+    attempt: Attempt,
+    response: HttpClientResponse.HttpClientResponse
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> => {
+    const status = response.status
+    if (isSuccess(status)) return Effect.succeed(response)
+    const headers = response.headers
+    if (isTransientStatus(status)) {
+      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        // Rate-limit reset headers describe a quota, so they mean "wait" only on a 429.
+        const delay =
+          status === 429 ? retryAfter.fromHeaders(headers, now) : retryAfter.fromRetryAfterHeader(headers, now)
+        return Effect.zipRight(
+          drain(response),
+          Effect.fail(
+            new HttpFailure.TransientStatus({
+              request: attempt.request,
+              attempt: attempt.attempt,
+              status,
+              headers,
+              retryAfter: delay
+            })
+          )
+        )
+      })
+    }
+    return permanentStatus(attempt, response)
+  }
+
+  const fromClientError = (
+    attempt: Attempt,
+    error: HttpClientError.HttpClientError
+  ): Effect.Effect<never, HttpFailure.HttpFailure> => {
+    if (error._tag === "RequestError") {
+      return Effect.fail(connectionError(attempt, error.reason === "Transport" ? "Transport" : "InvalidRequest", error))
+    }
+    // An underlying client that already filters statuses hands us the response in an error;
+    // a success status it rejected is, by its own judgement, not worth retrying.
+    if (error.reason === "StatusCode") {
+      return isSuccess(error.response.status)
+        ? permanentStatus(attempt, error.response)
+        : Effect.flatMap(classify(attempt, error.response), () => permanentStatus(attempt, error.response))
+    }
+    return Effect.fail(connectionError(attempt, "Transport", error))
+  }
+
+  const sendOnce = (
+    attempt: Attempt,
+    attemptScope: Scope.Scope
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> =>
+    scopedClient.execute(attempt.request).pipe(
+      Scope.extend(attemptScope),
+      Effect.catchAll((error) => fromClientError(attempt, error)),
+      Effect.flatMap((response) => classify(attempt, response))
+    )
+
+  // One attempt: its own scope inside the caller's, closed at once when the attempt fails so
+  // the connection is released before the wait; left open on success, for the caller.
+  const runAttempts = <A, R>(
+    request: HttpClientRequest.HttpClientRequest,
+    read: (
+      response: HttpClientResponse.HttpClientResponse,
+      attempt: Attempt
+    ) => Effect.Effect<A, HttpFailure.HttpFailure, R>,
+    limitReadTime: boolean
+  ): Effect.Effect<A, HttpFailure.HttpFailure, R | Scope.Scope> =>
+    Effect.flatMap(Effect.scope, (callerScope) => {
+      let attempts = 0
+      const attemptOnce = Effect.suspend(() => {
+        const attempt: Attempt = { request, attempt: ++attempts }
+        return Effect.flatMap(Scope.fork(callerScope, ExecutionStrategy.sequential), (attemptScope) => {
+          const sent = limitTime(attempt, sendOnce(attempt, attemptScope))
+          const attemptEffect = limitReadTime
+            ? limitTime(
+                attempt,
+                Effect.flatMap(sent, (response) => read(response, attempt))
+              )
+            : Effect.flatMap(sent, (response) => read(response, attempt))
+          return attemptEffect.pipe(
+            Effect.onError(() => Scope.close(attemptScope, Exit.void)),
+            Effect.withSpan("ResilientHttpClient.attempt", {
+              kind: "internal",
+              attributes: attempt.attempt > 1 ? { "http.request.resend_count": attempt.attempt - 1 } : {}
+            })
+          )
+        })
+      })
+      return Effect.retry(attemptOnce, retrySchedule)
+    })
+
+  const execute = (
+    request: HttpClientRequest.HttpClientRequest
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure, Scope.Scope> =>
+    runAttempts(request, Effect.succeed, false)
+
+  const readJson = (
+    response: HttpClientResponse.HttpClientResponse,
+    attempt: Attempt
+  ): Effect.Effect<unknown, HttpFailure.HttpFailure> =>
+    Effect.flatMap(
+      Effect.mapError(response.text, (error) => connectionError(attempt, "Transport", error)),
+      (text) =>
+        Effect.try({
+          try: (): unknown => JSON.parse(text),
+          catch: (cause) => decodeError(attempt, response.status, cause)
+        })
+    )
+
+  const getJson = <A, I, R>(
+    url: string | URL,
+    schema: Schema.Schema<A, I, R>,
+    options?: HttpClientRequest.Options.NoBody
+  ): Effect.Effect<A, HttpFailure.HttpFailure, R> => {
+    const decode = Schema.decodeUnknown(schema)
+    return Effect.scoped(
+      runAttempts(
+        HttpClientRequest.get(url, options),
+        (response, attempt) =>
+          Effect.flatMap(readJson(response, attempt), (json) =>
+            Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
+          ),
+        true
+      )
+    )
+  }
+
+  return {
+    execute,
+    get: (url, options) => execute(HttpClientRequest.get(url, options)),
+    getJson
+  }
+}

@@ -1,0 +1,89 @@
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+
+/** @internal */
+export const snippetMaxBytes = 8 * 1024
+
+// A discarded body up to this size is read to its end so the connection can be reused;
+// a larger one costs more to read than a new connection, so it is aborted instead.
+/** @internal */
+export const drainMaxBytes = 64 * 1024
+
+// Releasing must not hold up the retry: a body that trickles is aborted, not waited for.
+/** @internal */
+export const bodyReadTimeout = Duration.millis(500)
+
+interface Collected {
+  readonly chunks: Array<Uint8Array>
+  size: number
+}
+
+const emptyCollection = (): Collected => ({ chunks: [], size: 0 })
+
+// Reads at most `maxBytes` (plus the chunk that crosses it). Stopping early interrupts the
+// stream, which cancels the body; the caller's scope then aborts the request.
+const readAtMost = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<Collected | undefined> =>
+  response.stream.pipe(
+    Stream.runFoldWhile(
+      emptyCollection(),
+      (collected) => collected.size <= maxBytes,
+      (collected, chunk) => {
+        collected.chunks.push(chunk)
+        collected.size += chunk.byteLength
+        return collected
+      }
+    ),
+    Effect.timeout(bodyReadTimeout),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+const declaredLength = (response: HttpClientResponse.HttpClientResponse): number | undefined => {
+  const value = response.headers["content-length"]
+  if (value === undefined) return undefined
+  const length = Number(value)
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined
+}
+
+/**
+ * Reads a small discarded body to its end (so keep-alive can reuse the connection); leaves a
+ * large or slow one unread for the scope to abort. Never fails.
+ *
+ * @internal
+ */
+export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> => {
+  const length = declaredLength(response)
+  if (length === 0 || (length !== undefined && length > drainMaxBytes)) return Effect.void
+  return Effect.asVoid(readAtMost(response, drainMaxBytes))
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false })
+
+const concat = (collected: Collected, maxBytes: number): Uint8Array => {
+  const bytes = new Uint8Array(Math.min(collected.size, maxBytes))
+  let offset = 0
+  for (const chunk of collected.chunks) {
+    if (offset >= bytes.length) break
+    const part = chunk.subarray(0, bytes.length - offset)
+    bytes.set(part, offset)
+    offset += part.length
+  }
+  return bytes
+}
+
+/**
+ * The first 8 KiB of a body as text, for diagnostics; empty when unreadable. Never fails.
+ *
+ * @internal
+ */
+export const readSnippet = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string> =>
+  Effect.map(readAtMost(response, snippetMaxBytes), (collected) => {
+    if (collected === undefined || collected.size === 0) return ""
+    const text = utf8.decode(concat(collected, snippetMaxBytes))
+    // A multi-byte character cut at the limit decodes as U+FFFD: drop it rather than show it.
+    return collected.size > snippetMaxBytes ? text.replace(/\uFFFD$/, "") : text
+  })

@@ -1,0 +1,259 @@
+import { HttpClientRequest, Headers } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import {
+  Clock,
+  Duration,
+  Effect,
+  Either,
+  FastCheck as fc,
+  Fiber,
+  Option,
+  Random,
+  Ref,
+  Schedule,
+  TestClock
+} from "effect"
+import * as HttpFailure from "../src/HttpFailure.js"
+import * as RetryPolicy from "../src/RetryPolicy.js"
+
+const request = HttpClientRequest.get("http://api.test/")
+
+const transient = (status = 503, retryAfter: Option.Option<Duration.Duration> = Option.none()) =>
+  new HttpFailure.TransientStatus({ request, attempt: 1, status, headers: Headers.empty, retryAfter })
+
+/**
+ * Feeds the policy's schedule the same failure until it stops, on the TestClock, and returns
+ * the wait before each retry and the number of attempts made.
+ */
+const drive = (policy: RetryPolicy.RetryPolicy, failure: HttpFailure.HttpFailure) =>
+  Effect.gen(function* () {
+    const times = yield* Ref.make<Array<number>>([])
+    const attempt = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.zipRight(
+        Ref.update(times, (all) => [...all, now]),
+        Effect.fail(failure)
+      )
+    )
+    const start = yield* Clock.currentTimeMillis
+    const fiber = yield* Effect.fork(Effect.retry(attempt, RetryPolicy.toSchedule(policy)).pipe(Effect.flip))
+    yield* TestClock.adjust(Duration.days(365))
+    yield* Fiber.join(fiber)
+    const sent = (yield* Ref.get(times)).map((at) => at - start)
+    return { attempts: sent.length, waits: sent.slice(1).map((at, i) => at - sent[i]!) }
+  })
+
+describe("RetryPolicy.make", () => {
+  it("applies the documented defaults", () => {
+    const policy = RetryPolicy.make()
+    expect(policy.maxAttempts).toBe(3)
+    expect(policy.backoff).toMatchObject({ _tag: "Exponential", factor: 2 })
+    expect(Duration.toMillis(policy.backoff.base)).toBe(500)
+    expect(Duration.toMillis(policy.maxDelay)).toBe(30_000)
+    expect(policy.jitter).toBe("equal")
+    expect(policy.retryAfter).toBe("respect")
+    expect(policy.whenRetryAfterExceedsMaxDelay).toBe("wait-max-delay")
+    expect(policy.retryNonIdempotent).toBe(false)
+    expect(Duration.isFinite(policy.maxElapsed)).toBe(false)
+    expect(Duration.toMillis(policy.attemptTimeout)).toBe(10_000)
+    expect([408, 429, 500, 502, 503, 504].every(policy.isTransientStatus)).toBe(true)
+    expect([400, 401, 403, 404, 409, 413, 501, 505].some(policy.isTransientStatus)).toBe(false)
+  })
+
+  const bad: ReadonlyArray<readonly [string, RetryPolicy.Options, string]> = [
+    ["maxAttempts 0", { maxAttempts: 0 }, "maxAttempts"],
+    ["maxAttempts 2.5", { maxAttempts: 2.5 }, "maxAttempts"],
+    ["maxAttempts NaN", { maxAttempts: Number.NaN }, "maxAttempts"],
+    ["maxAttempts Infinity", { maxAttempts: Number.POSITIVE_INFINITY }, "maxAttempts"],
+    ["negative base", { backoff: RetryPolicy.linear(-1) }, "backoff.base"],
+    ["negative base string", { backoff: RetryPolicy.constant("-5 millis") }, "backoff.base"],
+    ["infinite base", { backoff: RetryPolicy.linear(Duration.infinity) }, "backoff.base"],
+    ["unparseable base", { backoff: RetryPolicy.linear("soon" as Duration.DurationInput) }, "backoff.base"],
+    ["factor below 1", { backoff: RetryPolicy.exponential(100, 0.5) }, "backoff.factor"],
+    ["factor NaN", { backoff: RetryPolicy.exponential(100, Number.NaN) }, "backoff.factor"],
+    ["negative maxDelay", { maxDelay: -1 }, "maxDelay"],
+    ["NaN maxDelay", { maxDelay: Number.NaN }, "maxDelay"],
+    ["infinite maxDelay", { maxDelay: Duration.infinity }, "maxDelay"],
+    ["zero attemptTimeout", { attemptTimeout: 0 }, "attemptTimeout"],
+    ["negative maxElapsed", { maxElapsed: "-1 seconds" }, "maxElapsed"]
+  ]
+  for (const [name, options, option] of bad) {
+    it(`throws InvalidRetryPolicy naming "${option}" for ${name}`, () => {
+      let thrown: unknown
+      try {
+        RetryPolicy.make(options)
+      } catch (error) {
+        thrown = error
+      }
+      expect(thrown).toBeInstanceOf(RetryPolicy.InvalidRetryPolicy)
+      expect(thrown).toMatchObject({ _tag: "InvalidRetryPolicy", option })
+      expect(String((thrown as Error).message)).toContain(option)
+    })
+  }
+
+  it("rejects unknown choices and option names from untyped callers", () => {
+    const untyped = (options: object) => RetryPolicy.validate(options)
+    expect(untyped({ jitter: "random" })).toMatchObject(Either.left({ option: "jitter" }))
+    expect(untyped({ retryAfter: "maybe" })).toMatchObject(Either.left({ option: "retryAfter" }))
+    expect(untyped({ whenRetryAfterExceedsMaxDelay: "wait" })).toMatchObject(
+      Either.left({ option: "whenRetryAfterExceedsMaxDelay" })
+    )
+    expect(untyped({ maxAtempts: 5 })).toMatchObject(Either.left({ option: "maxAtempts" }))
+    expect(untyped({ backoff: { _tag: "Fibonacci", base: 1 } })).toMatchObject(Either.left({ option: "backoff" }))
+    expect(untyped({ isTransientStatus: true })).toMatchObject(Either.left({ option: "isTransientStatus" }))
+    expect(untyped({ retryNonIdempotent: "yes" })).toMatchObject(Either.left({ option: "retryNonIdempotent" }))
+  })
+
+  it("explains the bad value in the message", () => {
+    const result = RetryPolicy.validate({ maxAttempts: 0 })
+    expect(Either.isLeft(result) && result.left.message).toBe(
+      'Invalid retry policy option "maxAttempts": must be a whole number of at least 1 (it counts the first attempt) (got 0)'
+    )
+  })
+})
+
+describe("RetryPolicy.toSchedule: backoff shapes", () => {
+  it.effect("linear waits base, 2·base, 3·base", () =>
+    Effect.gen(function* () {
+      const run = yield* drive(
+        RetryPolicy.make({ maxAttempts: 4, jitter: "none", backoff: RetryPolicy.linear(500) }),
+        transient()
+      )
+      expect(run).toEqual({ attempts: 4, waits: [500, 1000, 1500] })
+    })
+  )
+
+  it.effect("exponential waits base·factor^n and is capped by maxDelay", () =>
+    Effect.gen(function* () {
+      const run = yield* drive(
+        RetryPolicy.make({ maxAttempts: 6, jitter: "none", backoff: RetryPolicy.exponential(100, 3), maxDelay: 2000 }),
+        transient()
+      )
+      expect(run).toEqual({ attempts: 6, waits: [100, 300, 900, 2000, 2000] })
+    })
+  )
+
+  it.effect("constant waits the same every time; maxAttempts 1 never retries", () =>
+    Effect.gen(function* () {
+      const constant = yield* drive(
+        RetryPolicy.make({ maxAttempts: 3, jitter: "none", backoff: RetryPolicy.constant(250) }),
+        transient()
+      )
+      expect(constant).toEqual({ attempts: 3, waits: [250, 250] })
+      const once = yield* drive(RetryPolicy.make({ maxAttempts: 1 }), transient())
+      expect(once).toEqual({ attempts: 1, waits: [] })
+    })
+  )
+
+  it.effect("an exponential backoff with a huge attempt count never produces NaN or exceeds the cap", () =>
+    Effect.gen(function* () {
+      const run = yield* drive(
+        RetryPolicy.make({ maxAttempts: 2000, jitter: "none", backoff: RetryPolicy.exponential(0, 10), maxDelay: 5 }),
+        transient()
+      )
+      expect(run.attempts).toBe(2000)
+      expect(run.waits.every((wait) => wait === 0)).toBe(true)
+    })
+  )
+})
+
+describe("RetryPolicy.toSchedule: jitter formulas with a fixed Random", () => {
+  const base = { maxAttempts: 4, backoff: RetryPolicy.exponential(1000), maxDelay: 3000 } as const
+  const withRandom = (values: [number, ...Array<number>]) => Effect.withRandom(Random.fixed(values))
+
+  it.effect("full: random(0, min(cap, v)) at both ends", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.make({ ...base, jitter: "full" })
+      expect(yield* drive(policy, transient()).pipe(withRandom([0]))).toMatchObject({ waits: [0, 0, 0] })
+      expect(yield* drive(policy, transient()).pipe(withRandom([1]))).toMatchObject({ waits: [1000, 2000, 3000] })
+    })
+  )
+
+  it.effect("equal: v/2 + random(0, v/2) at both ends", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.make({ ...base, jitter: "equal" })
+      expect(yield* drive(policy, transient()).pipe(withRandom([0]))).toMatchObject({ waits: [500, 1000, 1500] })
+      expect(yield* drive(policy, transient()).pipe(withRandom([1]))).toMatchObject({ waits: [1000, 2000, 3000] })
+    })
+  )
+
+  it.effect("decorrelated: min(cap, random(base, 3·previous))", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.make({ ...base, jitter: "decorrelated" })
+      expect(yield* drive(policy, transient()).pipe(withRandom([0]))).toMatchObject({ waits: [1000, 1000, 1000] })
+      // 3·1000 = 3000, then 3·3000 capped at 3000.
+      expect(yield* drive(policy, transient()).pipe(withRandom([1]))).toMatchObject({ waits: [3000, 3000, 3000] })
+      expect(yield* drive(policy, transient()).pipe(withRandom([0.5]))).toMatchObject({ waits: [2000, 3000, 3000] })
+    })
+  )
+})
+
+describe("RetryPolicy.toSchedule: properties over random policies", () => {
+  const policyArbitrary = fc.record({
+    maxAttempts: fc.integer({ min: 1, max: 8 }),
+    jitter: fc.constantFrom<RetryPolicy.Jitter>("none", "full", "equal", "decorrelated"),
+    backoff: fc.oneof(
+      fc.integer({ min: 0, max: 5000 }).map(RetryPolicy.linear),
+      fc.integer({ min: 0, max: 5000 }).map(RetryPolicy.constant),
+      fc
+        .tuple(fc.integer({ min: 0, max: 5000 }), fc.double({ min: 1, max: 10, noNaN: true }))
+        .map(([b, f]) => RetryPolicy.exponential(b, f))
+    ),
+    maxDelay: fc.integer({ min: 0, max: 20_000 }),
+    retryAfter: fc.constantFrom<RetryPolicy.RetryAfterMode>("respect", "ignore"),
+    whenRetryAfterExceedsMaxDelay: fc.constantFrom<RetryPolicy.OverCapMode>("wait-max-delay", "give-up")
+  })
+  const failureArbitrary = fc.oneof(
+    fc
+      .tuple(fc.constantFrom(408, 429, 500, 502, 503, 504), fc.option(fc.integer({ min: 0, max: 60_000 })))
+      .map(([status, delay]) => transient(status, Option.map(Option.fromNullable(delay), Duration.millis))),
+    fc.constant(new HttpFailure.ConnectionError({ request, attempt: 1, reason: "Transport", cause: "reset" }))
+  )
+  const permanentArbitrary = fc.oneof(
+    fc
+      .integer({ min: 300, max: 599 })
+      .filter((status) => !RetryPolicy.isDefaultTransientStatus(status))
+      .map(
+        (status) => new HttpFailure.PermanentStatus({ request, attempt: 1, status, headers: Headers.empty, body: "" })
+      ),
+    fc.constant(new HttpFailure.DecodeError({ request, attempt: 1, status: 200, cause: "bad json" })),
+    fc.constant(new HttpFailure.ConnectionError({ request, attempt: 1, reason: "InvalidRequest", cause: "bad url" }))
+  )
+
+  it.effect.prop(
+    "waits never exceed maxDelay and attempts never exceed maxAttempts",
+    [policyArbitrary, failureArbitrary, fc.integer()],
+    ([options, failure, seed]) =>
+      Effect.gen(function* () {
+        const policy = RetryPolicy.make(options)
+        const run = yield* drive(policy, failure).pipe(Effect.withRandom(Random.make(seed)))
+        expect(run.attempts).toBeLessThanOrEqual(options.maxAttempts)
+        expect(run.attempts).toBeGreaterThanOrEqual(1)
+        for (const wait of run.waits) {
+          expect(wait).toBeGreaterThanOrEqual(0)
+          expect(wait).toBeLessThanOrEqual(options.maxDelay)
+        }
+      }),
+    { fastCheck: { numRuns: 150 } }
+  )
+
+  it.effect.prop(
+    "permanent failures are never retried",
+    [policyArbitrary, permanentArbitrary],
+    ([options, failure]) =>
+      Effect.gen(function* () {
+        const run = yield* drive(RetryPolicy.make(options), failure)
+        expect(run.attempts).toBe(1)
+      }),
+    { fastCheck: { numRuns: 100 } }
+  )
+
+  it.effect("each schedule run starts afresh: the policy holds no state between calls", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.make({ maxAttempts: 3, jitter: "none", backoff: RetryPolicy.linear(10) })
+      const first = yield* drive(policy, transient())
+      const second = yield* drive(policy, transient())
+      expect(second).toEqual(first)
+      expect(Schedule.isSchedule(RetryPolicy.toSchedule(policy))).toBe(true)
+    })
+  )
+})
