@@ -89,6 +89,9 @@ const retryLogAnnotations = (
   }
   if (failure._tag === "ConnectionError") annotations["retry.reason"] = failure.reason
   else annotations["http.response.status_code"] = failure.status
+  if (failure._tag === "TransientStatus" && failure.retryAfter._tag === "Some") {
+    annotations["retry.retry_after_millis"] = Duration.toMillis(failure.retryAfter.value)
+  }
   if (Predicate.isTagged(decision, "Retry") && Predicate.hasProperty(decision, "source")) {
     annotations["retry.wait_millis"] = waitMillis
     annotations["retry.wait_source"] = decision.source
@@ -107,7 +110,14 @@ const logDecision = (
 ): Effect.Effect<void> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const retrying = scheduleDecision._tag === "Continue"
-    const waitMillis = retrying ? Math.max(0, ScheduleIntervals.start(scheduleDecision.intervals) - now) : 0
+    // A policy's decision carries its exact wait; any other schedule's is read off its interval.
+    const waitMillis = !retrying
+      ? 0
+      : Predicate.isTagged(decision, "Retry") &&
+          Predicate.hasProperty(decision, "delay") &&
+          Duration.isDuration(decision.delay)
+        ? Duration.toMillis(decision.delay)
+        : Math.max(0, ScheduleIntervals.start(scheduleDecision.intervals) - now)
     return Effect.logDebug(retrying ? "retrying" : "giving up").pipe(
       Effect.annotateLogs(retryLogAnnotations(failure, decision, waitMillis))
     )

@@ -1,0 +1,112 @@
+/**
+ * A fault-injecting HTTP server for testing HTTP clients over real sockets: chosen status codes, `Retry-After`
+ * in both forms, latency, services that recover after N attempts, connection resets, hangs, truncated and
+ * invalid bodies. It binds 127.0.0.1 only.
+ *
+ * Endpoints (any method unless noted; every JSON answer has `content-type: application/json`):
+ *
+ * - `/api/status/:code` (200-599): that status with `{ status, statusText, category, message }`; 429 and 503
+ *   carry `Retry-After: 5`. `?retryAfter=N` sets the seconds, `?retryAfter=none` omits the header,
+ *   `?retryAfterDate=N` sends an IMF-fixdate N seconds ahead (negative: in the past). 204 and 304 have no body.
+ * - `/api/chaos/retry/:key?succeedAfter=2&failStatus=503`: the first `succeedAfter` requests for the key fail
+ *   with `failStatus` and `Retry-After: 1` (same `retryAfter` options), later ones answer 200. Every answer
+ *   carries `X-Attempt`, the 1-based count of requests for the key.
+ * - `/api/chaos/reset` (connection reset before any byte), `/api/chaos/hang` (no answer, ever),
+ *   `/api/chaos/truncate` (`Content-Length: 100`, 50 bytes, then the connection closes),
+ *   `/api/chaos/invalid-json` (a 200 JSON body cut short), `/api/chaos/slow-body?chunks=10&interval=200`
+ *   (a JSON array trickled one element per chunk, `interval` ms apart).
+ * - Sample data: `/api/Products/:id`, `/api/Todos/:id`, `/v1/search?q=...&type=track` (Spotify-like).
+ * - Any path: `?delay=S` (0 to 60 seconds, fractional allowed) answers late; `?error=CODE` (400-599) answers
+ *   that status with `X-Simulated: true` and `{ status, error, message, simulated: true }`.
+ * - `GET /__stats` ({@link Stats}) and `POST /__reset` (204).
+ *
+ * Malformed input is answered with 400 and `{ error }`, unknown paths with 404, bodies over the limit with 413.
+ *
+ * @since 0.1.0
+ */
+import type { ServeError } from "@effect/platform/HttpServerError"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/chaosServer.js"
+
+/**
+ * Options of a chaos server. Every limit bounds a resource a client could otherwise grow.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
+  readonly port?: number | undefined
+  /** Most simultaneous connections; further ones are dropped by node. Default 1024. */
+  readonly maxConnections?: number | undefined
+  /** Most retry keys remembered; the least recently used is forgotten first. Default 10,000. */
+  readonly maxRetryKeys?: number | undefined
+  /** Largest request body accepted; a larger one is answered with 413. Default 1 MiB. */
+  readonly maxBodyBytes?: number | undefined
+}
+
+/**
+ * What a chaos server has seen since it started or was last reset. Requests to `/__stats` and `/__reset`
+ * are not counted.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Stats {
+  readonly requests: {
+    /** Requests received. */
+    readonly total: number
+    /** Requests whose handler is still running (delayed, hanging, sabotaged); never reset. */
+    readonly inFlight: number
+    /** Requests per path, query excluded. Beyond 10,000 distinct paths the rest count under "(other)". */
+    readonly byPath: Readonly<Record<string, number>>
+    /** Requests per key of `/api/chaos/retry/:key`: the attempt number the key has reached. */
+    readonly byRetryKey: Readonly<Record<string, number>>
+  }
+  readonly connections: {
+    /** TCP connections accepted. */
+    readonly opened: number
+    /** TCP connections open now; never reset. */
+    readonly open: number
+  }
+}
+
+/**
+ * A running chaos server.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class ChaosServer extends Context.Tag("@effect-http-resilience/chaos-server/ChaosServer")<
+  ChaosServer,
+  {
+    /** Base URL without a trailing slash, e.g. `http://127.0.0.1:41234`. */
+    readonly url: string
+    readonly port: number
+    readonly stats: Effect.Effect<Stats>
+    /** Clears request counters, retry keys and the opened-connections count. */
+    readonly reset: Effect.Effect<void>
+  }
+>() {}
+
+/**
+ * Starts a chaos server on 127.0.0.1, stopped when the scope closes. Stopping destroys open connections,
+ * including hanging ones, so it never waits on a client. Invalid options are defects
+ * (`IllegalArgumentException`); a port that cannot be bound is a `ServeError`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (options?: Options) => Effect.Effect<ChaosServer["Type"], ServeError, Scope.Scope> = internal.make
+
+/**
+ * A chaos server as a layer, for tests: `Effect.provide(ChaosServer.layer())` then `yield* ChaosServer.ChaosServer`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<ChaosServer, ServeError> =>
+  Layer.scoped(ChaosServer, internal.make(options))
