@@ -15,6 +15,7 @@ describe("parseArguments", () => {
       expect(yield* parseArguments([])).toEqual({ _tag: "Serve", port: 8080 })
       expect(yield* parseArguments(["--port", "0"])).toEqual({ _tag: "Serve", port: 0 })
       expect(yield* parseArguments(["--port=9000"])).toEqual({ _tag: "Serve", port: 9000 })
+      expect(yield* parseArguments(["--", "--port", "9001"])).toEqual({ _tag: "Serve", port: 9001 })
       expect(yield* parseArguments(["-p", "65535"])).toEqual({ _tag: "Serve", port: 65535 })
       expect(yield* parseArguments(["--help"])).toEqual({ _tag: "Help" })
     })

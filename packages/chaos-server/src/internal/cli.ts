@@ -36,7 +36,8 @@ export const parseArguments = (args: ReadonlyArray<string>): Effect.Effect<Comma
   Effect.try({
     try: () =>
       Util.parseArgs({
-        args: [...args],
+        // `pnpm chaos -- --port 8080` hands the separator through; it separates nothing here.
+        args: args[0] === "--" ? args.slice(1) : [...args],
         options: { port: { type: "string", short: "p" }, help: { type: "boolean", short: "h" } },
         strict: true,
         allowPositionals: false
