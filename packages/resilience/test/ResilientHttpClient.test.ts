@@ -13,7 +13,8 @@ import {
   Schema,
   Scope,
   Stream,
-  TestClock
+  TestClock,
+  Tracer
 } from "effect"
 import * as HttpFailure from "../src/HttpFailure.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
@@ -423,6 +424,25 @@ describe("ResilientHttpClient: interruption and release", () => {
     })
   )
 
+  it.effect("an unreadable PermanentStatus body leaves the snippet empty, the failure unchanged", () =>
+    Effect.gen(function* () {
+      const run = yield* runScripted([{ status: 404, body: "partial", bodyError: "socket hang up" }], undefined, get)
+      expect(failureOf(run)).toMatchObject({ _tag: "PermanentStatus", status: 404, attempt: 1, body: "" })
+    })
+  )
+
+  it.effect("a transient body that breaks off while draining is still released and retried", () =>
+    Effect.gen(function* () {
+      const run = yield* runScripted(
+        [{ status: 503, bodyError: "socket hang up" }, { status: 200 }],
+        { ...noJitter, maxAttempts: 2, backoff: RetryPolicy.constant("10 millis") },
+        get
+      )
+      assert.isTrue(Exit.isSuccess(run.exit))
+      expect(run.scripted.exchanges[0]!.releasedBeforeNext).toBe(true)
+    })
+  )
+
   it.effect("the final response stays open in the caller's scope and is released when it closes", () =>
     Effect.gen(function* () {
       const scripted = ScriptedHttpClient.make([{ status: 200, body: "payload" }])
@@ -496,6 +516,31 @@ describe("ResilientHttpClient: policies and schedules", () => {
       expect(second! - first!).toBeLessThanOrEqual(500)
       expect(third! - second!).toBeGreaterThanOrEqual(500)
       expect(third! - second!).toBeLessThanOrEqual(1000)
+    })
+  )
+
+  it.effect("each attempt is a span carrying http.request.resend_count on resends", () =>
+    Effect.gen(function* () {
+      const spans: Array<Tracer.Span> = []
+      const base = yield* Effect.tracer
+      const recording = Tracer.make({
+        span: (...args) => {
+          const span = base.span(...args)
+          spans.push(span)
+          return span
+        },
+        context: base.context
+      })
+      yield* runScripted(
+        [{ status: 503 }, { status: 503 }, { status: 200 }],
+        {
+          ...noJitter,
+          backoff: RetryPolicy.constant("10 millis")
+        },
+        get
+      ).pipe(Effect.withTracer(recording))
+      const attempts = spans.filter((span) => span.name === "ResilientHttpClient.attempt")
+      expect(attempts.map((span) => span.attributes.get("http.request.resend_count"))).toEqual([undefined, 1, 2])
     })
   )
 

@@ -11,6 +11,8 @@ export type Answer =
       readonly status: number
       readonly headers?: Record<string, string>
       readonly body?: string
+      /** The body breaks off with this error after its first chunk. */
+      readonly bodyError?: string
     }
   | { readonly transportError: string }
   | { readonly hang: true }
@@ -40,7 +42,7 @@ export interface ScriptedHttpClient {
 
 const statusesWithoutBody = new Set([204, 205, 304])
 
-const bodyStream = (text: string, exchange: Exchange): ReadableStream<Uint8Array> => {
+const bodyStream = (text: string, exchange: Exchange, error: string | undefined): ReadableStream<Uint8Array> => {
   const bytes = new TextEncoder().encode(text)
   let sent = false
   return new ReadableStream<Uint8Array>({
@@ -50,6 +52,7 @@ const bodyStream = (text: string, exchange: Exchange): ReadableStream<Uint8Array
         controller.enqueue(bytes)
         return
       }
+      if (error !== undefined) return controller.error(new Error(error))
       exchange.drained = true
       controller.close()
     },
@@ -91,7 +94,7 @@ export const make = (script: ReadonlyArray<Answer>): ScriptedHttpClient => {
       if ("hang" in answer) return Effect.never
       const body = statusesWithoutBody.has(answer.status)
         ? null
-        : bodyStream(answer.body ?? JSON.stringify({ status: answer.status }), exchange)
+        : bodyStream(answer.body ?? JSON.stringify({ status: answer.status }), exchange, answer.bodyError)
       return Effect.succeed(
         HttpClientResponse.fromWeb(
           request,
