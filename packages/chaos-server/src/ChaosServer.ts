@@ -34,6 +34,14 @@ import * as internal from "./internal/chaosServer.js"
 /**
  * Options of a chaos server. Every limit bounds a resource a client could otherwise grow.
  *
+ * @example
+ * ```ts
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const options: ChaosServer.Options = { port: 0, maxConnections: 64, maxBodyBytes: 64 * 1024 }
+ * const TestServer = ChaosServer.layer(options)
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -51,6 +59,19 @@ export interface Options {
 /**
  * What a chaos server has seen since it started or was last reset. Requests to `/__stats` and `/__reset`
  * are not counted.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const attemptsFor = (key: string) =>
+ *   Effect.gen(function* () {
+ *     const server = yield* ChaosServer.ChaosServer
+ *     const stats: ChaosServer.Stats = yield* server.stats
+ *     return stats.requests.byRetryKey[key] ?? 0
+ *   })
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -77,6 +98,18 @@ export interface Stats {
 /**
  * A running chaos server.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const program = Effect.gen(function* () {
+ *   const server = yield* ChaosServer.ChaosServer
+ *   const response = yield* Effect.promise(() => fetch(`${server.url}/api/status/503`))
+ *   return response.status // 503
+ * }).pipe(Effect.provide(ChaosServer.layer()))
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */
@@ -97,6 +130,19 @@ export class ChaosServer extends Context.Tag("@effect-http-resilience/chaos-serv
  * including hanging ones, so it never waits on a client. Invalid options are defects
  * (`IllegalArgumentException`); a port that cannot be bound is a `ServeError`.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const program = Effect.scoped(
+ *   Effect.gen(function* () {
+ *     const server = yield* ChaosServer.make({ port: 0 })
+ *     yield* Effect.log(`chaos server on ${server.url}`)
+ *   })
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -104,6 +150,26 @@ export const make: (options?: Options) => Effect.Effect<ChaosServer["Type"], Ser
 
 /**
  * A chaos server as a layer, for tests: `Effect.provide(ChaosServer.layer())` then `yield* ChaosServer.ChaosServer`.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ * import { ResilientHttpClient } from "effect-http-resilience"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const TestLayer = Layer.merge(
+ *   ChaosServer.layer(),
+ *   ResilientHttpClient.layer({ maxAttempts: 3 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * )
+ *
+ * const program = Effect.gen(function* () {
+ *   const server = yield* ChaosServer.ChaosServer
+ *   const http = yield* ResilientHttpClient.ResilientHttpClient
+ *   const response = yield* http.get(`${server.url}/api/chaos/retry/demo?succeedAfter=2&retryAfter=0`)
+ *   return response.headers["x-attempt"] // "3"
+ * }).pipe(Effect.scoped, Effect.provide(TestLayer))
+ * ```
  *
  * @since 0.1.0
  * @category layers

@@ -12,6 +12,16 @@ import * as ChaosServer from "./ChaosServer.js"
 /**
  * A chaos server started by {@link startChaosServer}.
  *
+ * @example
+ * ```ts
+ * import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const server: StartedChaosServer = await startChaosServer()
+ * await fetch(`${server.url}/api/chaos/retry/k?succeedAfter=1`)
+ * console.log((await server.stats()).requests.byRetryKey) // { k: 1 }
+ * await server.close()
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */

@@ -21,6 +21,14 @@ import * as Predicate from "effect/Predicate"
  * - `"InvalidRequest"`: the request could not be sent at all (a malformed URL, a body that
  *   could not be encoded). Sending it again cannot help, so it is never retried.
  *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * const describe = (reason: HttpFailure.ConnectionFailureReason): string =>
+ *   reason === "Timeout" ? "no answer in time" : reason === "Transport" ? "connection failed" : "not sendable"
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -61,6 +69,21 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
  * A response worth retrying (by default 408, 429, 500, 502, 503, 504). Its body was released
  * unread; `retryAfter` is the delay the server asked for, if any.
  *
+ * @example
+ * ```ts
+ * import { Duration, Effect, Option } from "effect"
+ * import type { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
+ *
+ * const handled = call.pipe(
+ *   Effect.catchTag("TransientStatus", (e) => {
+ *     const wait = Option.match(e.retryAfter, { onNone: () => "no Retry-After", onSome: Duration.format })
+ *     return Effect.succeed(`${e.status} after ${e.attempt} attempts (${wait})`)
+ *   })
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -81,6 +104,18 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
  * the response body (at most 8 KiB, read with a short time limit) for diagnostics: it is
  * never decoded as data, and is empty when the body could not be read.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
+ *
+ * const notFoundAsEmpty = call.pipe(
+ *   Effect.catchTag("PermanentStatus", (e) => (e.status === 404 ? Effect.succeed("") : Effect.fail(e)))
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -100,6 +135,18 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
  * A successful response whose body did not decode (invalid JSON, or JSON that does not
  * match the schema). Never retried: the server answered, and would answer the same again.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
+ *
+ * const logged = call.pipe(
+ *   Effect.tapErrorTag("DecodeError", (e) => Effect.logError(`status ${e.status}: unexpected body`, e.cause))
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -117,36 +164,118 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
 /**
  * Every way a resilient HTTP call can fail.
  *
+ * @example
+ * ```ts
+ * import type { HttpFailure } from "effect-http-resilience"
+ *
+ * const describe = (failure: HttpFailure.HttpFailure): string => {
+ *   switch (failure._tag) {
+ *     case "ConnectionError":
+ *       return `no response (${failure.reason}) after ${failure.attempt} attempts`
+ *     case "TransientStatus":
+ *     case "PermanentStatus":
+ *     case "DecodeError":
+ *       return `status ${failure.status} after ${failure.attempt} attempts`
+ *   }
+ * }
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
 export type HttpFailure = ConnectionError | TransientStatus | PermanentStatus | DecodeError
 
 /**
+ * Whether a value is a {@link ConnectionError}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const failure: HttpFailure.HttpFailure
+ *
+ * if (HttpFailure.isConnectionError(failure)) {
+ *   console.log(failure.attempt)
+ * }
+ * ```
+ *
  * @since 0.1.0
  * @category guards
  */
 export const isConnectionError = (u: unknown): u is ConnectionError => u instanceof ConnectionError
 
 /**
+ * Whether a value is a {@link TransientStatus}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const failure: HttpFailure.HttpFailure
+ *
+ * if (HttpFailure.isTransientStatus(failure)) {
+ *   console.log(failure.attempt)
+ * }
+ * ```
+ *
  * @since 0.1.0
  * @category guards
  */
 export const isTransientStatus = (u: unknown): u is TransientStatus => u instanceof TransientStatus
 
 /**
+ * Whether a value is a {@link PermanentStatus}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const failure: HttpFailure.HttpFailure
+ *
+ * if (HttpFailure.isPermanentStatus(failure)) {
+ *   console.log(failure.attempt)
+ * }
+ * ```
+ *
  * @since 0.1.0
  * @category guards
  */
 export const isPermanentStatus = (u: unknown): u is PermanentStatus => u instanceof PermanentStatus
 
 /**
+ * Whether a value is a {@link DecodeError}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const failure: HttpFailure.HttpFailure
+ *
+ * if (HttpFailure.isDecodeError(failure)) {
+ *   console.log(failure.attempt)
+ * }
+ * ```
+ *
  * @since 0.1.0
  * @category guards
  */
 export const isDecodeError = (u: unknown): u is DecodeError => u instanceof DecodeError
 
 /**
+ * Whether a value is any of the four {@link HttpFailure} classes.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const call: Effect.Effect<string, unknown>
+ *
+ * const onlyHttp = call.pipe(
+ *   Effect.catchIf(HttpFailure.isHttpFailure, (e) => Effect.succeed(e._tag))
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category guards
  */
@@ -158,6 +287,15 @@ export const isHttpFailure: (u: unknown) => u is HttpFailure = Predicate.or(
 /**
  * Whether a failure is of a kind that another attempt could cure: a transport failure, a
  * timeout or a transient status. Policies add their own conditions (method, attempts left).
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const failure: HttpFailure.HttpFailure
+ *
+ * const worthAnotherTry = HttpFailure.isRetryableKind(failure)
+ * ```
  *
  * @since 0.1.0
  * @category predicates

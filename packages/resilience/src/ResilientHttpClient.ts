@@ -23,6 +23,18 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * long, but still never retries a permanent status, a decode error, an invalid request, a
  * non-idempotent request or a one-shot body; it uses the default `attemptTimeout`.
  *
+ * @example
+ * ```ts
+ * import { Schedule } from "effect"
+ * import { ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
+ *
+ * const policies: ReadonlyArray<ResilientHttpClient.PolicyInput> = [
+ *   RetryPolicy.make({ maxAttempts: 5 }), // validated
+ *   { maxAttempts: 5 }, // validated when the client is made
+ *   Schedule.intersect(Schedule.recurs(4), Schedule.spaced("1 second")) // any Schedule
+ * ]
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -60,10 +72,30 @@ export class ResilientHttpClient extends Context.Tag("effect-http-resilience/Res
 >() {}
 
 /**
+ * The types that belong to the {@link ResilientHttpClient} tag.
+ *
  * @since 0.1.0
+ * @category models
  */
 export declare namespace ResilientHttpClient {
   /**
+   * The service: `execute`, `get` and `getJson`, each retrying as the policy says.
+   *
+   * @example
+   * ```ts
+   * import { Effect, Layer } from "effect"
+   * import { HttpFailure, ResilientHttpClient } from "effect-http-resilience"
+   *
+   * // A stub for tests of code that depends on the service: every call fails at once.
+   * const failing: ResilientHttpClient.ResilientHttpClient.Service = {
+   *   execute: (request) =>
+   *     Effect.fail(new HttpFailure.ConnectionError({ request, attempt: 1, reason: "Transport", cause: "stub" })),
+   *   get: () => Effect.die("not used"),
+   *   getJson: () => Effect.die("not used")
+   * }
+   * const StubLayer = Layer.succeed(ResilientHttpClient.ResilientHttpClient, failing)
+   * ```
+   *
    * @since 0.1.0
    * @category models
    */
@@ -98,6 +130,19 @@ export declare namespace ResilientHttpClient {
  * Makes the service over the `HttpClient` in context (undici, node http, fetch …). Plain
  * options are validated: a bad one fails with `InvalidRetryPolicy`. Without a policy, the
  * defaults of `RetryPolicy.Options` apply.
+ *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Effect } from "effect"
+ * import { ResilientHttpClient } from "effect-http-resilience"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* ResilientHttpClient.make({ maxAttempts: 2 })
+ *   const response = yield* client.get("http://127.0.0.1:8080/api/status/200")
+ *   return response.status
+ * }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
+ * ```
  *
  * @since 0.1.0
  * @category constructors

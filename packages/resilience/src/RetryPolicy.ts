@@ -11,12 +11,23 @@ import type * as HttpFailure from "./HttpFailure.js"
 import * as internal from "./internal/retryPolicy.js"
 
 /**
+ * The unique symbol every {@link RetryPolicy} carries, by which {@link isRetryPolicy} recognises one.
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const isPolicy = RetryPolicy.TypeId in RetryPolicy.make()
+ * ```
+ *
  * @since 0.1.0
  * @category type ids
  */
 export const TypeId: typeof internal.TypeId = internal.TypeId
 
 /**
+ * The type of {@link TypeId}.
+ *
  * @since 0.1.0
  * @category type ids
  */
@@ -25,6 +36,13 @@ export type TypeId = typeof TypeId
 /**
  * How the wait grows from one retry to the next, before jitter and the `maxDelay` cap.
  * Build one with {@link linear}, {@link exponential} or {@link constant}.
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const backoff: RetryPolicy.Backoff = RetryPolicy.exponential("200 millis", 3) // 200 ms, 600 ms, 1.8 s …
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -46,18 +64,48 @@ export type Backoff =
  *
  * A server's `Retry-After` is never jittered: the server chose that time.
  *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const jitter: RetryPolicy.Jitter = "full"
+ * const policy = RetryPolicy.make({ jitter })
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
 export type Jitter = "none" | "full" | "equal" | "decorrelated"
 
 /**
+ * Whether a server's `Retry-After` (or rate-limit reset) replaces the backoff (`"respect"`) or is
+ * ignored (`"ignore"`).
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const retryAfter: RetryPolicy.RetryAfterMode = "ignore"
+ * const policy = RetryPolicy.make({ retryAfter })
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
 export type RetryAfterMode = "respect" | "ignore"
 
 /**
+ * What to do when a server asks for a wait longer than `maxDelay`: wait the cap and retry
+ * (`"wait-max-delay"`), or stop at once and hand back that failure (`"give-up"`).
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const whenRetryAfterExceedsMaxDelay: RetryPolicy.OverCapMode = "give-up"
+ * const policy = RetryPolicy.make({ maxDelay: "5 seconds", whenRetryAfterExceedsMaxDelay })
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -65,6 +113,20 @@ export type OverCapMode = "wait-max-delay" | "give-up"
 
 /**
  * The options of a retry policy. Every one is optional; the defaults are in brackets.
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const options: RetryPolicy.Options = {
+ *   maxAttempts: 5,
+ *   backoff: RetryPolicy.exponential("250 millis"),
+ *   maxDelay: "10 seconds",
+ *   jitter: "full",
+ *   isTransientStatus: (status) => status === 429 || status >= 500
+ * }
+ * const policy = RetryPolicy.make(options)
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -95,6 +157,15 @@ export interface Options {
 /**
  * A validated retry policy: every option resolved to its value or default.
  *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const policy: RetryPolicy.RetryPolicy = RetryPolicy.make({ maxDelay: "2 seconds" })
+ * console.log(policy.maxAttempts, Duration.toMillis(policy.maxDelay)) // 3 2000
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -116,12 +187,27 @@ export interface RetryPolicy {
  * A bad option, named with the reason: `maxAttempts` below 1 or not whole, a negative or
  * non-finite duration, an exponential factor below 1, an unknown option name or choice.
  *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * try {
+ *   RetryPolicy.make({ maxAttempts: 0 })
+ * } catch (error) {
+ *   if (error instanceof RetryPolicy.InvalidRetryPolicy) {
+ *     console.log(error.option, error.reason) // "maxAttempts", why it is invalid
+ *   }
+ * }
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
 export const InvalidRetryPolicy: typeof internal.InvalidRetryPolicy = internal.InvalidRetryPolicy
 
 /**
+ * The type of an {@link InvalidRetryPolicy} error: the `option`, the `reason` and the `value` given.
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -129,6 +215,14 @@ export type InvalidRetryPolicy = internal.InvalidRetryPolicy
 
 /**
  * Why the schedule stopped.
+ *
+ * @example
+ * ```ts
+ * import type { RetryPolicy } from "effect-http-resilience"
+ *
+ * const isBudgetSpent = (reason: RetryPolicy.GiveUpReason): boolean =>
+ *   reason === "attempts-exhausted" || reason === "deadline-exceeded"
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -144,6 +238,13 @@ export type GiveUpReason =
 /**
  * Where a wait came from: the policy's backoff, or the server's `Retry-After`.
  *
+ * @example
+ * ```ts
+ * import type { RetryPolicy } from "effect-http-resilience"
+ *
+ * const label = (source: RetryPolicy.DelaySource): string => (source === "retry-after" ? "server" : "client")
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -151,6 +252,21 @@ export type DelaySource = "backoff" | "retry-after"
 
 /**
  * What the schedule decided after the failure of `attempt` (1-based).
+ *
+ * @example
+ * ```ts
+ * import { Duration, Effect, Schedule } from "effect"
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * // Log every decision of the policy's schedule.
+ * const logged = RetryPolicy.toSchedule(RetryPolicy.make()).pipe(
+ *   Schedule.tapOutput((decision: RetryPolicy.RetryDecision) =>
+ *     decision._tag === "Retry"
+ *       ? Effect.log(`retry after ${Duration.format(decision.delay)} (${decision.source})`)
+ *       : Effect.log(`give up: ${decision.reason}`)
+ *   )
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -169,6 +285,13 @@ export type RetryDecision =
 /**
  * Waits `base`, `2 × base`, `3 × base` … (the seed client's 500 ms, 1000 ms).
  *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const policy = RetryPolicy.make({ maxAttempts: 3, backoff: RetryPolicy.linear("500 millis"), jitter: "none" })
+ * ```
+ *
  * @since 0.1.0
  * @category backoff
  */
@@ -176,6 +299,13 @@ export const linear: (base: Duration.DurationInput) => Backoff = internal.linear
 
 /**
  * Waits `base`, `base × factor`, `base × factor²` … (factor 2 by default).
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const policy = RetryPolicy.make({ backoff: RetryPolicy.exponential("100 millis", 3) }) // 100 ms, 300 ms, 900 ms …
+ * ```
  *
  * @since 0.1.0
  * @category backoff
@@ -185,6 +315,13 @@ export const exponential: (base: Duration.DurationInput, factor?: number) => Bac
 /**
  * Waits `delay` every time.
  *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const policy = RetryPolicy.make({ backoff: RetryPolicy.constant("1 second") })
+ * ```
+ *
  * @since 0.1.0
  * @category backoff
  */
@@ -193,6 +330,13 @@ export const constant: (delay: Duration.DurationInput) => Backoff = internal.con
 /**
  * The defaults of every option, as documented on {@link Options}.
  *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * console.log(RetryPolicy.defaults.maxAttempts, RetryPolicy.defaults.jitter) // 3 "equal"
+ * ```
+ *
  * @since 0.1.0
  * @category defaults
  */
@@ -200,6 +344,16 @@ export const defaults: RetryPolicy = internal.defaultPolicy
 
 /**
  * The default transient statuses: 408, 429, 500, 502, 503, 504.
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * // The defaults plus Cloudflare's 520-524.
+ * const policy = RetryPolicy.make({
+ *   isTransientStatus: (status) => RetryPolicy.isDefaultTransientStatus(status) || (status >= 520 && status <= 524)
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category defaults
@@ -230,12 +384,33 @@ export const make: (options?: Options) => RetryPolicy = internal.make
 /**
  * Validates options into a policy, or the first bad option.
  *
+ * @example
+ * ```ts
+ * import { Either } from "effect"
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const result = RetryPolicy.validate({ maxAttempts: 2.5 })
+ * if (Either.isLeft(result)) {
+ *   console.log(result.left.message) // names "maxAttempts" and the reason
+ * }
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
 export const validate: (options?: Options) => Either.Either<RetryPolicy, InvalidRetryPolicy> = internal.validate
 
 /**
+ * Whether a value is a validated {@link RetryPolicy} (rather than plain {@link Options}).
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * RetryPolicy.isRetryPolicy(RetryPolicy.make()) // true
+ * RetryPolicy.isRetryPolicy({ maxAttempts: 3 }) // false
+ * ```
+ *
  * @since 0.1.0
  * @category guards
  */

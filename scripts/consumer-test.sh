@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Consumer test: installs the packed packages in a fresh project outside the workspace with plain
+# npm, then runs an ESM program against the packed chaos server and type-checks a TypeScript
+# program with moduleResolution NodeNext and Bundler. Any failure fails the run.
+#
+# Environment: CONSUMER_TEST_TIMEOUT (seconds, default 420) bounds the whole run;
+# CONSUMER_TEST_KEEP=1 keeps the temporary project for inspection.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+
+# Bound the whole run: re-run this script under `timeout`, which signals the process group.
+if [ -z "${CONSUMER_TEST_BOUNDED:-}" ]; then
+  CONSUMER_TEST_BOUNDED=1 exec timeout --kill-after=15 "${CONSUMER_TEST_TIMEOUT:-420}" bash "$0" "$@"
+fi
+
+PNPM="npx -y pnpm@10.34.9"
+started=$(date +%s)
+work="$(mktemp -d "${TMPDIR:-/tmp}/effect-http-resilience-consumer.XXXXXX")"
+cleanup() {
+  status=$?
+  if [ "${CONSUMER_TEST_KEEP:-}" = "1" ]; then
+    echo "consumer test: kept $work"
+  else
+    rm -rf "$work"
+  fi
+  if [ "$status" -eq 124 ] || [ "$status" -eq 143 ]; then
+    echo "consumer test: timed out or terminated"
+  fi
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+case "$work" in
+  "$root"/*)
+    echo "consumer test: the temporary project must be outside the workspace ($work)"
+    exit 1
+    ;;
+esac
+
+# Versions of the peers and tools: the ones the workspace pins (and pnpm-lock.yaml locks).
+pinned() {
+  node -e 'const [file, name] = process.argv.slice(1); const m = require(file);
+    const v = (m.devDependencies ?? {})[name] ?? (m.dependencies ?? {})[name];
+    if (!/^\d+\.\d+\.\d+/.test(v ?? "")) { console.error(`${name} is not pinned in ${file}`); process.exit(1) }
+    console.log(v)' "$root/$1" "$2"
+}
+effect_version=$(pinned packages/chaos-server/package.json effect)
+platform_version=$(pinned packages/chaos-server/package.json @effect/platform)
+platform_node_version=$(pinned packages/chaos-server/package.json @effect/platform-node)
+types_node_version=$(pinned packages/chaos-server/package.json @types/node)
+typescript_version=$(pinned package.json typescript)
+for locked in "effect@$effect_version" "@effect/platform@$platform_version" \
+  "@effect/platform-node@$platform_node_version" "@types/node@$types_node_version" "typescript@$typescript_version"; do
+  if ! grep -qF "  '$locked':" pnpm-lock.yaml && ! grep -qF "  $locked:" pnpm-lock.yaml; then
+    echo "consumer test: $locked is not in pnpm-lock.yaml"
+    exit 1
+  fi
+done
+
+echo "== consumer test: build"
+$PNPM build
+
+echo "== consumer test: pack"
+mkdir -p "$work/tarballs" "$work/project"
+for package in resilience chaos-server; do
+  (cd "packages/$package" && $PNPM pack --pack-destination "$work/tarballs" >/dev/null)
+done
+ls -1 "$work/tarballs"
+resilience_tgz=$(ls "$work"/tarballs/effect-http-resilience-[0-9]*.tgz)
+chaos_tgz=$(ls "$work"/tarballs/effect-http-resilience-chaos-server-*.tgz)
+
+echo "== consumer test: npm install in $work/project"
+cp scripts/consumer/main.mjs scripts/consumer/types.ts scripts/consumer/tsconfig.nodenext.json \
+  scripts/consumer/tsconfig.bundler.json "$work/project/"
+cd "$work/project"
+cat > package.json <<JSON
+{ "name": "consumer", "version": "1.0.0", "private": true, "type": "module" }
+JSON
+timeout 300 npm install --no-audit --no-fund --loglevel=error \
+  "$resilience_tgz" "$chaos_tgz" \
+  "effect@$effect_version" "@effect/platform@$platform_version" "@effect/platform-node@$platform_node_version" \
+  "typescript@$typescript_version" "@types/node@$types_node_version"
+
+echo "== consumer test: ESM program"
+timeout 60 node main.mjs
+
+echo "== consumer test: chaos-server CLI (the bin runs with plain node)"
+usage=$(timeout 30 ./node_modules/.bin/chaos-server --help)
+case "$usage" in
+  "usage: chaos-server"*) echo "${usage%%$'\n'*}" ;;
+  *)
+    echo "consumer test: unexpected output of chaos-server --help: $usage"
+    exit 1
+    ;;
+esac
+
+# Each configuration is checked twice: as a consumer usually does (skipLibCheck), which must be
+# clean, and with every declaration file checked, where only errors in our packages count (the
+# peers' own declarations need DOM typings and @types/ws, which are not ours to require).
+typecheck() {
+  local config=$1 output status
+  echo "== consumer test: tsc --noEmit -p $config"
+  timeout 120 ./node_modules/.bin/tsc -p "$config"
+  echo "== consumer test: tsc --noEmit -p $config --skipLibCheck false (errors in our declarations)"
+  status=0
+  output=$(timeout 120 ./node_modules/.bin/tsc -p "$config" --skipLibCheck false 2>&1) || status=$?
+  # tsc exits 1 or 2 when it found errors; anything else (a timeout, a crash) is a failure.
+  if [ "$status" -gt 2 ]; then
+    echo "$output"
+    echo "consumer test: tsc failed with status $status"
+    exit 1
+  fi
+  if echo "$output" | grep -E '^(types\.ts|node_modules/(effect-http-resilience|@effect-http-resilience)/)'; then
+    echo "consumer test: our declaration files do not type-check under $config"
+    exit 1
+  fi
+}
+typecheck tsconfig.nodenext.json
+typecheck tsconfig.bundler.json
+
+echo "consumer test: passed in $(($(date +%s) - started)) s"
