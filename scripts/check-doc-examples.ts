@@ -27,7 +27,7 @@ const examplesPackage = "packages/resilience"
 const outDirName = ".doc-examples"
 const keep = process.argv.includes("--keep")
 /** READMEs whose ```ts blocks are checked. */
-const readmes = ["README.md"]
+const readmes = ["README.md", "packages/chaos-server/README.md"]
 
 interface Example {
   /** Where it comes from, relative to the root, and the 1-based line of its first code line. */
