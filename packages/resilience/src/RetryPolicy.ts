@@ -149,9 +149,9 @@ export interface Options {
   /** Retry POST and PATCH even without an `Idempotency-Key` header. [false] */
   readonly retryNonIdempotent?: boolean | undefined
   /** Give up rather than start a wait that would end later than this after the first failure. [infinity] */
-  readonly maxElapsed?: Duration.DurationInput | undefined
+  readonly maxElapsed?: Duration.DurationInput | "infinity" | undefined
   /** Time limit for one attempt to receive response headers; `"infinity"` disables it. [10 seconds] */
-  readonly attemptTimeout?: Duration.DurationInput | undefined
+  readonly attemptTimeout?: Duration.DurationInput | "infinity" | undefined
 }
 
 /**

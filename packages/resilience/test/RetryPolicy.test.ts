@@ -90,6 +90,14 @@ describe("RetryPolicy.make", () => {
     })
   }
 
+  it('accepts "infinity" (any case) where an option may be infinite, and rejects it where not', () => {
+    expect(Duration.isFinite(RetryPolicy.make({ attemptTimeout: "infinity" }).attemptTimeout)).toBe(false)
+    expect(Duration.isFinite(RetryPolicy.make({ maxElapsed: Duration.infinity }).maxElapsed)).toBe(false)
+    const untyped = (options: object) => RetryPolicy.validate(options)
+    expect(Duration.isFinite(Either.getOrThrow(untyped({ maxElapsed: "Infinity" })).maxElapsed)).toBe(false)
+    expect(untyped({ maxDelay: "infinity" })).toMatchObject(Either.left({ option: "maxDelay" }))
+  })
+
   it("rejects unknown choices and option names from untyped callers", () => {
     const untyped = (options: object) => RetryPolicy.validate(options)
     expect(untyped({ jitter: "random" })).toMatchObject(Either.left({ option: "jitter" }))

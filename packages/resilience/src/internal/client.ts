@@ -8,6 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
 import * as Predicate from "effect/Predicate"
 import * as Schedule from "effect/Schedule"
 import type * as ScheduleDecision from "effect/ScheduleDecision"
@@ -20,6 +22,7 @@ import type * as RetryPolicy from "../RetryPolicy.js"
 import * as retryAfter from "./retryAfter.js"
 import * as retryPolicy from "./retryPolicy.js"
 import { drain, readSnippet } from "./responseBody.js"
+import * as timeout from "./timeout.js"
 
 interface ResolvedPolicy {
   readonly schedule: Schedule.Schedule<unknown, HttpFailure.HttpFailure>
@@ -60,6 +63,16 @@ const freshRequest = (request: HttpClientRequest.HttpClientRequest): HttpClientR
   HttpClientRequest.setMethod(request, request.method)
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300
+
+// The call site inside this module says nothing to a reader of the trace: no stack is captured.
+const firstAttemptSpan = { kind: "internal", captureStackTrace: false } as const
+
+const resendSpan = (attempt: Attempt) =>
+  ({
+    kind: "internal",
+    captureStackTrace: false,
+    attributes: { "http.request.resend_count": attempt.attempt - 1 }
+  }) as const
 
 interface Attempt {
   readonly request: HttpClientRequest.HttpClientRequest
@@ -148,15 +161,14 @@ const makeWith = (
   { attemptTimeout, isTransientStatus, schedule }: ResolvedPolicy
 ): ResilientHttpClient.ResilientHttpClient.Service => {
   const scopedClient = HttpClient.withScope(HttpClient.mapRequest(underlying, freshRequest))
-  const retrySchedule = withDecisionLog(schedule)
+  const loggedSchedule = withDecisionLog(schedule)
   const timeLimited = Duration.isFinite(attemptTimeout)
 
   const limitTime = <A, R>(attempt: Attempt, effect: Effect.Effect<A, HttpFailure.HttpFailure, R>) =>
     timeLimited
-      ? Effect.timeoutFail(effect, {
-          duration: attemptTimeout,
-          onTimeout: () => connectionError(attempt, "Timeout", `no response within ${Duration.format(attemptTimeout)}`)
-        })
+      ? timeout.timeoutFail(effect, attemptTimeout, () =>
+          connectionError(attempt, "Timeout", `no response within ${Duration.format(attemptTimeout)}`)
+        )
       : effect
 
   const permanentStatus = (
@@ -247,23 +259,37 @@ const makeWith = (
       const attemptOnce = Effect.suspend(() => {
         const attempt: Attempt = { request, attempt: ++attempts }
         return Effect.flatMap(Scope.fork(callerScope, ExecutionStrategy.sequential), (attemptScope) => {
-          const sent = limitTime(attempt, sendOnce(attempt, attemptScope))
+          const sent = sendOnce(attempt, attemptScope)
+          // One limit for the whole attempt: with the body included, it also covers the headers.
           const attemptEffect = limitReadTime
             ? limitTime(
                 attempt,
                 Effect.flatMap(sent, (response) => read(response, attempt))
               )
-            : Effect.flatMap(sent, (response) => read(response, attempt))
+            : Effect.flatMap(limitTime(attempt, sent), (response) => read(response, attempt))
           return attemptEffect.pipe(
             Effect.onError(() => Scope.close(attemptScope, Exit.void)),
-            Effect.withSpan("ResilientHttpClient.attempt", {
-              kind: "internal",
-              attributes: attempt.attempt > 1 ? { "http.request.resend_count": attempt.attempt - 1 } : {}
-            })
+            Effect.withSpan(
+              "ResilientHttpClient.attempt",
+              attempt.attempt === 1 ? firstAttemptSpan : resendSpan(attempt)
+            )
           )
         })
       })
-      return Effect.retry(attemptOnce, retrySchedule)
+      // Most calls succeed at once: the schedule's driver is only built after a first failure,
+      // which it then sees first, exactly as `Effect.retry(attemptOnce, retrySchedule)` would.
+      // The decisions are logged at debug level: when that level is off, nothing is built for it.
+      return Effect.catchAll(attemptOnce, (firstFailure) => {
+        let replayed = false
+        const retried = Effect.suspend(() => {
+          if (replayed) return attemptOnce
+          replayed = true
+          return Effect.fail(firstFailure)
+        })
+        return Effect.flatMap(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
+          Effect.retry(retried, LogLevel.greaterThan(minimum, LogLevel.Debug) ? schedule : loggedSchedule)
+        )
+      })
     })
 
   const execute = (

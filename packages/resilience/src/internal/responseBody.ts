@@ -2,6 +2,7 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as timeout from "./timeout.js"
 
 /** @internal */
 export const snippetMaxBytes = 8 * 1024
@@ -38,7 +39,7 @@ const readAtMost = (
         return collected
       }
     ),
-    Effect.timeout(bodyReadTimeout),
+    (reading) => timeout.timeoutFail(reading, bodyReadTimeout, () => undefined),
     Effect.orElseSucceed(() => undefined)
   )
 
@@ -58,6 +59,10 @@ const declaredLength = (response: HttpClientResponse.HttpClientResponse): number
 export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> => {
   const length = declaredLength(response)
   if (length === 0 || (length !== undefined && length > drainMaxBytes)) return Effect.void
+  // A declared length bounds the body: read it whole, without a stream around it.
+  if (length !== undefined) {
+    return Effect.ignore(timeout.timeoutFail(response.arrayBuffer, bodyReadTimeout, () => undefined))
+  }
   return Effect.asVoid(readAtMost(response, drainMaxBytes))
 }
 

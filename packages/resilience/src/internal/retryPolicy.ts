@@ -2,6 +2,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
@@ -95,7 +96,11 @@ const validateDuration = (
   constraints: { readonly allowInfinite: boolean; readonly allowZero: boolean }
 ): Validated<Duration.Duration> => {
   if (isNegativeInput(input)) return invalid(option, "must not be negative", input)
-  const decoded = Duration.decodeUnknown(input)
+  // Duration.decode knows "Infinity" only; the documented spelling is "infinity".
+  const decoded =
+    typeof input === "string" && input.trim().toLowerCase() === "infinity"
+      ? Option.some(Duration.infinity)
+      : Duration.decodeUnknown(input)
   if (decoded._tag === "None") return invalid(option, "is not a duration", input)
   const duration = decoded.value
   if (!constraints.allowInfinite && !Duration.isFinite(duration)) return invalid(option, "must be finite", input)

@@ -1,0 +1,123 @@
+/**
+ * One run of the bench: the server in its own process, each section in turn, then the results
+ * written as JSON, markdown and SVG.
+ */
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import type { BenchConfig } from "./config.js"
+import { runContention } from "./contention.js"
+import { type HappyPathResult, runHappyPath } from "./happyPath.js"
+import { type MemoryResult, runMemory } from "./memory.js"
+import { libraryById } from "./clients.js"
+import { startServerProcess, startWorkers, stopWorkers } from "./processes.js"
+import {
+  type BenchResults,
+  type ContentionResult,
+  clientDescriptions,
+  contentionResult,
+  describeMachine,
+  renderMarkdown
+} from "./report.js"
+import { type RetryCostResult, runRetryCost } from "./retryCost.js"
+import { contentionChart, throughputChart } from "./svg.js"
+
+export const sectionNames = ["happy", "retry", "memory", "contention"] as const
+export type SectionName = (typeof sectionNames)[number]
+
+export interface BenchOptions {
+  readonly config: BenchConfig
+  readonly sections: ReadonlyArray<SectionName>
+  /** Where latest.json, latest.md and the SVG charts are written. */
+  readonly outDir: string
+  /** The command line, as reported. */
+  readonly command: string
+  readonly log: (line: string) => void
+}
+
+export interface BenchOutput {
+  readonly results: BenchResults
+  readonly markdown: string
+  readonly files: ReadonlyArray<string>
+}
+
+export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
+  const { config, log, sections } = options
+  const started = performance.now()
+  const machine = describeMachine()
+  const date = new Date().toISOString()
+  let happyPath: HappyPathResult | null = null
+  let retryCost: RetryCostResult | null = null
+  let memory: MemoryResult | null = null
+  let contention: ContentionResult | null = null
+
+  const needsServer = sections.some((section) => section !== "contention")
+  if (needsServer) {
+    const server = await startServerProcess()
+    log(`server process listening on ${server.origin}`)
+    try {
+      const retrying = config.libraries.filter((library) => libraryById(library).retries)
+      // Sections 1 and 2 share one process per library; section 3 needs fresh ones, with --expose-gc.
+      if (sections.includes("happy") || sections.includes("retry")) {
+        const libraries = sections.includes("happy") ? config.libraries : retrying
+        log(`starting ${libraries.length} client processes`)
+        const workers = await startWorkers(libraries, server.origin, { exposeGc: false })
+        try {
+          if (sections.includes("happy")) happyPath = await runHappyPath(workers, config.happyPath, log)
+          if (sections.includes("retry")) retryCost = await runRetryCost(server, workers, config.retryCost, log)
+        } finally {
+          await stopWorkers(workers)
+        }
+      }
+      if (sections.includes("memory")) {
+        log(`starting ${retrying.length} fresh client processes with --expose-gc`)
+        const workers = await startWorkers(retrying, server.origin, { exposeGc: true })
+        try {
+          memory = await runMemory(server, workers, config.memory, log)
+        } finally {
+          await stopWorkers(workers)
+        }
+      }
+    } finally {
+      await server.stop()
+    }
+  }
+  if (sections.includes("contention")) {
+    log(`contention: ${config.contention.runs} seeded runs per cell`)
+    contention = contentionResult(
+      runContention(config.contention.clientCounts, config.contention.runs),
+      config.contention.runs
+    )
+  }
+
+  await Fs.mkdir(options.outDir, { recursive: true })
+  const files: Array<string> = []
+  const write = async (name: string, content: string) => {
+    const path = Path.join(options.outDir, name)
+    await Fs.writeFile(path, content)
+    files.push(path)
+  }
+  if (happyPath !== null) await write("throughput.svg", throughputChart(happyPath))
+  if (contention !== null) await write("contention.svg", contentionChart(contention.cells))
+  const results: BenchResults = {
+    schemaVersion: 1,
+    mode: config.mode,
+    command: options.command,
+    date,
+    durationSeconds: Math.round((performance.now() - started) / 100) / 10,
+    machine,
+    config,
+    clients: clientDescriptions,
+    happyPath,
+    retryCost,
+    memory,
+    contention,
+    charts: {
+      throughput: happyPath === null ? null : "throughput.svg",
+      contention: contention === null ? null : "contention.svg"
+    }
+  }
+  const markdown = renderMarkdown(results)
+  await write("latest.json", `${JSON.stringify(results, null, 2)}\n`)
+  await write("latest.md", markdown)
+  return { results, markdown, files }
+}

@@ -1,0 +1,230 @@
+/**
+ * Forking the server and client processes and talking to them over IPC, every wait bounded.
+ */
+import { type ChildProcess, fork } from "node:child_process"
+import { createRequire } from "node:module"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import * as Schema from "effect/Schema"
+import {
+  FromServer,
+  FromWorker,
+  type Job,
+  type JobResult,
+  type LibraryId,
+  type ServerStats,
+  ToServer,
+  ToWorker
+} from "./protocol.js"
+
+// Children run the TypeScript sources through tsx, whoever started this process (tsx, vitest).
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+
+const startupTimeoutMillis = 30_000
+
+const children = new Set<ChildProcess>()
+let exitHookInstalled = false
+
+// Children also exit when their IPC channel closes; this covers a parent that exits abruptly.
+const installExitHook = (): void => {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.once("exit", () => {
+    for (const child of children) child.kill()
+  })
+}
+
+const forkTs = (entry: string, args: ReadonlyArray<string>, exposeGc: boolean): ChildProcess => {
+  installExitHook()
+  const child = fork(fileURLToPath(new URL(entry, import.meta.url)), [...args], {
+    execArgv: ["--import", tsxLoader, ...(exposeGc ? ["--expose-gc"] : [])],
+    stdio: ["ignore", "inherit", "inherit", "ipc"]
+  })
+  children.add(child)
+  child.once("exit", () => children.delete(child))
+  return child
+}
+
+interface Waiter<A> {
+  readonly match: (message: A) => boolean
+  readonly resolve: (message: A) => void
+  readonly reject: (error: Error) => void
+  readonly timer: NodeJS.Timeout
+}
+
+/** Decoded messages from one child; each `next` waits for the first message it matches. */
+class Channel<A> {
+  private readonly waiters: Array<Waiter<A>> = []
+  private readonly unclaimed: Array<A> = []
+  private exited: Error | undefined
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly name: string,
+    decode: (raw: unknown) => A
+  ) {
+    child.on("message", (raw: unknown) => {
+      const message = decode(raw)
+      const index = this.waiters.findIndex((waiter) => waiter.match(message))
+      const waiter = this.waiters[index]
+      if (waiter === undefined) {
+        this.unclaimed.push(message)
+        return
+      }
+      this.waiters.splice(index, 1)
+      clearTimeout(waiter.timer)
+      waiter.resolve(message)
+    })
+    child.once("exit", (code, signal) => {
+      this.exited = new Error(`${name} exited (code ${code}, signal ${signal})`)
+      for (const waiter of this.waiters.splice(0)) {
+        clearTimeout(waiter.timer)
+        waiter.reject(this.exited)
+      }
+    })
+  }
+
+  next<B extends A>(match: (message: A) => message is B, timeoutMillis: number, what: string): Promise<B> {
+    const index = this.unclaimed.findIndex(match)
+    const found = this.unclaimed[index]
+    if (found !== undefined && match(found)) {
+      this.unclaimed.splice(index, 1)
+      return Promise.resolve(found)
+    }
+    if (this.exited !== undefined) return Promise.reject(this.exited)
+    return new Promise<B>((resolve, reject) => {
+      const waiter: Waiter<A> = {
+        match,
+        resolve: (message) => {
+          if (match(message)) resolve(message)
+        },
+        reject,
+        timer: setTimeout(() => {
+          const at = this.waiters.indexOf(waiter)
+          if (at >= 0) this.waiters.splice(at, 1)
+          reject(new Error(`${this.name}: no ${what} within ${timeoutMillis} ms`))
+        }, timeoutMillis)
+      }
+      this.waiters.push(waiter)
+    })
+  }
+}
+
+const stopChild = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve()
+      return
+    }
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000)
+    child.once("exit", () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    if (child.connected) child.disconnect()
+    else child.kill()
+  })
+
+export interface ServerProcess {
+  readonly origin: string
+  readonly stats: () => Promise<ServerStats>
+  readonly reset: () => Promise<ServerStats>
+  readonly stop: () => Promise<void>
+}
+
+const encodeToServer = Schema.encodeSync(ToServer)
+
+/** Forks the bench server and waits until it listens. */
+export const startServerProcess = async (): Promise<ServerProcess> => {
+  const child = forkTs("./serverMain.ts", [], false)
+  const channel = new Channel(child, "server process", Schema.decodeUnknownSync(FromServer))
+  const listening = await channel.next(
+    (message): message is Extract<FromServer, { _tag: "Listening" }> => message._tag === "Listening",
+    startupTimeoutMillis,
+    "port"
+  )
+  let nextId = 0
+  const ask = async (message: ToServer): Promise<ServerStats> => {
+    child.send(encodeToServer(message))
+    const reply = await channel.next(
+      (candidate): candidate is Extract<FromServer, { _tag: "Stats" }> =>
+        candidate._tag === "Stats" && candidate.id === message.id,
+      10_000,
+      "statistics"
+    )
+    return reply.stats
+  }
+  return {
+    origin: `http://127.0.0.1:${listening.port}`,
+    stats: () => ask({ _tag: "GetStats", id: nextId++ }),
+    reset: () => ask({ _tag: "Reset", id: nextId++ }),
+    stop: () => stopChild(child)
+  }
+}
+
+export interface WorkerProcess {
+  readonly library: LibraryId
+  readonly run: (job: Job, timeoutMillis: number) => Promise<JobResult>
+  readonly stop: () => Promise<void>
+}
+
+const encodeToWorker = Schema.encodeSync(ToWorker)
+
+/** Forks a client process for `library` and waits until its client is built. */
+export const startWorkerProcess = async (
+  library: LibraryId,
+  origin: string,
+  options: { readonly exposeGc: boolean }
+): Promise<WorkerProcess> => {
+  const child = forkTs("./workerMain.ts", [library, origin], options.exposeGc)
+  const channel = new Channel(child, `${library} client process`, Schema.decodeUnknownSync(FromWorker))
+  await channel.next(
+    (message): message is Extract<FromWorker, { _tag: "Ready" }> => message._tag === "Ready",
+    startupTimeoutMillis,
+    "readiness"
+  )
+  let nextId = 0
+  return {
+    library,
+    run: async (job, timeoutMillis) => {
+      const message: ToWorker = { _tag: "Run", id: nextId++, job }
+      child.send(encodeToWorker(message))
+      const reply = await channel.next(
+        (candidate): candidate is Extract<FromWorker, { _tag: "Result" | "Failed" }> =>
+          candidate._tag !== "Ready" && candidate.id === message.id,
+        timeoutMillis,
+        "result"
+      )
+      if (reply._tag === "Failed") throw new Error(`${library}: ${reply.message}`)
+      return reply.result
+    },
+    stop: () => stopChild(child)
+  }
+}
+
+/** Starts one client process per library, a few at a time, and stops them all if one fails. */
+export const startWorkers = async (
+  libraries: ReadonlyArray<LibraryId>,
+  origin: string,
+  options: { readonly exposeGc: boolean }
+): Promise<Map<LibraryId, WorkerProcess>> => {
+  const workers = new Map<LibraryId, WorkerProcess>()
+  try {
+    // Two at a time: starting a process is CPU-bound, and this machine has few cores.
+    for (let index = 0; index < libraries.length; index += 2) {
+      const batch = libraries.slice(index, index + 2)
+      const started = await Promise.all(batch.map((library) => startWorkerProcess(library, origin, options)))
+      for (const worker of started) workers.set(worker.library, worker)
+    }
+    return workers
+  } catch (error) {
+    await stopWorkers(workers)
+    throw error
+  }
+}
+
+export const stopWorkers = async (workers: Map<LibraryId, WorkerProcess>): Promise<void> => {
+  await Promise.all([...workers.values()].map((worker) => worker.stop()))
+}
+
+/** A bound on one job: generous, since the machine is shared, but never unlimited. */
+export const jobTimeoutMillis = (requests: number): number => 60_000 + requests * 20

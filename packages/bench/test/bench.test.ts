@@ -1,0 +1,189 @@
+/**
+ * The bench runs and its output is well formed: a tiny run of every section (real server and
+ * client processes, a few libraries, a handful of requests), then the shape of the JSON, the
+ * markdown tables and the SVG charts. No figure is compared with any threshold.
+ */
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type BenchOutput, runBench } from "../src/bench.js"
+import { parseCommandLine } from "../src/cli.js"
+import type { BenchConfig } from "../src/config.js"
+import { backoffModes, policyFor, runContention, simulate } from "../src/contention.js"
+import { RetryPolicy } from "effect-http-resilience"
+
+const tinyConfig: BenchConfig = {
+  mode: "quick",
+  libraries: ["undici", "effect", "effect-retry-transient", "effect-http-resilience"],
+  happyPath: { rounds: 5, requestsPerRound: 10, warmupRequests: 5, concurrencies: [1, 4] },
+  retryCost: { rounds: 5, callsPerRound: 5, warmupCalls: 3, concurrency: 4 },
+  memory: { rounds: 5, callsPerRound: 5, warmupCalls: 3, concurrency: 4 },
+  contention: { clientCounts: [5, 10], runs: 2 }
+}
+
+const labels = ["undici.request", "Effect HttpClient", "Effect + retryTransient", "effect-http-resilience"]
+const retryLabels = ["Effect + retryTransient", "effect-http-resilience"]
+
+/** The rows of the first markdown table after `heading`: its cells, header and separator included. */
+const tableAfter = (markdown: string, heading: string): Array<Array<string>> => {
+  const start = markdown.indexOf(heading)
+  expect(start, `no "${heading}" in the markdown`).toBeGreaterThanOrEqual(0)
+  const lines = markdown.slice(start).split("\n")
+  const first = lines.findIndex((line) => line.startsWith("|"))
+  const rows: Array<Array<string>> = []
+  for (const line of lines.slice(first)) {
+    if (!line.startsWith("|")) break
+    rows.push(
+      line
+        .slice(1, -1)
+        .split("|")
+        .map((cell) => cell.trim())
+    )
+  }
+  return rows
+}
+
+const expectTable = (rows: Array<Array<string>>, columns: number, firstColumn: ReadonlyArray<string>) => {
+  expect(rows.length).toBe(firstColumn.length + 2)
+  for (const row of rows) expect(row.length).toBe(columns)
+  expect(rows[1]!.every((cell) => /^-+:?$/.test(cell))).toBe(true)
+  expect(rows.slice(2).map((row) => row[0])).toEqual(firstColumn)
+  for (const row of rows.slice(2)) {
+    for (const cell of row.slice(1)) expect(cell).toMatch(/^(n\/a|-?[\d,]+(\.\d+)?×?)$/)
+  }
+}
+
+// A tag: its name, quoted attributes, and whether it closes or is self-closing.
+const tagPattern = /<(\/?)([a-zA-Z]+)((?:\s+[a-zA-Z][a-zA-Z0-9:-]*="[^"<]*")*)\s*(\/?)>/g
+
+/** Tags open and close in order, attributes are quoted: enough to call the SVG well formed. */
+const expectWellFormedXml = (xml: string) => {
+  const stack: Array<string> = []
+  for (const match of xml.matchAll(tagPattern)) {
+    const [, closing, name, , selfClosing] = match
+    if (selfClosing === "/") continue
+    if (closing === "/") expect(stack.pop()).toBe(name)
+    else stack.push(name!)
+  }
+  expect(stack).toEqual([])
+  const stripped = xml.replace(tagPattern, "")
+  expect(stripped).not.toMatch(/[<>]/)
+  expect(stripped).not.toMatch(/&(?!amp;|lt;|gt;|quot;)/)
+}
+
+describe("pnpm bench, a tiny run of every section", () => {
+  let outDir = ""
+  let output: BenchOutput
+
+  beforeAll(async () => {
+    outDir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "bench-test-"))
+    output = await runBench({
+      config: tinyConfig,
+      sections: ["happy", "retry", "memory", "contention"],
+      outDir,
+      command: "vitest",
+      log: () => undefined
+    })
+  }, 120_000)
+
+  afterAll(async () => {
+    if (outDir !== "") await Fs.rm(outDir, { recursive: true, force: true })
+  })
+
+  it("writes latest.json with the machine, the date and every section", async () => {
+    const json: unknown = JSON.parse(await Fs.readFile(Path.join(outDir, "latest.json"), "utf8"))
+    expect(json).toMatchObject({
+      schemaVersion: 1,
+      mode: "quick",
+      command: "vitest",
+      machine: {
+        cpuModel: expect.any(String),
+        cores: expect.any(Number),
+        node: process.version
+      },
+      charts: { throughput: "throughput.svg", contention: "contention.svg" }
+    })
+    const results = output.results
+    expect(Number.isNaN(Date.parse(results.date))).toBe(false)
+    expect(results.happyPath?.rows.map((row) => `${row.library}@${row.concurrency}`)).toEqual(
+      [1, 4].flatMap((concurrency) => tinyConfig.libraries.map((library) => `${library}@${concurrency}`))
+    )
+    for (const row of results.happyPath?.rows ?? []) expect(row.roundRequestsPerSecond).toHaveLength(5)
+    expect(results.retryCost?.rows.map((row) => row.library)).toEqual([
+      "effect-retry-transient",
+      "effect-http-resilience"
+    ])
+    expect(results.memory?.rows.map((row) => row.library)).toEqual(["effect-retry-transient", "effect-http-resilience"])
+    expect(results.contention?.cells).toHaveLength(backoffModes.length * 2)
+    expect(results.contention?.retryBudget).toMatch(/not measured yet/)
+  })
+
+  it("prints one markdown table per benchmark, with the expected rows and columns", () => {
+    const { markdown } = output
+    expectTable(tableAfter(markdown, "## 1. Happy path"), 11, labels)
+    expectTable(tableAfter(markdown, "## 2. Cost of a retry"), 8, retryLabels)
+    expectTable(tableAfter(markdown, "## 3. Memory and sockets"), 9, retryLabels)
+    const modes = [
+      "none (retry at once)",
+      "exponential, no jitter",
+      "full jitter",
+      "equal jitter",
+      "decorrelated jitter"
+    ]
+    expectTable(tableAfter(markdown, "Total write calls"), 3, modes)
+    expectTable(tableAfter(markdown, "Simulated seconds"), 3, modes)
+    expect(markdown).toMatch(/Retry budget: not measured yet/)
+    expect(markdown).not.toMatch(/TODO/)
+  })
+
+  it("draws the throughput ratios as bars and the contention as lines, in well-formed SVG", async () => {
+    const throughput = await Fs.readFile(Path.join(outDir, "throughput.svg"), "utf8")
+    const contention = await Fs.readFile(Path.join(outDir, "contention.svg"), "utf8")
+    for (const svg of [throughput, contention]) {
+      expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true)
+      expect(svg.trim().endsWith("</svg>")).toBe(true)
+      expectWellFormedXml(svg)
+    }
+    // A background, two legend swatches and one bar per library and concurrency.
+    expect(throughput.match(/<rect /g)).toHaveLength(1 + 2 + labels.length * 2)
+    for (const label of labels) expect(throughput).toContain(label)
+    // One line per backoff mode in each of the two panels.
+    expect(contention.match(/<polyline /g)).toHaveLength(backoffModes.length * 2)
+  })
+})
+
+describe("the contention simulator", () => {
+  it("is deterministic for a seed and uses the library's schedule", () => {
+    const schedule = RetryPolicy.toSchedule(policyFor("full"))
+    expect(simulate(20, schedule, 7)).toEqual(simulate(20, schedule, 7))
+    const run = simulate(20, schedule, 7)
+    expect(run.completed).toBe(true)
+    expect(run.writeCalls).toBeGreaterThanOrEqual(20)
+  })
+
+  it("reports every mode and client count", () => {
+    const cells = runContention([3, 6], 2)
+    expect(cells.map((cell) => `${cell.mode}/${cell.clients}`)).toEqual(
+      backoffModes.flatMap((mode) => [`${mode}/3`, `${mode}/6`])
+    )
+    for (const cell of cells) expect(cell.incompleteRuns).toBe(0)
+  })
+})
+
+describe("the command line", () => {
+  it("reads --quick, --only and --out, ignores a --, and rejects anything else", () => {
+    expect(parseCommandLine([])).toEqual({
+      quick: false,
+      sections: ["happy", "retry", "memory", "contention"],
+      outDir: undefined
+    })
+    expect(parseCommandLine(["--", "--quick", "--only=happy,contention", "--out=/tmp/x"])).toEqual({
+      quick: true,
+      sections: ["happy", "contention"],
+      outDir: "/tmp/x"
+    })
+    expect(() => parseCommandLine(["--only=nope"])).toThrow(/unknown section/)
+    expect(() => parseCommandLine(["--fast"])).toThrow(/unknown option/)
+  })
+})
