@@ -443,19 +443,37 @@ describe("ResilientHttpClient: interruption and release", () => {
     })
   )
 
-  it.effect("the final response stays open in the caller's scope and is released when it closes", () =>
+  it.effect("the final response stays open in the caller's scope; an unread body is released when it closes", () =>
     Effect.gen(function* () {
       const scripted = ScriptedHttpClient.make([{ status: 200, body: "payload" }])
       const client = yield* ResilientHttpClient.make().pipe(
         Effect.provideService(HttpClient.HttpClient, scripted.client)
       )
-      const scope = yield* Scope.make()
-      const response = yield* Scope.extend(client.get(url), scope)
-      const exchange = scripted.exchanges[0]!
-      expect(ScriptedHttpClient.isReleased(exchange)).toBe(false)
+      const read = yield* Scope.make()
+      const response = yield* Scope.extend(client.get(url), read)
+      expect(ScriptedHttpClient.isReleased(scripted.exchanges[0]!)).toBe(false)
       expect(yield* response.text).toBe("payload")
-      yield* Scope.close(scope, Exit.void)
-      expect(exchange.aborted).toBe(true)
+      yield* Scope.close(read, Exit.void)
+      expect(scripted.exchanges[0]).toMatchObject({ drained: true, aborted: false })
+
+      const unread = yield* Scope.make()
+      yield* Scope.extend(client.get(url), unread)
+      expect(ScriptedHttpClient.isReleased(scripted.exchanges[1]!)).toBe(false)
+      yield* Scope.close(unread, Exit.void)
+      expect(ScriptedHttpClient.isReleased(scripted.exchanges[1]!)).toBe(true)
+    })
+  )
+
+  it.effect("an unread large final response is aborted when the caller's scope closes", () =>
+    Effect.gen(function* () {
+      const scripted = ScriptedHttpClient.make([
+        { status: 200, headers: { "content-length": String(1024 * 1024) }, body: "x".repeat(1024 * 1024) }
+      ])
+      const client = yield* ResilientHttpClient.make().pipe(
+        Effect.provideService(HttpClient.HttpClient, scripted.client)
+      )
+      yield* Effect.scoped(client.get(url))
+      expect(scripted.exchanges[0]).toMatchObject({ drained: false, aborted: true })
     })
   )
 

@@ -6,8 +6,6 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as ExecutionStrategy from "effect/ExecutionStrategy"
-import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
 import * as Predicate from "effect/Predicate"
@@ -23,6 +21,7 @@ import * as retryAfter from "./retryAfter.js"
 import * as retryPolicy from "./retryPolicy.js"
 import { drain, readSnippet } from "./responseBody.js"
 import * as timeout from "./timeout.js"
+import { track } from "./trackedResponse.js"
 
 interface ResolvedPolicy {
   readonly schedule: Schedule.Schedule<unknown, HttpFailure.HttpFailure>
@@ -56,11 +55,6 @@ const resolvePolicy = (
   if (retryPolicy.isRetryPolicy(input)) return Either.right(fromPolicy(input))
   return Either.map(retryPolicy.validate(input), fromPolicy)
 }
-
-// Each attempt gets its own request object: HttpClient.withScope keys its abort controller by
-// request, and a request value shared by concurrent callers must not share a controller.
-const freshRequest = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
-  HttpClientRequest.setMethod(request, request.method)
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300
 
@@ -160,7 +154,6 @@ const makeWith = (
   underlying: HttpClient.HttpClient,
   { attemptTimeout, isTransientStatus, schedule }: ResolvedPolicy
 ): ResilientHttpClient.ResilientHttpClient.Service => {
-  const scopedClient = HttpClient.withScope(HttpClient.mapRequest(underlying, freshRequest))
   const loggedSchedule = withDecisionLog(schedule)
   const timeLimited = Duration.isFinite(attemptTimeout)
 
@@ -234,18 +227,15 @@ const makeWith = (
     return Effect.fail(connectionError(attempt, "Transport", error))
   }
 
-  const sendOnce = (
-    attempt: Attempt,
-    attemptScope: Scope.Scope
-  ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> =>
-    scopedClient.execute(attempt.request).pipe(
-      Scope.extend(attemptScope),
+  // The transport aborts the request when this is interrupted (a timeout, the caller), and
+  // `classify` releases any response it does not hand on.
+  const sendOnce = (attempt: Attempt): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> =>
+    underlying.execute(attempt.request).pipe(
       Effect.catchAll((error) => fromClientError(attempt, error)),
       Effect.flatMap((response) => classify(attempt, response))
     )
 
-  // One attempt: its own scope inside the caller's, closed at once when the attempt fails so
-  // the connection is released before the wait; left open on success, for the caller.
+  // One attempt: a response that is not handed on is released before any wait.
   const runAttempts = <A, R>(
     request: HttpClientRequest.HttpClientRequest,
     read: (
@@ -253,28 +243,24 @@ const makeWith = (
       attempt: Attempt
     ) => Effect.Effect<A, HttpFailure.HttpFailure, R>,
     limitReadTime: boolean
-  ): Effect.Effect<A, HttpFailure.HttpFailure, R | Scope.Scope> =>
-    Effect.flatMap(Effect.scope, (callerScope) => {
+  ): Effect.Effect<A, HttpFailure.HttpFailure, R> =>
+    Effect.suspend(() => {
       let attempts = 0
       const attemptOnce = Effect.suspend(() => {
         const attempt: Attempt = { request, attempt: ++attempts }
-        return Effect.flatMap(Scope.fork(callerScope, ExecutionStrategy.sequential), (attemptScope) => {
-          const sent = sendOnce(attempt, attemptScope)
-          // One limit for the whole attempt: with the body included, it also covers the headers.
-          const attemptEffect = limitReadTime
-            ? limitTime(
-                attempt,
-                Effect.flatMap(sent, (response) => read(response, attempt))
-              )
-            : Effect.flatMap(limitTime(attempt, sent), (response) => read(response, attempt))
-          return attemptEffect.pipe(
-            Effect.onError(() => Scope.close(attemptScope, Exit.void)),
-            Effect.withSpan(
-              "ResilientHttpClient.attempt",
-              attempt.attempt === 1 ? firstAttemptSpan : resendSpan(attempt)
+        const sent = sendOnce(attempt)
+        // One limit for the whole attempt: with the body included, it also covers the headers.
+        const attemptEffect = limitReadTime
+          ? limitTime(
+              attempt,
+              Effect.flatMap(sent, (response) => read(response, attempt))
             )
-          )
-        })
+          : Effect.flatMap(limitTime(attempt, sent), (response) => read(response, attempt))
+        return Effect.withSpan(
+          attemptEffect,
+          "ResilientHttpClient.attempt",
+          attempt.attempt === 1 ? firstAttemptSpan : resendSpan(attempt)
+        )
       })
       // Most calls succeed at once: the schedule's driver is only built after a first failure,
       // which it then sees first, exactly as `Effect.retry(attemptOnce, retrySchedule)` would.
@@ -292,10 +278,25 @@ const makeWith = (
       })
     })
 
+  // The response goes to the caller; its scope releases the body if the caller leaves it unread.
+  const bindToScope = (
+    scope: Scope.Scope,
+    response: HttpClientResponse.HttpClientResponse
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse> => {
+    const tracked = track(response)
+    return Effect.as(
+      Scope.addFinalizer(
+        scope,
+        Effect.suspend(() => (tracked.bodyTaken() ? Effect.void : drain(response)))
+      ),
+      tracked.response
+    )
+  }
+
   const execute = (
     request: HttpClientRequest.HttpClientRequest
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure, Scope.Scope> =>
-    runAttempts(request, Effect.succeed, false)
+    Effect.flatMap(Effect.scope, (scope) => runAttempts(request, (response) => bindToScope(scope, response), false))
 
   const readJson = (
     response: HttpClientResponse.HttpClientResponse,
@@ -316,15 +317,13 @@ const makeWith = (
     options?: HttpClientRequest.Options.NoBody
   ): Effect.Effect<A, HttpFailure.HttpFailure, R> => {
     const decode = Schema.decodeUnknown(schema)
-    return Effect.scoped(
-      runAttempts(
-        HttpClientRequest.get(url, options),
-        (response, attempt) =>
-          Effect.flatMap(readJson(response, attempt), (json) =>
-            Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
-          ),
-        true
-      )
+    return runAttempts(
+      HttpClientRequest.get(url, options),
+      (response, attempt) =>
+        Effect.flatMap(readJson(response, attempt), (json) =>
+          Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
+        ),
+      true
     )
   }
 

@@ -24,7 +24,7 @@ interface Collected {
 const emptyCollection = (): Collected => ({ chunks: [], size: 0 })
 
 // Reads at most `maxBytes` (plus the chunk that crosses it). Stopping early interrupts the
-// stream, which cancels the body; the caller's scope then aborts the request.
+// stream, which cancels the body and aborts the request.
 const readAtMost = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number
@@ -50,15 +50,20 @@ const declaredLength = (response: HttpClientResponse.HttpClientResponse): number
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined
 }
 
+// Taking a body's stream and stopping it releases the request: the transport cancels it.
+const abortBody = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+  Effect.ignore(timeout.timeoutFail(Stream.runHead(response.stream), bodyReadTimeout, () => undefined))
+
 /**
- * Reads a small discarded body to its end (so keep-alive can reuse the connection); leaves a
- * large or slow one unread for the scope to abort. Never fails.
+ * Releases a response nobody will read: a small body is read to its end (so keep-alive can
+ * reuse the connection), a large or slow one is aborted. Never fails.
  *
  * @internal
  */
 export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> => {
   const length = declaredLength(response)
-  if (length === 0 || (length !== undefined && length > drainMaxBytes)) return Effect.void
+  if (length === 0) return Effect.void
+  if (length !== undefined && length > drainMaxBytes) return abortBody(response)
   // A declared length bounds the body: read it whole, without a stream around it.
   if (length !== undefined) {
     return Effect.ignore(timeout.timeoutFail(response.arrayBuffer, bodyReadTimeout, () => undefined))

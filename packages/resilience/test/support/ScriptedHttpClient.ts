@@ -42,14 +42,17 @@ export interface ScriptedHttpClient {
 
 const statusesWithoutBody = new Set([204, 205, 304])
 
+// Bodies arrive in chunks of this size, as from a socket.
+const chunkBytes = 16 * 1024
+
 const bodyStream = (text: string, exchange: Exchange, error: string | undefined): ReadableStream<Uint8Array> => {
   const bytes = new TextEncoder().encode(text)
-  let sent = false
+  let offset = 0
   return new ReadableStream<Uint8Array>({
     pull(controller) {
-      if (!sent) {
-        sent = true
-        controller.enqueue(bytes)
+      if (offset < bytes.length && (error === undefined || offset === 0)) {
+        controller.enqueue(bytes.subarray(offset, offset + chunkBytes))
+        offset += chunkBytes
         return
       }
       if (error !== undefined) return controller.error(new Error(error))
