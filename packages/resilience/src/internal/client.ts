@@ -58,6 +58,19 @@ const resolvePolicy = (
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300
 
+// A transient status is an expected outcome that the schedule usually retries: capturing a
+// JavaScript stack for each (deep inside the fiber runtime, so telling nothing) is most of its
+// cost. Effect's own span trace still locates the failure.
+const withoutStackTrace = <A>(make: () => A): A => {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    return make()
+  } finally {
+    Error.stackTraceLimit = limit
+  }
+}
+
 // The call site inside this module says nothing to a reader of the trace: no stack is captured.
 const firstAttemptSpan = { kind: "internal", captureStackTrace: false } as const
 
@@ -195,14 +208,17 @@ const makeWith = (
           status === 429 ? retryAfter.fromHeaders(headers, now) : retryAfter.fromRetryAfterHeader(headers, now)
         return Effect.zipRight(
           drain(response),
-          Effect.fail(
-            new HttpFailure.TransientStatus({
-              request: attempt.request,
-              attempt: attempt.attempt,
-              status,
-              headers,
-              retryAfter: delay
-            })
+          Effect.failSync(() =>
+            withoutStackTrace(
+              () =>
+                new HttpFailure.TransientStatus({
+                  request: attempt.request,
+                  attempt: attempt.attempt,
+                  status,
+                  headers,
+                  retryAfter: delay
+                })
+            )
           )
         )
       })
