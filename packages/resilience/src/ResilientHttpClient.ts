@@ -102,8 +102,9 @@ export declare namespace ResilientHttpClient {
   export interface Service {
     /**
      * Sends the request, retrying as the policy says. Succeeds with a 2xx response bound to the
-     * caller's scope (released when it closes); every discarded response was released before
-     * the next wait. `attemptTimeout` limits each attempt until the response headers arrive.
+     * caller's scope: a body still unread when it closes is released then (drained when small,
+     * aborted when large). Every discarded response was released before the next wait.
+     * `attemptTimeout` limits each attempt until the response headers arrive.
      */
     readonly execute: (
       request: HttpClientRequest.HttpClientRequest
@@ -114,7 +115,8 @@ export declare namespace ResilientHttpClient {
       options?: HttpClientRequest.Options.NoBody
     ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure, Scope.Scope>
     /**
-     * GETs and decodes a JSON body with the schema, inside its own scope. A body that breaks
+     * GETs and decodes a JSON body with the schema, reading the body within the attempt, so
+     * nothing is left for the caller to release. A body that breaks
      * off is a `ConnectionError` (retried); invalid JSON or a schema mismatch is a
      * `DecodeError` (never retried). `attemptTimeout` limits each attempt, body included.
      */

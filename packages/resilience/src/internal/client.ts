@@ -226,19 +226,20 @@ const makeWith = (
     return permanentStatus(attempt, response)
   }
 
+  // An underlying client that already filters statuses hands the response over in an error:
+  // it goes on to `classify` like any other, except that a success status the client rejected
+  // is, by its own judgement, not worth retrying.
   const fromClientError = (
     attempt: Attempt,
     error: HttpClientError.HttpClientError
-  ): Effect.Effect<never, HttpFailure.HttpFailure> => {
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> => {
     if (error._tag === "RequestError") {
       return Effect.fail(connectionError(attempt, error.reason === "Transport" ? "Transport" : "InvalidRequest", error))
     }
-    // An underlying client that already filters statuses hands us the response in an error;
-    // a success status it rejected is, by its own judgement, not worth retrying.
     if (error.reason === "StatusCode") {
       return isSuccess(error.response.status)
         ? permanentStatus(attempt, error.response)
-        : Effect.flatMap(classify(attempt, error.response), () => permanentStatus(attempt, error.response))
+        : Effect.succeed(error.response)
     }
     return Effect.fail(connectionError(attempt, "Transport", error))
   }

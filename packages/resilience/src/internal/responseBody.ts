@@ -21,6 +21,10 @@ interface Collected {
   size: number
 }
 
+// Bounded in time, and `undefined` when too late.
+const withinReadTime = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E | undefined> =>
+  timeout.timeoutFail(read, bodyReadTimeout, () => undefined)
+
 const emptyCollection = (): Collected => ({ chunks: [], size: 0 })
 
 // Reads at most `maxBytes` (plus the chunk that crosses it). Stopping early interrupts the
@@ -39,7 +43,7 @@ const readAtMost = (
         return collected
       }
     ),
-    (reading) => timeout.timeoutFail(reading, bodyReadTimeout, () => undefined),
+    withinReadTime,
     Effect.orElseSucceed(() => undefined)
   )
 
@@ -52,7 +56,7 @@ const declaredLength = (response: HttpClientResponse.HttpClientResponse): number
 
 // Taking a body's stream and stopping it releases the request: the transport cancels it.
 const abortBody = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
-  Effect.ignore(timeout.timeoutFail(Stream.runHead(response.stream), bodyReadTimeout, () => undefined))
+  Effect.ignore(withinReadTime(Stream.runHead(response.stream)))
 
 /**
  * Releases a response nobody will read: a small body is read to its end (so keep-alive can
@@ -66,7 +70,7 @@ export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.E
   if (length !== undefined && length > drainMaxBytes) return abortBody(response)
   // A declared length bounds the body: read it whole, without a stream around it.
   if (length !== undefined) {
-    return Effect.ignore(timeout.timeoutFail(response.arrayBuffer, bodyReadTimeout, () => undefined))
+    return Effect.ignore(withinReadTime(response.arrayBuffer))
   }
   return Effect.asVoid(readAtMost(response, drainMaxBytes))
 }

@@ -8,7 +8,7 @@ import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
 import * as ScheduleDecision from "effect/ScheduleDecision"
 import * as ScheduleInterval from "effect/ScheduleInterval"
-import type * as HttpFailure from "../HttpFailure.js"
+import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import { hasOneShotBody, isIdempotent } from "./idempotency.js"
 
@@ -194,15 +194,11 @@ export const nonRetryableReason = (
   failure: HttpFailure.HttpFailure,
   policy: Pick<RetryPolicy.RetryPolicy, "isTransientStatus" | "retryNonIdempotent">
 ): RetryPolicy.GiveUpReason | undefined => {
-  switch (failure._tag) {
-    case "TransientStatus":
-      if (!policy.isTransientStatus(failure.status)) return "not-retryable"
-      break
-    case "ConnectionError":
-      if (failure.reason === "InvalidRequest") return "not-retryable"
-      break
-    default:
-      return "not-retryable"
+  if (
+    !HttpFailure.isRetryableKind(failure) ||
+    (failure._tag === "TransientStatus" && !policy.isTransientStatus(failure.status))
+  ) {
+    return "not-retryable"
   }
   if (!policy.retryNonIdempotent && !isIdempotent(failure.request)) return "not-idempotent"
   if (hasOneShotBody(failure.request)) return "one-shot-body"
