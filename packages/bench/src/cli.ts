@@ -1,12 +1,27 @@
 /** The command line of `pnpm bench`. */
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import { type SectionName, sectionNames } from "./bench.js"
 
 export interface CommandLine {
   readonly quick: boolean
   readonly sections: ReadonlyArray<SectionName>
-  /** Where to write the results; the package's `results/` when absent. */
+  /** Where to write the results; {@link defaultOutDir} when absent. */
   readonly outDir: string | undefined
 }
+
+/** The package's `results/`: the committed results of the latest full run, which the README quotes. */
+export const committedResultsDir = fileURLToPath(new URL("../results/", import.meta.url))
+
+/**
+ * Where a run writes without `--out`: a full run replaces the committed results; a quick run goes to
+ * `results/quick/` (git-ignored), so trying the bench never overwrites the figures the README quotes.
+ */
+export const defaultOutDir = (quick: boolean): string =>
+  quick ? Path.join(committedResultsDir, "quick") : committedResultsDir
+
+/** The directory a run described by `commandLine` writes to. */
+export const outDirOf = (commandLine: CommandLine): string => commandLine.outDir ?? defaultOutDir(commandLine.quick)
 
 export const usage = `usage: pnpm bench [-- [--quick] [--only=${sectionNames.join(",")}] [--out=<dir>]]`
 

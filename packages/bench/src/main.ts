@@ -1,21 +1,22 @@
 /**
  * `pnpm bench` (the full run, a few minutes) or `pnpm bench -- --quick` (under a minute): markdown
- * tables to stdout, progress to stderr, and `results/latest.json`, `latest.md`, `throughput.svg`
- * and `contention.svg` under `packages/bench/results/`.
+ * tables to stdout, progress to stderr, and `latest.json`, `latest.md`, `throughput.svg` and
+ * `contention.svg` under `packages/bench/results/` (a full run, committed) or
+ * `packages/bench/results/quick/` (a quick run, git-ignored), or under `--out=<dir>`.
  */
-import { fileURLToPath } from "node:url"
 import { runBench } from "./bench.js"
-import { parseCommandLine } from "./cli.js"
+import { outDirOf, parseCommandLine } from "./cli.js"
 import { fullConfig, quickConfig } from "./config.js"
 
 const main = async (): Promise<void> => {
   const args = process.argv.slice(2).filter((arg) => arg !== "--")
-  const { outDir, quick, sections } = parseCommandLine(args)
+  const commandLine = parseCommandLine(args)
+  const { quick, sections } = commandLine
   const started = performance.now()
   const { files, markdown } = await runBench({
     config: quick ? quickConfig : fullConfig,
     sections,
-    outDir: outDir ?? fileURLToPath(new URL("../results/", import.meta.url)),
+    outDir: outDirOf(commandLine),
     command: ["pnpm bench", ...(args.length > 0 ? ["--", ...args] : [])].join(" "),
     log: (line) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1)}s] ${line}\n`)
   })

@@ -3,12 +3,13 @@
  * client processes, a few libraries, a handful of requests), then the shape of the JSON, the
  * markdown tables and the SVG charts. No figure is compared with any threshold.
  */
+import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type BenchOutput, runBench } from "../src/bench.js"
-import { parseCommandLine } from "../src/cli.js"
+import { committedResultsDir, outDirOf, parseCommandLine } from "../src/cli.js"
 import type { BenchConfig } from "../src/config.js"
 import { backoffModes, policyFor, runContention, simulate } from "../src/contention.js"
 import { RetryPolicy } from "effect-http-resilience"
@@ -150,6 +151,26 @@ describe("pnpm bench, a tiny run of every section", () => {
     for (const label of labels) expect(throughput).toContain(label)
     // One line per backoff mode in each of the two panels.
     expect(contention.match(/<polyline /g)).toHaveLength(backoffModes.length * 2)
+  })
+
+  it("writes a quick run to a git-ignored directory, never over the committed full-run results", () => {
+    const git = (...args: Array<string>) =>
+      ChildProcess.spawnSync("git", args, { cwd: committedResultsDir, encoding: "utf8" })
+    const committed = git("ls-files", "-z", ".")
+      .stdout.split("\0")
+      .filter((file) => file !== "")
+      .map((file) => Path.join(committedResultsDir, file))
+    expect(committed).toContain(Path.join(committedResultsDir, "latest.json"))
+    const quickDir = outDirOf(parseCommandLine(["--", "--quick"]))
+    // Every file this run wrote, where `pnpm bench -- --quick` would write it.
+    const quickFiles = output.files.map((file) => Path.join(quickDir, Path.basename(file)))
+    expect(quickFiles).toHaveLength(4)
+    for (const file of quickFiles) {
+      expect(committed, `${file} is a committed result`).not.toContain(file)
+      expect(git("check-ignore", "-q", file).status, `${file} is not git-ignored`).toBe(0)
+    }
+    expect(outDirOf(parseCommandLine([]))).toBe(committedResultsDir)
+    expect(outDirOf(parseCommandLine(["--quick", "--out=/tmp/x"]))).toBe("/tmp/x")
   })
 })
 
