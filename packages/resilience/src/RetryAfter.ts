@@ -11,9 +11,18 @@ import * as internal from "./internal/retryAfter.js"
 
 /**
  * Parses a `Retry-After` value: delay-seconds (digits only, surrounding whitespace allowed) or
- * an HTTP-date in any of the three forms a recipient must accept (IMF-fixdate, RFC 850 with
- * the two-digit-year rule, asctime). A date in the past gives zero. Anything malformed
- * (negative, fractional, empty, too large, an impossible date) gives `None`; it never throws.
+ * an HTTP-date in any of the three forms a recipient must accept (IMF-fixdate, RFC 850,
+ * asctime). A date in the past gives zero. Anything malformed (negative, fractional, empty, an
+ * impossible date) gives `None`; it never throws.
+ *
+ * Delay-seconds too large to represent (beyond `Number.MAX_SAFE_INTEGER` milliseconds, about
+ * 285,000 years) are not malformed: as RFC 9111 1.2.2 says of delta-seconds, they are taken as
+ * the largest delay that can be represented, `Number.MAX_SAFE_INTEGER` milliseconds, so a
+ * retry policy treats them like any other wait over its cap.
+ *
+ * An RFC 850 date's two-digit year is resolved as RFC 9110 5.6.7 says, by the whole timestamp:
+ * a date that would be more than 50 calendar years after `nowMillis` (to the millisecond) is in
+ * the previous century. Exactly 50 years ahead is not "more than".
  *
  * @example
  * ```ts
@@ -37,6 +46,8 @@ export const parse: (value: string, nowMillis: number) => Option.Option<Duration
  * malformed, the rate-limit reset headers are read in this order: `RateLimit-Reset` (seconds),
  * `X-RateLimit-Reset` (seconds, or a Unix timestamp in seconds or milliseconds), and the `t`
  * parameter of the IETF `RateLimit` field (of the exhausted policy, `r=0`, when one is named).
+ * A reset too large to represent (seconds, or a Unix time too far ahead) is, as in {@link parse},
+ * the largest delay that can be represented rather than malformed.
  *
  * Header names must be lower case, as `@effect/platform`'s `Headers` keeps them.
  *

@@ -5,6 +5,8 @@ import * as RetryAfter from "../src/RetryAfter.js"
 
 const now = Date.UTC(1994, 10, 6, 8, 49, 30) // Sun, 06 Nov 1994 08:49:30 GMT
 const seconds = (n: number) => Option.some(Duration.seconds(n))
+// What a delay too large to represent reads as: the largest safe number of milliseconds.
+const largest = Option.some(Duration.millis(Number.MAX_SAFE_INTEGER))
 
 describe("RetryAfter.parse", () => {
   const cases: ReadonlyArray<readonly [string, Option.Option<Duration.Duration>]> = [
@@ -26,7 +28,11 @@ describe("RetryAfter.parse", () => {
     ["+5", Option.none()],
     ["1e3", Option.none()],
     ["5 seconds", Option.none()],
-    ["99999999999999999999", Option.none()],
+    ["999999999", seconds(999_999_999)],
+    ["9007199254740", seconds(9_007_199_254_740)],
+    ["9007199254741", largest],
+    ["99999999999999999999", largest],
+    ["9".repeat(400), largest],
     ["Sun, 31 Feb 1994 08:49:37 GMT", Option.none()],
     ["Sun, 06 Nov 1994 24:00:00 GMT", Option.none()],
     ["Sun, 06 Nov 1994 08:49:37 PST", Option.none()],
@@ -37,10 +43,29 @@ describe("RetryAfter.parse", () => {
     ["Infinity", Option.none()]
   ]
   for (const [value, expected] of cases) {
-    it(`${JSON.stringify(value)} -> ${Option.match(expected, { onNone: () => "None", onSome: Duration.format })}`, () => {
+    const label = value.length > 30 ? `${value.length} nines` : JSON.stringify(value)
+    it(`${label} -> ${Option.match(expected, { onNone: () => "None", onSome: Duration.format })}`, () => {
       expect(RetryAfter.parse(value, now)).toEqual(expected)
     })
   }
+
+  it("compares the whole RFC 850 timestamp, not the year, with 50 years from now", () => {
+    const midday2030 = Date.UTC(2030, 5, 15, 12, 0, 0)
+    const from2030 = (year: number, month: number, day: number, h: number, m: number, s: number) =>
+      Option.some(Duration.millis(Date.UTC(year, month, day, h, m, s) - midday2030))
+    // Exactly 50 years ahead is not "more than 50 years in the future"; one second before, neither.
+    expect(RetryAfter.parse("Saturday, 15-Jun-80 12:00:00 GMT", midday2030)).toEqual(from2030(2080, 5, 15, 12, 0, 0))
+    expect(RetryAfter.parse("Saturday, 15-Jun-80 11:59:59 GMT", midday2030)).toEqual(from2030(2080, 5, 15, 11, 59, 59))
+    // One second later, in the same year 2080, it is: the date is 1980's, long past.
+    expect(RetryAfter.parse("Saturday, 15-Jun-80 12:00:01 GMT", midday2030)).toEqual(seconds(0))
+    expect(RetryAfter.parse("Sunday, 01-Dec-80 00:00:00 GMT", midday2030)).toEqual(seconds(0))
+    // Late in a century the next one is the candidate: in mid-2050, "00" is 2100 until 50 years have passed.
+    const midday2050 = Date.UTC(2050, 5, 15, 12, 0, 0)
+    expect(RetryAfter.parse("Monday, 14-Jun-00 12:00:00 GMT", midday2050)).toEqual(
+      Option.some(Duration.millis(Date.UTC(2100, 5, 14, 12) - midday2050))
+    )
+    expect(RetryAfter.parse("Wednesday, 16-Jun-00 12:00:00 GMT", midday2050)).toEqual(seconds(0))
+  })
 
   it("reads an RFC 850 two-digit year more than 50 years ahead as the past century", () => {
     const in2030 = Date.UTC(2030, 0, 1)
@@ -81,20 +106,52 @@ describe("RetryAfter.parse", () => {
     expect(RetryAfter.parse(value, clock.getTime())).toEqual(Option.some(Duration.millis(expected)))
   })
 
+  const rfc850 = (target: Date) =>
+    `${longDays[target.getUTCDay()]}, ${pad(target.getUTCDate())}-${months[target.getUTCMonth()]}-${pad(target.getUTCFullYear() % 100)} ${time(target)} GMT`
+  const yearsLater = (date: Date, years: number) => {
+    const later = new Date(date.getTime())
+    later.setUTCFullYear(later.getUTCFullYear() + years)
+    return later.getTime()
+  }
+
   it.prop(
-    "an RFC 850 date within 50 years round-trips to the exact delay",
-    [dateArbitrary, fc.integer({ min: -40 * 365, max: 40 * 365 })],
-    ([clock, offsetDays]) => {
-      const target = new Date(clock.getTime() + offsetDays * 86_400_000)
-      const value = `${longDays[target.getUTCDay()]}, ${pad(target.getUTCDate())}-${months[target.getUTCMonth()]}-${pad(target.getUTCFullYear() % 100)} ${time(target)} GMT`
+    "an RFC 850 date from 49 years ago to 50 years ahead round-trips to the exact delay",
+    [dateArbitrary, fc.double({ min: 0, max: 1, noNaN: true })],
+    ([clock, position]) => {
+      const earliest = yearsLater(clock, -49)
+      const target = new Date(earliest + Math.floor(position * (yearsLater(clock, 50) - earliest)))
       const expected = Math.max(0, wholeSeconds(target) - clock.getTime())
-      expect(RetryAfter.parse(value, clock.getTime())).toEqual(Option.some(Duration.millis(expected)))
+      expect(RetryAfter.parse(rfc850(target), clock.getTime())).toEqual(Option.some(Duration.millis(expected)))
+    }
+  )
+
+  it.prop(
+    "an RFC 850 date more than 50 years ahead is a century earlier, so past: zero",
+    [dateArbitrary, fc.double({ min: 0, max: 1, noNaN: true })],
+    ([clock, position]) => {
+      // Whole seconds strictly after the 50-year mark, up to 99 years ahead.
+      const first = Math.floor(yearsLater(clock, 50) / 1000) * 1000 + 1000
+      const target = new Date(first + Math.floor((position * (yearsLater(clock, 99) - first)) / 1000) * 1000)
+      expect(RetryAfter.parse(rfc850(target), clock.getTime())).toEqual(seconds(0))
     }
   )
 
   it.prop("delay-seconds round-trip", [fc.integer({ min: 0, max: 10_000_000 })], ([n]) => {
     expect(RetryAfter.parse(String(n), now)).toEqual(seconds(n))
   })
+
+  it.prop(
+    "a longer delay-seconds never reads as a shorter wait, however many digits",
+    [
+      fc.bigInt({ min: BigInt(0), max: BigInt(10) ** BigInt(30) }),
+      fc.bigInt({ min: BigInt(0), max: BigInt(10) ** BigInt(30) })
+    ],
+    ([a, b]) => {
+      const [low, high] = a <= b ? [a, b] : [b, a]
+      const read = (n: bigint) => Duration.toMillis(Option.getOrThrow(RetryAfter.parse(String(n), now)))
+      expect(read(low)).toBeLessThanOrEqual(read(high))
+    }
+  )
 
   it.prop("no string throws, and every answer is None or a finite, non-negative delay", [fc.string()], ([value]) => {
     const parsed = RetryAfter.parse(value, now)
@@ -137,6 +194,14 @@ describe("RetryAfter.fromHeaders", () => {
     expect(read({ ratelimit: '"default";r=0;t=30' })).toEqual(seconds(30))
     expect(read({ ratelimit: '"burst";r=5;t=2, "daily";r=0;t=600' })).toEqual(seconds(600))
     expect(read({ ratelimit: '"a";t=4, "b";t=7' })).toEqual(seconds(7))
+  })
+
+  it("a rate-limit delay too large to represent is the largest delay, not malformed", () => {
+    const huge = "99999999999999999999"
+    expect(read({ "ratelimit-reset": huge })).toEqual(largest)
+    expect(read({ "x-ratelimit-reset": huge })).toEqual(largest)
+    expect(read({ ratelimit: `"daily";r=0;t=${huge}` })).toEqual(largest)
+    expect(read({ ratelimit: `"burst";r=0;t=5, "daily";r=3;t=${huge}` })).toEqual(seconds(5))
   })
 
   it("nothing usable is None", () => {

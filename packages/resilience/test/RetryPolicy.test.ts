@@ -14,6 +14,7 @@ import {
   TestClock
 } from "effect"
 import * as HttpFailure from "../src/HttpFailure.js"
+import * as RetryAfter from "../src/RetryAfter.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
 
 const request = HttpClientRequest.get("http://api.test/")
@@ -162,6 +163,22 @@ describe("RetryPolicy.toSchedule: backoff shapes", () => {
       expect(run.waits.every((wait) => wait === 0)).toBe(true)
     })
   )
+})
+
+describe("RetryPolicy.toSchedule: a Retry-After too large to represent", () => {
+  // 999999999 s (31 years) is representable; 20 nines are not, and RFC 9111 1.2.2 reads them
+  // as the largest delay there is. Both are far over the cap and must be treated alike.
+  for (const value of ["999999999", "99999999999999999999"]) {
+    it.effect(`Retry-After: ${value} is over the cap: waits maxDelay, or gives up at once`, () =>
+      Effect.gen(function* () {
+        const failure = transient(503, RetryAfter.parse(value, 0))
+        const waiting = yield* drive(RetryPolicy.make({ maxAttempts: 3, maxDelay: "2 seconds" }), failure)
+        expect(waiting).toEqual({ attempts: 3, waits: [2000, 2000] })
+        const giveUp = RetryPolicy.make({ maxDelay: "2 seconds", whenRetryAfterExceedsMaxDelay: "give-up" })
+        expect(yield* drive(giveUp, failure)).toEqual({ attempts: 1, waits: [] })
+      })
+    )
+  }
 })
 
 describe("RetryPolicy.toSchedule: jitter formulas with a fixed Random", () => {

@@ -2,8 +2,17 @@ import type * as Headers from "@effect/platform/Headers"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 
-// Larger delays would lose precision as milliseconds (and no server means them).
+// Beyond this many seconds, milliseconds are no longer exact integers.
 const maxDelaySeconds = Math.floor(Number.MAX_SAFE_INTEGER / 1000)
+
+// RFC 9111 1.2.2: a delta-seconds value too large to represent is taken as the largest one
+// that can be. Read as malformed, it would fall back to the backoff and retry within seconds
+// a server that asked for centuries; as the largest delay it is over any cap, like any other
+// very long Retry-After.
+const largestDelay = Duration.millis(Number.MAX_SAFE_INTEGER)
+
+const delayOfSeconds = (seconds: number): Duration.Duration =>
+  seconds > maxDelaySeconds ? largestDelay : Duration.seconds(seconds)
 
 const monthIndex: Record<string, number> = {
   jan: 0,
@@ -46,13 +55,35 @@ const toEpochMillis = (
   return millis
 }
 
-// RFC 9110: a two-digit year more than 50 years in the future is the most recent past year
-// with the same last two digits.
-const expandTwoDigitYear = (twoDigits: number, nowMillis: number): number => {
-  const currentYear = new Date(nowMillis).getUTCFullYear()
-  const year = currentYear - (currentYear % 100) + twoDigits
-  if (year > currentYear + 50) return year - 100
-  return year + 100 <= currentYear + 50 ? year + 100 : year
+// RFC 9110 5.6.7: an RFC 850 timestamp that "appears to be more than 50 years in the future"
+// is in the most recent past year with the same last two digits. The whole timestamp is
+// compared with the instant 50 calendar years from now, not the year alone: in June 2030,
+// "01-Dec-80" is more than 50 years ahead (1980) while "01-Jun-80" is not (2080).
+const resolveTwoDigitYear = (
+  twoDigits: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  nowMillis: number
+): number => {
+  const now = new Date(nowMillis)
+  const currentYear = now.getUTCFullYear()
+  const limit = Date.UTC(
+    currentYear + 50,
+    now.getUTCMonth(),
+    now.getUTCDate(),
+    now.getUTCHours(),
+    now.getUTCMinutes(),
+    now.getUTCSeconds(),
+    now.getUTCMilliseconds()
+  )
+  // The latest candidate is in the next century; at most two steps back reach one that is not
+  // more than 50 years ahead, since the century before the current one is always past.
+  let year = currentYear - (currentYear % 100) + twoDigits + 100
+  while (Date.UTC(year, month, day, hour, minute, second) > limit) year -= 100
+  return year
 }
 
 /** @internal */
@@ -65,14 +96,10 @@ export const parseHttpDate = (value: string, nowMillis: number): number | undefi
   match = rfc850Date.exec(value)
   if (match !== null) {
     const [, day, month, year, hour, minute, second] = match
-    return toEpochMillis(
-      expandTwoDigitYear(Number(year), nowMillis),
-      month!,
-      Number(day),
-      Number(hour),
-      Number(minute),
-      Number(second)
-    )
+    const monthNumber = monthIndex[month!.toLowerCase()]
+    if (monthNumber === undefined) return undefined
+    const time = [Number(day), Number(hour), Number(minute), Number(second)] as const
+    return toEpochMillis(resolveTwoDigitYear(Number(year), monthNumber, ...time, nowMillis), month!, ...time)
   }
   match = asctimeDate.exec(value)
   if (match !== null) {
@@ -84,8 +111,7 @@ export const parseHttpDate = (value: string, nowMillis: number): number | undefi
 
 const parseDelaySeconds = (value: string): Option.Option<Duration.Duration> => {
   if (!digitsOnly.test(value)) return Option.none()
-  const seconds = Number(value)
-  return seconds > maxDelaySeconds ? Option.none() : Option.some(Duration.seconds(seconds))
+  return Option.some(delayOfSeconds(Number(value)))
 }
 
 const untilEpochMillis = (epochMillis: number, nowMillis: number): Duration.Duration =>
@@ -102,6 +128,7 @@ export const parse = (value: string, nowMillis: number): Option.Option<Duration.
 
 // X-RateLimit-Reset is a delta in seconds for some APIs and a Unix timestamp for others
 // (GitHub, Twitter). No delta is ever as long as 30 years, so anything that large is a time.
+// A time too far ahead to represent is, like an oversized delta, the largest delay.
 const unixSecondsThreshold = 1_000_000_000
 const unixMillisThreshold = 1_000_000_000_000
 
@@ -110,7 +137,7 @@ const parseRateLimitReset = (value: string, nowMillis: number): Option.Option<Du
   if (!digitsOnly.test(trimmed)) return Option.none()
   const n = Number(trimmed)
   if (n >= unixMillisThreshold)
-    return Number.isSafeInteger(n) ? Option.some(untilEpochMillis(n, nowMillis)) : Option.none()
+    return Option.some(Number.isSafeInteger(n) ? untilEpochMillis(n, nowMillis) : largestDelay)
   if (n >= unixSecondsThreshold) return Option.some(untilEpochMillis(n * 1000, nowMillis))
   return parseDelaySeconds(trimmed)
 }
@@ -130,12 +157,12 @@ const parseRateLimitField = (value: string): Option.Option<Duration.Duration> =>
       if (match[1] === "r") remaining = n
       else reset = n
     }
-    if (reset === undefined || reset > maxDelaySeconds) continue
+    if (reset === undefined) continue
     anyReset = Math.max(anyReset ?? 0, reset)
     if (remaining === 0) exhaustedReset = Math.max(exhaustedReset ?? 0, reset)
   }
   const seconds = exhaustedReset ?? anyReset
-  return seconds === undefined ? Option.none() : Option.some(Duration.seconds(seconds))
+  return seconds === undefined ? Option.none() : Option.some(delayOfSeconds(seconds))
 }
 
 /** @internal */
