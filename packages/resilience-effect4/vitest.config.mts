@@ -1,0 +1,11 @@
+// vitest 5 under Node 22 (`pnpm test` here runs it through scripts/node22.sh). Named .mts so
+// that the root vitest.workspace.ts glob (packages/*/vitest.config.ts, vitest 3 on Node 20)
+// leaves this package out; vitest still finds it by default.
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    name: "resilience-effect4",
+    include: ["test/**/*.test.ts"]
+  }
+})
