@@ -6,11 +6,16 @@
  *    `@category` and an `@example` holding a ```ts block (for a name declared twice, such as a
  *    value and its type, one example is enough). Every public module has a module comment with a
  *    summary and `@since`.
- * 2. Every ```ts block of those `@example`s and of the root README.md is written as a file into `packages/resilience/.doc-examples/`
+ * 2. Every ```ts block of those `@example`s and of the READMEs (the root one and each publishable
+ *    package's own, which npm shows) is written as a file into `packages/resilience/.doc-examples/`
  *    (inside the workspace, so `effect-http-resilience`, the chaos server and the peers resolve
  *    as they do for the package's own tests) and type-checked with the strict base config
  *    (unused names allowed: examples often declare a value just to show it). Errors are reported
  *    at the line of the example in its source file.
+ * 3. The package READMEs stand alone on npm: every link is an absolute URL or an anchor of the
+ *    same page (no repository URL is known, so a repository path would lead nowhere), and no
+ *    workspace command (`pnpm demo`, `pnpm chaos`, ...) appears. The library's README repeats the
+ *    root README's install blocks, options table and failures table word for word.
  *
  * An example that refers to things it does not define should `declare const` them. A README
  * block that must not be checked can use the info string `ts no-check`.
@@ -20,14 +25,20 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import ts from "typescript"
+import { installBlocks, tableWithHeader } from "./readme-sections.js"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const publishable = ["packages/resilience", "packages/chaos-server"]
 const examplesPackage = "packages/resilience"
 const outDirName = ".doc-examples"
 const keep = process.argv.includes("--keep")
+/** The README of each publishable package: what npm shows. */
+const packageReadmes = publishable.map((pkg) => `${pkg}/README.md`)
 /** READMEs whose ```ts blocks are checked. */
-const readmes = ["README.md", "packages/chaos-server/README.md"]
+const readmes = ["README.md", ...packageReadmes]
+/** The library's README repeats these parts of the root README word for word. */
+const libraryReadme = "packages/resilience/README.md"
+const sharedTables = ["option", "failure"]
 
 interface Example {
   /** Where it comes from, relative to the root, and the 1-based line of its first code line. */
@@ -257,6 +268,69 @@ const checkModule = (file: string): void => {
 
 for (const pkg of publishable) {
   for (const file of publicModules(pkg)) checkModule(file)
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Package READMEs stand alone.
+
+const readText = (file: string): string | undefined => {
+  const path = Path.join(root, file)
+  if (Fs.existsSync(path)) return Fs.readFileSync(path, "utf8")
+  problems.push(`${file}: missing`)
+  return undefined
+}
+
+/** Each line of `markdown` with fenced blocks blanked out and inline code removed: the prose links live in. */
+const proseLines = (markdown: string): ReadonlyArray<string> => {
+  let fenced = false
+  return markdown.split("\n").map((line) => {
+    if (/^\s*```/.test(line)) {
+      fenced = !fenced
+      return ""
+    }
+    return fenced ? "" : line.replace(/`[^`]*`/g, "")
+  })
+}
+
+const workspaceScripts = Object.keys(
+  (JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as { readonly scripts: object }).scripts
+)
+
+for (const readme of packageReadmes) {
+  const text = readText(readme)
+  if (text === undefined) continue
+  proseLines(text).forEach((line, index) => {
+    for (const [, target] of line.matchAll(/\]\(\s*<?([^)\s>]*)/g)) {
+      if (!/^(https?:|mailto:|#)/.test(target ?? ""))
+        problems.push(`${readme}:${index + 1}: link to "${target}": npm shows this README alone; use an absolute URL`)
+    }
+  })
+  text.split("\n").forEach((line, index) => {
+    for (const [command, script] of line.matchAll(/\bpnpm(?:@[\w.]+)?\s+(?:run\s+)?([\w:-]+)/g)) {
+      if (workspaceScripts.includes(script ?? ""))
+        problems.push(
+          `${readme}:${index + 1}: "${command}" is a command of this repository, not of the package's users`
+        )
+    }
+  })
+}
+
+const rootText = readText("README.md") ?? ""
+const libraryText = readText(libraryReadme)
+if (libraryText !== undefined) {
+  try {
+    const texts = (markdown: string, source: string) => installBlocks(markdown, source).map((block) => block.text)
+    if (JSON.stringify(texts(libraryText, libraryReadme)) !== JSON.stringify(texts(rootText, "README.md")))
+      problems.push(`${libraryReadme}: its install blocks differ from README.md's; copy them word for word`)
+  } catch (error) {
+    problems.push(error instanceof Error ? error.message : String(error))
+  }
+  for (const header of sharedTables) {
+    const expected = tableWithHeader(rootText, header)
+    if (expected === undefined) problems.push(`README.md: no table starting with a "${header}" column`)
+    else if (JSON.stringify(tableWithHeader(libraryText, header)) !== JSON.stringify(expected))
+      problems.push(`${libraryReadme}: its "${header}" table differs from README.md's; copy it word for word`)
+  }
 }
 
 // README ```ts blocks.
