@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Consumer test: installs the packed packages in a fresh project outside the workspace with plain
-# npm, then runs an ESM program against the packed chaos server and type-checks a TypeScript
-# program with moduleResolution NodeNext and Bundler. Any failure fails the run.
+# npm and the READMEs' own install lines (our package names replaced by the tarballs), then runs
+# an ESM program against the packed chaos server and type-checks a TypeScript program with
+# moduleResolution NodeNext and Bundler. Any failure fails the run.
 #
 # Environment: CONSUMER_TEST_TIMEOUT (seconds, default 420) bounds the whole run;
 # CONSUMER_TEST_KEEP=1 keeps the temporary project for inspection.
@@ -39,20 +40,18 @@ case "$work" in
     ;;
 esac
 
-# Versions of the peers and tools: the ones the workspace pins (and pnpm-lock.yaml locks).
+# The peers are installed with the READMEs' own install lines (scripts/install-from-readme.ts), so
+# this test breaks when those lines break. Only the tools of the test itself are pinned: the
+# versions the workspace uses (and pnpm-lock.yaml locks).
 pinned() {
   node -e 'const [file, name] = process.argv.slice(1); const m = require(file);
     const v = (m.devDependencies ?? {})[name] ?? (m.dependencies ?? {})[name];
     if (!/^\d+\.\d+\.\d+/.test(v ?? "")) { console.error(`${name} is not pinned in ${file}`); process.exit(1) }
     console.log(v)' "$root/$1" "$2"
 }
-effect_version=$(pinned packages/chaos-server/package.json effect)
-platform_version=$(pinned packages/chaos-server/package.json @effect/platform)
-platform_node_version=$(pinned packages/chaos-server/package.json @effect/platform-node)
-types_node_version=$(pinned packages/chaos-server/package.json @types/node)
+types_node_version=$(pinned package.json @types/node)
 typescript_version=$(pinned package.json typescript)
-for locked in "effect@$effect_version" "@effect/platform@$platform_version" \
-  "@effect/platform-node@$platform_node_version" "@types/node@$types_node_version" "typescript@$typescript_version"; do
+for locked in "@types/node@$types_node_version" "typescript@$typescript_version"; do
   if ! grep -qF "  '$locked':" pnpm-lock.yaml && ! grep -qF "  $locked:" pnpm-lock.yaml; then
     echo "consumer test: $locked is not in pnpm-lock.yaml"
     exit 1
@@ -78,10 +77,17 @@ cd "$work/project"
 cat > package.json <<JSON
 { "name": "consumer", "version": "1.0.0", "private": true, "type": "module" }
 JSON
-timeout 300 npm install --no-audit --no-fund --loglevel=error \
-  "$resilience_tgz" "$chaos_tgz" \
-  "effect@$effect_version" "@effect/platform@$platform_version" "@effect/platform-node@$platform_node_version" \
+# The install lines of the root README, checked equal in the package README npm shows, then the
+# chaos server's own; our two package names stand for their tarballs.
+"$root/node_modules/.bin/tsx" "$root/scripts/install-from-readme.ts" --cwd "$work/project" \
+  --tarball "effect-http-resilience=$resilience_tgz" \
+  --tarball "@effect-http-resilience/chaos-server=$chaos_tgz" \
+  --same-as-first "$root/packages/resilience/README.md" \
+  "$root/README.md" "$root/packages/chaos-server/README.md"
+echo "== consumer test: npm install the tools of this test"
+timeout 300 npm install --no-audit --no-fund --loglevel=error --save-dev \
   "typescript@$typescript_version" "@types/node@$types_node_version"
+npm ls --depth=0
 
 echo "== consumer test: ESM program"
 timeout 60 node main.mjs
