@@ -12,6 +12,8 @@ import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import type * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import { describeFailure } from "./internal/failureMessage.js"
+import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
  * Why no HTTP response arrived.
@@ -20,6 +22,8 @@ import * as Predicate from "effect/Predicate"
  * - `"Timeout"`: no response headers within the policy's `attemptTimeout` (retried).
  * - `"InvalidRequest"`: the request could not be sent at all (a malformed URL, a body that
  *   could not be encoded). Sending it again cannot help, so it is never retried.
+ * - `"Unrecoverable"`: the exchange failed in a way that sending again cannot cure: too many
+ *   redirects, an unsupported protocol, a TLS certificate that does not verify. Never retried.
  *
  * @example
  * ```ts
@@ -32,7 +36,7 @@ import * as Predicate from "effect/Predicate"
  * @since 0.1.0
  * @category models
  */
-export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest"
+export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest" | "Unrecoverable"
 
 /**
  * No HTTP response at all.
@@ -48,7 +52,7 @@ export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest"
  *   reason: "Transport",
  *   cause: new Error("ECONNREFUSED")
  * })
- * console.log(failure.message) // "Transport failure on attempt 1: GET http://127.0.0.1:1/"
+ * console.log(failure.message) // "GET http://127.0.0.1:1/: transport failure on attempt 1"
  * ```
  *
  * @since 0.1.0
@@ -59,9 +63,10 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
   readonly attempt: number
   readonly reason: ConnectionFailureReason
   readonly cause: unknown
+  readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return `${this.reason} failure on attempt ${this.attempt}: ${describeRequest(this.request)}`
+    return describeFailure(this)
   }
 }
 
@@ -93,9 +98,10 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
   readonly status: number
   readonly headers: Headers.Headers
   readonly retryAfter: Option.Option<Duration.Duration>
+  readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return `Transient status ${this.status} on attempt ${this.attempt}: ${describeRequest(this.request)}`
+    return describeFailure(this)
   }
 }
 
@@ -125,9 +131,10 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
   readonly status: number
   readonly headers: Headers.Headers
   readonly body: string
+  readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return `Permanent status ${this.status} on attempt ${this.attempt}: ${describeRequest(this.request)}`
+    return describeFailure(this)
   }
 }
 
@@ -155,11 +162,64 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
   readonly attempt: number
   readonly status: number
   readonly cause: unknown
+  readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return `Response body of status ${this.status} did not decode on attempt ${this.attempt}: ${describeRequest(this.request)}`
+    return describeFailure(this)
   }
 }
+
+/**
+ * The cause of a {@link DecodeError} when a body is larger than the limit a reader set
+ * (`getJson`'s `maxBodyBytes`): reading stopped at the limit and the connection was released.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
+ *
+ * const tooLarge = call.pipe(
+ *   Effect.catchTag("DecodeError", (e) =>
+ *     HttpFailure.isBodyTooLarge(e.cause) ? Effect.succeed(`over ${e.cause.limit} bytes`) : Effect.fail(e)
+ *   )
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{
+  /** The limit, in bytes. */
+  readonly limit: number
+  /** How many bytes were seen when reading stopped, or the declared `Content-Length`. */
+  readonly seen: number
+  /** Whether `seen` is the declared `Content-Length` rather than bytes read. */
+  readonly declared: boolean
+}> {
+  override get message(): string {
+    const size = this.declared ? `it declares ${this.seen}` : `reading stopped after ${this.seen}`
+    return `is larger than the limit of ${this.limit} bytes (${size})`
+  }
+}
+
+/**
+ * Whether a value is a {@link BodyTooLarge}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * declare const failure: HttpFailure.DecodeError
+ *
+ * const overLimit = HttpFailure.isBodyTooLarge(failure.cause)
+ * ```
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isBodyTooLarge = (u: unknown): u is BodyTooLarge => u instanceof BodyTooLarge
 
 /**
  * Every way a resilient HTTP call can fail.
@@ -301,6 +361,5 @@ export const isHttpFailure: (u: unknown) => u is HttpFailure = Predicate.or(
  * @category predicates
  */
 export const isRetryableKind = (failure: HttpFailure): boolean =>
-  failure._tag === "TransientStatus" || (failure._tag === "ConnectionError" && failure.reason !== "InvalidRequest")
-
-const describeRequest = (request: HttpClientRequest.HttpClientRequest): string => `${request.method} ${request.url}`
+  failure._tag === "TransientStatus" ||
+  (failure._tag === "ConnectionError" && (failure.reason === "Transport" || failure.reason === "Timeout"))

@@ -5,23 +5,28 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as HttpFailure from "./HttpFailure.js"
 import * as internal from "./internal/client.js"
+import * as decisions from "./internal/decisions.js"
+import * as combinator from "./internal/withResilience.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
  * What decides the retries: a validated `RetryPolicy`, plain policy options (validated when
  * the client is made), or any `Schedule` over failures. A custom schedule decides when and how
  * long, but still never retries a permanent status, a decode error, an invalid request, a
- * non-idempotent request or a one-shot body; it uses the default `attemptTimeout`.
+ * non-idempotent request or a one-shot body; a server's `Retry-After` still replaces its wait,
+ * capped at the default `maxDelay` (see `RetryPolicy.withRetryAfter`); the default
+ * `attemptTimeout`, `totalTimeout` and `maxBodyBytes` apply.
  *
  * @example
  * ```ts
@@ -83,23 +88,29 @@ export declare namespace ResilientHttpClient {
    *
    * @example
    * ```ts
+   * import { HttpClient, HttpClientError } from "@effect/platform"
    * import { Effect, Layer } from "effect"
-   * import { HttpFailure, ResilientHttpClient } from "effect-http-resilience"
+   * import { ResilientHttpClient } from "effect-http-resilience"
    *
-   * // A stub for tests of code that depends on the service: every call fails at once.
-   * const failing: ResilientHttpClient.ResilientHttpClient.Service = {
-   *   execute: (request) =>
-   *     Effect.fail(new HttpFailure.ConnectionError({ request, attempt: 1, reason: "Transport", cause: "stub" })),
-   *   get: () => Effect.die("not used"),
-   *   getJson: () => Effect.die("not used")
-   * }
-   * const StubLayer = Layer.succeed(ResilientHttpClient.ResilientHttpClient, failing)
+   * // For tests of code that depends on the service: the real service over a transport that always fails.
+   * const refusing = HttpClient.make((request) =>
+   *   Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: "stub" }))
+   * )
+   * const StubLayer = ResilientHttpClient.layer({ maxAttempts: 1 }).pipe(
+   *   Layer.provide(Layer.succeed(HttpClient.HttpClient, refusing))
+   * )
    * ```
    *
    * @since 0.1.0
    * @category models
    */
   export interface Service {
+    /**
+     * The platform's client with this service's policy (see {@link withResilience}): every verb
+     * (`get`, `post`, `put`, `patch`, `del`, `head`, `options`, `execute`) and every platform
+     * combinator works on it.
+     */
+    readonly client: HttpClient.HttpClient.With<HttpFailure.HttpFailure, Scope.Scope>
     /**
      * Sends the request, retrying as the policy says. Succeeds with a 2xx response bound to the
      * caller's scope: a body still unread when it closes is released then (drained when small,
@@ -130,8 +141,8 @@ export declare namespace ResilientHttpClient {
 
 /**
  * Makes the service over the `HttpClient` in context (undici, node http, fetch …). Plain
- * options are validated: a bad one fails with `InvalidRetryPolicy`. Without a policy, the
- * defaults of `RetryPolicy.Options` apply.
+ * options are validated: a bad one fails with `InvalidRetryPolicy`; a validated `RetryPolicy`
+ * or a `Schedule` cannot fail. Without a policy, the defaults of `RetryPolicy.Options` apply.
  *
  * @example
  * ```ts
@@ -149,12 +160,19 @@ export declare namespace ResilientHttpClient {
  * @since 0.1.0
  * @category constructors
  */
-export const make: (
-  policy?: PolicyInput
-) => Effect.Effect<ResilientHttpClient.Service, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient> = internal.make
+export const make: {
+  (
+    policy: RetryPolicy.RetryPolicy | Schedule.Schedule<unknown, HttpFailure.HttpFailure>
+  ): Effect.Effect<ResilientHttpClient.Service, never, HttpClient.HttpClient>
+  (
+    policy?: PolicyInput
+  ): Effect.Effect<ResilientHttpClient.Service, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient>
+} = internal.make
 
 /**
- * The service as a layer over the `HttpClient` in context.
+ * The service as a layer over the `HttpClient` in context. Plain options are validated when
+ * the layer is built (a bad one fails it with `InvalidRetryPolicy`); a validated `RetryPolicy`
+ * or a `Schedule` cannot fail.
  *
  * @example
  * ```ts
@@ -172,7 +190,153 @@ export const make: (
  * @since 0.1.0
  * @category layers
  */
-export const layer: (
-  policy?: PolicyInput
-) => Layer.Layer<ResilientHttpClient, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient> = (policy) =>
-  Layer.effect(ResilientHttpClient, internal.make(policy))
+export const layer: {
+  (
+    policy: RetryPolicy.RetryPolicy | Schedule.Schedule<unknown, HttpFailure.HttpFailure>
+  ): Layer.Layer<ResilientHttpClient, never, HttpClient.HttpClient>
+  (policy?: PolicyInput): Layer.Layer<ResilientHttpClient, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient>
+} = internal.layer
+
+/**
+ * Makes any platform client resilient, the way `HttpClient.retryTransient` does, with this
+ * library's rules: bounded retries of what is worth retrying (never a POST without an
+ * `Idempotency-Key`, never a one-shot body), `Retry-After` honoured within `maxDelay`, an
+ * attempt timeout and a total deadline, every discarded response released before the wait.
+ *
+ * Every verb (`get`, `post`, `put`, `patch`, `del`, `head`, `options`, `execute`) goes through
+ * it, and so do platform combinators applied before it (`mapRequest`, `followRedirects`,
+ * `tapRequest` …) or after it. A non-2xx status becomes a typed `HttpFailure` whose
+ * `giveUpReason` and `message` say why the call stopped; the final 2xx response is bound to the
+ * caller's `Scope`, which releases its body if left unread. Errors other than the platform's
+ * `HttpClientError` pass through untouched and are never retried.
+ *
+ * Plain options are validated when applied: a bad one throws `InvalidRetryPolicy` (validate
+ * first with `RetryPolicy.validate` to get it as a value).
+ *
+ * @example
+ * ```ts
+ * import { HttpClient, HttpClientRequest } from "@effect/platform"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect } from "effect"
+ * import { ResilientHttpClient } from "effect-http-resilience"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = (yield* HttpClient.HttpClient).pipe(
+ *     HttpClient.mapRequest(HttpClientRequest.prependUrl("http://127.0.0.1:8080")),
+ *     ResilientHttpClient.withResilience({ maxAttempts: 4 })
+ *   )
+ *   const order = yield* client.post("/api/orders", {
+ *     headers: { "idempotency-key": "order-42" }, // a POST is retried only with a key
+ *     body: HttpClientRequest.bodyUnsafeJson({ sku: "A-1" }).body
+ *   })
+ *   return order.status
+ * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const withResilience: {
+  (
+    policy?: PolicyInput
+  ): <E, R>(
+    self: HttpClient.HttpClient.With<E, R>
+  ) => HttpClient.HttpClient.With<
+    HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
+    R | Scope.Scope
+  >
+  <E, R>(
+    self: HttpClient.HttpClient.With<E, R>,
+    policy?: PolicyInput
+  ): HttpClient.HttpClient.With<HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>, R | Scope.Scope>
+} = combinator.withResilience
+
+/**
+ * A drop-in replacement for the `HttpClient` in context: code that does
+ * `yield* HttpClient.HttpClient` (directly, through `HttpApiClient`, or a generated client)
+ * gets this library's retries, waits, `Retry-After` handling, idempotency rules, time limits
+ * and release by providing this one layer, with its types unchanged: errors stay
+ * `HttpClientError` (their `description` says why the call stopped), and a final response of
+ * any status is a response, as the platform's client returns it.
+ *
+ * @example
+ * ```ts
+ * import { HttpClient } from "@effect/platform"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ * import { ResilientHttpClient } from "effect-http-resilience"
+ *
+ * // Existing code, unchanged.
+ * const program = Effect.gen(function* () {
+ *   const client = yield* HttpClient.HttpClient
+ *   const response = yield* client.get("http://127.0.0.1:8080/api/status/200")
+ *   return response.status
+ * })
+ *
+ * const Resilient = ResilientHttpClient.layerHttpClient({ maxAttempts: 4 }).pipe(
+ *   Layer.provide(NodeHttpClient.layerUndici)
+ * )
+ * program.pipe(Effect.provide(Resilient))
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerHttpClient: {
+  (
+    policy: RetryPolicy.RetryPolicy | Schedule.Schedule<unknown, HttpFailure.HttpFailure>
+  ): Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient>
+  (policy?: PolicyInput): Layer.Layer<HttpClient.HttpClient, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient>
+} = internal.layerHttpClient
+
+/**
+ * One decision taken after a failed attempt: retry after `delay` (from the backoff or the
+ * server's `Retry-After`, `capped` when `maxDelay` cut it), or give up, and why.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import type { ResilientHttpClient } from "effect-http-resilience"
+ *
+ * const describe = (decision: ResilientHttpClient.Decision): string =>
+ *   decision._tag === "Retry"
+ *     ? `attempt ${decision.failure.attempt} failed; retrying in ${Duration.format(decision.delay)}`
+ *     : `stopped: ${decision.reason}`
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Decision = decisions.Decision
+
+/**
+ * Calls `observer` with every decision that calls made inside `self` take, as Polly's
+ * `OnRetry` or ky's and got's retry hooks do, without reading logs. Observers nest: an inner
+ * one does not hide an outer one. Each decision is also an event (`retrying`, `giving up`) on
+ * the caller's current span, and a debug log line.
+ *
+ * @example
+ * ```ts
+ * import { Duration, Effect } from "effect"
+ * import { ResilientHttpClient } from "effect-http-resilience"
+ *
+ * declare const call: Effect.Effect<string>
+ *
+ * const observed = call.pipe(
+ *   ResilientHttpClient.observeDecisions((decision) =>
+ *     decision._tag === "Retry"
+ *       ? Effect.log(`retrying in ${Duration.format(decision.delay)}`)
+ *       : Effect.log(decision.failure.message)
+ *   )
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category observability
+ */
+export const observeDecisions: {
+  (
+    observer: (decision: Decision) => Effect.Effect<void>
+  ): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  <A, E, R>(self: Effect.Effect<A, E, R>, observer: (decision: Decision) => Effect.Effect<void>): Effect.Effect<A, E, R>
+} = decisions.observeDecisions

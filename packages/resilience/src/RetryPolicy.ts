@@ -8,6 +8,7 @@ import type * as Duration from "effect/Duration"
 import type * as Either from "effect/Either"
 import type * as Schedule from "effect/Schedule"
 import type * as HttpFailure from "./HttpFailure.js"
+import * as retryAfterSchedule from "./internal/retryAfterSchedule.js"
 import * as internal from "./internal/retryPolicy.js"
 
 /**
@@ -152,6 +153,17 @@ export interface Options {
   readonly maxElapsed?: Duration.DurationInput | "infinity" | undefined
   /** Time limit for one attempt to receive response headers; `"infinity"` disables it. [10 seconds] */
   readonly attemptTimeout?: Duration.DurationInput | "infinity" | undefined
+  /**
+   * Time limit for the whole call, every attempt and wait included, from its start: a wait that
+   * would end past it is not started, and an attempt's limit is cut to what remains, so no call
+   * outlives it; `"infinity"` disables it. [30 seconds, as Polly's standard handler]
+   */
+  readonly totalTimeout?: Duration.DurationInput | "infinity" | undefined
+  /**
+   * The largest body `getJson` reads: a body that declares or turns out to be larger is a
+   * `DecodeError` whose cause is `BodyTooLarge`, never retried, and is not read on. [16 MiB]
+   */
+  readonly maxBodyBytes?: number | undefined
 }
 
 /**
@@ -181,6 +193,8 @@ export interface RetryPolicy {
   readonly retryNonIdempotent: boolean
   readonly maxElapsed: Duration.Duration
   readonly attemptTimeout: Duration.Duration
+  readonly totalTimeout: Duration.Duration
+  readonly maxBodyBytes: number
 }
 
 /**
@@ -214,7 +228,8 @@ export const InvalidRetryPolicy: typeof internal.InvalidRetryPolicy = internal.I
 export type InvalidRetryPolicy = internal.InvalidRetryPolicy
 
 /**
- * Why the schedule stopped.
+ * Why a call stopped retrying: carried by the failure that ends it (`giveUpReason`) and said
+ * in words in that failure's `message`.
  *
  * @example
  * ```ts
@@ -228,12 +243,22 @@ export type InvalidRetryPolicy = internal.InvalidRetryPolicy
  * @category models
  */
 export type GiveUpReason =
+  /** A permanent status, a decode error, an invalid request or an unrecoverable transport failure. */
   | "not-retryable"
+  /** POST or PATCH (or another non-idempotent method) without an `Idempotency-Key`. */
   | "not-idempotent"
+  /** The body is a stream or iterator that the first attempt consumed. */
   | "one-shot-body"
+  /** `maxAttempts` attempts were made (or a custom schedule ended). */
   | "attempts-exhausted"
+  /** `Retry-After` asked for more than `maxDelay` under `whenRetryAfterExceedsMaxDelay: "give-up"`. */
   | "retry-after-exceeds-max-delay"
+  /** The next wait would end past `totalTimeout` (from the call's start) or `maxElapsed`. */
   | "deadline-exceeded"
+  /** The retry budget of the request's origin refused the retry. */
+  | "retry-budget-exhausted"
+  /** The circuit breaker of the request's origin is open. */
+  | "circuit-open"
 
 /**
  * Where a wait came from: the policy's backoff, or the server's `Retry-After`.
@@ -440,3 +465,40 @@ export const isRetryPolicy: (u: unknown) => u is RetryPolicy = internal.isRetryP
  */
 export const toSchedule: (policy: RetryPolicy) => Schedule.Schedule<RetryDecision, HttpFailure.HttpFailure> =
   internal.toSchedule
+
+/**
+ * A `Schedule` combinator: the server's `Retry-After` (or rate-limit reset, on a 429) replaces
+ * the wrapped schedule's wait, and every wait is capped at `maxDelay` [30 seconds]; a
+ * `Retry-After` over the cap waits the cap or, with `whenRetryAfterExceedsMaxDelay: "give-up"`,
+ * stops the schedule. What a policy does, for any schedule of your own. The resilient clients
+ * apply it (with the defaults) to a `Schedule` given as their policy. A bad option throws
+ * {@link InvalidRetryPolicy}.
+ *
+ * @example
+ * ```ts
+ * import { Schedule } from "effect"
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const schedule = Schedule.intersect(Schedule.exponential("100 millis"), Schedule.recurs(5)).pipe(
+ *   RetryPolicy.withRetryAfter({ maxDelay: "10 seconds", whenRetryAfterExceedsMaxDelay: "give-up" })
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const withRetryAfter: {
+  (options?: {
+    readonly maxDelay?: Duration.DurationInput | undefined
+    readonly whenRetryAfterExceedsMaxDelay?: OverCapMode | undefined
+  }): <Out, R>(
+    self: Schedule.Schedule<Out, HttpFailure.HttpFailure, R>
+  ) => Schedule.Schedule<Out, HttpFailure.HttpFailure, R>
+  <Out, R>(
+    self: Schedule.Schedule<Out, HttpFailure.HttpFailure, R>,
+    options?: {
+      readonly maxDelay?: Duration.DurationInput | undefined
+      readonly whenRetryAfterExceedsMaxDelay?: OverCapMode | undefined
+    }
+  ): Schedule.Schedule<Out, HttpFailure.HttpFailure, R>
+} = retryAfterSchedule.withRetryAfter

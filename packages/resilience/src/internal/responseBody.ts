@@ -1,7 +1,9 @@
+import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as HttpFailure from "../HttpFailure.js"
 import * as timeout from "./timeout.js"
 
 /** @internal */
@@ -21,28 +23,36 @@ interface Collected {
   size: number
 }
 
-// Bounded in time, and `undefined` when too late.
+// Bounded in time, and `undefined` when too late. Releasing runs in scope finalizers, which
+// are uninterruptible: the read itself is made interruptible, or the limit could never stop it.
 const withinReadTime = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E | undefined> =>
-  timeout.timeoutFail(read, bodyReadTimeout, () => undefined)
+  timeout.timeoutFail(Effect.interruptible(read), bodyReadTimeout, () => undefined)
 
 const emptyCollection = (): Collected => ({ chunks: [], size: 0 })
 
 // Reads at most `maxBytes` (plus the chunk that crosses it). Stopping early interrupts the
 // stream, which cancels the body and aborts the request.
+const collectAtMost = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<Collected, HttpClientError.ResponseError> =>
+  Stream.runFoldWhile(
+    response.stream,
+    emptyCollection(),
+    (collected) => collected.size <= maxBytes,
+    (collected, chunk) => {
+      collected.chunks.push(chunk)
+      collected.size += chunk.byteLength
+      return collected
+    }
+  )
+
+// Never fails: `undefined` when the body could not be read in time.
 const readAtMost = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number
 ): Effect.Effect<Collected | undefined> =>
-  response.stream.pipe(
-    Stream.runFoldWhile(
-      emptyCollection(),
-      (collected) => collected.size <= maxBytes,
-      (collected, chunk) => {
-        collected.chunks.push(chunk)
-        collected.size += chunk.byteLength
-        return collected
-      }
-    ),
+  collectAtMost(response, maxBytes).pipe(
     withinReadTime,
     Effect.orElseSucceed(() => undefined)
   )
@@ -101,3 +111,30 @@ export const readSnippet = (response: HttpClientResponse.HttpClientResponse): Ef
     // A multi-byte character cut at the limit decodes as U+FFFD: drop it rather than show it.
     return collected.size > snippetMaxBytes ? text.replace(/\uFFFD$/, "") : text
   })
+
+/**
+ * The whole body as text, read no further than `maxBytes`: a body that declares or turns out
+ * to be larger fails with `BodyTooLarge` and is aborted, not read on. A body that breaks off
+ * fails with the transport's error.
+ *
+ * @internal
+ */
+export const readTextAtMost = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<string, HttpClientError.ResponseError | HttpFailure.BodyTooLarge> => {
+  const length = declaredLength(response)
+  if (length !== undefined && length > maxBytes) {
+    return Effect.zipRight(
+      abortBody(response),
+      Effect.fail(new HttpFailure.BodyTooLarge({ limit: maxBytes, seen: length, declared: true }))
+    )
+  }
+  // A declared length within the limit bounds the body: the transport enforces it.
+  if (length !== undefined) return response.text
+  return Effect.flatMap(collectAtMost(response, maxBytes), (collected) =>
+    collected.size > maxBytes
+      ? Effect.fail(new HttpFailure.BodyTooLarge({ limit: maxBytes, seen: collected.size, declared: false }))
+      : Effect.succeed(utf8.decode(concat(collected, maxBytes)))
+  )
+}

@@ -26,15 +26,76 @@ export class InvalidRetryPolicy extends Data.TaggedError("InvalidRetryPolicy")<{
   }
 }
 
-const describeValue = (value: unknown): string => {
-  if (typeof value === "function") return "a function"
-  if (typeof value === "bigint") return `${value}n`
-  if (Duration.isDuration(value)) return Duration.format(value)
-  try {
-    return JSON.stringify(value) ?? String(value)
-  } catch {
-    return String(value)
+/** @internal */
+export class IsTransientStatusError extends Data.TaggedError("IsTransientStatusError")<{
+  readonly status: number
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    const thrown = this.cause instanceof Error ? this.cause.message : describeValue(this.cause)
+    return `Retry policy option "isTransientStatus" threw for status ${this.status}: ${thrown}`
   }
+}
+
+// An options record is a plain object: its prototype is a root one (Object.prototype of any
+// realm, or none). Arrays, Maps, Dates and class instances have their own prototypes.
+const isPlainObject = (u: unknown): boolean => {
+  if (typeof u !== "object" || u === null) return false
+  const prototype: unknown = Object.getPrototypeOf(u)
+  return prototype === null || Object.getPrototypeOf(prototype) === null
+}
+
+const describedEntries = 8
+const describedLength = 200
+
+// Names a value as the caller wrote it. JSON would print NaN and Infinity as null and drop
+// undefined, symbols and functions: the message would then blame a value never given.
+const describeValue = (value: unknown): string => {
+  let described: string
+  try {
+    described = describeNested(value, 0)
+  } catch {
+    described = "a value that cannot be printed"
+  }
+  return described.length > describedLength ? `${described.slice(0, describedLength - 1)}…` : described
+}
+
+const describeNested = (value: unknown, depth: number): string => {
+  switch (typeof value) {
+    case "number":
+      return Object.is(value, -0) ? "-0" : String(value)
+    case "bigint":
+      return `${value}n`
+    case "string":
+      return JSON.stringify(value)
+    case "boolean":
+    case "undefined":
+      return String(value)
+    case "symbol":
+      return value.toString()
+    case "function":
+      return value.name === "" ? "an anonymous function" : `the function ${value.name}`
+  }
+  if (value === null) return "null"
+  if (Duration.isDuration(value)) return Duration.format(value)
+  if (Array.isArray(value)) {
+    if (depth >= 2) return "[…]"
+    const items: Array<unknown> = value
+    const shown = items.slice(0, describedEntries).map((item) => describeNested(item, depth + 1))
+    return `[${[...shown, ...(items.length > describedEntries ? ["…"] : [])].join(", ")}]`
+  }
+  if (isPlainObject(value)) {
+    if (depth >= 2) return "{…}"
+    const entries = Object.entries(value)
+    if (entries.length === 0) return "{}"
+    const shown = entries.slice(0, describedEntries).map(([key, item]) => `${key}: ${describeNested(item, depth + 1)}`)
+    return `{ ${[...shown, ...(entries.length > describedEntries ? ["…"] : [])].join(", ")} }`
+  }
+  if (value instanceof Date) return `a Date (${Number.isNaN(value.getTime()) ? "invalid" : value.toISOString()})`
+  const constructor: unknown = Predicate.hasProperty(value, "constructor") ? value.constructor : undefined
+  return typeof constructor === "function" && constructor.name !== ""
+    ? `an instance of ${constructor.name}`
+    : "an object"
 }
 
 /** @internal */
@@ -67,7 +128,9 @@ export const defaultOptions = {
   isTransientStatus: isDefaultTransientStatus,
   retryNonIdempotent: false,
   maxElapsed: Duration.infinity,
-  attemptTimeout: Duration.seconds(10)
+  attemptTimeout: Duration.seconds(10),
+  totalTimeout: Duration.seconds(30),
+  maxBodyBytes: 16 * 1024 * 1024
 } as const satisfies Required<RetryPolicy.Options>
 
 const optionNames: ReadonlySet<string> = new Set(Object.keys(defaultOptions))
@@ -80,21 +143,39 @@ type Validated<A> = Either.Either<A, InvalidRetryPolicy>
 const invalid = (option: string, reason: string, value: unknown): Validated<never> =>
   Either.left(new InvalidRetryPolicy({ option, reason, value }))
 
+// Duration.decode reads NaN, and a tuple holding one, as zero.
+const holdsNaN = (input: unknown): boolean =>
+  Number.isNaN(input) || (Array.isArray(input) && input.some((part) => Number.isNaN(part)))
+
 const isNegativeInput = (input: unknown): boolean => {
-  if (typeof input === "number") return input < 0 || Number.isNaN(input)
+  if (typeof input === "number") return input < 0
   if (typeof input === "bigint") return input < BigInt(0)
   if (typeof input === "string") return input.trim().startsWith("-")
-  if (Array.isArray(input)) return input.some((part) => typeof part === "number" && (part < 0 || Number.isNaN(part)))
+  if (Array.isArray(input)) return input.some((part) => typeof part === "number" && part < 0)
   return false
 }
 
-// Duration.decode clamps negative numbers to zero and throws on unknown strings; an option
-// must say which instead.
+const oneMillisecond = Duration.millis(1)
+
+interface DurationConstraints {
+  readonly allowInfinite: boolean
+  /**
+   * Whether zero (and so anything) is allowed. If not, the least is 1 millisecond: timers
+   * count whole milliseconds, so a shorter limit or cap acts as zero.
+   */
+  readonly allowZero: boolean
+  /** Why zero is refused, said after "must be greater than zero". */
+  readonly whyNotZero?: string
+}
+
+// Duration.decode clamps negative numbers to zero, reads NaN as zero and throws on unknown
+// strings; an option must say which instead.
 const validateDuration = (
   option: string,
   input: unknown,
-  constraints: { readonly allowInfinite: boolean; readonly allowZero: boolean }
+  constraints: DurationConstraints
 ): Validated<Duration.Duration> => {
+  if (holdsNaN(input)) return invalid(option, "is not a duration", input)
   if (isNegativeInput(input)) return invalid(option, "must not be negative", input)
   // Duration.decode knows "Infinity" only; the documented spelling is "infinity".
   const decoded =
@@ -104,11 +185,26 @@ const validateDuration = (
   if (decoded._tag === "None") return invalid(option, "is not a duration", input)
   const duration = decoded.value
   if (!constraints.allowInfinite && !Duration.isFinite(duration)) return invalid(option, "must be finite", input)
-  if (!constraints.allowZero && Duration.isZero(duration)) return invalid(option, "must be greater than zero", input)
+  if (!constraints.allowZero && Duration.isZero(duration)) {
+    const why = constraints.whyNotZero === undefined ? "" : `: ${constraints.whyNotZero}`
+    return invalid(option, `must be greater than zero${why}`, input)
+  }
+  if (!constraints.allowZero && Duration.lessThan(duration, oneMillisecond)) {
+    return invalid(option, "must be at least 1 millisecond: timers count whole milliseconds", input)
+  }
   return Either.right(duration)
 }
 
-const finiteDuration = { allowInfinite: false, allowZero: true } as const
+const finiteDuration: DurationConstraints = { allowInfinite: false, allowZero: true }
+const maxDelayConstraints: DurationConstraints = {
+  allowInfinite: false,
+  allowZero: false,
+  whyNotZero:
+    "a zero cap would cut every wait, Retry-After included, to none; to retry without waiting, use backoff: RetryPolicy.constant(0)"
+}
+
+const notANumber = (option: string, input: unknown): Validated<never> | undefined =>
+  Number.isNaN(input) ? invalid(option, "is not a number", input) : undefined
 
 const validateBackoff = (input: unknown): Validated<RetryPolicy.Backoff> => {
   if (!Predicate.hasProperty(input, "_tag") || !Predicate.hasProperty(input, "base")) {
@@ -122,6 +218,8 @@ const validateBackoff = (input: unknown): Validated<RetryPolicy.Backoff> => {
   if (Either.isLeft(base)) return Either.left(base.left)
   if (tag !== "Exponential") return Either.right({ _tag: tag, base: base.right })
   const factor = Predicate.hasProperty(input, "factor") ? input.factor : undefined
+  const factorNaN = notANumber("backoff.factor", factor)
+  if (factorNaN !== undefined) return factorNaN
   if (typeof factor !== "number" || !Number.isFinite(factor) || factor < 1) {
     return invalid("backoff.factor", "must be a finite number of at least 1", factor)
   }
@@ -138,19 +236,31 @@ const validateChoice = <A extends string>(option: string, allowed: ReadonlyArray
     ? Either.right(input)
     : invalid(option, `must be one of ${allowed.map((choice) => `"${choice}"`).join(", ")}`, input)
 
+const validateByteCount = (option: string, input: unknown): Validated<number> =>
+  typeof input === "number" && Number.isSafeInteger(input) && input >= 1
+    ? Either.right(input)
+    : invalid(option, "must be a whole number of bytes, at least 1", input)
+
 /** @internal */
 export const validate = (options: RetryPolicy.Options = {}): Validated<RetryPolicy.RetryPolicy> => {
-  if (typeof options !== "object" || options === null) return invalid("options", "must be an object", options)
+  if (options === null) return invalid("options", "must not be null: omit them for the defaults", options)
+  if (!isPlainObject(options)) {
+    return invalid("options", "must be a plain object such as { maxAttempts: 5 }", options)
+  }
   for (const [key, value] of Object.entries(options)) {
     if (!optionNames.has(key)) return invalid(key, "is not a retry policy option", value)
+    // Only undefined (or leaving the option out) means the default: a null is likely a bug.
+    if (value === null) return invalid(key, "must not be null: omit the option for its default", value)
   }
   const maxAttempts = options.maxAttempts ?? defaultOptions.maxAttempts
+  const maxAttemptsNaN = notANumber("maxAttempts", maxAttempts)
+  if (maxAttemptsNaN !== undefined) return maxAttemptsNaN
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
     return invalid("maxAttempts", "must be a whole number of at least 1 (it counts the first attempt)", maxAttempts)
   }
   return Either.all({
     backoff: validateBackoff(options.backoff ?? defaultOptions.backoff),
-    maxDelay: validateDuration("maxDelay", options.maxDelay ?? defaultOptions.maxDelay, finiteDuration),
+    maxDelay: validateDuration("maxDelay", options.maxDelay ?? defaultOptions.maxDelay, maxDelayConstraints),
     jitter: validateChoice("jitter", jitterModes, options.jitter ?? defaultOptions.jitter),
     retryAfter: validateChoice("retryAfter", retryAfterModes, options.retryAfter ?? defaultOptions.retryAfter),
     whenRetryAfterExceedsMaxDelay: validateChoice(
@@ -167,13 +277,26 @@ export const validate = (options: RetryPolicy.Options = {}): Validated<RetryPoli
     attemptTimeout: validateDuration("attemptTimeout", options.attemptTimeout ?? defaultOptions.attemptTimeout, {
       allowInfinite: true,
       allowZero: false
-    })
+    }),
+    totalTimeout: validateDuration("totalTimeout", options.totalTimeout ?? defaultOptions.totalTimeout, {
+      allowInfinite: true,
+      allowZero: false
+    }),
+    maxBodyBytes: validateByteCount("maxBodyBytes", options.maxBodyBytes ?? defaultOptions.maxBodyBytes)
   }).pipe(Either.map((fields): RetryPolicy.RetryPolicy => ({ [TypeId]: TypeId, maxAttempts, ...fields })))
 }
 
+// A predicate that throws is a bug in the caller's code: a defect, as Effect treats a throwing
+// callback. It is wrapped so the defect names the option and the status, the throw as cause.
 const validateFunction = (input: unknown): Validated<(status: number) => boolean> =>
   typeof input === "function"
-    ? Either.right((status: number) => input(status) === true)
+    ? Either.right((status: number) => {
+        try {
+          return input(status) === true
+        } catch (cause) {
+          throw new IsTransientStatusError({ status, cause })
+        }
+      })
     : invalid("isTransientStatus", "must be a function from status code to boolean", input)
 
 const validateBoolean = (input: unknown): Validated<boolean> =>
@@ -283,6 +406,9 @@ export const toSchedule = (
       if (serverDelay !== undefined && serverDelay > maxDelayMillis && giveUpOverCap) {
         return giveUp(state, attempt, "retry-after-exceeds-max-delay")
       }
+      // "full" and "equal" jitter draw below the capped backoff: it was cut if the cap lowered it.
+      const backoffOverCap =
+        serverDelay === undefined && policy.jitter !== "decorrelated" && computeBackoff(attempt) > maxDelayMillis
       const chosen: Effect.Effect<readonly [number, RetryPolicy.DelaySource]> =
         serverDelay === undefined
           ? Effect.map(jittered(attempt, previous.previousDelayMillis), (millis) => [millis, "backoff"] as const)
@@ -297,7 +423,7 @@ export const toSchedule = (
           attempt,
           delay: Duration.millis(delayMillis),
           source,
-          capped: wanted > maxDelayMillis
+          capped: backoffOverCap || wanted > maxDelayMillis
         }
         return Effect.succeed([
           { ...state, previousDelayMillis: delayMillis },

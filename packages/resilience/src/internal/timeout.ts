@@ -35,21 +35,23 @@ export const timeoutFail = <A, E, R, E1>(
   )
 }
 
+// The forked fiber always succeeds with `self`'s exit: a failure is the caller's to handle,
+// never a fiber that "terminated with an unhandled error" (which Effect logs at debug level).
 const timeoutWithTimer = <A, E, R, E1>(
   self: Effect.Effect<A, E, R>,
   millis: number,
   onTimeout: () => E1
 ): Effect.Effect<A, E | E1, R> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.fork(restore(self)), (fiber) =>
+    Effect.flatMap(Effect.fork(Effect.exit(restore(self))), (fiber) =>
       restore(
         Effect.async<A, E | E1>((resume) => {
           let settled = false
-          const onExit = (exit: Exit.Exit<A, E>): void => {
+          const onExit = (exit: Exit.Exit<Exit.Exit<A, E>>): void => {
             if (settled) return
             settled = true
             clearTimeout(timer)
-            resume(Effect.zipRight(fiber.inheritAll, exit))
+            resume(Effect.zipRight(fiber.inheritAll, Effect.flatten(exit)))
           }
           const timer = setTimeout(() => {
             if (settled) return

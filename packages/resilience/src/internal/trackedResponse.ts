@@ -19,10 +19,13 @@ export interface TrackedResponse {
 /** @internal */
 export const track = (inner: HttpClientResponse.HttpClientResponse): TrackedResponse => {
   let taken = false
-  const markTaken = Effect.sync(() => {
-    taken = true
-  })
-  const onceRead = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E> => Effect.tap(read, () => markTaken)
+  // Taken from the moment a read starts: a read that fails or is interrupted has already
+  // released the body (the transport aborts it), so it must not be drained a second time.
+  const onceRead = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    Effect.suspend(() => {
+      taken = true
+      return read
+    })
   // Some transports build a new Headers object on every access: build it once.
   let headers: Headers.Headers | undefined
   const response: HttpClientResponse.HttpClientResponse = {

@@ -1,0 +1,188 @@
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpFailure from "../HttpFailure.js"
+import { readSnippet } from "./responseBody.js"
+import * as retryAfter from "./retryAfter.js"
+
+/**
+ * One attempt of a call: which request, and its 1-based number.
+ *
+ * @internal
+ */
+export interface Attempt {
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+}
+
+/** @internal */
+export const isSuccess = (status: number): boolean => status >= 200 && status < 300
+
+/** @internal */
+export const connectionError = (
+  attempt: Attempt,
+  reason: HttpFailure.ConnectionFailureReason,
+  cause: unknown
+): HttpFailure.ConnectionError =>
+  new HttpFailure.ConnectionError({ request: attempt.request, attempt: attempt.attempt, reason, cause })
+
+/** @internal */
+export const decodeError = (attempt: Attempt, status: number, cause: unknown): HttpFailure.DecodeError =>
+  new HttpFailure.DecodeError({ request: attempt.request, attempt: attempt.attempt, status, cause })
+
+// A transient status is an expected outcome that the schedule usually retries: the JavaScript
+// stack of its construction (deep inside the fiber runtime) tells nothing and is most of its
+// cost. The stack is left out for this one object, not switched off globally.
+const transientStatus = (
+  attempt: Attempt,
+  response: HttpClientResponse.HttpClientResponse,
+  delay: HttpFailure.TransientStatus["retryAfter"]
+): HttpFailure.TransientStatus => {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    return new HttpFailure.TransientStatus({
+      request: attempt.request,
+      attempt: attempt.attempt,
+      status: response.status,
+      headers: response.headers,
+      retryAfter: delay
+    })
+  } finally {
+    Error.stackTraceLimit = limit
+  }
+}
+
+/**
+ * The response behind a transient status, held unread until the retry decision: released
+ * before a wait, or handed back as it is by the platform-typed client when the call gives up.
+ */
+const heldResponses = new WeakMap<HttpFailure.TransientStatus, HttpClientResponse.HttpClientResponse>()
+
+/** @internal */
+export const takeHeldResponse = (
+  failure: HttpFailure.HttpFailure
+): HttpClientResponse.HttpClientResponse | undefined => {
+  if (failure._tag !== "TransientStatus") return undefined
+  const response = heldResponses.get(failure)
+  heldResponses.delete(failure)
+  return response
+}
+
+/** @internal */
+export const permanentStatus = (
+  attempt: Attempt,
+  response: HttpClientResponse.HttpClientResponse
+): Effect.Effect<never, HttpFailure.PermanentStatus> =>
+  Effect.flatMap(readSnippet(response), (body) =>
+    Effect.fail(
+      new HttpFailure.PermanentStatus({
+        request: attempt.request,
+        attempt: attempt.attempt,
+        status: response.status,
+        headers: response.headers,
+        body
+      })
+    )
+  )
+
+/**
+ * What a response is: a success goes on; a transient status fails with its response held for
+ * the retry decision; a permanent status fails with a snippet of its body (read and released
+ * here) when `permanentAsFailure`, or goes on as a response otherwise.
+ *
+ * @internal
+ */
+export const classifyResponse = (
+  attempt: Attempt,
+  response: HttpClientResponse.HttpClientResponse,
+  isTransientStatus: (status: number) => boolean,
+  permanentAsFailure: boolean
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> => {
+  const status = response.status
+  if (isSuccess(status)) return Effect.succeed(response)
+  if (isTransientStatus(status)) {
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const headers = response.headers
+      // Rate-limit reset headers describe a quota, so they mean "wait" only on a 429.
+      const delay =
+        status === 429 ? retryAfter.fromHeaders(headers, now) : retryAfter.fromRetryAfterHeader(headers, now)
+      const failure = transientStatus(attempt, response, delay)
+      heldResponses.set(failure, response)
+      return Effect.fail(failure)
+    })
+  }
+  return permanentAsFailure ? permanentStatus(attempt, response) : Effect.succeed(response)
+}
+
+// Failures that another attempt cannot cure, as the transports report them somewhere in the
+// cause chain: fetch's "redirect count exceeded", undici's and node's unsupported protocol,
+// and every TLS certificate error.
+const unrecoverableCodes: ReadonlySet<string> = new Set([
+  "ERR_INVALID_PROTOCOL",
+  "ERR_INVALID_URL",
+  "UND_ERR_INVALID_ARG",
+  "UND_ERR_NOT_SUPPORTED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_REVOKED",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "ERR_TLS_INVALID_PROTOCOL_VERSION",
+  "ERR_SSL_WRONG_VERSION_NUMBER",
+  "ERR_TOO_MANY_REDIRECTS",
+  "UND_ERR_MAX_REDIRECTIONS"
+])
+const unrecoverableMessages =
+  /redirect count exceeded|max(?:imum)? redirect|unknown scheme|unsupported protocol|protocol .* not supported/i
+
+const maxCauseDepth = 8
+
+/**
+ * Whether a transport failure is one that sending again cannot cure, found anywhere in its
+ * cause chain (bounded, so a cyclic chain cannot hang it).
+ *
+ * @internal
+ */
+export const isUnrecoverableCause = (cause: unknown): boolean => {
+  let current: unknown = cause
+  for (let depth = 0; depth < maxCauseDepth && typeof current === "object" && current !== null; depth++) {
+    const code = "code" in current ? current.code : undefined
+    if (typeof code === "string" && unrecoverableCodes.has(code)) return true
+    const message = "message" in current ? current.message : undefined
+    if (typeof message === "string" && unrecoverableMessages.test(message)) return true
+    current = "cause" in current ? current.cause : undefined
+  }
+  return false
+}
+
+/**
+ * A platform client error as what it means for a retry: no response (a connection error of
+ * the right reason), or, from a client that already filters statuses, the response itself, to
+ * be classified like any other, except that a success status the client rejected is, by its
+ * own judgement, not worth retrying.
+ *
+ * @internal
+ */
+export const fromClientError = (
+  attempt: Attempt,
+  error: HttpClientError.HttpClientError
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> => {
+  if (error._tag === "RequestError") {
+    if (error.reason !== "Transport") return Effect.fail(connectionError(attempt, "InvalidRequest", error))
+    const reason = isUnrecoverableCause(error.cause) ? "Unrecoverable" : "Transport"
+    return Effect.fail(connectionError(attempt, reason, error))
+  }
+  if (error.reason === "StatusCode") {
+    return isSuccess(error.response.status) ? permanentStatus(attempt, error.response) : Effect.succeed(error.response)
+  }
+  return Effect.fail(connectionError(attempt, "Transport", error))
+}

@@ -1,0 +1,108 @@
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import { dual } from "effect/Function"
+import { globalValue } from "effect/GlobalValue"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import type * as HttpFailure from "../HttpFailure.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+
+/**
+ * One decision of a call after a failed attempt.
+ *
+ * @internal
+ */
+export type Decision =
+  | {
+      readonly _tag: "Retry"
+      readonly failure: HttpFailure.HttpFailure
+      readonly delay: Duration.Duration
+      readonly source: RetryPolicy.DelaySource
+      readonly capped: boolean
+    }
+  | {
+      readonly _tag: "GiveUp"
+      readonly failure: HttpFailure.HttpFailure
+      readonly reason: RetryPolicy.GiveUpReason
+    }
+
+/** @internal */
+export type DecisionObserver = (decision: Decision) => Effect.Effect<void>
+
+/** @internal */
+export const currentDecisionObserver: FiberRef.FiberRef<Option.Option<DecisionObserver>> = globalValue(
+  Symbol.for("effect-http-resilience/currentDecisionObserver"),
+  () => FiberRef.unsafeMake<Option.Option<DecisionObserver>>(Option.none())
+)
+
+/** @internal */
+export const observeDecisions = dual<
+  (observer: DecisionObserver) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>,
+  <A, E, R>(self: Effect.Effect<A, E, R>, observer: DecisionObserver) => Effect.Effect<A, E, R>
+>(2, (self, observer) =>
+  Effect.flatMap(FiberRef.get(currentDecisionObserver), (outer) =>
+    Effect.locally(
+      self,
+      currentDecisionObserver,
+      // Observers nest: an inner one does not hide an outer one.
+      Option.some(
+        Option.match(outer, {
+          onNone: () => observer,
+          onSome: (first) => (decision: Decision) => Effect.zipRight(first(decision), observer(decision))
+        })
+      )
+    )
+  )
+)
+
+const attributesOf = (decision: Decision): Record<string, unknown> => {
+  const failure = decision.failure
+  const attributes: Record<string, unknown> = {
+    "http.request.method": failure.request.method,
+    "url.full": failure.request.url,
+    "retry.attempt": failure.attempt,
+    "retry.failure": failure._tag
+  }
+  if (failure._tag === "ConnectionError") attributes["retry.reason"] = failure.reason
+  else attributes["http.response.status_code"] = failure.status
+  if (failure._tag === "TransientStatus" && Option.isSome(failure.retryAfter)) {
+    attributes["retry.retry_after_millis"] = Duration.toMillis(failure.retryAfter.value)
+  }
+  if (decision._tag === "Retry") {
+    attributes["retry.wait_millis"] = Duration.toMillis(decision.delay)
+    attributes["retry.wait_source"] = decision.source
+    attributes["retry.wait_capped"] = decision.capped
+  } else {
+    attributes["retry.give_up_reason"] = decision.reason
+  }
+  return attributes
+}
+
+/**
+ * Tells a decision to whoever listens: the observer in context, the caller's current span (as
+ * an event), and the log at debug level. Each costs nothing when absent or off.
+ *
+ * @internal
+ */
+export const report = (decision: Decision): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) => {
+    const observer = fiber.getFiberRef(currentDecisionObserver)
+    const logged = LogLevel.lessThanEqual(fiber.getFiberRef(FiberRef.currentMinimumLogLevel), LogLevel.Debug)
+    const current = fiber.currentSpan
+    // An external span (propagated from elsewhere) cannot take events.
+    const span = current !== undefined && current._tag === "Span" ? current : undefined
+    if (Option.isNone(observer) && !logged && span === undefined) return Effect.void
+    const attributes = attributesOf(decision)
+    const name = decision._tag === "Retry" ? "retrying" : "giving up"
+    const effects: Array<Effect.Effect<void>> = []
+    if (span !== undefined) {
+      effects.push(
+        Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.event(name, now, attributes)))
+      )
+    }
+    if (logged) effects.push(Effect.annotateLogs(Effect.logDebug(name), attributes))
+    if (Option.isSome(observer)) effects.push(observer.value(decision))
+    return Effect.all(effects, { discard: true })
+  })
