@@ -160,10 +160,13 @@ export const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError
 // A call that stops retrying hands back what the platform's client would have: the last
 // response, whatever its status, or the last error.
 const platformGiveUp = (
-  failure: HttpFailure.HttpFailure
+  failure: HttpFailure.HttpFailure,
+  reason: RetryPolicy.GiveUpReason
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
   const held = takeHeldResponse(failure)
-  return held === undefined ? Effect.fail(toClientError(failure)) : Effect.succeed(held)
+  return held === undefined
+    ? Effect.fail(toClientError(attemptLoop.withGiveUpReason(failure, reason)))
+    : Effect.succeed(held)
 }
 
 /**
