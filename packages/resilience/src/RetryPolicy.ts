@@ -115,6 +115,17 @@ export type OverCapMode = "wait-max-delay" | "give-up"
 /**
  * The options of a retry policy. Every one is optional; the defaults are in brackets.
  *
+ * The record must be a plain object (an array, a `Map`, a `Date` or a class instance is an
+ * {@link InvalidRetryPolicy} for `"options"`). Leaving an option out, or giving `undefined`,
+ * means its default; `null` is an error ("must not be null: omit the option for its default"),
+ * since a null read from a configuration is more likely a mistake than a wish for the default.
+ *
+ * Durations take any `Duration.DurationInput`. NaN anywhere in one is "is not a duration", never
+ * read as zero; a negative one is refused. Timers count whole milliseconds, so a limit or cap
+ * that must be positive (`maxDelay`, `attemptTimeout`, `totalTimeout`) must be at least
+ * 1 millisecond: `"1 nanos"` would act as zero. `maxElapsed` and `backoff`'s base may be zero or
+ * shorter than a millisecond; waits are rounded to whole milliseconds.
+ *
  * @example
  * ```ts
  * import { RetryPolicy } from "effect-http-resilience"
@@ -133,11 +144,16 @@ export type OverCapMode = "wait-max-delay" | "give-up"
  * @category models
  */
 export interface Options {
-  /** Attempts in all, the first included: 3 means at most 2 retries, 1 means none. [3] */
+  /** Attempts in all, the first included: 3 means at most 2 retries, 1 means none. A whole number. [3] */
   readonly maxAttempts?: number | undefined
   /** How waits grow without a `Retry-After`. [`exponential("500 millis", 2)`: 500 ms, 1 s, 2 s …] */
   readonly backoff?: Backoff | undefined
-  /** Cap on any single wait, jitter and `Retry-After` included. [30 seconds] */
+  /**
+   * Cap on any single wait, jitter and `Retry-After` included; finite, at least 1 millisecond.
+   * Zero is an error, since it would silently cut every wait, the server's `Retry-After`
+   * included, to none: to retry without waiting, use `backoff: constant(0)` (and
+   * `retryAfter: "ignore"` to disregard the server's delay as well). [30 seconds]
+   */
   readonly maxDelay?: Duration.DurationInput | undefined
   /** Randomisation of the computed backoff. [`"equal"`] */
   readonly jitter?: Jitter | undefined
@@ -145,13 +161,28 @@ export interface Options {
   readonly retryAfter?: RetryAfterMode | undefined
   /** When `Retry-After` exceeds `maxDelay`: wait the cap and retry, or stop at once. [`"wait-max-delay"`] */
   readonly whenRetryAfterExceedsMaxDelay?: OverCapMode | undefined
-  /** Which statuses are transient; replaces the default set. [408, 429, 500, 502, 503, 504] */
+  /**
+   * Which statuses are transient; replaces the default set. Only `true` means transient. A
+   * predicate that throws is a bug, so, as Effect treats a throwing callback, the call dies
+   * (a defect, not an `HttpFailure`): the defect is an `Error` tagged `"IsTransientStatusError"`
+   * whose message names this option and the status, with the thrown value as its `cause`.
+   * [408, 429, 500, 502, 503, 504]
+   */
   readonly isTransientStatus?: ((status: number) => boolean) | undefined
-  /** Retry POST and PATCH even without an `Idempotency-Key` header. [false] */
+  /**
+   * Retry POST and PATCH even without an `Idempotency-Key` header. An empty or whitespace-only
+   * `Idempotency-Key` is not a key. [false]
+   */
   readonly retryNonIdempotent?: boolean | undefined
-  /** Give up rather than start a wait that would end later than this after the first failure. [infinity] */
+  /**
+   * Give up rather than start a wait that would end later than this after the first failure;
+   * zero allows only waits of zero. [infinity]
+   */
   readonly maxElapsed?: Duration.DurationInput | "infinity" | undefined
-  /** Time limit for one attempt to receive response headers; `"infinity"` disables it. [10 seconds] */
+  /**
+   * Time limit for one attempt to receive response headers; at least 1 millisecond;
+   * `"infinity"` disables it. [10 seconds]
+   */
   readonly attemptTimeout?: Duration.DurationInput | "infinity" | undefined
   /**
    * Time limit for the whole call, every attempt and wait included, from its start: a wait that
@@ -198,8 +229,12 @@ export interface RetryPolicy {
 }
 
 /**
- * A bad option, named with the reason: `maxAttempts` below 1 or not whole, a negative or
- * non-finite duration, an exponential factor below 1, an unknown option name or choice.
+ * A bad option, named with the reason and the value as given (`NaN`, `Infinity`, `undefined`,
+ * `10n`, `Symbol(x)`, `the function f`, never JSON's `null` for them): `maxAttempts` below 1 or
+ * not whole, NaN ("is not a number", "is not a duration"), a negative or non-finite duration,
+ * a zero `maxDelay`, a limit under 1 millisecond, an exponential factor below 1, `null` for any
+ * option, an options record that is not a plain object (option `"options"`), an unknown option
+ * name or choice.
  *
  * @example
  * ```ts

@@ -1,10 +1,12 @@
 import { HttpClientRequest, Headers } from "@effect/platform"
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import {
+  Cause,
   Clock,
   Duration,
   Effect,
   Either,
+  Exit,
   FastCheck as fc,
   Fiber,
   Option,
@@ -120,6 +122,185 @@ describe("RetryPolicy.make", () => {
   })
 })
 
+describe("RetryPolicy.make: values named as given, nulls, the options record, lower bounds", () => {
+  // As options arrive from untyped code: a JSON config, JavaScript callers.
+  const untyped = (options: object) => RetryPolicy.validate(options)
+  const fromJson = (text: string) => RetryPolicy.validate(JSON.parse(text))
+  const messageOf = (result: Either.Either<RetryPolicy.RetryPolicy, RetryPolicy.InvalidRetryPolicy>) =>
+    Either.isLeft(result) ? result.left.message : "valid"
+
+  const named: ReadonlyArray<readonly [object, string]> = [
+    [{ maxAttempts: Number.NaN }, 'Invalid retry policy option "maxAttempts": is not a number (got NaN)'],
+    [
+      { maxAttempts: Number.POSITIVE_INFINITY },
+      'Invalid retry policy option "maxAttempts": must be a whole number of at least 1 (it counts the first attempt) (got Infinity)'
+    ],
+    [{ maxDelay: Number.NaN }, 'Invalid retry policy option "maxDelay": is not a duration (got NaN)'],
+    [{ maxDelay: Number.POSITIVE_INFINITY }, 'Invalid retry policy option "maxDelay": must be finite (got Infinity)'],
+    [
+      { maxDelay: Number.NEGATIVE_INFINITY },
+      'Invalid retry policy option "maxDelay": must not be negative (got -Infinity)'
+    ],
+    [
+      { attemptTimeout: [Number.NaN, 0] },
+      'Invalid retry policy option "attemptTimeout": is not a duration (got [NaN, 0])'
+    ],
+    [{ maxElapsed: "soon" }, 'Invalid retry policy option "maxElapsed": is not a duration (got "soon")'],
+    [
+      { backoff: RetryPolicy.exponential(100, Number.NaN) },
+      'Invalid retry policy option "backoff.factor": is not a number (got NaN)'
+    ],
+    [
+      { backoff: { _tag: "Linear", base: Number.NaN } },
+      'Invalid retry policy option "backoff.base": is not a duration (got NaN)'
+    ],
+    [{ backoff: { factor: Number.NaN } }, "(got { factor: NaN })"],
+    [{ maxAttempts: BigInt(10) }, "(got 10n)"],
+    [{ jitter: Symbol("fast") }, "(got Symbol(fast))"],
+    [{ retryNonIdempotent: function always() {} }, "(got the function always)"],
+    [{ retryNonIdempotent: () => true }, "(got the function retryNonIdempotent)"],
+    [{ isTransientStatus: [500, 503] }, "(got [500, 503])"],
+    [{ retryAfter: undefined, jitter: new Map() }, "(got an instance of Map)"]
+  ]
+  for (const [options, expected] of named) {
+    it(`names the value as given: ${expected}`, () => {
+      expect(messageOf(untyped(options))).toContain(expected)
+    })
+  }
+
+  it("never says NaN is negative", () => {
+    for (const options of [{ maxAttempts: Number.NaN }, { maxDelay: Number.NaN }, { maxElapsed: [1, Number.NaN] }]) {
+      expect(messageOf(untyped(options))).not.toContain("negative")
+    }
+  })
+
+  it("keeps the message short for a large value", () => {
+    const message = messageOf(untyped({ isTransientStatus: Array.from({ length: 1000 }, (_, i) => `status ${i}`) }))
+    expect(message.length).toBeLessThan(320)
+    expect(message).toContain('(got ["status 0", "status 1"')
+  })
+
+  it("null is an error for every option, never the default", () => {
+    const names = Object.keys(RetryPolicy.defaults)
+    expect(names).toContain("maxAttempts")
+    for (const option of names) {
+      const result = fromJson(`{ "${option}": null }`)
+      expect(result).toMatchObject(Either.left({ option, reason: "must not be null: omit the option for its default" }))
+    }
+    // Only undefined, or leaving the option out, means the default.
+    expect(Either.isRight(untyped({ maxAttempts: undefined }))).toBe(true)
+    expect(fromJson("null")).toMatchObject(Either.left({ option: "options" }))
+  })
+
+  it("the options must be a plain object: an array, a Map, a Date, a class instance are errors", () => {
+    class Settings {
+      readonly maxAttempts = 5
+    }
+    for (const options of [[], [5], new Map([["maxAttempts", 5]]), new Date(0), new Settings(), new Set()]) {
+      const result = untyped(options)
+      expect(result).toMatchObject(Either.left({ option: "options" }))
+      expect(messageOf(result)).toContain("must be a plain object")
+    }
+    expect(messageOf(untyped(new Settings()))).toContain("(got an instance of Settings)")
+    expect(messageOf(untyped(new Date(0)))).toContain("(got a Date (1970-01-01T00:00:00.000Z))")
+    const bare: { maxAttempts?: number } = Object.create(null)
+    bare.maxAttempts = 5
+    expect(Either.getOrThrow(untyped(bare)).maxAttempts).toBe(5)
+    expect(Either.getOrThrow(untyped(RetryPolicy.make({ maxAttempts: 4 }))).maxAttempts).toBe(4)
+  })
+
+  it("maxDelay 0 is an error that says how to retry without waiting", () => {
+    for (const maxDelay of [0, "0 millis", Duration.zero]) {
+      const result = untyped({ maxDelay })
+      expect(result).toMatchObject(Either.left({ option: "maxDelay" }))
+      expect(messageOf(result)).toContain("must be greater than zero")
+      expect(messageOf(result)).toContain("RetryPolicy.constant(0)")
+    }
+  })
+
+  it.effect(
+    "retries without waiting: backoff constant(0), with retryAfter ignore to disregard the server's delay",
+    () =>
+      Effect.gen(function* () {
+        const failure = transient(503, Option.some(Duration.seconds(5)))
+        const atOnce = RetryPolicy.make({ maxAttempts: 3, backoff: RetryPolicy.constant(0), retryAfter: "ignore" })
+        expect(yield* drive(atOnce, failure)).toEqual({ attempts: 3, waits: [0, 0] })
+        // Respected, Retry-After still sets the wait; maxDelay still caps it.
+        const respecting = RetryPolicy.make({ maxAttempts: 3, backoff: RetryPolicy.constant(0), maxDelay: "2 seconds" })
+        expect(yield* drive(respecting, failure)).toEqual({ attempts: 3, waits: [2000, 2000] })
+      })
+  )
+
+  it("a positive limit or cap below 1 millisecond is an error; maxElapsed and backoff.base may be that small", () => {
+    for (const option of ["attemptTimeout", "totalTimeout", "maxDelay"]) {
+      for (const value of ["1 nanos", "999999 nanos", "0.5 millis", BigInt(1)]) {
+        const result = untyped({ [option]: value })
+        expect(result).toMatchObject(Either.left({ option }))
+        expect(messageOf(result)).toContain("must be at least 1 millisecond")
+      }
+      expect(Either.isRight(untyped({ [option]: "1 millis" }))).toBe(true)
+    }
+    expect(Either.isRight(untyped({ maxElapsed: "1 nanos" }))).toBe(true)
+    expect(Either.isRight(untyped({ backoff: RetryPolicy.constant("1 nanos") }))).toBe(true)
+  })
+
+  describe("an isTransientStatus that throws", () => {
+    const boom = new Error("status table not loaded")
+    const throwing = RetryPolicy.make({
+      isTransientStatus: (status) => {
+        if (status === 503) throw boom
+        return false
+      }
+    })
+
+    it("throws an error naming the option and the status, with the thrown value as cause", () => {
+      let thrown: unknown
+      try {
+        throwing.isTransientStatus(503)
+      } catch (error) {
+        thrown = error
+      }
+      expect(thrown).toBeInstanceOf(Error)
+      expect(thrown).toMatchObject({
+        _tag: "IsTransientStatusError",
+        status: 503,
+        cause: boom,
+        message: 'Retry policy option "isTransientStatus" threw for status 503: status table not loaded'
+      })
+      expect(throwing.isTransientStatus(500)).toBe(false)
+    })
+
+    it.effect("the schedule dies with that defect: no retry, no typed failure", () =>
+      Effect.gen(function* () {
+        const exit = yield* Effect.exit(Effect.retry(Effect.fail(transient(503)), RetryPolicy.toSchedule(throwing)))
+        assert(Exit.isFailure(exit))
+        expect(Cause.failureOption(exit.cause)).toEqual(Option.none())
+        expect(Option.getOrUndefined(Cause.dieOption(exit.cause))).toMatchObject({
+          _tag: "IsTransientStatusError",
+          status: 503,
+          cause: boom
+        })
+      })
+    )
+
+    it("a thrown non-Error is named as given", () => {
+      const policy = RetryPolicy.make({
+        isTransientStatus: () => {
+          throw "no table"
+        }
+      })
+      expect(() => policy.isTransientStatus(429)).toThrow(
+        'Retry policy option "isTransientStatus" threw for status 429: "no table"'
+      )
+    })
+
+    it("only true means transient", () => {
+      const truthy = Either.getOrThrow(untyped({ isTransientStatus: () => 1 }))
+      expect(truthy.isTransientStatus(503)).toBe(false)
+    })
+  })
+})
+
 describe("RetryPolicy.toSchedule: backoff shapes", () => {
   it.effect("linear waits base, 2·base, 3·base", () =>
     Effect.gen(function* () {
@@ -223,7 +404,7 @@ describe("RetryPolicy.toSchedule: properties over random policies", () => {
         .tuple(fc.integer({ min: 0, max: 5000 }), fc.double({ min: 1, max: 10, noNaN: true }))
         .map(([b, f]) => RetryPolicy.exponential(b, f))
     ),
-    maxDelay: fc.integer({ min: 0, max: 20_000 }),
+    maxDelay: fc.integer({ min: 1, max: 20_000 }),
     retryAfter: fc.constantFrom<RetryPolicy.RetryAfterMode>("respect", "ignore"),
     whenRetryAfterExceedsMaxDelay: fc.constantFrom<RetryPolicy.OverCapMode>("wait-max-delay", "give-up")
   })

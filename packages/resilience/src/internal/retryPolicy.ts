@@ -76,7 +76,7 @@ const describeNested = (value: unknown, depth: number): string => {
     case "function":
       return value.name === "" ? "an anonymous function" : `the function ${value.name}`
   }
-  if (value === null) return "null"
+  if (value === null || typeof value !== "object") return String(value)
   if (Duration.isDuration(value)) return Duration.format(value)
   if (Array.isArray(value)) {
     if (depth >= 2) return "[…]"
@@ -92,10 +92,8 @@ const describeNested = (value: unknown, depth: number): string => {
     return `{ ${[...shown, ...(entries.length > describedEntries ? ["…"] : [])].join(", ")} }`
   }
   if (value instanceof Date) return `a Date (${Number.isNaN(value.getTime()) ? "invalid" : value.toISOString()})`
-  const constructor: unknown = Predicate.hasProperty(value, "constructor") ? value.constructor : undefined
-  return typeof constructor === "function" && constructor.name !== ""
-    ? `an instance of ${constructor.name}`
-    : "an object"
+  const maker: unknown = Predicate.hasProperty(value, "constructor") ? value.constructor : undefined
+  return typeof maker === "function" && maker.name !== "" ? `an instance of ${maker.name}` : "an object"
 }
 
 /** @internal */
