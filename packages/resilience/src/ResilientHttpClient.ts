@@ -215,7 +215,7 @@ export const layer: {
  *
  * @example
  * ```ts
- * import { HttpClient, HttpClientRequest } from "@effect/platform"
+ * import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { Effect } from "effect"
  * import { ResilientHttpClient } from "effect-http-resilience"
@@ -227,7 +227,7 @@ export const layer: {
  *   )
  *   const order = yield* client.post("/api/orders", {
  *     headers: { "idempotency-key": "order-42" }, // a POST is retried only with a key
- *     body: HttpClientRequest.bodyUnsafeJson({ sku: "A-1" }).body
+ *     body: HttpBody.unsafeJson({ sku: "A-1" })
  *   })
  *   return order.status
  * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
