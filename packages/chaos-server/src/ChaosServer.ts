@@ -14,7 +14,10 @@
  * - `/api/chaos/reset` (connection reset before any byte), `/api/chaos/hang` (no answer, ever),
  *   `/api/chaos/truncate` (`Content-Length: 100`, 50 bytes, then the connection closes),
  *   `/api/chaos/invalid-json` (a 200 JSON body cut short), `/api/chaos/slow-body?chunks=10&interval=200`
- *   (a JSON array trickled one element per chunk, `interval` ms apart).
+ *   (a JSON array trickled one element per chunk, `interval` ms apart; `length=false`: chunked, no
+ *   `Content-Length`).
+ * - `/api/chaos/large-json?bytes=1048576&length=true` (a valid JSON array of exactly `bytes` bytes, 2 B to
+ *   256 MiB, streamed as the client reads), `/api/chaos/redirect-loop` (a `302` to itself).
  * - Sample data: `/api/Products/:id`, `/api/Todos/:id`, `/v1/search?q=...&type=track` (Spotify-like).
  * - Any path: `?delay=S` (0 to 60 seconds, fractional allowed) answers late; `?error=CODE` (400-599) answers
  *   that status with `X-Simulated: true` and `{ status, error, message, simulated: true }`.
@@ -93,6 +96,19 @@ export interface Stats {
     /** TCP connections open now; never reset. */
     readonly open: number
   }
+  readonly responses: {
+    /**
+     * Bodies `/api/chaos/slow-body` and `/api/chaos/large-json` are still streaming (their request is no longer
+     * in `inFlight` once the headers are sent); it returns to 0 when bodies end or clients leave. Never reset.
+     */
+    readonly streaming: number
+    /**
+     * Body bytes `/api/chaos/slow-body` and `/api/chaos/large-json` have handed to their sockets. The socket
+     * takes more only as the client reads, so a client that stops reading stops this count, give or take what
+     * the socket buffers hold (a few MiB over loopback).
+     */
+    readonly bodyBytesStreamed: number
+  }
 }
 
 /**
@@ -120,7 +136,7 @@ export class ChaosServer extends Context.Tag("@effect-http-resilience/chaos-serv
     readonly url: string
     readonly port: number
     readonly stats: Effect.Effect<Stats>
-    /** Clears request counters, retry keys and the opened-connections count. */
+    /** Clears request counters, retry keys, the opened-connections count and the streamed-bytes count. */
     readonly reset: Effect.Effect<void>
   }
 >() {}

@@ -29,7 +29,8 @@ describe("GET /__stats", () => {
             byRetryKey: {}
           },
           // Each request above used a fresh connection; the one answering this request is still open.
-          connections: { opened: 6, open: expect.any(Number) }
+          connections: { opened: 6, open: expect.any(Number) },
+          responses: { streaming: 0, bodyBytesStreamed: 0 }
         })
       })
     )
@@ -110,7 +111,8 @@ describe("POST /__reset", () => {
         expect(reset.body).toBe("")
         expect(yield* server.stats).toEqual({
           requests: { total: 0, inFlight: 0, byPath: {}, byRetryKey: {} },
-          connections: { opened: 0, open: 1 }
+          connections: { opened: 0, open: 1 },
+          responses: { streaming: 0, bodyBytesStreamed: 0 }
         })
         // The retry key starts over.
         const attempt = yield* get(server, "/api/chaos/retry/key", { agent })

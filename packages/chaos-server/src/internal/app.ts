@@ -151,15 +151,22 @@ const searchRoute = Effect.gen(function* () {
   return json(SampleData.searchTracks(text))
 })
 
-const makeRouter = (state: ChaosState) =>
-  HttpRouter.empty.pipe(
+const makeRouter = (state: ChaosState) => {
+  const meter: Faults.BodyMeter = {
+    started: () => state.bodyStarted(),
+    ended: () => state.bodyEnded(),
+    sent: (bytes) => state.bodyBytesSent(bytes)
+  }
+  return HttpRouter.empty.pipe(
     HttpRouter.all("/api/status/:code", statusRoute),
     HttpRouter.all("/api/chaos/retry/:key", retryRoute(state)),
     HttpRouter.all("/api/chaos/reset", Faults.connectionReset),
     HttpRouter.all("/api/chaos/hang", Faults.hang),
     HttpRouter.all("/api/chaos/truncate", Faults.truncatedResponse),
     HttpRouter.all("/api/chaos/invalid-json", Effect.succeed(Faults.invalidJson)),
-    HttpRouter.all("/api/chaos/slow-body", Faults.slowBody),
+    HttpRouter.all("/api/chaos/slow-body", Faults.slowBody(meter)),
+    HttpRouter.all("/api/chaos/large-json", Faults.largeJson(meter)),
+    HttpRouter.all(Faults.redirectLoopPath, Faults.redirectLoop),
     HttpRouter.all("/api/Products/:id", resourceRoute("product", SampleData.product)),
     HttpRouter.all("/api/Todos/:id", resourceRoute("todo", SampleData.todo)),
     HttpRouter.all("/v1/search", searchRoute),
@@ -181,6 +188,7 @@ const makeRouter = (state: ChaosState) =>
       )
     )
   )
+}
 
 /**
  * Builds the route table now, under a router configuration of our own: find-my-way answers "not found" to a

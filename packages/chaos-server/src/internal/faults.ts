@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type * as Net from "node:net"
 import { BadRequest } from "./errors.js"
-import { integerParam, searchParams } from "./params.js"
+import { booleanParam, integerParam, searchParams } from "./params.js"
 
 /**
  * Hands the raw socket of the current request to `sabotage`, then never answers.
@@ -87,6 +87,32 @@ export const invalidJson: HttpServerResponse.HttpServerResponse = HttpServerResp
   { contentType: "application/json" }
 )
 
+/**
+ * What the streaming endpoints report (see `Stats.responses`): a body starting and ending, however it ends,
+ * and its bytes as they are handed to the socket.
+ *
+ * @internal
+ */
+export interface BodyMeter {
+  readonly started: () => void
+  readonly ended: () => void
+  readonly sent: (bytes: number) => void
+}
+
+// The platform writes a response stream chunk by chunk and waits for the socket to drain before pulling the
+// next one, so counting at the pull counts what the socket accepted, not what the endpoint could produce. The
+// platform interrupts the stream when the client leaves, so `ended` also tells that it left.
+const metered = <E, R>(body: Stream.Stream<Uint8Array, E, R>, meter: BodyMeter): Stream.Stream<Uint8Array, E, R> =>
+  Stream.unwrap(
+    Effect.sync(() => {
+      meter.started()
+      return body.pipe(
+        Stream.tap((part) => Effect.sync(() => meter.sent(part.byteLength))),
+        Stream.ensuring(Effect.sync(meter.ended))
+      )
+    })
+  )
+
 /** @internal */
 export const slowBodyLimits = {
   maxChunks: 1000,
@@ -97,37 +123,127 @@ export const slowBodyLimits = {
 const encoder = new TextEncoder()
 
 /**
- * `/api/chaos/slow-body?chunks=N&interval=MS`: headers at once, then a JSON array trickled one element per
- * chunk, `interval` ms apart. The whole body is valid JSON and its `Content-Length` is declared, so a client
- * can only fail by giving up, never by misreading.
+ * `/api/chaos/slow-body?chunks=N&interval=MS&length=true`: headers at once, then a JSON array trickled one
+ * element per chunk, `interval` ms apart. The whole body is valid JSON and, unless `length=false` (chunked
+ * encoding), its `Content-Length` is declared, so a client can only fail by giving up, never by misreading.
  *
  * @internal
  */
-export const slowBody: Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  BadRequest,
-  HttpServerRequest.HttpServerRequest
-> = Effect.gen(function* () {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const query = searchParams(request.url)
-  const chunks = yield* integerParam(query, "chunks", { min: 1, max: slowBodyLimits.maxChunks }, 10)
-  const intervalMillis = yield* integerParam(query, "interval", { min: 0, max: slowBodyLimits.maxIntervalMillis }, 200)
-  const totalMillis = (chunks - 1) * intervalMillis
-  if (totalMillis > slowBodyLimits.maxTotalMillis) {
-    return yield* new BadRequest({
-      message: `chunks x interval must stay under ${slowBodyLimits.maxTotalMillis} ms, got ${totalMillis} ms`
+export const slowBody = (
+  meter: BodyMeter
+): Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest, HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const query = searchParams(request.url)
+    const chunks = yield* integerParam(query, "chunks", { min: 1, max: slowBodyLimits.maxChunks }, 10)
+    const intervalMillis = yield* integerParam(
+      query,
+      "interval",
+      { min: 0, max: slowBodyLimits.maxIntervalMillis },
+      200
+    )
+    const declareLength = yield* booleanParam(query, "length", true)
+    const totalMillis = (chunks - 1) * intervalMillis
+    if (totalMillis > slowBodyLimits.maxTotalMillis) {
+      return yield* new BadRequest({
+        message: `chunks x interval must stay under ${slowBodyLimits.maxTotalMillis} ms, got ${totalMillis} ms`
+      })
+    }
+    const parts = Array.from({ length: chunks }, (_, index) => {
+      const element = JSON.stringify({ chunk: index + 1, of: chunks })
+      return encoder.encode(`${index === 0 ? "[" : ","}${element}${index === chunks - 1 ? "]" : ""}`)
     })
-  }
-  const parts = Array.from({ length: chunks }, (_, index) => {
-    const element = JSON.stringify({ chunk: index + 1, of: chunks })
-    return encoder.encode(`${index === 0 ? "[" : ","}${element}${index === chunks - 1 ? "]" : ""}`)
+    const contentLength = parts.reduce((total, part) => total + part.length, 0)
+    const interval = Duration.millis(intervalMillis)
+    // The first chunk leaves with the headers; each later one waits its interval.
+    const body = Stream.fromIterable(parts).pipe(
+      Stream.zipWithIndex,
+      Stream.mapEffect(([part, index]) =>
+        index === 0 ? Effect.succeed(part) : Effect.as(Effect.sleep(interval), part)
+      )
+    )
+    return HttpServerResponse.stream(metered(body, meter), {
+      contentType: "application/json",
+      ...(declareLength ? { contentLength } : {})
+    })
   })
-  const contentLength = parts.reduce((total, part) => total + part.length, 0)
-  const interval = Duration.millis(intervalMillis)
-  // The first chunk leaves with the headers; each later one waits its interval.
-  const body = Stream.fromIterable(parts).pipe(
-    Stream.zipWithIndex,
-    Stream.mapEffect(([part, index]) => (index === 0 ? Effect.succeed(part) : Effect.as(Effect.sleep(interval), part)))
+
+/** @internal */
+export const largeJsonLimits = {
+  minBytes: 2,
+  maxBytes: 256 * 1024 * 1024,
+  defaultBytes: 1024 * 1024,
+  chunkBytes: 64 * 1024
+} as const
+
+// One chunk of the array's inside, `0,0,0,...`: every chunk starts at an even offset, so all share it.
+const zeros = encoder.encode("0,".repeat(largeJsonLimits.chunkBytes / 2))
+
+/**
+ * The body of `/api/chaos/large-json`: exactly `bytes` bytes of a valid JSON array of zeros, `[0,0,...,0]`
+ * (a space before the `]` when the count is even), produced one 64 KiB chunk at a time as the socket drains.
+ */
+const largeJsonBody = (bytes: number): Stream.Stream<Uint8Array> => {
+  const inner = bytes - 2
+  // Between the brackets: `0` at even offsets, `,` at odd ones; an even count ends in a `,`, made a space.
+  const closing = inner > 0 && inner % 2 === 0 ? " ]" : "]"
+  const zerosLength = inner - (closing.length - 1)
+  const chunkCount = Math.ceil(zerosLength / largeJsonLimits.chunkBytes)
+  // One element per chunk: the platform waits for the socket to drain between chunks, not within one.
+  const middle = Stream.range(0, chunkCount - 1, 1).pipe(
+    Stream.map((index) => {
+      const start = index * largeJsonLimits.chunkBytes
+      return zeros.subarray(0, Math.min(largeJsonLimits.chunkBytes, zerosLength - start))
+    })
   )
-  return HttpServerResponse.stream(body, { contentType: "application/json", contentLength })
+  return Stream.concat(
+    Stream.make(encoder.encode("[")),
+    Stream.concat(chunkCount > 0 ? middle : Stream.empty, Stream.make(encoder.encode(closing)))
+  )
+}
+
+/**
+ * `/api/chaos/large-json?bytes=N&length=true`: a 200 whose body is a valid JSON array of exactly `bytes` bytes,
+ * streamed in 64 KiB chunks, with its `Content-Length` declared unless `length=false` (chunked encoding).
+ * Nothing is held in memory beyond one chunk; a chunk is produced only when the socket has taken the last.
+ *
+ * @internal
+ */
+export const largeJson = (
+  meter: BodyMeter
+): Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest, HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const query = searchParams(request.url)
+    const bytes = yield* integerParam(
+      query,
+      "bytes",
+      { min: largeJsonLimits.minBytes, max: largeJsonLimits.maxBytes },
+      largeJsonLimits.defaultBytes
+    )
+    const declareLength = yield* booleanParam(query, "length", true)
+    return HttpServerResponse.stream(metered(largeJsonBody(bytes), meter), {
+      contentType: "application/json",
+      ...(declareLength ? { contentLength: bytes } : {})
+    })
+  })
+
+/** @internal */
+export const redirectLoopPath = "/api/chaos/redirect-loop"
+
+/**
+ * `/api/chaos/redirect-loop`: a `302` back to the same path and query, with an empty body. A client that
+ * follows redirects loops until its own limit; each request counts in the stats. The `Location` is built from
+ * the known path rather than echoed, so it can never point to another host.
+ *
+ * @internal
+ */
+export const redirectLoop: Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpServerRequest.HttpServerRequest
+> = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+  const query = searchParams(request.url).toString()
+  const location = query === "" ? redirectLoopPath : `${redirectLoopPath}?${query}`
+  return HttpServerResponse.empty({ status: 302, headers: { location } })
 })

@@ -60,6 +60,22 @@ export const integerParam = (
   return raw === null ? Effect.succeed(fallback) : parseInteger(name, raw, range)
 }
 
+/**
+ * Reads an optional `true`/`false` query parameter, falling back to `fallback` when it is absent.
+ *
+ * @internal
+ */
+export const booleanParam = (
+  query: URLSearchParams,
+  name: string,
+  fallback: boolean
+): Effect.Effect<boolean, BadRequest> => {
+  const raw = query.get(name)
+  if (raw === null) return Effect.succeed(fallback)
+  if (raw === "true" || raw === "false") return Effect.succeed(raw === "true")
+  return Effect.fail(new BadRequest({ message: `${name} must be true or false, got ${quote(raw)}` }))
+}
+
 /** @internal */
 export const maxDelaySeconds = 60
 

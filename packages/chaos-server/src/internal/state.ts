@@ -38,6 +38,8 @@ export class ChaosState {
   private readonly requestsByPath = new Map<string, number>()
   private readonly attemptsByRetryKey = new Map<string, number>()
   private connectionsOpened = 0
+  private bodiesStreaming = 0
+  private bodyBytesStreamed = 0
   private readonly openSockets = new Set<Net.Socket>()
 
   constructor(readonly limits: StateLimits) {}
@@ -58,6 +60,19 @@ export class ChaosState {
 
   requestFinished(): void {
     this.requestsInFlight--
+  }
+
+  bodyStarted(): void {
+    this.bodiesStreaming++
+  }
+
+  bodyEnded(): void {
+    this.bodiesStreaming--
+  }
+
+  /** Counts body bytes a streaming endpoint has handed to the socket. */
+  bodyBytesSent(bytes: number): void {
+    this.bodyBytesStreamed += bytes
   }
 
   /** Counts one more request for `key` and returns its 1-based attempt number. */
@@ -92,12 +107,13 @@ export class ChaosState {
     }
   }
 
-  /** Forgets counters and retry keys. Open connections stay counted: they are still open. */
+  /** Forgets counters, byte counts and retry keys. Open connections stay counted: they are still open. */
   reset(): void {
     this.totalRequests = 0
     this.requestsByPath.clear()
     this.attemptsByRetryKey.clear()
     this.connectionsOpened = 0
+    this.bodyBytesStreamed = 0
   }
 
   snapshot(): Stats {
@@ -108,7 +124,8 @@ export class ChaosState {
         byPath: Object.fromEntries(this.requestsByPath),
         byRetryKey: Object.fromEntries(this.attemptsByRetryKey)
       },
-      connections: { opened: this.connectionsOpened, open: this.openSockets.size }
+      connections: { opened: this.connectionsOpened, open: this.openSockets.size },
+      responses: { streaming: this.bodiesStreaming, bodyBytesStreamed: this.bodyBytesStreamed }
     }
   }
 }
