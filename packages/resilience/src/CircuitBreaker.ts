@@ -1,0 +1,571 @@
+/**
+ * A circuit breaker per origin (scheme, host, port), with Polly v8's semantics and defaults:
+ * it breaks when at least 10% of the attempts sampled in the last 30 seconds failed, once there
+ * were at least 100 of them, and then rejects attempts at once for 5 seconds. After the break,
+ * one attempt (the probe) is let through: its success closes the circuit, its failure opens it
+ * again. A consecutive-failures policy is the alternative.
+ *
+ * The breaker never waits and never retries: an open circuit fails the attempt with
+ * {@link CircuitOpen}, which says when the circuit will let a probe through.
+ *
+ * @since 0.2.0
+ */
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import type * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import * as internal from "./internal/circuitBreakerService.js"
+import * as origin from "./internal/origin.js"
+import type * as RetryPolicy from "./RetryPolicy.js"
+
+/**
+ * The options of Polly's sampling policy. Every one is optional; the defaults are in brackets.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const options: CircuitBreaker.SamplingOptions = { failureRatio: 0.5, minimumThroughput: 20, samplingDuration: "10 seconds" }
+ * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling(options) })
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SamplingOptions {
+  /** Break when this share of the sampled attempts failed; above 0, at most 1. [0.1] */
+  readonly failureRatio?: number | undefined
+  /** … and at least this many were sampled; a whole number of at least 2. [100] */
+  readonly minimumThroughput?: number | undefined
+  /**
+   * How far back samples count; 0.5 s to 1 day. The window is kept in 10 parts, each started
+   * by the first sample at least a tenth of it after the previous one, and a part is forgotten
+   * as a whole once it started this long ago. [30 seconds]
+   */
+  readonly samplingDuration?: Duration.DurationInput | undefined
+}
+
+/**
+ * When a closed circuit breaks: {@link sampling} (the default) or {@link consecutive}.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const policies: ReadonlyArray<CircuitBreaker.TripPolicy> = [
+ *   CircuitBreaker.sampling({ failureRatio: 0.25 }),
+ *   CircuitBreaker.consecutive(3)
+ * ]
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type TripPolicy =
+  | { readonly _tag: "Sampling"; readonly options: SamplingOptions }
+  | { readonly _tag: "Consecutive"; readonly failures: number }
+
+/**
+ * Polly's sampling policy: break when `failureRatio` of the attempts sampled in the last
+ * `samplingDuration` failed, once at least `minimumThroughput` were sampled. The check is made
+ * on each failure, so a ratio equal to `failureRatio` breaks.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling({ minimumThroughput: 20 }) })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const sampling: (options?: SamplingOptions) => TripPolicy = internal.sampling
+
+/**
+ * Break after `failures` failed attempts in a row, in the order they completed; only a success
+ * resets the count (an ignored attempt leaves it). [5]
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.consecutive(5) })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const consecutive: (failures?: number) => TripPolicy = internal.consecutive
+
+/**
+ * The options of a breaker. Every one is optional; the defaults are in brackets.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const options: CircuitBreaker.Options = {
+ *   tripPolicy: CircuitBreaker.sampling({ failureRatio: 0.2 }),
+ *   breakDuration: "10 seconds",
+ *   maxBreakDuration: "1 minute",
+ *   onStateChange: (change) => Effect.logWarning(`${change.origin}: ${change.from} -> ${change.to}`)
+ * }
+ * const BreakerLive = CircuitBreaker.layer(options)
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** When a closed circuit breaks. [`sampling()`: 10% of at least 100 attempts in 30 s] */
+  readonly tripPolicy?: TripPolicy | undefined
+  /**
+   * How long an open circuit rejects attempts before it lets a probe through, and how long a
+   * probe may stay silent before the next caller takes its place; 0.5 s to 1 day. [5 seconds]
+   */
+  readonly breakDuration?: Duration.DurationInput | undefined
+  /**
+   * Cap on a break lengthened by the `retryAfter` of the failure that opened the circuit; from
+   * `breakDuration` to 1 day. [30 seconds, as `RetryPolicy`'s `maxDelay`: a server asking for
+   * longer still gets one probe every 30 seconds, a negligible load]
+   */
+  readonly maxBreakDuration?: Duration.DurationInput | undefined
+  /** Runs on every state change, in the fiber that caused it, after the change is published. */
+  readonly onStateChange?: ((change: StateChange) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * A validated breaker configuration: every option resolved to its value or default.
+ *
+ * @example
+ * ```ts
+ * import { Duration, Either } from "effect"
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const settings = Either.getOrThrow(CircuitBreaker.validate())
+ * console.log(Duration.toSeconds(settings.breakDuration)) // 5
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Settings {
+  readonly tripPolicy:
+    | {
+        readonly _tag: "Sampling"
+        readonly failureRatio: number
+        readonly minimumThroughput: number
+        readonly samplingDuration: Duration.Duration
+      }
+    | { readonly _tag: "Consecutive"; readonly failures: number }
+  readonly breakDuration: Duration.Duration
+  readonly maxBreakDuration: Duration.Duration
+}
+
+/**
+ * What an attempt says about its origin's health (the vocabulary of Effect 4's
+ * `CircuitBreaker`). For HTTP: a response the server chose to send, even a permanent error
+ * status, is a `Success`; a transient status, a timeout or a connection failure is a `Failure`
+ * (with the response's `Retry-After`, if any); a 429 or an interruption is `Ignored`.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const outcomeOf = (status: number, retryAfterSeconds?: number): CircuitBreaker.Outcome =>
+ *   status === 429
+ *     ? CircuitBreaker.ignored
+ *     : status >= 500
+ *       ? CircuitBreaker.failure({ retryAfter: retryAfterSeconds === undefined ? undefined : `${retryAfterSeconds} seconds` })
+ *       : CircuitBreaker.success
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "Success" }
+  | { readonly _tag: "Failure"; readonly retryAfter?: Duration.Duration | undefined }
+  | { readonly _tag: "Ignored" }
+
+/**
+ * The attempt shows the origin is healthy: a sample that counts for the circuit; a probe's
+ * success closes it.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * declare const permit: CircuitBreaker.Permit
+ * const done = permit.report(CircuitBreaker.success)
+ * ```
+ *
+ * @since 0.2.0
+ * @category outcomes
+ */
+export const success: Outcome = internal.success
+
+/**
+ * The attempt counts against the origin. `retryAfter` (a server's `Retry-After`) lengthens the
+ * break when this failure opens the circuit, up to `maxBreakDuration`; it never shortens it.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * declare const permit: CircuitBreaker.Permit
+ * const done = permit.report(CircuitBreaker.failure({ retryAfter: "20 seconds" }))
+ * ```
+ *
+ * @since 0.2.0
+ * @category outcomes
+ */
+export const failure: (options?: { readonly retryAfter?: Duration.DurationInput | undefined }) => Outcome =
+  internal.failure
+
+/**
+ * The attempt says nothing about the origin's health (a 429, an interruption): not a sample; a
+ * probe that ends so frees its slot for the next caller.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * declare const permit: CircuitBreaker.Permit
+ * const done = permit.report(CircuitBreaker.ignored)
+ * ```
+ *
+ * @since 0.2.0
+ * @category outcomes
+ */
+export const ignored: Outcome = internal.ignored
+
+/**
+ * The states of a circuit: `Closed` (attempts pass, samples count), `Open` (attempts are
+ * rejected until `retryAfter` has passed; the next attempt then half-opens it), `HalfOpen` (one
+ * probe in flight, others rejected; `probing` false once its slot is free or re-armed) and
+ * `Isolated` (held open by hand until closed by hand). A circuit whose break has ended reads
+ * `Open` with `retryAfter` zero until the next attempt.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import type { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const describe = (state: CircuitBreaker.State): string => {
+ *   switch (state._tag) {
+ *     case "Closed":
+ *       return "closed"
+ *     case "Open":
+ *       return `open for ${Duration.format(state.retryAfter)}`
+ *     case "HalfOpen":
+ *       return state.probing ? "probing" : "waiting for a probe"
+ *     case "Isolated":
+ *       return "isolated by hand"
+ *   }
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type State =
+  | { readonly _tag: "Closed"; readonly origin: string }
+  | { readonly _tag: "Open"; readonly origin: string; readonly retryAfter: Duration.Duration }
+  | {
+      readonly _tag: "HalfOpen"
+      readonly origin: string
+      readonly probing: boolean
+      /** While probing: until the probe's slot is re-armed. */
+      readonly retryAfter: Duration.Duration
+    }
+  | { readonly _tag: "Isolated"; readonly origin: string }
+
+/**
+ * A state change. `manual` tells a change made by `isolate` or `close` from one the breaker
+ * made; an opening carries how long its break lasts.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import type { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const line = (change: CircuitBreaker.StateChange): string =>
+ *   change.to === "Open"
+ *     ? `${change.origin} opened for ${Duration.format(change.breakDuration)}`
+ *     : `${change.origin}: ${change.from} -> ${change.to}${change.manual ? " (by hand)" : ""}`
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type StateChange =
+  | {
+      readonly origin: string
+      readonly from: "Closed" | "HalfOpen"
+      readonly to: "Open"
+      readonly breakDuration: Duration.Duration
+      readonly manual: false
+    }
+  | { readonly origin: string; readonly from: "Open"; readonly to: "HalfOpen"; readonly manual: false }
+  | {
+      readonly origin: string
+      readonly from: "Open" | "HalfOpen" | "Isolated"
+      readonly to: "Closed"
+      readonly manual: boolean
+    }
+  | {
+      readonly origin: string
+      readonly from: "Closed" | "Open" | "HalfOpen"
+      readonly to: "Isolated"
+      readonly manual: true
+    }
+
+/**
+ * Permission for one attempt. Report its outcome exactly once (later reports are ignored); an
+ * attempt that is interrupted reports {@link ignored}, so that a probe frees its slot.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Exit } from "effect"
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * // What `execute` does, by hand.
+ * const guarded = <A, E>(breaker: CircuitBreaker.CircuitBreaker.Service, origin: string, attempt: Effect.Effect<A, E>) =>
+ *   Effect.uninterruptibleMask((restore) =>
+ *     Effect.flatMap(breaker.acquire(origin), (permit: CircuitBreaker.Permit) =>
+ *       restore(attempt).pipe(
+ *         Effect.onExit((exit) =>
+ *           permit.report(
+ *             Exit.isSuccess(exit) ? CircuitBreaker.success : Exit.isInterrupted(exit) ? CircuitBreaker.ignored : CircuitBreaker.failure()
+ *           )
+ *         )
+ *       )
+ *     )
+ *   )
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Permit {
+  readonly origin: string
+  /** Whether this attempt is the half-open probe: its outcome closes or reopens the circuit. */
+  readonly probe: boolean
+  readonly report: (outcome: Outcome) => Effect.Effect<void>
+}
+
+/**
+ * An attempt rejected by the circuit without being sent. `state`: `"Open"` (the break is on),
+ * `"HalfOpen"` (another caller's probe is in flight) or `"Isolated"` (held open by hand);
+ * `retryAfter`: how long until the circuit lets a probe through (for `"HalfOpen"`, until a
+ * silent probe's slot is re-armed; infinity when isolated).
+ *
+ * @example
+ * ```ts
+ * import { Duration, Effect } from "effect"
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * declare const call: Effect.Effect<string, CircuitBreaker.CircuitOpen>
+ *
+ * const withFallback = call.pipe(
+ *   Effect.catchTag("CircuitOpen", (error) =>
+ *     Effect.succeed(`cached (${error.origin} back in ${Duration.format(error.retryAfter)})`)
+ *   )
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const CircuitOpen: typeof internal.CircuitOpen = internal.CircuitOpen
+
+/**
+ * The type of a {@link CircuitOpen} error: `origin`, `state` and `retryAfter`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export type CircuitOpen = internal.CircuitOpen
+
+/**
+ * The breaker service: one circuit per origin key (see {@link originOf}), shared by every
+ * attempt that uses this instance.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * declare const fetchQuote: Effect.Effect<number, Error>
+ *
+ * const program = Effect.gen(function* () {
+ *   const breaker = yield* CircuitBreaker.CircuitBreaker
+ *   return yield* fetchQuote.pipe(breaker.execute("https://quotes.example.com:443"))
+ * }).pipe(Effect.provide(CircuitBreaker.layer({ tripPolicy: CircuitBreaker.consecutive(5) })))
+ * ```
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class CircuitBreaker extends Context.Tag("effect-http-resilience/CircuitBreaker")<
+  CircuitBreaker,
+  CircuitBreaker.Service
+>() {}
+
+/**
+ * The types that belong to the {@link CircuitBreaker} tag.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export declare namespace CircuitBreaker {
+  /**
+   * The breaker's operations, each for one origin key.
+   *
+   * @example
+   * ```ts
+   * import { Effect, Stream } from "effect"
+   * import { CircuitBreaker } from "effect-http-resilience"
+   *
+   * // Logs every change from now on, for as long as the scope lasts.
+   * const watch = (breaker: CircuitBreaker.CircuitBreaker.Service) =>
+   *   Effect.gen(function* () {
+   *     const changes = yield* breaker.subscribe
+   *     yield* changes.pipe(
+   *       Stream.runForEach((change) => Effect.log(`${change.origin}: ${change.from} -> ${change.to}`)),
+   *       Effect.forkScoped
+   *     )
+   *   })
+   * ```
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  export interface Service {
+    /** The policy and its resolved options. */
+    readonly settings: Settings
+    /**
+     * Asks to send one attempt: a {@link Permit} whose outcome must be reported, or
+     * {@link CircuitOpen} at once. Acquire under `Effect.uninterruptibleMask` and report in
+     * `Effect.onExit`, or use `execute`, which does.
+     */
+    readonly acquire: (origin: string) => Effect.Effect<Permit, CircuitOpen>
+    /**
+     * Runs one attempt through the circuit: rejected with {@link CircuitOpen}, or run and its
+     * exit reported as `classify` says (default: a success is `Success`, any failure, defects
+     * included, a `Failure`). An interruption is always `Ignored`; a `classify` that throws
+     * reports `Ignored` and the attempt dies with what it threw.
+     */
+    readonly execute: {
+      <A, E>(
+        origin: string,
+        classify?: (exit: Exit.Exit<A, E>) => Outcome
+      ): <R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | CircuitOpen, R>
+      <A, E, R>(
+        self: Effect.Effect<A, E, R>,
+        origin: string,
+        classify?: (exit: Exit.Exit<A, E>) => Outcome
+      ): Effect.Effect<A, E | CircuitOpen, R>
+    }
+    /** The circuit's state now. An origin never seen reads `Closed`. */
+    readonly state: (origin: string) => Effect.Effect<State>
+    /** Holds the circuit open (Polly's isolate) until {@link Service.close}. */
+    readonly isolate: (origin: string) => Effect.Effect<void>
+    /** Closes the circuit by hand, from any state, and forgets its samples. */
+    readonly close: (origin: string) => Effect.Effect<void>
+    /**
+     * Every state change of every origin, in order, from the moment the stream starts running
+     * (a forked stream may start a little later than the fork). A subscriber more than 1024
+     * changes behind loses the oldest. Never ends by itself.
+     */
+    readonly changes: Stream.Stream<StateChange>
+    /**
+     * Subscribes now and gives the stream of every state change from this moment, for as long
+     * as the scope lasts: nothing between subscribing and running the stream is missed.
+     */
+    readonly subscribe: Effect.Effect<Stream.Stream<StateChange>, never, Scope.Scope>
+  }
+}
+
+/**
+ * Validates the options and makes a breaker with its own circuits. A bad option fails with
+ * `InvalidRetryPolicy`, naming it (`"circuitBreaker.breakDuration"`,
+ * `"circuitBreaker.tripPolicy.failureRatio"`, …).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const program = Effect.gen(function* () {
+ *   const breaker = yield* CircuitBreaker.make({ tripPolicy: CircuitBreaker.consecutive(3) })
+ *   yield* breaker.isolate("https://payments.example.com:443")
+ *   return yield* breaker.state("https://payments.example.com:443") // { _tag: "Isolated", … }
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: (options?: Options) => Effect.Effect<CircuitBreaker.Service, RetryPolicy.InvalidRetryPolicy> =
+  internal.make
+
+/**
+ * The service as a layer: everything provided with one built layer shares its circuits.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const BreakerLive = CircuitBreaker.layer({ breakDuration: "10 seconds" })
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<CircuitBreaker, RetryPolicy.InvalidRetryPolicy> =>
+  Layer.effect(CircuitBreaker, internal.make(options))
+
+/**
+ * Validates the options into settings, or the first bad option.
+ *
+ * @example
+ * ```ts
+ * import { Either } from "effect"
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const result = CircuitBreaker.validate({ tripPolicy: CircuitBreaker.sampling({ failureRatio: 2 }) })
+ * if (Either.isLeft(result)) {
+ *   console.log(result.left.option) // "circuitBreaker.tripPolicy.failureRatio"
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const validate: (options?: Options) => Either.Either<Settings, RetryPolicy.InvalidRetryPolicy> =
+  internal.validate
+
+/**
+ * The key a circuit is kept under: `scheme://host:port`, lower-cased, default port filled in.
+ * The same function as `RetryBudget.originOf`.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * CircuitBreaker.originOf("http://Example.com/search?q=x") // "http://example.com:80"
+ * ```
+ *
+ * @since 0.2.0
+ * @category origins
+ */
+export const originOf: (url: string | URL) => string = origin.originOf

@@ -1,0 +1,415 @@
+/**
+ * A retry budget per origin (scheme, host, port): retries may add only a bounded share to the
+ * traffic an origin receives, so that a failing server is not buried under retries. A per-call
+ * attempt limit of 3 lets a total outage triple the load; a budget of 10% holds it near 1.1×.
+ *
+ * The default is Finagle's budget (deposits per request that expire after `ttl`, retries up to
+ * `ratio` of them plus a floor of `minPerSecond`); gRPC's token bucket and the AWS SDKs' retry
+ * quota are presets, and `none` turns the budget off. The state lives in a service, shared by
+ * everything that uses one instance, timed by Effect's `Clock` (so `TestClock` drives it).
+ *
+ * @since 0.2.0
+ */
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as origin from "./internal/origin.js"
+import * as internal from "./internal/retryBudgetService.js"
+import type * as RetryPolicy from "./RetryPolicy.js"
+
+/**
+ * What a failed attempt was, as far as a budget cares. The AWS quota charges a retry after a
+ * `"timeout"` more (10 instead of 5); the other budgets treat all three alike.
+ *
+ * @example
+ * ```ts
+ * import type { RetryBudget } from "effect-http-resilience"
+ *
+ * const kindOf = (status: number | "timeout" | "refused"): RetryBudget.FailureKind =>
+ *   status === "timeout" ? "timeout" : status === "refused" ? "connection" : "transient-status"
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type FailureKind = "transient-status" | "timeout" | "connection"
+
+/**
+ * The options of the default budget, Finagle's `RetryBudget`. Every one is optional; the
+ * defaults are in brackets.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * // Retries up to 20% of requests, plus 5 per second whatever the traffic.
+ * const options: RetryBudget.FinagleOptions = { ratio: 0.2, minPerSecond: 5, ttl: "10 seconds" }
+ * const BudgetLive = RetryBudget.layer(options)
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface FinagleOptions {
+  /** Retries allowed per request made in the last `ttl`, on top of the floor; 0 to 1000. [0.1] */
+  readonly ratio?: number | undefined
+  /** The floor: retries allowed per second of `ttl` however few requests are made; a whole number. [10] */
+  readonly minPerSecond?: number | undefined
+  /** How long a request's deposit (and a retry's withdrawal) counts; 1 s to 60 s. [10 seconds] */
+  readonly ttl?: Duration.DurationInput | undefined
+}
+
+/**
+ * The options of gRPC's retry throttling (gRFC A6), per origin: the bucket starts full, every
+ * failed attempt takes 1 token, every success puts back `tokenRatio`, and retries are allowed
+ * only while more than half of `maxTokens` remain.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const options: RetryBudget.TokenBucketOptions = { maxTokens: 20, tokenRatio: 0.2 }
+ * const BudgetLive = RetryBudget.layer(RetryBudget.tokenBucket(options))
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TokenBucketOptions {
+  /** Tokens at the start and at most; a whole number from 1 to 1000. [10] */
+  readonly maxTokens?: number | undefined
+  /** Tokens a success puts back; at least 0.001, decimal places beyond 3 ignored. [0.1] */
+  readonly tokenRatio?: number | undefined
+}
+
+/**
+ * The options of the AWS SDKs' standard retry quota, per origin: a retry takes `retryCost`
+ * tokens (`timeoutRetryCost` after a timeout) and is refused when fewer remain; a call that
+ * succeeds at its first attempt puts back `noRetryIncrement`, a retry that succeeds puts back
+ * what it took.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const options: RetryBudget.AwsQuotaOptions = { capacity: 100 }
+ * const BudgetLive = RetryBudget.layer(RetryBudget.awsQuota(options))
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface AwsQuotaOptions {
+  /** Tokens at the start and at most. [500] */
+  readonly capacity?: number | undefined
+  /** Tokens a retry takes. [5] */
+  readonly retryCost?: number | undefined
+  /** Tokens a retry after a timeout takes. [10] */
+  readonly timeoutRetryCost?: number | undefined
+  /** Tokens a call that succeeds without a retry puts back. [1] */
+  readonly noRetryIncrement?: number | undefined
+}
+
+/**
+ * Which budget, with its options (validated by {@link make}). Build one with {@link finagle},
+ * {@link tokenBucket}, {@link awsQuota}, or use {@link none}.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const strategies: ReadonlyArray<RetryBudget.Strategy> = [
+ *   RetryBudget.finagle({ ratio: 0.2 }),
+ *   RetryBudget.tokenBucket(),
+ *   RetryBudget.awsQuota({ capacity: 100 }),
+ *   RetryBudget.none
+ * ]
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Strategy =
+  | { readonly _tag: "Finagle"; readonly options: FinagleOptions }
+  | { readonly _tag: "TokenBucket"; readonly options: TokenBucketOptions }
+  | { readonly _tag: "AwsQuota"; readonly options: AwsQuotaOptions }
+  | { readonly _tag: "None" }
+
+/**
+ * What {@link make} and {@link layer} accept: the default budget's options, a {@link Strategy},
+ * or `"none"` (the same as {@link none}).
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const inputs: ReadonlyArray<RetryBudget.Input> = [{ ratio: 0.2 }, RetryBudget.tokenBucket(), "none"]
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Input = FinagleOptions | Strategy | "none"
+
+/**
+ * A validated budget: the strategy with every option resolved to its value or default.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const program = Effect.gen(function* () {
+ *   const budget = yield* RetryBudget.make()
+ *   const settings: RetryBudget.Settings = budget.settings
+ *   if (settings._tag === "Finagle") console.log(settings.ratio, settings.minPerSecond) // 0.1 10
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Settings =
+  | {
+      readonly _tag: "Finagle"
+      readonly ratio: number
+      readonly minPerSecond: number
+      readonly ttl: Duration.Duration
+    }
+  | { readonly _tag: "TokenBucket"; readonly maxTokens: number; readonly tokenRatio: number }
+  | {
+      readonly _tag: "AwsQuota"
+      readonly capacity: number
+      readonly retryCost: number
+      readonly timeoutRetryCost: number
+      readonly noRetryIncrement: number
+    }
+  | { readonly _tag: "None" }
+
+/**
+ * Finagle's budget (the default): every call deposits when it starts; a deposit counts for
+ * `ttl`; a retry may spend `1 / ratio` deposits, and the floor lends `minPerSecond × ttl`
+ * retries more, each paid back as its withdrawal expires after `ttl`. Over any stretch shorter
+ * than 9/10 of `ttl` (expiry is counted in tenths of `ttl`), N calls get at most
+ * `ratio × N + minPerSecond × ttl` retries, to within Finagle's rounding of `1 / ratio`.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const BudgetLive = RetryBudget.layer(RetryBudget.finagle({ ratio: 0.05, minPerSecond: 2 }))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const finagle: (options?: FinagleOptions) => Strategy = internal.finagle
+
+/**
+ * gRPC's retry throttling (gRFC A6) as a budget. See {@link TokenBucketOptions}.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const BudgetLive = RetryBudget.layer(RetryBudget.tokenBucket({ maxTokens: 10, tokenRatio: 0.1 }))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const tokenBucket: (options?: TokenBucketOptions) => Strategy = internal.tokenBucket
+
+/**
+ * The AWS SDKs' standard retry quota as a budget. See {@link AwsQuotaOptions}.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const BudgetLive = RetryBudget.layer(RetryBudget.awsQuota())
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const awsQuota: (options?: AwsQuotaOptions) => Strategy = internal.awsQuota
+
+/**
+ * No budget: every retry the retry policy wants is allowed, and nothing is tracked.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const Unbudgeted = RetryBudget.layer(RetryBudget.none)
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const none: Strategy = internal.none
+
+/**
+ * The budget service. One instance keeps one budget per origin, shared by every call that uses
+ * it: provide one layer to share it across clients, or one per client to keep them apart.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const program = Effect.gen(function* () {
+ *   const budget = yield* RetryBudget.RetryBudget
+ *   return yield* budget.balance(RetryBudget.originOf("https://api.example.com/v1/items"))
+ * }).pipe(Effect.provide(RetryBudget.layer()))
+ * ```
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class RetryBudget extends Context.Tag("effect-http-resilience/RetryBudget")<
+  RetryBudget,
+  RetryBudget.Service
+>() {}
+
+/**
+ * The types that belong to the {@link RetryBudget} tag.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export declare namespace RetryBudget {
+  /**
+   * The budget's operations, each for one origin key (see {@link originOf}). A caller reports
+   * every call's start, failures and success, and asks before each retry.
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { RetryBudget } from "effect-http-resilience"
+   *
+   * // What a retry loop does around one call.
+   * const around = (budget: RetryBudget.RetryBudget.Service, url: string) =>
+   *   Effect.gen(function* () {
+   *     const origin = RetryBudget.originOf(url)
+   *     yield* budget.onRequest(origin) // the call starts
+   *     yield* budget.onFailure(origin, "transient-status") // its first attempt got a 503
+   *     if (yield* budget.tryRetry(origin, "transient-status")) {
+   *       yield* budget.onSuccess(origin, "transient-status") // the retry succeeded
+   *     }
+   *   })
+   * ```
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  export interface Service {
+    /** The strategy and its resolved options. */
+    readonly settings: Settings
+    /** A call starts (its first attempt only): Finagle's budget deposits. */
+    readonly onRequest: (origin: string) => Effect.Effect<void>
+    /**
+     * An attempt failed in a way that says the origin struggles, whether or not a retry
+     * follows: the token bucket takes a token.
+     */
+    readonly onFailure: (origin: string, kind: FailureKind) => Effect.Effect<void>
+    /**
+     * Asks for a retry after a failure of this kind. `true` spends its cost; `false` refuses
+     * it, leaves the budget untouched and counts a refusal in the metrics. Never waits.
+     */
+    readonly tryRetry: (origin: string, kind: FailureKind) => Effect.Effect<boolean>
+    /**
+     * An attempt succeeded. `retriedAfter`: the kind of failure it retried, omitted for a first
+     * attempt (the AWS quota puts back a retry's cost, or 1 for a first attempt).
+     */
+    readonly onSuccess: (origin: string, retriedAfter?: FailureKind) => Effect.Effect<void>
+    /**
+     * What is left for the origin, in the strategy's own unit: Finagle: retries allowed now;
+     * token bucket: tokens; AWS quota: tokens; none: infinity. An origin never seen reads as fresh.
+     */
+    readonly balance: (origin: string) => Effect.Effect<number>
+  }
+}
+
+/**
+ * Validates the input and makes a budget service with its own per-origin state. A bad option
+ * fails with `InvalidRetryPolicy`, naming it (`"retryBudget.ratio"`, …). Without input, the
+ * default budget with its default options.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const program = Effect.gen(function* () {
+ *   const budget = yield* RetryBudget.make({ ratio: 0.2 })
+ *   const origin = "https://api.example.com:443"
+ *   yield* budget.onRequest(origin)
+ *   return yield* budget.tryRetry(origin, "timeout")
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: (input?: Input) => Effect.Effect<RetryBudget.Service, RetryPolicy.InvalidRetryPolicy> = internal.make
+
+/**
+ * The service as a layer: everything provided with one built layer shares its budgets.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const program = Effect.gen(function* () {
+ *   const budget = yield* RetryBudget.RetryBudget
+ *   return budget.settings._tag
+ * }).pipe(Effect.provide(RetryBudget.layer(RetryBudget.tokenBucket())))
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (input?: Input): Layer.Layer<RetryBudget, RetryPolicy.InvalidRetryPolicy> =>
+  Layer.effect(RetryBudget, internal.make(input))
+
+/**
+ * Validates the input into settings, or the first bad option.
+ *
+ * @example
+ * ```ts
+ * import { Either } from "effect"
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const result = RetryBudget.validate({ ratio: -1 })
+ * if (Either.isLeft(result)) {
+ *   console.log(result.left.option) // "retryBudget.ratio"
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const validate: (input?: Input) => Either.Either<Settings, RetryPolicy.InvalidRetryPolicy> = internal.validate
+
+/**
+ * The key a budget is kept under: `scheme://host:port`, lower-cased, with the scheme's default
+ * port filled in (`http://Example.com/x` and `http://example.com:80/y` share
+ * `http://example.com:80`). A string that is not an absolute URL is its own key.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * RetryBudget.originOf("https://API.example.com/v1/items?page=2") // "https://api.example.com:443"
+ * RetryBudget.originOf(new URL("http://[::1]:8080/")) // "http://[::1]:8080"
+ * ```
+ *
+ * @since 0.2.0
+ * @category origins
+ */
+export const originOf: (url: string | URL) => string = origin.originOf

@@ -1,0 +1,367 @@
+import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import { dual } from "effect/Function"
+import * as MetricLabel from "effect/MetricLabel"
+import * as PubSub from "effect/PubSub"
+import * as Stream from "effect/Stream"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+import * as core from "./core/circuitBreaker.js"
+import * as metrics from "./metrics.js"
+import { OriginTable } from "./origin.js"
+import { durationMillis, fromCoreCheck, invalid, optionsRecord, type Validated } from "./settingsInput.js"
+
+/** @internal */
+export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{
+  readonly origin: string
+  readonly state: "Open" | "HalfOpen" | "Isolated"
+  readonly retryAfter: Duration.Duration
+}> {
+  override get message(): string {
+    const subject = `Circuit breaker for ${this.origin}`
+    if (this.state === "Isolated") return `${subject} is isolated: attempts are rejected until it is closed by hand`
+    const left = Duration.format(this.retryAfter)
+    return this.state === "HalfOpen"
+      ? `${subject} is half-open and its probe is in flight: attempts are rejected until it reports, or for ${left} at most`
+      : `${subject} is open: attempts are rejected for ${left} more, then one probe is let through`
+  }
+}
+
+const prefix = "circuitBreaker"
+
+/** @internal */
+export const sampling = (options: CircuitBreaker.SamplingOptions = {}): CircuitBreaker.TripPolicy => ({
+  _tag: "Sampling",
+  options
+})
+
+/** @internal */
+export const consecutive = (failures: number = core.consecutiveDefaults.failures): CircuitBreaker.TripPolicy => ({
+  _tag: "Consecutive",
+  failures
+})
+
+/** @internal */
+export const success: CircuitBreaker.Outcome = { _tag: "Success" }
+
+/** @internal */
+export const ignored: CircuitBreaker.Outcome = { _tag: "Ignored" }
+
+/** @internal */
+export const failure = (options?: {
+  readonly retryAfter?: Duration.DurationInput | undefined
+}): CircuitBreaker.Outcome =>
+  options?.retryAfter === undefined
+    ? { _tag: "Failure" }
+    : { _tag: "Failure", retryAfter: Duration.decode(options.retryAfter) }
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+interface Resolved {
+  readonly settings: core.BreakerSettings
+  readonly onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined
+}
+
+const optionalDuration = (option: string, input: unknown, fallback: number): Validated<number> =>
+  input === undefined ? Either.right(fallback) : durationMillis(option, input)
+
+const numberOr = (value: unknown, fallback: number): number =>
+  value === undefined ? fallback : typeof value === "number" ? value : Number.NaN
+
+const resolveTripPolicy = (input: unknown): Validated<core.TripPolicy> => {
+  const option = `${prefix}.tripPolicy`
+  if (input === undefined) return Either.right(core.breakerDefaults.tripPolicy)
+  if (typeof input !== "object" || input === null || !("_tag" in input)) {
+    return invalid(option, "must be built with CircuitBreaker.sampling or CircuitBreaker.consecutive", input)
+  }
+  if (input._tag === "Consecutive" && "failures" in input) {
+    const policy: core.ConsecutivePolicy = { _tag: "Consecutive", failures: numberOr(input.failures, Number.NaN) }
+    const problem = core.checkSettings({ ...core.breakerDefaults, tripPolicy: policy })
+    return fromCoreCheck(option, policy, problem, { failures: input.failures })
+  }
+  if (input._tag !== "Sampling" || !("options" in input)) {
+    return invalid(option, "must be built with CircuitBreaker.sampling or CircuitBreaker.consecutive", input)
+  }
+  return Either.flatMap(
+    optionsRecord(option, input.options, ["failureRatio", "minimumThroughput", "samplingDuration"]),
+    (given) =>
+      Either.flatMap(
+        optionalDuration(
+          `${option}.samplingDuration`,
+          given.samplingDuration,
+          core.samplingDefaults.samplingDurationMillis
+        ),
+        (samplingDurationMillis) => {
+          const policy: core.SamplingPolicy = {
+            _tag: "Sampling",
+            failureRatio: numberOr(given.failureRatio, core.samplingDefaults.failureRatio),
+            minimumThroughput: numberOr(given.minimumThroughput, core.samplingDefaults.minimumThroughput),
+            samplingDurationMillis
+          }
+          return fromCoreCheck(
+            option,
+            policy,
+            core.checkSettings({ ...core.breakerDefaults, tripPolicy: policy }),
+            given
+          )
+        }
+      )
+  )
+}
+
+/** @internal */
+export const resolve = (options: CircuitBreaker.Options | undefined): Validated<Resolved> =>
+  Either.flatMap(
+    optionsRecord(prefix, options, ["tripPolicy", "breakDuration", "maxBreakDuration", "onStateChange"]),
+    (given) =>
+      Either.flatMap(
+        Either.all({
+          tripPolicy: resolveTripPolicy(given.tripPolicy),
+          breakDurationMillis: optionalDuration(
+            `${prefix}.breakDuration`,
+            given.breakDuration,
+            core.breakerDefaults.breakDurationMillis
+          ),
+          maxBreakDurationMillis: optionalDuration(
+            `${prefix}.maxBreakDuration`,
+            given.maxBreakDuration,
+            core.breakerDefaults.maxBreakDurationMillis
+          )
+        }),
+        (settings): Validated<Resolved> => {
+          const onStateChange = options?.onStateChange
+          if (onStateChange !== undefined && typeof onStateChange !== "function") {
+            return invalid(`${prefix}.onStateChange`, "must be a function returning an Effect", onStateChange)
+          }
+          return Either.map(fromCoreCheck(prefix, settings, core.checkSettings(settings), given), (checked) => ({
+            settings: checked,
+            onStateChange
+          }))
+        }
+      )
+  )
+
+/** @internal */
+export const toPublicSettings = (settings: core.BreakerSettings): CircuitBreaker.Settings => ({
+  tripPolicy:
+    settings.tripPolicy._tag === "Consecutive"
+      ? settings.tripPolicy
+      : {
+          _tag: "Sampling",
+          failureRatio: settings.tripPolicy.failureRatio,
+          minimumThroughput: settings.tripPolicy.minimumThroughput,
+          samplingDuration: Duration.millis(settings.tripPolicy.samplingDurationMillis)
+        },
+  breakDuration: Duration.millis(settings.breakDurationMillis),
+  maxBreakDuration: Duration.millis(settings.maxBreakDurationMillis)
+})
+
+/** @internal */
+export const validate = (
+  options?: CircuitBreaker.Options
+): Either.Either<CircuitBreaker.Settings, RetryPolicy.InvalidRetryPolicy> =>
+  Either.map(resolve(options), (resolved) => toPublicSettings(resolved.settings))
+
+// ---------------------------------------------------------------------------------------------
+// The service
+
+const millisToDuration = (millis: number): Duration.Duration =>
+  Number.isFinite(millis) ? Duration.millis(millis) : Duration.infinity
+
+const toStateChange = (origin: string, transition: core.Transition): CircuitBreaker.StateChange =>
+  transition.to === "Open"
+    ? {
+        origin,
+        from: transition.from,
+        to: "Open",
+        breakDuration: Duration.millis(transition.breakMillis),
+        manual: false
+      }
+    : { ...transition, origin }
+
+const toCoreOutcome = (outcome: CircuitBreaker.Outcome): core.Outcome =>
+  outcome._tag === "Failure" && outcome.retryAfter !== undefined
+    ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(outcome.retryAfter) }
+    : outcome._tag === "Failure"
+      ? { _tag: "Failure" }
+      : outcome
+
+const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome =>
+  Exit.isSuccess(exit) ? success : failure()
+
+interface Entry {
+  readonly origin: string
+  readonly machine: core.CircuitBreakerMachine
+  readonly labels: ReadonlyArray<MetricLabel.MetricLabel>
+  /** Dropped from the table: its late reports must not reach anyone. */
+  retired: boolean
+}
+
+const stateLabel = (state: core.StateTag): MetricLabel.MetricLabel =>
+  MetricLabel.make(metrics.attribute.circuitState, metrics.circuitStateValue[state])
+
+const previousStateLabel = (state: core.StateTag): MetricLabel.MetricLabel =>
+  MetricLabel.make(metrics.attribute.circuitPreviousState, metrics.circuitStateValue[state])
+
+const makeService = (
+  resolved: Resolved,
+  changes: PubSub.PubSub<CircuitBreaker.StateChange>
+): CircuitBreaker.CircuitBreaker.Service => {
+  const { settings, onStateChange } = resolved
+  const table = new OriginTable<Entry>(
+    (origin) => {
+      const labels = metrics.originLabels(origin)
+      metrics.circuitBreakerState.unsafeUpdate(1, [...labels, stateLabel("Closed")])
+      return { origin, machine: new core.CircuitBreakerMachine(settings), labels, retired: false }
+    },
+    (entry, nowMillis) => entry.machine.isPristine(nowMillis),
+    (entry) => {
+      entry.retired = true
+    }
+  )
+
+  // Runs inside the synchronous step that made the change, so that the stream, the gauge and
+  // the counters see changes in the order they happened even when fibers race. (The metric
+  // updates carry the origin's attributes, not the calling fiber's metric tags.)
+  const announce = (entry: Entry, transition: core.Transition): CircuitBreaker.StateChange => {
+    metrics.circuitBreakerState.unsafeUpdate(0, [...entry.labels, stateLabel(transition.from)])
+    metrics.circuitBreakerState.unsafeUpdate(1, [...entry.labels, stateLabel(transition.to)])
+    metrics.circuitBreakerTransitions.unsafeUpdate(1, [
+      ...entry.labels,
+      previousStateLabel(transition.from),
+      stateLabel(transition.to)
+    ])
+    const change = toStateChange(entry.origin, transition)
+    changes.unsafeOffer(change)
+    return change
+  }
+
+  const notify = (change: CircuitBreaker.StateChange | undefined): Effect.Effect<void> =>
+    change === undefined || onStateChange === undefined ? Effect.void : onStateChange(change)
+
+  const withEntry = <A, E>(
+    origin: string,
+    f: (entry: Entry, nowMillis: number) => Effect.Effect<A, E>
+  ): Effect.Effect<A, E> =>
+    Effect.clockWith((clock) =>
+      Effect.suspend(() => {
+        const nowMillis = clock.unsafeCurrentTimeMillis()
+        return f(table.get(origin, nowMillis), nowMillis)
+      })
+    )
+
+  const makePermit = (entry: Entry, permit: core.Permit): CircuitBreaker.Permit => {
+    let reported = false
+    return {
+      origin: entry.origin,
+      probe: permit.probe,
+      report: (outcome) =>
+        Effect.clockWith((clock) =>
+          Effect.suspend(() => {
+            if (reported || entry.retired) return Effect.void
+            reported = true
+            const transition = entry.machine.report(clock.unsafeCurrentTimeMillis(), permit, toCoreOutcome(outcome))
+            return transition === undefined ? Effect.void : notify(announce(entry, transition))
+          })
+        )
+    }
+  }
+
+  const acquire = (origin: string): Effect.Effect<CircuitBreaker.Permit, CircuitBreaker.CircuitOpen> =>
+    withEntry(origin, (entry, nowMillis) => {
+      const admission = entry.machine.tryAcquire(nowMillis)
+      if (admission._tag === "Rejected") {
+        metrics.circuitBreakerRejections.unsafeUpdate(1, [...entry.labels, stateLabel(admission.state)])
+        return Effect.fail(
+          new CircuitOpen({ origin, state: admission.state, retryAfter: millisToDuration(admission.retryAfterMillis) })
+        )
+      }
+      const permit = makePermit(entry, admission.permit)
+      if (admission.transition === undefined) return Effect.succeed(permit)
+      return Effect.as(notify(announce(entry, admission.transition)), permit)
+    })
+
+  const execute = <A, E, R>(
+    self: Effect.Effect<A, E, R>,
+    origin: string,
+    classify: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome = defaultClassify
+  ): Effect.Effect<A, E | CircuitBreaker.CircuitOpen, R> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(acquire(origin), (permit) =>
+        Effect.flatMap(Effect.exit(restore(self)), (exit) => {
+          // An interruption says nothing about the origin's health, and must free a probe's slot.
+          if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause))
+            return Effect.zipRight(permit.report(ignored), exit)
+          let outcome: CircuitBreaker.Outcome
+          try {
+            outcome = classify(exit)
+          } catch (defect) {
+            return Effect.zipRight(permit.report(ignored), Effect.die(defect))
+          }
+          return Effect.zipRight(permit.report(outcome), exit)
+        })
+      )
+    )
+
+  const manual =
+    (apply: (machine: core.CircuitBreakerMachine) => core.Transition | undefined) =>
+    (origin: string): Effect.Effect<void> =>
+      withEntry(origin, (entry) => {
+        const transition = apply(entry.machine)
+        return transition === undefined ? Effect.void : notify(announce(entry, transition))
+      })
+
+  return {
+    settings: toPublicSettings(settings),
+    acquire,
+    execute: dual((args) => Effect.isEffect(args[0]), execute),
+    state: (origin) =>
+      Effect.clockWith((clock) =>
+        Effect.sync((): CircuitBreaker.State => {
+          const entry = table.peek(origin)
+          if (entry === undefined) return { _tag: "Closed", origin }
+          const snapshot = entry.machine.snapshot(clock.unsafeCurrentTimeMillis())
+          switch (snapshot._tag) {
+            case "Closed":
+            case "Isolated":
+              return { _tag: snapshot._tag, origin }
+            case "Open":
+              return { _tag: "Open", origin, retryAfter: Duration.millis(snapshot.retryAfterMillis) }
+            case "HalfOpen":
+              return {
+                _tag: "HalfOpen",
+                origin,
+                probing: snapshot.probing,
+                retryAfter: Duration.millis(snapshot.retryAfterMillis)
+              }
+          }
+        })
+      ),
+    isolate: manual((machine) => machine.isolate()),
+    close: manual((machine) => machine.close()),
+    changes: Stream.fromPubSub(changes),
+    subscribe: Stream.fromPubSub(changes, { scoped: true })
+  }
+}
+
+/** How many state changes a slow subscriber may fall behind before the oldest are dropped. @internal */
+export const changesCapacity = 1024
+
+/** @internal */
+export const make = (
+  options?: CircuitBreaker.Options
+): Effect.Effect<CircuitBreaker.CircuitBreaker.Service, RetryPolicy.InvalidRetryPolicy> =>
+  Effect.suspend(() =>
+    Either.match(resolve(options), {
+      onLeft: Effect.fail,
+      onRight: (resolved) =>
+        Effect.map(PubSub.sliding<CircuitBreaker.StateChange>(changesCapacity), (changes) =>
+          makeService(resolved, changes)
+        )
+    })
+  )

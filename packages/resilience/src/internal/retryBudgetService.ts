@@ -1,0 +1,182 @@
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Metric from "effect/Metric"
+import type * as RetryBudget from "../RetryBudget.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+import * as core from "./core/retryBudget.js"
+import * as metrics from "./metrics.js"
+import { OriginTable } from "./origin.js"
+import { durationMillis, fromCoreCheck, invalid, optionsRecord, type Validated } from "./settingsInput.js"
+
+const prefix = "retryBudget"
+
+/** @internal */
+export const finagle = (options: RetryBudget.FinagleOptions = {}): RetryBudget.Strategy => ({
+  _tag: "Finagle",
+  options
+})
+
+/** @internal */
+export const tokenBucket = (options: RetryBudget.TokenBucketOptions = {}): RetryBudget.Strategy => ({
+  _tag: "TokenBucket",
+  options
+})
+
+/** @internal */
+export const awsQuota = (options: RetryBudget.AwsQuotaOptions = {}): RetryBudget.Strategy => ({
+  _tag: "AwsQuota",
+  options
+})
+
+/** @internal */
+export const none: RetryBudget.Strategy = { _tag: "None" }
+
+const isStrategy = (input: unknown): input is RetryBudget.Strategy =>
+  typeof input === "object" && input !== null && "_tag" in input
+
+const resolveFinagle = (input: unknown): Validated<core.FinagleSettings> =>
+  Either.flatMap(optionsRecord(prefix, input, ["ratio", "minPerSecond", "ttl"]), (given) =>
+    Either.flatMap(
+      given.ttl === undefined
+        ? Either.right(core.finagleDefaults.ttlMillis)
+        : durationMillis(`${prefix}.ttl`, given.ttl),
+      (ttlMillis) => {
+        const settings: core.FinagleSettings = {
+          _tag: "Finagle",
+          ratio: numberOr(given.ratio, core.finagleDefaults.ratio),
+          minPerSecond: numberOr(given.minPerSecond, core.finagleDefaults.minPerSecond),
+          ttlMillis
+        }
+        return fromCoreCheck(prefix, settings, core.checkSettings(settings), given)
+      }
+    )
+  )
+
+const resolveTokenBucket = (input: unknown): Validated<core.TokenBucketSettings> =>
+  Either.flatMap(optionsRecord(prefix, input, ["maxTokens", "tokenRatio"]), (given) => {
+    const settings: core.TokenBucketSettings = {
+      _tag: "TokenBucket",
+      maxTokens: numberOr(given.maxTokens, core.tokenBucketDefaults.maxTokens),
+      tokenRatio: numberOr(given.tokenRatio, core.tokenBucketDefaults.tokenRatio)
+    }
+    return fromCoreCheck(prefix, settings, core.checkSettings(settings), given)
+  })
+
+const resolveAwsQuota = (input: unknown): Validated<core.AwsQuotaSettings> =>
+  Either.flatMap(
+    optionsRecord(prefix, input, ["capacity", "retryCost", "timeoutRetryCost", "noRetryIncrement"]),
+    (given) => {
+      const defaults = core.awsQuotaDefaults
+      const settings: core.AwsQuotaSettings = {
+        _tag: "AwsQuota",
+        capacity: numberOr(given.capacity, defaults.capacity),
+        retryCost: numberOr(given.retryCost, defaults.retryCost),
+        timeoutRetryCost: numberOr(given.timeoutRetryCost, defaults.timeoutRetryCost),
+        noRetryIncrement: numberOr(given.noRetryIncrement, defaults.noRetryIncrement)
+      }
+      return fromCoreCheck(prefix, settings, core.checkSettings(settings), given)
+    }
+  )
+
+// A value that is not a number is kept as it is, for the core's check to refuse by name.
+const numberOr = (value: unknown, fallback: number): number =>
+  value === undefined ? fallback : typeof value === "number" ? value : Number.NaN
+
+/** @internal */
+export const resolve = (input: RetryBudget.Input | undefined): Validated<core.RetryBudgetSettings> => {
+  if (input === "none") return Either.right({ _tag: "None" })
+  if (!isStrategy(input)) return resolveFinagle(input)
+  switch (input._tag) {
+    case "Finagle":
+      return resolveFinagle(input.options)
+    case "TokenBucket":
+      return resolveTokenBucket(input.options)
+    case "AwsQuota":
+      return resolveAwsQuota(input.options)
+    case "None":
+      return Either.right({ _tag: "None" })
+    default:
+      return invalid(prefix, "must be RetryBudget.finagle, tokenBucket, awsQuota or none", input)
+  }
+}
+
+/** @internal */
+export const toPublicSettings = (settings: core.RetryBudgetSettings): RetryBudget.Settings => {
+  if (settings._tag !== "Finagle") return settings
+  const { ttlMillis, ...rest } = settings
+  return { ...rest, ttl: Duration.millis(ttlMillis) }
+}
+
+/** @internal */
+export const validate = (
+  input?: RetryBudget.Input
+): Either.Either<RetryBudget.Settings, RetryPolicy.InvalidRetryPolicy> => Either.map(resolve(input), toPublicSettings)
+
+interface Entry {
+  readonly state: core.RetryBudgetState
+  readonly refused: Effect.Effect<void>
+}
+
+const alwaysTrue = Effect.succeed(true)
+const unlimitedBalance = Effect.succeed(Number.POSITIVE_INFINITY)
+
+const unlimitedService = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.Service => ({
+  settings,
+  onRequest: () => Effect.void,
+  onFailure: () => Effect.void,
+  onSuccess: () => Effect.void,
+  tryRetry: () => alwaysTrue,
+  balance: () => unlimitedBalance
+})
+
+/** @internal */
+export const makeService = (settings: core.RetryBudgetSettings): RetryBudget.RetryBudget.Service => {
+  if (settings._tag === "None") return unlimitedService(toPublicSettings(settings))
+  const table = new OriginTable<Entry>(
+    (origin, nowMillis) => ({
+      state: core.makeRetryBudgetState(settings, nowMillis),
+      refused: Metric.increment(Metric.taggedWithLabels(metrics.retryBudgetRefusals, metrics.originLabels(origin)))
+    }),
+    (entry, nowMillis) => entry.state.isPristine(nowMillis)
+  )
+  // One synchronous step from reading the clock to updating the state: no other fiber can run
+  // in between, so concurrent callers see a consistent budget.
+  const withState = <A>(origin: string, f: (entry: Entry, nowMillis: number) => A): Effect.Effect<A> =>
+    Effect.clockWith((clock) =>
+      Effect.sync(() => {
+        const nowMillis = clock.unsafeCurrentTimeMillis()
+        return f(table.get(origin, nowMillis), nowMillis)
+      })
+    )
+
+  return {
+    settings: toPublicSettings(settings),
+    onRequest: (origin) => withState(origin, (entry, now) => entry.state.onRequest(now)),
+    onFailure: (origin, kind) => withState(origin, (entry, now) => entry.state.onFailure(now, kind)),
+    onSuccess: (origin, retriedAfter) => withState(origin, (entry, now) => entry.state.onSuccess(now, retriedAfter)),
+    tryRetry: (origin, kind) =>
+      Effect.flatten(
+        withState(origin, (entry, now) =>
+          entry.state.tryRetry(now, kind) ? alwaysTrue : Effect.as(entry.refused, false)
+        )
+      ),
+    balance: (origin) =>
+      Effect.clockWith((clock) =>
+        Effect.sync(() => {
+          const nowMillis = clock.unsafeCurrentTimeMillis()
+          // Reading an origin never seen does not start keeping state for it.
+          const state = table.peek(origin)?.state ?? core.makeRetryBudgetState(settings, nowMillis)
+          return state.balance(nowMillis)
+        })
+      )
+  }
+}
+
+/** @internal */
+export const make = (
+  input?: RetryBudget.Input
+): Effect.Effect<RetryBudget.RetryBudget.Service, RetryPolicy.InvalidRetryPolicy> =>
+  Effect.suspend(() =>
+    Either.match(resolve(input), { onLeft: Effect.fail, onRight: (s) => Effect.sync(() => makeService(s)) })
+  )
