@@ -6,6 +6,26 @@
  */
 
 /**
+ * A circuit breaker per origin with Polly's sampling semantics: it rejects attempts at once
+ * while an origin is failing, then lets one probe through.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const program = Effect.gen(function* () {
+ *   const breaker = yield* CircuitBreaker.CircuitBreaker
+ *   return yield* breaker.state("https://api.example.com:443")
+ * }).pipe(Effect.provide(CircuitBreaker.layer()))
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as CircuitBreaker from "./CircuitBreaker.js"
+
+/**
  * The failures a resilient HTTP call can end with: a tagged union in the error channel.
  *
  * @example
@@ -52,6 +72,26 @@ export * as ResilientHttpClient from "./ResilientHttpClient.js"
  * @category modules
  */
 export * as RetryAfter from "./RetryAfter.js"
+
+/**
+ * A retry budget per origin, so that retries add only a bounded share to an origin's traffic
+ * (Finagle's budget by default; gRPC's token bucket and the AWS quota as presets).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * const program = Effect.gen(function* () {
+ *   const budget = yield* RetryBudget.RetryBudget
+ *   return yield* budget.balance(RetryBudget.originOf("https://api.example.com/items"))
+ * }).pipe(Effect.provide(RetryBudget.layer({ ratio: 0.1 })))
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as RetryBudget from "./RetryBudget.js"
 
 /**
  * Retry policies: plain options, validated once, turned into an Effect `Schedule`.
