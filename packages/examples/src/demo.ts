@@ -9,8 +9,6 @@ import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { ChaosServer } from "@effect-http-resilience/chaos-server"
 import { ResilientHttpClient } from "effect-http-resilience"
@@ -42,9 +40,8 @@ const withTimeline = <A, E, R>(
   Effect.gen(function* () {
     const timeline = Timeline.make(write, style)
     const exit = yield* call.pipe(
+      ResilientHttpClient.observeDecisions(timeline.observer),
       Effect.provide(ResilientHttpClient.layer(policy)),
-      Effect.provide(Logger.replace(Logger.defaultLogger, timeline.logger)),
-      Logger.withMinimumLogLevel(LogLevel.Debug),
       Effect.exit
     )
     return { exit, timeline }

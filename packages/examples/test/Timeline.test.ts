@@ -1,28 +1,33 @@
-import { HttpClient } from "@effect/platform"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Logger, LogLevel, TestClock } from "effect"
+import { Cause, Effect, Exit, Fiber, Option, TestClock } from "effect"
 import { ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
 import * as ScriptedHttpClient from "../../resilience/test/support/ScriptedHttpClient.js"
+import * as Scenarios from "../src/demo/Scenarios.js"
 import * as Timeline from "../src/demo/Timeline.js"
 
-const timelineOf = (script: ReadonlyArray<ScriptedHttpClient.Answer>, policy: RetryPolicy.Options) =>
+const timelineOf = (
+  script: ReadonlyArray<ScriptedHttpClient.Answer>,
+  policy: RetryPolicy.Options,
+  request = HttpClientRequest.get("http://api.test/x")
+) =>
   Effect.gen(function* () {
     const lines: Array<string> = []
     const timeline = Timeline.make((line) => lines.push(line), Timeline.plain, 0)
     const scripted = ScriptedHttpClient.make(script)
     const call = Effect.scoped(
-      Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) => client.get("http://api.test/x"))
+      Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) => client.execute(request))
     ).pipe(
+      ResilientHttpClient.observeDecisions(timeline.observer),
       Effect.provide(ResilientHttpClient.layer(policy)),
       Effect.provideService(HttpClient.HttpClient, scripted.client),
-      Effect.provide(Logger.replace(Logger.defaultLogger, timeline.logger)),
-      Logger.withMinimumLogLevel(LogLevel.Debug),
-      Effect.ignore
+      Effect.exit
     )
     const fiber = yield* Effect.fork(call)
     yield* TestClock.adjust("1 minute")
-    yield* Fiber.join(fiber)
-    return { lines, failed: timeline.failedAttempts() }
+    const exit = yield* Fiber.join(fiber)
+    const failure = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+    return { lines, failed: timeline.failedAttempts(), failure }
   })
 
 describe("demo Timeline", () => {
@@ -54,6 +59,22 @@ describe("demo Timeline", () => {
         "  +0.00s  attempt 1  ConnectionError (Transport)  -> wait 0.10s (backoff)",
         "  +0.10s  attempt 2  404 Not Found  -> give up (not worth retrying)"
       ])
+    })
+  )
+
+  it.effect("says why a call stopped without a retry: a POST without an Idempotency-Key", () =>
+    Effect.gen(function* () {
+      const { lines, failed, failure } = yield* timelineOf(
+        [{ status: 503 }],
+        { maxAttempts: 3 },
+        HttpClientRequest.post("http://api.test/orders")
+      )
+      expect(lines).toEqual(["  +0.00s  attempt 1  503 Service Unavailable  -> give up (not idempotent)"])
+      expect(failed).toBe(1)
+      // The outcome line: the failure's own words, without the request the heading shows.
+      expect(Scenarios.describeFailure(failure)).toMatch(
+        /^TransientStatus: status 503 on attempt 1; not retried: POST is not idempotent/
+      )
     })
   )
 

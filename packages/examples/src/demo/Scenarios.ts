@@ -40,22 +40,17 @@ export interface Scenario {
 }
 
 /**
- * A one-line account of how a call ended.
+ * A one-line account of how a call ended, and why it stopped: the failure's own message, without
+ * the method and URL the heading already shows.
  *
  * @since 0.1.0
  * @category formatting
  */
 export const describeFailure = (error: unknown): string => {
   if (!HttpFailure.isHttpFailure(error)) return String(error)
-  switch (error._tag) {
-    case "ConnectionError":
-      return `ConnectionError (${error.reason}) on attempt ${error.attempt}`
-    case "TransientStatus":
-    case "PermanentStatus":
-      return `${error._tag} ${describeStatus(error.status)} on attempt ${error.attempt}`
-    case "DecodeError":
-      return `DecodeError of a ${error.status} on attempt ${error.attempt}`
-  }
+  const request = `${error.request.method} ${error.request.url}: `
+  const message = error.message
+  return `${error._tag}: ${message.startsWith(request) ? message.slice(request.length) : message}`
 }
 
 type Expected =
@@ -65,6 +60,7 @@ type Expected =
       readonly status?: number
       readonly reason?: HttpFailure.ConnectionFailureReason
       readonly attempt: number
+      readonly giveUpReason?: RetryPolicy.GiveUpReason
     }
 
 const expectation =
@@ -87,10 +83,12 @@ const expectation =
       failure._tag === expected.tag &&
       failure.attempt === expected.attempt &&
       (expected.status === undefined || ("status" in failure && failure.status === expected.status)) &&
-      (expected.reason === undefined || (failure._tag === "ConnectionError" && failure.reason === expected.reason))
+      (expected.reason === undefined || (failure._tag === "ConnectionError" && failure.reason === expected.reason)) &&
+      (expected.giveUpReason === undefined || failure.giveUpReason === expected.giveUpReason)
+    const because = expected.giveUpReason === undefined ? "" : ` (${expected.giveUpReason})`
     return matches
       ? undefined
-      : `expected ${expected.tag} on attempt ${expected.attempt}, got ${describeFailure(failure)}`
+      : `expected ${expected.tag} on attempt ${expected.attempt}${because}, got ${describeFailure(failure)}`
   }
 
 const statusOf = (url: string) =>

@@ -1,13 +1,16 @@
 /**
- * Renders the resilient client's retry decisions (its debug logs) as a timeline a person can
- * follow: attempt, what went wrong, the wait chosen and why, and the time since the start.
+ * Renders the resilient client's retry decisions (seen through
+ * `ResilientHttpClient.observeDecisions`) as a timeline a person can follow: attempt, what went
+ * wrong, the wait chosen and why (or why it gave up), and the time since the start.
  *
  * @since 0.1.0
  */
 import { STATUS_CODES } from "node:http"
-import * as HashMap from "effect/HashMap"
-import * as Logger from "effect/Logger"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { HttpFailure, ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
 
 /**
  * ANSI styling, or none at all.
@@ -73,13 +76,15 @@ export const seconds = (millis: number): string => `${(millis / 1000).toFixed(2)
  */
 export const describeStatus = (status: number): string => `${status} ${STATUS_CODES[status] ?? ""}`.trimEnd()
 
-const giveUpReasons: Record<string, string> = {
+const giveUpReasons: Record<RetryPolicy.GiveUpReason, string> = {
   "not-retryable": "not worth retrying",
-  "not-idempotent": "the method is not idempotent",
+  "not-idempotent": "not idempotent",
   "one-shot-body": "the body cannot be sent twice",
   "attempts-exhausted": "attempts exhausted",
   "retry-after-exceeds-max-delay": "Retry-After exceeds maxDelay",
-  "deadline-exceeded": "maxElapsed would be exceeded"
+  "deadline-exceeded": "the total timeout would pass",
+  "retry-budget-exhausted": "retry budget spent",
+  "circuit-open": "circuit open"
 }
 
 /**
@@ -89,35 +94,32 @@ const giveUpReasons: Record<string, string> = {
  * @category models
  */
 export interface Timeline {
-  /** Install with `Logger.replace(Logger.defaultLogger, timeline.logger)` and debug level. */
-  readonly logger: Logger.Logger<unknown, void>
+  /** Install with `ResilientHttpClient.observeDecisions(timeline.observer)`. */
+  readonly observer: (decision: ResilientHttpClient.Decision) => Effect.Effect<void>
   /** Attempts that failed so far. */
   readonly failedAttempts: () => number
   /** Milliseconds since the timeline started. */
   readonly elapsed: () => number
 }
 
-const annotation = (annotations: HashMap.HashMap<string, unknown>, key: string): unknown =>
-  Option.getOrUndefined(HashMap.get(annotations, key))
-
-const whatFailed = (annotations: HashMap.HashMap<string, unknown>): string => {
-  const status = annotation(annotations, "http.response.status_code")
-  if (annotation(annotations, "retry.failure") === "DecodeError") {
-    return `${typeof status === "number" ? describeStatus(status) : "response"}, body did not decode`
+const whatFailed = (failure: HttpFailure.HttpFailure): string => {
+  switch (failure._tag) {
+    case "ConnectionError":
+      return `ConnectionError (${failure.reason})`
+    case "DecodeError":
+      return `${describeStatus(failure.status)}, body did not decode`
+    case "TransientStatus":
+    case "PermanentStatus":
+      return describeStatus(failure.status)
   }
-  if (typeof status === "number") return describeStatus(status)
-  return `${String(annotation(annotations, "retry.failure"))} (${String(annotation(annotations, "retry.reason"))})`
 }
 
-const whyThisWait = (annotations: HashMap.HashMap<string, unknown>): string => {
-  const source = annotation(annotations, "retry.wait_source")
-  const capped = annotation(annotations, "retry.wait_capped") === true
-  const asked = annotation(annotations, "retry.retry_after_millis")
-  if (source === "retry-after") {
-    const requested = typeof asked === "number" ? `Retry-After ${seconds(asked)}` : "Retry-After"
-    return capped ? `${requested}, capped at maxDelay` : requested
-  }
-  return capped ? "backoff, capped at maxDelay" : "backoff"
+const whyThisWait = (decision: Extract<ResilientHttpClient.Decision, { readonly _tag: "Retry" }>): string => {
+  const capped = decision.capped ? ", capped at maxDelay" : ""
+  if (decision.source === "backoff") return `backoff${capped}`
+  const asked =
+    decision.failure._tag === "TransientStatus" ? Option.getOrUndefined(decision.failure.retryAfter) : undefined
+  return `${asked === undefined ? "Retry-After" : `Retry-After ${seconds(Duration.toMillis(asked))}`}${capped}`
 }
 
 /**
@@ -128,20 +130,16 @@ const whyThisWait = (annotations: HashMap.HashMap<string, unknown>): string => {
  */
 export const make = (write: (line: string) => void, style: Style, start: number = Date.now()): Timeline => {
   let failed = 0
-  // Lines are timed by the log entry's own date, which follows the fiber's Clock (TestClock in tests).
-  const logger = Logger.make<unknown, void>(({ annotations, date, message }) => {
-    const text = Array.isArray(message) ? message[0] : message
-    if (text !== "retrying" && text !== "giving up") return
-    failed++
-    const attempt = annotation(annotations, "retry.attempt")
-    const head = `  ${style.dim(`+${seconds(date.getTime() - start)}`)}  attempt ${String(attempt)}  ${style.red(whatFailed(annotations))}`
-    if (text === "retrying") {
-      const wait = Number(annotation(annotations, "retry.wait_millis"))
-      write(`${head}  ${style.yellow(`-> wait ${seconds(wait)}`)} (${whyThisWait(annotations)})`)
-    } else {
-      const reason = String(annotation(annotations, "retry.give_up_reason"))
-      write(`${head}  ${style.yellow("-> give up")} (${giveUpReasons[reason] ?? reason})`)
-    }
-  })
-  return { logger, failedAttempts: () => failed, elapsed: () => Date.now() - start }
+  // Lines are timed by the fiber's Clock (TestClock in tests).
+  const observer = (decision: ResilientHttpClient.Decision) =>
+    Effect.map(Clock.currentTimeMillis, (now) => {
+      failed++
+      const head = `  ${style.dim(`+${seconds(now - start)}`)}  attempt ${decision.failure.attempt}  ${style.red(whatFailed(decision.failure))}`
+      write(
+        decision._tag === "Retry"
+          ? `${head}  ${style.yellow(`-> wait ${seconds(Duration.toMillis(decision.delay))}`)} (${whyThisWait(decision)})`
+          : `${head}  ${style.yellow("-> give up")} (${giveUpReasons[decision.reason]})`
+      )
+    })
+  return { observer, failedAttempts: () => failed, elapsed: () => Date.now() - start }
 }
