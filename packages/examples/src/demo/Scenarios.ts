@@ -4,12 +4,14 @@
  *
  * @since 0.1.0
  */
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { HttpFailure, ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
+import * as PostOrder from "../PostOrder.js"
 import * as TrackSearch from "../TrackSearch.js"
 import { describeStatus } from "./Timeline.js"
 
@@ -32,9 +34,12 @@ export interface Scenario {
   readonly title: string
   /** The request as a person would write it, for the heading. */
   readonly request: string
-  readonly policy: RetryPolicy.Options
+  /** The policy of the `ResilientHttpClient` in context when the scenario runs. */
+  readonly policy: ResilientHttpClient.PolicyInput
   /** Succeeds with a one-line summary of what came back. */
-  readonly run: (baseUrl: string) => Effect.Effect<string, unknown, ResilientHttpClient.ResilientHttpClient>
+  readonly run: (
+    baseUrl: string
+  ) => Effect.Effect<string, unknown, ResilientHttpClient.ResilientHttpClient | HttpClient.HttpClient>
   /** `undefined` when the scenario behaved as it must; otherwise what was wrong. */
   readonly check: (exit: Exit.Exit<string, unknown>, observed: Observed) => string | undefined
 }
@@ -101,6 +106,11 @@ const statusOf = (url: string) =>
     )
   )
 
+const placeOrder = (ordersUrl: string, idempotencyKey?: string) =>
+  Effect.flatMap(PostOrder.make({ ordersUrl }), (orders) =>
+    orders.place({ sku: "A-1", quantity: 1 }, { idempotencyKey })
+  ).pipe(Effect.map(describeStatus))
+
 const Product = Schema.Struct({ id: Schema.Number, name: Schema.String })
 
 /**
@@ -124,6 +134,21 @@ export const all = (key: string): ReadonlyArray<Scenario> => [
     policy: { maxAttempts: 3, maxDelay: "2 seconds" },
     run: (baseUrl) => statusOf(`${baseUrl}/api/chaos/retry/${key}?succeedAfter=2&failStatus=503`),
     check: expectation({ succeeds: true, summary: "200 OK, X-Attempt: 3" }, 3, 1900)
+  },
+  {
+    title: "A POST without an Idempotency-Key to a service that fails twice: not retried",
+    request: `POST /api/chaos/retry/${key}-unkeyed?succeedAfter=2&retryAfter=none, no Idempotency-Key`,
+    policy: PostOrder.orderPolicy,
+    run: (baseUrl) => placeOrder(`${baseUrl}/api/chaos/retry/${key}-unkeyed?succeedAfter=2&retryAfter=none`),
+    check: expectation({ tag: "TransientStatus", status: 503, attempt: 1, giveUpReason: "not-idempotent" }, 1)
+  },
+  {
+    title: "The same POST with an Idempotency-Key: retried until the service recovers",
+    request: `POST /api/chaos/retry/${key}-keyed?succeedAfter=2&retryAfter=none, Idempotency-Key: ${key}-order`,
+    policy: PostOrder.orderPolicy,
+    run: (baseUrl) =>
+      placeOrder(`${baseUrl}/api/chaos/retry/${key}-keyed?succeedAfter=2&retryAfter=none`, `${key}-order`),
+    check: expectation({ succeeds: true, summary: "200 OK" }, 3)
   },
   {
     title: "A 400 is permanent: never retried",
