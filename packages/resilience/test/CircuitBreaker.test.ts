@@ -256,7 +256,8 @@ describe("CircuitBreaker: policies and outcomes", () => {
     Effect.gen(function* () {
       const breaker = yield* makeTripping()
       const result = yield* Effect.fail(429).pipe(
-        breaker.execute(origin, (exit: Exit.Exit<never, number>) =>
+        // The exit's types come from the piped effect: no annotation needed.
+        breaker.execute(origin, (exit) =>
           Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error === 429
             ? CircuitBreaker.ignored
             : CircuitBreaker.failure()

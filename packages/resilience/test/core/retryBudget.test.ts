@@ -135,6 +135,20 @@ describe("Finagle budget", () => {
     expect(budget.balance(10_999)).toBe(100)
   })
 
+  it("a withdrawal counts for at least 9/10 of ttl, which is why the bound below holds within 9/10 of ttl", () => {
+    // Spent at 999, in the slice that began at 0; the slice closes at 1000 and is overwritten
+    // once nine more slice-widths have passed: at 10 000, 9.001 s after the spending. (Each
+    // look closes slices, so each instant is looked at on a budget of its own.)
+    const spentAt999 = () => {
+      const budget = makeRetryBudgetState(finagle(), 0)
+      while (budget.tryRetry(999, "transient-status")) {}
+      expect(budget.balance(1_000)).toBe(0)
+      return budget
+    }
+    expect(spentAt999().balance(9_999)).toBe(0)
+    expect(spentAt999().balance(10_000)).toBe(100)
+  })
+
   it("deposits expire after ttl, so past requests stop paying for retries", () => {
     const budget = makeRetryBudgetState(finagle({ minPerSecond: 0 }), 0)
     for (let i = 0; i < 100; i++) budget.onRequest(0)
