@@ -10,7 +10,7 @@ import type * as RetryPolicy from "../RetryPolicy.js"
 import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
 import type { ResolvedPolicy } from "./policyInput.js"
-import { drain } from "./responseBody.js"
+import { release } from "./attemptLimit.js"
 import * as timeout from "./timeout.js"
 
 /**
@@ -57,7 +57,7 @@ export const limitTime = <A, E, R>(
  */
 export const releaseHeld = (failure: HttpFailure.HttpFailure): Effect.Effect<void> => {
   const response = takeHeldResponse(failure)
-  return response === undefined ? Effect.void : drain(response)
+  return response === undefined ? Effect.void : release(response)
 }
 
 /**
@@ -150,8 +150,13 @@ export const run = <A, E, R, E2, R2>(
     const deadline = clock.unsafeCurrentTimeMillis() + policy.totalTimeoutMillis
     const firstLimit = Math.min(policy.attemptTimeoutMillis, policy.totalTimeoutMillis)
 
+    // The decision's failure says why, as the one handed back does; `giveUp` gets the failure
+    // as it came, the key to its held response.
     const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) =>
-      Effect.zipRight(decisions.report({ _tag: "GiveUp", failure, reason }), giveUp(failure, reason))
+      Effect.zipRight(
+        decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason }),
+        giveUp(failure, reason)
+      )
 
     const afterFailure = (
       failure: HttpFailure.HttpFailure,

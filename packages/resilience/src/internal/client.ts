@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as ResilientHttpClient from "../ResilientHttpClient.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
+import * as attemptLimit from "./attemptLimit.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, connectionError, decodeError } from "./classify.js"
 import * as policyInput from "./policyInput.js"
@@ -46,6 +47,7 @@ const makeService = (
   policy: policyInput.ResolvedPolicy
 ): ResilientHttpClient.ResilientHttpClient.Service => {
   const client = withResolvedPolicy(underlying, policy)
+  const limits = attemptLimit.makeLimitState()
 
   const getJson = <A, I, R>(
     url: string | URL,
@@ -60,10 +62,8 @@ const makeService = (
       policy,
       request,
       (attempt, limitMillis) =>
-        attemptLoop.limitTime(
-          attempt,
-          limitMillis,
-          Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
+        attemptLimit.limited(limits, attempt, limitMillis, true, send, (sent) =>
+          Effect.flatMap(exchange(attempt, sent, policy, true), (response) =>
             Effect.flatMap(readJson(response, attempt, policy.maxBodyBytes), (json) =>
               Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
             )

@@ -12,8 +12,8 @@ import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
 import { describeOutcome } from "./failureMessage.js"
 import * as policyInput from "./policyInput.js"
-import { drain } from "./responseBody.js"
-import { track } from "./trackedResponse.js"
+import * as attemptLimit from "./attemptLimit.js"
+import { TrackedResponse } from "./trackedResponse.js"
 
 const isOtherError = <E>(error: E): error is Exclude<E, HttpClientError.HttpClientError> =>
   !HttpClientError.isHttpClientError(error)
@@ -76,13 +76,15 @@ const bindToScope = (
   scope: Scope.Scope,
   response: HttpClientResponse.HttpClientResponse
 ): Effect.Effect<HttpClientResponse.HttpClientResponse> => {
-  const tracked = track(response)
+  const tracked = new TrackedResponse(response)
   return Effect.as(
     Scope.addFinalizer(
       scope,
-      Effect.suspend(() => (tracked.bodyTaken() ? Effect.void : drain(response)))
+      Effect.suspend(() =>
+        tracked.bodyTaken ? Effect.sync(() => attemptLimit.endRequest(response)) : attemptLimit.release(response)
+      )
     ),
-    tracked.response
+    tracked
   )
 }
 
@@ -90,21 +92,25 @@ const bindToScope = (
 export const withResolvedPolicy = <E, R>(
   self: HttpClient.HttpClient.With<E, R>,
   policy: policyInput.ResolvedPolicy
-): HttpClient.HttpClient.With<HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>, R | Scope.Scope> =>
-  HttpClient.transform(self, (send, request) =>
+): HttpClient.HttpClient.With<
+  HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
+  R | Scope.Scope
+> => {
+  const limits = attemptLimit.makeLimitState()
+  return HttpClient.transform(self, (send, request) =>
     Effect.flatMap(Effect.scope, (scope) =>
       attemptLoop.run(
         policy,
         request,
         (attempt, limitMillis) =>
-          Effect.flatMap(
-            attemptLoop.limitTime(attempt, limitMillis, exchange(attempt, send, policy, true)),
-            (response) => bindToScope(scope, response)
+          attemptLimit.limited(limits, attempt, limitMillis, false, send, (sent) =>
+            Effect.flatMap(exchange(attempt, sent, policy, true), (response) => bindToScope(scope, response))
           ),
         failWithReason
       )
     )
   ).pipe(HttpClient.catchAll((error) => (isHandledError(error) ? Effect.fail(error) : Effect.die(error))))
+}
 
 const resolveOrThrow = (policy: policyInput.PolicyInput | undefined): policyInput.ResolvedPolicy =>
   Either.getOrThrowWith(policyInput.resolve(policy), (error) => error)
