@@ -24,6 +24,8 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  *   could not be encoded). Sending it again cannot help, so it is never retried.
  * - `"Unrecoverable"`: the exchange failed in a way that sending again cannot cure: too many
  *   redirects, an unsupported protocol, a TLS certificate that does not verify. Never retried.
+ * - `"CircuitOpen"`: not sent: the origin's circuit breaker is open (the `cause` is the
+ *   breaker's `CircuitOpen`, which says when it lets a probe through). Ends the call at once.
  *
  * @example
  * ```ts
@@ -36,7 +38,7 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * @since 0.1.0
  * @category models
  */
-export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest" | "Unrecoverable"
+export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest" | "Unrecoverable" | "CircuitOpen"
 
 /**
  * No HTTP response at all.

@@ -7,7 +7,9 @@
 import type * as Duration from "effect/Duration"
 import type * as Either from "effect/Either"
 import type * as Schedule from "effect/Schedule"
+import type * as CircuitBreaker from "./CircuitBreaker.js"
 import type * as HttpFailure from "./HttpFailure.js"
+import type * as RetryBudget from "./RetryBudget.js"
 import * as retryAfterSchedule from "./internal/retryAfterSchedule.js"
 import * as internal from "./internal/retryPolicy.js"
 
@@ -195,6 +197,21 @@ export interface Options {
    * `DecodeError` whose cause is `BodyTooLarge`, never retried, and is not read on. [16 MiB]
    */
   readonly maxBodyBytes?: number | undefined
+  /**
+   * The retry budget of each origin, shared by every call through one client (a layer, a
+   * combinator applied once): retries may spend `ratio` of recent requests plus a floor, so an
+   * outage costs about 1.1x the load instead of `maxAttempts` times. A refused retry ends the
+   * call at once (`"retry-budget-exhausted"`). `RetryBudget.finagle(...)`, `tokenBucket(...)`,
+   * `awsQuota(...)`, their options record, `"none"`, or a `RetryBudget` service to share one
+   * budget between clients. [`RetryBudget.finagle()`: ratio 0.1, minPerSecond 10, ttl 10 s]
+   */
+  readonly retryBudget?: RetryBudget.Input | RetryBudget.RetryBudget.Service | undefined
+  /**
+   * A circuit breaker per origin, inside the retry: every attempt is a sample, and an open
+   * circuit ends the call at once (`"circuit-open"`) without sending. Its options, `"none"`, or
+   * a `CircuitBreaker` service to share one between clients. [`"none"`]
+   */
+  readonly circuitBreaker?: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none" | undefined
 }
 
 /**
@@ -226,6 +243,8 @@ export interface RetryPolicy {
   readonly attemptTimeout: Duration.Duration
   readonly totalTimeout: Duration.Duration
   readonly maxBodyBytes: number
+  readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
+  readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
 }
 
 /**

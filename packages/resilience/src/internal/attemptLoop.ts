@@ -7,8 +7,11 @@ import * as ScheduleDecision from "effect/ScheduleDecision"
 import * as ScheduleIntervals from "effect/ScheduleIntervals"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
 import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
+import * as metrics from "./metrics.js"
+import * as overload from "./overload.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import { release } from "./attemptLimit.js"
 import * as timeout from "./timeout.js"
@@ -133,10 +136,15 @@ const retryDecisionOf = (out: unknown, failure: HttpFailure.HttpFailure, waitMil
 }
 
 /**
- * The attempt loop. The first attempt runs with nothing around it but its time limit; only a
- * failure builds the retry machinery. After each failure: what must never be retried stops at
- * once; otherwise the schedule decides; a wait that would end past the total deadline is not
- * started; the decision is reported, the discarded response released, and then the wait.
+ * The attempt loop, the pipeline's retry stage: total deadline -> retry (schedule, retry
+ * budget) -> circuit breaker -> attempt time limit -> transport.
+ *
+ * The first attempt runs with nothing around it but its time limit (and the breaker, when
+ * there is one); only a failure builds the retry machinery. After each failure: what must never
+ * be retried stops at once; otherwise the schedule decides; a wait that would end past the
+ * total deadline is not started; the origin's retry budget is asked; then the decision is
+ * reported, the discarded response released, and the wait begins. An open circuit ends the call
+ * at once, with no wait.
  *
  * @internal
  */
@@ -147,16 +155,66 @@ export const run = <A, E, R, E2, R2>(
   giveUp: GiveUp<A, E2, R2>
 ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> =>
   Effect.clockWith((clock) => {
-    const deadline = clock.unsafeCurrentTimeMillis() + policy.totalTimeoutMillis
+    const startMillis = clock.unsafeCurrentTimeMillis()
+    const deadline = startMillis + policy.totalTimeoutMillis
     const firstLimit = Math.min(policy.attemptTimeoutMillis, policy.totalTimeoutMillis)
+    const { budget, syncBudget, breaker } = policy.guards
+    const origin = overload.originFor(request.url)
+    const attemptLabels = origin.labels(request.method)
 
     // The decision's failure says why, as the one handed back does; `giveUp` gets the failure
     // as it came, the key to its held response.
-    const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) =>
-      Effect.zipRight(
+    const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) => {
+      metrics.giveUps.unsafeUpdate(1, origin.giveUpLabels(reason))
+      return Effect.zipRight(
         decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason }),
         giveUp(failure, reason)
       )
+    }
+
+    // An attempt through the breaker, if there is one; an open circuit ends the call with the
+    // last real failure when there was one, else with the breaker's own rejection.
+    const guarded = (
+      attempt: Attempt,
+      limitMillis: number,
+      previous: HttpFailure.HttpFailure | undefined
+    ): Effect.Effect<A, HttpFailure.HttpFailure | E | Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> => {
+      metrics.attempts.unsafeUpdate(1, attemptLabels)
+      const sent = attemptOnce(attempt, limitMillis)
+      const counted =
+        syncBudget !== undefined && !syncBudget.countsSuccesses ? sent : Effect.tap(sent, () => budgetSuccess(previous))
+      if (breaker === undefined) return counted
+      return Effect.flatMap(breaker, (circuits) =>
+        Effect.catchIf(circuits.execute(counted, origin.key, overload.breakerOutcome), isCircuitOpen, (open) =>
+          stop(previous ?? connectionError(attempt, "CircuitOpen", open), "circuit-open")
+        )
+      )
+    }
+
+    const budgetSuccess = (previous: HttpFailure.HttpFailure | undefined): Effect.Effect<void> => {
+      const retriedAfter = previous === undefined ? undefined : overload.failureKind(previous)
+      if (syncBudget === undefined) return budget.onSuccess(origin.key, retriedAfter)
+      return Effect.clockWith((clock) =>
+        Effect.sync(() => {
+          const now = clock.unsafeCurrentTimeMillis()
+          syncBudget.stateFor(origin.key, now).onSuccess(now, retriedAfter)
+        })
+      )
+    }
+
+    // Records the failure with the budget and asks it for a retry: false is a refusal.
+    const askBudget = (failure: HttpFailure.HttpFailure, now: number): Effect.Effect<boolean> => {
+      const kind = overload.failureKind(failure)
+      if (kind === undefined) return Effect.succeed(true)
+      if (syncBudget === undefined) {
+        return Effect.zipRight(budget.onFailure(origin.key, kind), budget.tryRetry(origin.key, kind))
+      }
+      const state = syncBudget.stateFor(origin.key, now)
+      state.onFailure(now, kind)
+      if (state.tryRetry(now, kind)) return Effect.succeed(true)
+      syncBudget.refused(origin.key)
+      return Effect.succeed(false)
+    }
 
     const afterFailure = (
       failure: HttpFailure.HttpFailure,
@@ -169,20 +227,34 @@ export const run = <A, E, R, E2, R2>(
           if (ScheduleDecision.isDone(decision)) return stop(failure, giveUpReasonOf(out))
           const waitMillis = Math.max(0, ScheduleIntervals.start(decision.intervals) - now)
           if (now + waitMillis >= deadline) return stop(failure, "deadline-exceeded")
-          const attempt: Attempt = { request, attempt: failure.attempt + 1 }
-          const limit = Math.min(policy.attemptTimeoutMillis, deadline - now - waitMillis)
-          const resend = Effect.annotateSpans(attemptOnce(attempt, limit), "http.request.resend_count", failure.attempt)
-          return decisions.report(retryDecisionOf(out, failure, waitMillis)).pipe(
-            Effect.zipRight(releaseHeld(failure)),
-            Effect.zipRight(waitMillis > 0 ? Effect.sleep(Duration.millis(waitMillis)) : Effect.void),
-            Effect.zipRight(resend),
-            Effect.catchIf(HttpFailure.isHttpFailure, (nextFailure) => afterFailure(nextFailure, next))
-          )
+          return Effect.flatMap(askBudget(failure, now), (allowed) => {
+            if (!allowed) return stop(failure, "retry-budget-exhausted")
+            metrics.retries.unsafeUpdate(1, attemptLabels)
+            const attempt: Attempt = { request, attempt: failure.attempt + 1 }
+            const limit = Math.min(policy.attemptTimeoutMillis, deadline - now - waitMillis)
+            const resend = Effect.annotateSpans(
+              guarded(attempt, limit, failure),
+              "http.request.resend_count",
+              failure.attempt
+            )
+            return decisions.report(retryDecisionOf(out, failure, waitMillis)).pipe(
+              Effect.zipRight(releaseHeld(failure)),
+              Effect.zipRight(waitMillis > 0 ? Effect.sleep(Duration.millis(waitMillis)) : Effect.void),
+              Effect.zipRight(resend),
+              Effect.catchIf(HttpFailure.isHttpFailure, (nextFailure) => afterFailure(nextFailure, next))
+            )
+          })
         })
       )
     }
 
-    return Effect.catchIf(attemptOnce({ request, attempt: 1 }, firstLimit), HttpFailure.isHttpFailure, (failure) =>
-      afterFailure(failure, policy.schedule.initial)
+    if (syncBudget !== undefined) syncBudget.stateFor(origin.key, startMillis).onRequest(startMillis)
+    const first = Effect.catchIf(
+      guarded({ request, attempt: 1 }, firstLimit, undefined),
+      HttpFailure.isHttpFailure,
+      (failure) => afterFailure(failure, policy.schedule.initial)
     )
+    return syncBudget === undefined ? Effect.zipRight(budget.onRequest(origin.key), first) : first
   })
+
+const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => Predicate.isTagged(error, "CircuitOpen")

@@ -4,6 +4,7 @@ import * as Schedule from "effect/Schedule"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import { withRetryAfter } from "./retryAfterSchedule.js"
+import { type Guards, makeGuards } from "./overload.js"
 import * as retryPolicy from "./retryPolicy.js"
 
 /**
@@ -21,6 +22,8 @@ export interface ResolvedPolicy {
   /** `Infinity` when off. */
   readonly totalTimeoutMillis: number
   readonly maxBodyBytes: number
+  /** The retry budget and circuit breaker, one set per client. */
+  readonly guards: Guards
 }
 
 /**
@@ -40,7 +43,8 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   isTransientStatus: policy.isTransientStatus,
   attemptTimeoutMillis: Duration.toMillis(policy.attemptTimeout),
   totalTimeoutMillis: Duration.toMillis(policy.totalTimeout),
-  maxBodyBytes: policy.maxBodyBytes
+  maxBodyBytes: policy.maxBodyBytes,
+  guards: makeGuards(policy)
 })
 
 // A caller's own schedule decides when and how long, with the default Retry-After handling
@@ -58,10 +62,9 @@ const fromSchedule = (schedule: Schedule.Schedule<unknown, HttpFailure.HttpFailu
 export const resolve = (
   input: PolicyInput | undefined
 ): Either.Either<ResolvedPolicy, RetryPolicy.InvalidRetryPolicy> => {
-  if (input === undefined) return Either.right(defaultResolved)
+  // Resolved anew for each client: each has budgets and breakers of its own.
+  if (input === undefined) return Either.right(fromPolicy(retryPolicy.defaultPolicy))
   if (Schedule.isSchedule(input)) return Either.right(fromSchedule(input))
   if (retryPolicy.isRetryPolicy(input)) return Either.right(fromPolicy(input))
   return Either.map(retryPolicy.validate(input), fromPolicy)
 }
-
-const defaultResolved = fromPolicy(retryPolicy.defaultPolicy)

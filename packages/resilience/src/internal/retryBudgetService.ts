@@ -109,6 +109,13 @@ export const toPublicSettings = (settings: core.RetryBudgetSettings): RetryBudge
 }
 
 /** @internal */
+/** @internal */
+export const toCoreSettings = (settings: RetryBudget.Settings): core.RetryBudgetSettings => {
+  if (settings._tag !== "Finagle") return settings
+  const { ttl, ...rest } = settings
+  return { ...rest, ttlMillis: Duration.toMillis(ttl) }
+}
+
 export const validate = (
   input?: RetryBudget.Input
 ): Either.Either<RetryBudget.Settings, RetryPolicy.InvalidRetryPolicy> => Either.map(resolve(input), toPublicSettings)
@@ -130,6 +137,22 @@ const unlimitedService = (settings: RetryBudget.Settings): RetryBudget.RetryBudg
   balance: () => unlimitedBalance
 })
 
+/**
+ * The budget's state machine per origin, for the attempt loop to drive in the synchronous step
+ * it already takes, where four Effects per call would cost more than the budget itself.
+ *
+ * @internal
+ */
+export interface SyncBudget {
+  /** Whether `onSuccess` does anything: Finagle's does not, and a call's success then costs nothing. */
+  readonly countsSuccesses: boolean
+  readonly stateFor: (origin: string, nowMillis: number) => core.RetryBudgetState
+  readonly refused: (origin: string) => void
+}
+
+/** @internal */
+export const syncBudgets = new WeakMap<RetryBudget.RetryBudget.Service, SyncBudget>()
+
 /** @internal */
 export const makeService = (settings: core.RetryBudgetSettings): RetryBudget.RetryBudget.Service => {
   if (settings._tag === "None") return unlimitedService(toPublicSettings(settings))
@@ -150,7 +173,7 @@ export const makeService = (settings: core.RetryBudgetSettings): RetryBudget.Ret
       })
     )
 
-  return {
+  const service: RetryBudget.RetryBudget.Service = {
     settings: toPublicSettings(settings),
     onRequest: (origin) => withState(origin, (entry, now) => entry.state.onRequest(now)),
     onFailure: (origin, kind) => withState(origin, (entry, now) => entry.state.onFailure(now, kind)),
@@ -171,6 +194,14 @@ export const makeService = (settings: core.RetryBudgetSettings): RetryBudget.Ret
         })
       )
   }
+  syncBudgets.set(service, {
+    countsSuccesses: settings._tag !== "Finagle",
+    stateFor: (origin, nowMillis) => table.get(origin, nowMillis).state,
+    refused: (origin) => {
+      metrics.retryBudgetRefusals.unsafeUpdate(1, metrics.originLabels(origin))
+    }
+  })
+  return service
 }
 
 /** @internal */

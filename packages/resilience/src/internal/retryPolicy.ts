@@ -1,4 +1,3 @@
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -10,91 +9,17 @@ import * as ScheduleDecision from "effect/ScheduleDecision"
 import * as ScheduleInterval from "effect/ScheduleInterval"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
+import type * as RetryBudget from "../RetryBudget.js"
+import * as circuitBreakerService from "./circuitBreakerService.js"
 import { hasOneShotBody, isIdempotent } from "./idempotency.js"
+import * as retryBudgetService from "./retryBudgetService.js"
+import { InvalidRetryPolicy, IsTransientStatusError, isPlainObject } from "./invalidOption.js"
+
+export { InvalidRetryPolicy }
 
 /** @internal */
 export const TypeId: unique symbol = Symbol.for("effect-http-resilience/RetryPolicy")
-
-/** @internal */
-export class InvalidRetryPolicy extends Data.TaggedError("InvalidRetryPolicy")<{
-  readonly option: string
-  readonly reason: string
-  readonly value: unknown
-}> {
-  override get message(): string {
-    return `Invalid retry policy option "${this.option}": ${this.reason} (got ${describeValue(this.value)})`
-  }
-}
-
-/** @internal */
-export class IsTransientStatusError extends Data.TaggedError("IsTransientStatusError")<{
-  readonly status: number
-  readonly cause: unknown
-}> {
-  override get message(): string {
-    const thrown = this.cause instanceof Error ? this.cause.message : describeValue(this.cause)
-    return `Retry policy option "isTransientStatus" threw for status ${this.status}: ${thrown}`
-  }
-}
-
-// An options record is a plain object: its prototype is a root one (Object.prototype of any
-// realm, or none). Arrays, Maps, Dates and class instances have their own prototypes.
-const isPlainObject = (u: unknown): boolean => {
-  if (typeof u !== "object" || u === null) return false
-  const prototype: unknown = Object.getPrototypeOf(u)
-  return prototype === null || Object.getPrototypeOf(prototype) === null
-}
-
-const describedEntries = 8
-const describedLength = 200
-
-// Names a value as the caller wrote it. JSON would print NaN and Infinity as null and drop
-// undefined, symbols and functions: the message would then blame a value never given.
-const describeValue = (value: unknown): string => {
-  let described: string
-  try {
-    described = describeNested(value, 0)
-  } catch {
-    described = "a value that cannot be printed"
-  }
-  return described.length > describedLength ? `${described.slice(0, describedLength - 1)}…` : described
-}
-
-const describeNested = (value: unknown, depth: number): string => {
-  switch (typeof value) {
-    case "number":
-      return Object.is(value, -0) ? "-0" : String(value)
-    case "bigint":
-      return `${value}n`
-    case "string":
-      return JSON.stringify(value)
-    case "boolean":
-    case "undefined":
-      return String(value)
-    case "symbol":
-      return value.toString()
-    case "function":
-      return value.name === "" ? "an anonymous function" : `the function ${value.name}`
-  }
-  if (value === null || typeof value !== "object") return String(value)
-  if (Duration.isDuration(value)) return Duration.format(value)
-  if (Array.isArray(value)) {
-    if (depth >= 2) return "[…]"
-    const items: Array<unknown> = value
-    const shown = items.slice(0, describedEntries).map((item) => describeNested(item, depth + 1))
-    return `[${[...shown, ...(items.length > describedEntries ? ["…"] : [])].join(", ")}]`
-  }
-  if (isPlainObject(value)) {
-    if (depth >= 2) return "{…}"
-    const entries = Object.entries(value)
-    if (entries.length === 0) return "{}"
-    const shown = entries.slice(0, describedEntries).map(([key, item]) => `${key}: ${describeNested(item, depth + 1)}`)
-    return `{ ${[...shown, ...(entries.length > describedEntries ? ["…"] : [])].join(", ")} }`
-  }
-  if (value instanceof Date) return `a Date (${Number.isNaN(value.getTime()) ? "invalid" : value.toISOString()})`
-  const maker: unknown = Predicate.hasProperty(value, "constructor") ? value.constructor : undefined
-  return typeof maker === "function" && maker.name !== "" ? `an instance of ${maker.name}` : "an object"
-}
 
 /** @internal */
 export const defaultTransientStatuses: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504])
@@ -128,7 +53,9 @@ export const defaultOptions = {
   maxElapsed: Duration.infinity,
   attemptTimeout: Duration.seconds(10),
   totalTimeout: Duration.seconds(30),
-  maxBodyBytes: 16 * 1024 * 1024
+  maxBodyBytes: 16 * 1024 * 1024,
+  retryBudget: retryBudgetService.finagle(),
+  circuitBreaker: "none"
 } as const satisfies Required<RetryPolicy.Options>
 
 const optionNames: ReadonlySet<string> = new Set(Object.keys(defaultOptions))
@@ -239,6 +166,25 @@ const validateByteCount = (option: string, input: unknown): Validated<number> =>
     ? Either.right(input)
     : invalid(option, "must be a whole number of bytes, at least 1", input)
 
+const isBudgetService = (input: unknown): input is RetryBudget.RetryBudget.Service =>
+  Predicate.hasProperty(input, "tryRetry") && typeof input.tryRetry === "function"
+
+// A service is shared as it is; anything else is a budget's options, checked now.
+const validateRetryBudget = (
+  input: RetryBudget.Input | RetryBudget.RetryBudget.Service
+): Validated<RetryBudget.Settings | RetryBudget.RetryBudget.Service> =>
+  isBudgetService(input) ? Either.right(input) : retryBudgetService.validate(input)
+
+const isBreakerService = (input: unknown): input is CircuitBreaker.CircuitBreaker.Service =>
+  Predicate.hasProperty(input, "acquire") && typeof input.acquire === "function"
+
+const validateCircuitBreaker = (
+  input: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
+): Validated<CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"> =>
+  input === "none" || isBreakerService(input)
+    ? Either.right(input)
+    : Either.map(circuitBreakerService.validate(input), () => input)
+
 /** @internal */
 export const validate = (options: RetryPolicy.Options = {}): Validated<RetryPolicy.RetryPolicy> => {
   if (options === null) return invalid("options", "must not be null: omit them for the defaults", options)
@@ -280,7 +226,9 @@ export const validate = (options: RetryPolicy.Options = {}): Validated<RetryPoli
       allowInfinite: true,
       allowZero: false
     }),
-    maxBodyBytes: validateByteCount("maxBodyBytes", options.maxBodyBytes ?? defaultOptions.maxBodyBytes)
+    maxBodyBytes: validateByteCount("maxBodyBytes", options.maxBodyBytes ?? defaultOptions.maxBodyBytes),
+    retryBudget: validateRetryBudget(options.retryBudget ?? defaultOptions.retryBudget),
+    circuitBreaker: validateCircuitBreaker(options.circuitBreaker ?? defaultOptions.circuitBreaker)
   }).pipe(Either.map((fields): RetryPolicy.RetryPolicy => ({ [TypeId]: TypeId, maxAttempts, ...fields })))
 }
 

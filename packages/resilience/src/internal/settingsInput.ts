@@ -1,6 +1,6 @@
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
-import { InvalidRetryPolicy } from "../RetryPolicy.js"
+import { InvalidRetryPolicy } from "./invalidOption.js"
 
 /** @internal */
 export type Validated<A> = Either.Either<A, InvalidRetryPolicy>

@@ -51,7 +51,8 @@ layer(ChaosServer.layer(), { excludeTestServices: true })("connection hygiene", 
           const server = yield* ChaosServer.ChaosServer
           yield* server.reset
           const socketsBefore = openSockets()
-          const client = yield* ResilientHttpClient.make({ maxAttempts: 3, jitter: "none" })
+          // No retry budget: every call makes its 3 attempts, the load this test is about.
+          const client = yield* ResilientHttpClient.make({ maxAttempts: 3, jitter: "none", retryBudget: "none" })
           const failures = yield* Effect.forEach(
             Array.from({ length: calls }, (_, i) => i),
             () => Effect.flip(Effect.scoped(client.get(`${server.url}/api/status/503?retryAfter=0`))),

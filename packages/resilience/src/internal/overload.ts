@@ -1,0 +1,165 @@
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as MetricLabel from "effect/MetricLabel"
+import * as Option from "effect/Option"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
+import * as HttpFailure from "../HttpFailure.js"
+import type * as RetryBudget from "../RetryBudget.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+import * as circuitBreakerService from "./circuitBreakerService.js"
+import * as metrics from "./metrics.js"
+import { originOf } from "./origin.js"
+import * as retryBudgetService from "./retryBudgetService.js"
+
+/**
+ * What one client guards its origins with: the retry budget (always present; "none" is an
+ * unlimited one) and, when configured, the circuit breaker (made on first use, since making one
+ * is an effect and a combinator is applied synchronously).
+ *
+ * @internal
+ */
+export interface Guards {
+  readonly budget: RetryBudget.RetryBudget.Service
+  /** The budget's synchronous face, when it is one of ours. */
+  readonly syncBudget: retryBudgetService.SyncBudget | undefined
+  readonly breaker: Effect.Effect<CircuitBreaker.CircuitBreaker.Service> | undefined
+}
+
+const isBudgetService = (
+  budget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
+): budget is RetryBudget.RetryBudget.Service => "tryRetry" in budget
+
+/** @internal */
+export const makeGuards = (policy: RetryPolicy.RetryPolicy): Guards => {
+  const budget = isBudgetService(policy.retryBudget)
+    ? policy.retryBudget
+    : retryBudgetService.makeService(retryBudgetService.toCoreSettings(policy.retryBudget))
+  return {
+    budget,
+    syncBudget: retryBudgetService.syncBudgets.get(budget),
+    breaker: breakerOf(policy.circuitBreaker)
+  }
+}
+
+const breakerOf = (
+  input: RetryPolicy.RetryPolicy["circuitBreaker"]
+): Effect.Effect<CircuitBreaker.CircuitBreaker.Service> | undefined => {
+  if (input === "none") return undefined
+  if ("acquire" in input) return Effect.succeed(input)
+  let made: CircuitBreaker.CircuitBreaker.Service | undefined
+  // The options were validated with the policy: making the breaker cannot fail.
+  return Effect.suspend(() =>
+    made !== undefined
+      ? Effect.succeed(made)
+      : Effect.map(Effect.orDie(circuitBreakerService.make(input)), (breaker) => {
+          made ??= breaker
+          return made
+        })
+  )
+}
+
+/**
+ * An origin and the metric labels of calls to it, worked out once per origin.
+ *
+ * @internal
+ */
+export interface Origin {
+  readonly key: string
+  /** Labels by method, each array made once: the metric hooks are cached by array identity. */
+  readonly labels: (method: string) => ReadonlyArray<MetricLabel.MetricLabel>
+  readonly giveUpLabels: (reason: RetryPolicy.GiveUpReason) => ReadonlyArray<MetricLabel.MetricLabel>
+}
+
+const makeOrigin = (key: string): Origin => {
+  const base = metrics.originLabels(key)
+  const byMethod = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+  const byReason = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+  return {
+    key,
+    labels: (method) => {
+      let labels = byMethod.get(method)
+      if (labels === undefined) {
+        labels = [...base, MetricLabel.make(metrics.attribute.requestMethod, method)]
+        byMethod.set(method, labels)
+      }
+      return labels
+    },
+    giveUpLabels: (reason) => {
+      let labels = byReason.get(reason)
+      if (labels === undefined) {
+        labels = [...base, MetricLabel.make(metrics.attribute.giveUpReason, reason)]
+        byReason.set(reason, labels)
+      }
+      return labels
+    }
+  }
+}
+
+// Origins by the URL's scheme and authority, as written: parsing a URL on every call costs more
+// than the budget. Bounded: a client that calls more origins than this starts over.
+const origins = new Map<string, Origin>()
+const maxOrigins = 1024
+
+const authorityOf = (url: string): string => {
+  const start = url.indexOf("//")
+  if (start < 0) return url
+  const end = url.slice(start + 2).search(/[/?#]/)
+  return end < 0 ? url : url.slice(0, start + 2 + end)
+}
+
+/** @internal */
+export const originFor = (url: string): Origin => {
+  const authority = authorityOf(url)
+  let origin = origins.get(authority)
+  if (origin === undefined) {
+    if (origins.size >= maxOrigins) origins.clear()
+    origin = makeOrigin(originOf(authority))
+    origins.set(authority, origin)
+  }
+  return origin
+}
+
+/**
+ * What a failure tells the budget: the kind of trouble, or nothing for failures that say
+ * nothing about the origin's health.
+ *
+ * @internal
+ */
+export const failureKind = (failure: HttpFailure.HttpFailure): RetryBudget.FailureKind | undefined => {
+  switch (failure._tag) {
+    case "TransientStatus":
+      return "transient-status"
+    case "ConnectionError":
+      return failure.reason === "Timeout" ? "timeout" : failure.reason === "Transport" ? "connection" : undefined
+    default:
+      return undefined
+  }
+}
+
+/**
+ * What an attempt tells the breaker: the server answered (a success, whatever the status but a
+ * transient one), it failed to (transient statuses, timeouts, connection failures, with the
+ * server's `Retry-After` to lengthen a break), or nothing (a 429 is the caller's quota, not the
+ * origin's health; an interruption, a request that could not be sent).
+ *
+ * @internal
+ */
+export const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome => {
+  if (Exit.isSuccess(exit)) return circuitBreakerService.success
+  const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+  if (!HttpFailure.isHttpFailure(failure)) return circuitBreakerService.ignored
+  switch (failure._tag) {
+    case "TransientStatus":
+      if (failure.status === 429) return circuitBreakerService.ignored
+      return Option.isSome(failure.retryAfter)
+        ? circuitBreakerService.failure({ retryAfter: failure.retryAfter.value })
+        : circuitBreakerService.failure()
+    case "ConnectionError":
+      return failure.reason === "Timeout" || failure.reason === "Transport"
+        ? circuitBreakerService.failure()
+        : circuitBreakerService.ignored
+    case "PermanentStatus":
+    case "DecodeError":
+      return circuitBreakerService.success
+  }
+}
