@@ -172,24 +172,34 @@ export const run = <A, E, R, E2, R2>(
       )
     }
 
-    // An attempt through the breaker, if there is one; an open circuit ends the call with the
-    // last real failure when there was one, else with the breaker's own rejection.
+    // An attempt through the breaker, if there is one, which may reject it unsent.
     const guarded = (
       attempt: Attempt,
       limitMillis: number,
       previous: HttpFailure.HttpFailure | undefined
-    ): Effect.Effect<A, HttpFailure.HttpFailure | E | Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> => {
+    ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
       metrics.attempts.unsafeUpdate(1, attemptLabels)
       const sent = attemptOnce(attempt, limitMillis)
       const counted =
         syncBudget !== undefined && !syncBudget.countsSuccesses ? sent : Effect.tap(sent, () => budgetSuccess(previous))
       if (breaker === undefined) return counted
-      return Effect.flatMap(breaker, (circuits) =>
-        Effect.catchIf(circuits.execute(counted, origin.key, overload.breakerOutcome), isCircuitOpen, (open) =>
-          stop(previous ?? connectionError(attempt, "CircuitOpen", open), "circuit-open")
-        )
-      )
+      return Effect.flatMap(breaker, (circuits) => circuits.execute(counted, origin.key, overload.breakerOutcome))
     }
+
+    // What follows an attempt's failure: an open circuit ends the call at once, with the last
+    // real failure when there was one, else with the breaker's rejection; any other failure
+    // goes to the schedule.
+    const onAttemptFailure =
+      (attempt: Attempt, previous: HttpFailure.HttpFailure | undefined, state: unknown) =>
+      (
+        error: HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen
+      ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> => {
+        if (isCircuitOpen(error)) {
+          return stop(previous ?? connectionError(attempt, "CircuitOpen", error), "circuit-open")
+        }
+        if (HttpFailure.isHttpFailure(error)) return afterFailure(error, state)
+        return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
+      }
 
     const budgetSuccess = (previous: HttpFailure.HttpFailure | undefined): Effect.Effect<void> => {
       const retriedAfter = previous === undefined ? undefined : overload.failureKind(previous)
@@ -232,29 +242,34 @@ export const run = <A, E, R, E2, R2>(
             metrics.retries.unsafeUpdate(1, attemptLabels)
             const attempt: Attempt = { request, attempt: failure.attempt + 1 }
             const limit = Math.min(policy.attemptTimeoutMillis, deadline - now - waitMillis)
-            const resend = Effect.annotateSpans(
-              guarded(attempt, limit, failure),
-              "http.request.resend_count",
-              failure.attempt
+            const resend = Effect.catchAll(
+              Effect.annotateSpans(guarded(attempt, limit, failure), "http.request.resend_count", failure.attempt),
+              onAttemptFailure(attempt, failure, next)
             )
-            return decisions.report(retryDecisionOf(out, failure, waitMillis)).pipe(
-              Effect.zipRight(releaseHeld(failure)),
-              Effect.zipRight(waitMillis > 0 ? Effect.sleep(Duration.millis(waitMillis)) : Effect.void),
-              Effect.zipRight(resend),
-              Effect.catchIf(HttpFailure.isHttpFailure, (nextFailure) => afterFailure(nextFailure, next))
-            )
+            return decisions
+              .report(retryDecisionOf(out, failure, waitMillis))
+              .pipe(
+                Effect.zipRight(releaseHeld(failure)),
+                Effect.zipRight(waitMillis > 0 ? Effect.sleep(Duration.millis(waitMillis)) : Effect.void),
+                Effect.zipRight(resend)
+              )
           })
         })
       )
     }
 
     if (syncBudget !== undefined) syncBudget.stateFor(origin.key, startMillis).onRequest(startMillis)
-    const first = Effect.catchIf(
-      guarded({ request, attempt: 1 }, firstLimit, undefined),
-      HttpFailure.isHttpFailure,
-      (failure) => afterFailure(failure, policy.schedule.initial)
+    const firstAttempt: Attempt = { request, attempt: 1 }
+    const first = Effect.catchAll(
+      guarded(firstAttempt, firstLimit, undefined),
+      onAttemptFailure(firstAttempt, undefined, policy.schedule.initial)
     )
     return syncBudget === undefined ? Effect.zipRight(budget.onRequest(origin.key), first) : first
   })
 
 const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => Predicate.isTagged(error, "CircuitOpen")
+
+const isOtherError = <E>(
+  error: E | HttpFailure.HttpFailure | CircuitBreaker.CircuitOpen
+): error is Exclude<E, HttpFailure.HttpFailure> =>
+  !isCircuitOpen(error) && !HttpFailure.isHttpFailure(error)
