@@ -3,7 +3,8 @@
  *
  * Bundles the built package (`packages/resilience/dist`, so run `pnpm build` first) with esbuild,
  * `effect` and every `@effect/*` package external (an Effect program has them already), minified,
- * and reports the bytes minified and gzipped. Then bundles programs that import only `RetryAfter`
+ * and reports the bytes minified and gzipped. The shared core (`@effect-http-resilience/core`, which
+ * `@effect/*` does not match) is bundled and counted: a user's bundle carries it. Then bundles programs that import only `RetryAfter`
  * (from the root and from its subpath) and fails if the client came along: its service key, its
  * body-draining code, or an import of `@effect/platform/HttpClient`. Warns when the figures in the
  * README's "Bundle size" table are more than 5% off.

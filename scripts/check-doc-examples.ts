@@ -28,7 +28,7 @@ import ts from "typescript"
 import { installBlocks, tableWithHeader } from "./readme-sections.js"
 
 const root = Path.resolve(import.meta.dirname, "..")
-const publishable = ["packages/resilience", "packages/chaos-server"]
+const publishable = ["packages/resilience", "packages/core", "packages/chaos-server"]
 const examplesPackage = "packages/resilience"
 const outDirName = ".doc-examples"
 const keep = process.argv.includes("--keep")

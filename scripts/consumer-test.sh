@@ -63,19 +63,24 @@ $PNPM build
 
 echo "== consumer test: pack"
 mkdir -p "$work/tarballs" "$work/project"
-for package in resilience chaos-server; do
+for package in core resilience chaos-server; do
   (cd "packages/$package" && $PNPM pack --pack-destination "$work/tarballs" >/dev/null)
 done
 ls -1 "$work/tarballs"
 resilience_tgz=$(ls "$work"/tarballs/effect-http-resilience-[0-9]*.tgz)
 chaos_tgz=$(ls "$work"/tarballs/effect-http-resilience-chaos-server-*.tgz)
+core_tgz=$(ls "$work"/tarballs/effect-http-resilience-core-*.tgz)
 
 echo "== consumer test: npm install in $work/project"
 cp scripts/consumer/main.mjs scripts/consumer/types.ts scripts/consumer/tsconfig.nodenext.json \
   scripts/consumer/tsconfig.bundler.json "$work/project/"
 cd "$work/project"
+# The library depends on the shared core (@effect-http-resilience/core), which is not on the
+# registry before release either: an override makes npm take it from its tarball wherever it is
+# needed, so the README lines still run as written and the core is not a direct dependency.
 cat > package.json <<JSON
-{ "name": "consumer", "version": "1.0.0", "private": true, "type": "module" }
+{ "name": "consumer", "version": "1.0.0", "private": true, "type": "module",
+  "overrides": { "@effect-http-resilience/core": "file:$core_tgz" } }
 JSON
 # The install lines of the root README, checked equal in the package README npm shows, then the
 # chaos server's own; our two package names stand for their tarballs.
@@ -88,6 +93,8 @@ echo "== consumer test: npm install the tools of this test"
 timeout 300 npm install --no-audit --no-fund --loglevel=error --save-dev \
   "typescript@$typescript_version" "@types/node@$types_node_version"
 npm ls --depth=0
+echo "== consumer test: the shared core, installed with the library from its tarball"
+npm ls --all @effect-http-resilience/core
 
 echo "== consumer test: ESM program"
 timeout 60 node main.mjs

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "vitest"
 import {
   type Admission,
   type BreakerSettings,
@@ -10,7 +10,7 @@ import {
   RollingHealth,
   type SamplingPolicy,
   samplingDefaults
-} from "../../src/internal/core/circuitBreaker.js"
+} from "../src/CircuitBreaker.js"
 
 const success: Outcome = { _tag: "Success" }
 const failure: Outcome = { _tag: "Failure" }

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
 import {
   awsQuotaDefaults,
   checkSettings,
@@ -9,7 +9,7 @@ import {
   type RetryBudgetSettings,
   tokenBucketDefaults,
   WindowedAdder
-} from "../../src/internal/core/retryBudget.js"
+} from "../src/RetryBudget.js"
 
 const finagle = (overrides: Partial<Omit<FinagleSettings, "_tag">> = {}): FinagleSettings => ({
   ...finagleDefaults,
@@ -202,47 +202,46 @@ describe("Finagle budget", () => {
   // The invariant a budget exists for: over a stretch shorter than 9/10 of ttl (nothing it
   // records expires sooner), N requests buy at most ratio × N + minPerSecond × ttl retries.
   const event = fc.record({ at: fc.integer({ min: 0, max: 9_000 }), request: fc.boolean() })
-  it.prop(
-    "N requests within 9/10 of ttl get at most ratio × N + minPerSecond × ttl retries",
-    [
-      fc.constantFrom(0, 0.05, 0.1, 0.2, 0.25, 0.5, 1),
-      fc.integer({ min: 0, max: 20 }),
-      fc.constantFrom(1, 5, 10, 60),
-      fc.array(event, { maxLength: 600 })
-    ],
-    ([ratio, minPerSecond, ttlSeconds, events]) => {
-      const ttlMillis = ttlSeconds * 1000
-      const budget = makeRetryBudgetState(finagle({ ratio, minPerSecond, ttlMillis }), 0)
-      const sorted = events
-        .map((e) => ({ ...e, at: Math.floor((e.at * (ttlMillis * 0.9)) / 9_000) }))
-        .sort((a, b) => a.at - b.at)
-      let requests = 0
-      let retries = 0
-      for (const { at, request } of sorted) {
-        if (request) {
-          budget.onRequest(at)
-          requests++
-        } else if (budget.tryRetry(at, "transient-status")) {
-          retries++
+  it("N requests within 9/10 of ttl get at most ratio × N + minPerSecond × ttl retries", () =>
+    fc.assert(
+      fc.property(
+        fc.constantFrom(0, 0.05, 0.1, 0.2, 0.25, 0.5, 1),
+        fc.integer({ min: 0, max: 20 }),
+        fc.constantFrom(1, 5, 10, 60),
+        fc.array(event, { maxLength: 600 }),
+        (ratio, minPerSecond, ttlSeconds, events) => {
+          const ttlMillis = ttlSeconds * 1000
+          const budget = makeRetryBudgetState(finagle({ ratio, minPerSecond, ttlMillis }), 0)
+          const sorted = events
+            .map((e) => ({ ...e, at: Math.floor((e.at * (ttlMillis * 0.9)) / 9_000) }))
+            .sort((a, b) => a.at - b.at)
+          let requests = 0
+          let retries = 0
+          for (const { at, request } of sorted) {
+            if (request) {
+              budget.onRequest(at)
+              requests++
+            } else if (budget.tryRetry(at, "transient-status")) {
+              retries++
+            }
+          }
+          expect(retries).toBeLessThanOrEqual(Math.floor(ratio * requests + 1e-9) + minPerSecond * ttlSeconds)
         }
-      }
-      expect(retries).toBeLessThanOrEqual(Math.floor(ratio * requests + 1e-9) + minPerSecond * ttlSeconds)
-    }
-  )
+      )
+    ))
 
-  it.prop(
-    "the floor alone: retries spread over any span get minPerSecond × ttl per ttl, never more",
-    [fc.array(fc.integer({ min: 0, max: 60_000 }), { maxLength: 400 })],
-    ([times]) => {
-      const budget = makeRetryBudgetState(finagle({ ratio: 0, minPerSecond: 2, ttlMillis: 5_000 }), 0)
-      const allowedAt = [...times].sort((a, b) => a - b).filter((at) => budget.tryRetry(at, "timeout"))
-      // Any 4.5 s stretch (9/10 of ttl) holds at most 2 × 5 allowed retries.
-      for (let i = 0; i < allowedAt.length; i++) {
-        const inStretch = allowedAt.filter((at) => at >= allowedAt[i]! && at - allowedAt[i]! <= 4_500)
-        expect(inStretch.length).toBeLessThanOrEqual(10)
-      }
-    }
-  )
+  it("the floor alone: retries spread over any span get minPerSecond × ttl per ttl, never more", () =>
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 60_000 }), { maxLength: 400 }), (times) => {
+        const budget = makeRetryBudgetState(finagle({ ratio: 0, minPerSecond: 2, ttlMillis: 5_000 }), 0)
+        const allowedAt = [...times].sort((a, b) => a - b).filter((at) => budget.tryRetry(at, "timeout"))
+        // Any 4.5 s stretch (9/10 of ttl) holds at most 2 × 5 allowed retries.
+        for (let i = 0; i < allowedAt.length; i++) {
+          const inStretch = allowedAt.filter((at) => at >= allowedAt[i]! && at - allowedAt[i]! <= 4_500)
+          expect(inStretch.length).toBeLessThanOrEqual(10)
+        }
+      })
+    ))
 
   it("is pristine once everything it recorded has expired", () => {
     const budget = makeRetryBudgetState(finagle(), 0)

@@ -1,3 +1,4 @@
+import { isUnrecoverableCause } from "@effect-http-resilience/core/TransportFailure"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -105,63 +106,12 @@ export const classifyResponse = (
   if (isSuccess(status)) return Effect.succeed(response)
   if (isTransientStatus(status)) {
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const headers = response.headers
-      // Rate-limit reset headers describe a quota, so they mean "wait" only on a 429.
-      const delay =
-        status === 429 ? retryAfter.fromHeaders(headers, now) : retryAfter.fromRetryAfterHeader(headers, now)
-      const failure = transientStatus(attempt, response, delay)
+      const failure = transientStatus(attempt, response, retryAfter.ofTransientResponse(status, response.headers, now))
       heldResponses.set(failure, response)
       return Effect.fail(failure)
     })
   }
   return permanentAsFailure ? permanentStatus(attempt, response) : Effect.succeed(response)
-}
-
-// Failures that another attempt cannot cure, as the transports report them somewhere in the
-// cause chain: fetch's "redirect count exceeded", undici's and node's unsupported protocol,
-// and every TLS certificate error.
-const unrecoverableCodes: ReadonlySet<string> = new Set([
-  "ERR_INVALID_PROTOCOL",
-  "ERR_INVALID_URL",
-  "UND_ERR_INVALID_ARG",
-  "UND_ERR_NOT_SUPPORTED",
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-  "CERT_HAS_EXPIRED",
-  "CERT_NOT_YET_VALID",
-  "CERT_REVOKED",
-  "CERT_UNTRUSTED",
-  "CERT_REJECTED",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_GET_ISSUER_CERT",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "ERR_TLS_INVALID_PROTOCOL_VERSION",
-  "ERR_SSL_WRONG_VERSION_NUMBER",
-  "ERR_TOO_MANY_REDIRECTS",
-  "UND_ERR_MAX_REDIRECTIONS"
-])
-const unrecoverableMessages =
-  /redirect count exceeded|max(?:imum)? redirect|unknown scheme|unsupported protocol|protocol .* not supported/i
-
-const maxCauseDepth = 8
-
-/**
- * Whether a transport failure is one that sending again cannot cure, found anywhere in its
- * cause chain (bounded, so a cyclic chain cannot hang it).
- *
- * @internal
- */
-export const isUnrecoverableCause = (cause: unknown): boolean => {
-  let current: unknown = cause
-  for (let depth = 0; depth < maxCauseDepth && typeof current === "object" && current !== null; depth++) {
-    const code = "code" in current ? current.code : undefined
-    if (typeof code === "string" && unrecoverableCodes.has(code)) return true
-    const message = "message" in current ? current.message : undefined
-    if (typeof message === "string" && unrecoverableMessages.test(message)) return true
-    current = "cause" in current ? current.cause : undefined
-  }
-  return false
 }
 
 /**

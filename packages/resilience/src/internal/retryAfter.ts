@@ -1,190 +1,23 @@
+import * as core from "@effect-http-resilience/core/RetryAfter"
 import type * as Headers from "@effect/platform/Headers"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 
-// Beyond this many seconds, milliseconds are no longer exact integers.
-const maxDelaySeconds = Math.floor(Number.MAX_SAFE_INTEGER / 1000)
+// The parsing is the shared core's, in milliseconds; this line speaks Option<Duration>.
+const toDuration = (millis: number | undefined): Option.Option<Duration.Duration> =>
+  millis === undefined ? Option.none() : Option.some(Duration.millis(millis))
 
-// RFC 9111 1.2.2: a delta-seconds value too large to represent is taken as the largest one
-// that can be. Read as malformed, it would fall back to the backoff and retry within seconds
-// a server that asked for centuries; as the largest delay it is over any cap, like any other
-// very long Retry-After.
-const largestDelay = Duration.millis(Number.MAX_SAFE_INTEGER)
+/** @internal */
+export const parse = (value: string, nowMillis: number): Option.Option<Duration.Duration> =>
+  toDuration(core.parse(value, nowMillis))
 
-const delayOfSeconds = (seconds: number): Duration.Duration =>
-  seconds > maxDelaySeconds ? largestDelay : Duration.seconds(seconds)
+/** @internal */
+export const fromHeaders = (headers: Headers.Headers, nowMillis: number): Option.Option<Duration.Duration> =>
+  toDuration(core.fromHeaders(headers, nowMillis))
 
-const monthIndex: Record<string, number> = {
-  jan: 0,
-  feb: 1,
-  mar: 2,
-  apr: 3,
-  may: 4,
-  jun: 5,
-  jul: 6,
-  aug: 7,
-  sep: 8,
-  oct: 9,
-  nov: 10,
-  dec: 11
-}
-
-// RFC 9110 5.6.7. Names are matched case-insensitively: being lenient here costs nothing.
-const imfFixdate =
-  /^(?:mon|tue|wed|thu|fri|sat|sun), (\d{2}) (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) gmt$/i
-const rfc850Date =
-  /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday), (\d{2})-(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) gmt$/i
-const asctimeDate =
-  /^(?:mon|tue|wed|thu|fri|sat|sun) (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec) ( \d|\d{2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/i
-const digitsOnly = /^\d+$/
-
-const toEpochMillis = (
-  year: number,
-  monthName: string,
-  day: number,
-  hour: number,
-  minute: number,
-  second: number
-): number | undefined => {
-  const month = monthIndex[monthName.toLowerCase()]
-  if (month === undefined || hour > 23 || minute > 59 || second > 60) return undefined
-  const millis = Date.UTC(year, month, day, hour, minute, Math.min(second, 59))
-  const date = new Date(millis)
-  // Date.UTC silently rolls 31 Feb over into March: such a date is malformed.
-  if (date.getUTCDate() !== day || date.getUTCMonth() !== month) return undefined
-  return millis
-}
-
-// RFC 9110 5.6.7: an RFC 850 timestamp that "appears to be more than 50 years in the future"
-// is in the most recent past year with the same last two digits. The whole timestamp is
-// compared with the instant 50 calendar years from now, not the year alone: in June 2030,
-// "01-Dec-80" is more than 50 years ahead (1980) while "01-Jun-80" is not (2080).
-const resolveTwoDigitYear = (
-  twoDigits: number,
-  month: number,
-  day: number,
-  hour: number,
-  minute: number,
-  second: number,
+/** @internal */
+export const ofTransientResponse = (
+  status: number,
+  headers: Headers.Headers,
   nowMillis: number
-): number => {
-  const now = new Date(nowMillis)
-  const currentYear = now.getUTCFullYear()
-  const limit = Date.UTC(
-    currentYear + 50,
-    now.getUTCMonth(),
-    now.getUTCDate(),
-    now.getUTCHours(),
-    now.getUTCMinutes(),
-    now.getUTCSeconds(),
-    now.getUTCMilliseconds()
-  )
-  // The latest candidate is in the next century; at most two steps back reach one that is not
-  // more than 50 years ahead, since the century before the current one is always past.
-  let year = currentYear - (currentYear % 100) + twoDigits + 100
-  while (Date.UTC(year, month, day, hour, minute, second) > limit) year -= 100
-  return year
-}
-
-/** @internal */
-export const parseHttpDate = (value: string, nowMillis: number): number | undefined => {
-  let match = imfFixdate.exec(value)
-  if (match !== null) {
-    const [, day, month, year, hour, minute, second] = match
-    return toEpochMillis(Number(year), month!, Number(day), Number(hour), Number(minute), Number(second))
-  }
-  match = rfc850Date.exec(value)
-  if (match !== null) {
-    const [, day, month, year, hour, minute, second] = match
-    const monthNumber = monthIndex[month!.toLowerCase()]
-    if (monthNumber === undefined) return undefined
-    const time = [Number(day), Number(hour), Number(minute), Number(second)] as const
-    return toEpochMillis(resolveTwoDigitYear(Number(year), monthNumber, ...time, nowMillis), month!, ...time)
-  }
-  match = asctimeDate.exec(value)
-  if (match !== null) {
-    const [, month, day, hour, minute, second, year] = match
-    return toEpochMillis(Number(year), month!, Number(day), Number(hour), Number(minute), Number(second))
-  }
-  return undefined
-}
-
-const parseDelaySeconds = (value: string): Option.Option<Duration.Duration> => {
-  if (!digitsOnly.test(value)) return Option.none()
-  return Option.some(delayOfSeconds(Number(value)))
-}
-
-const untilEpochMillis = (epochMillis: number, nowMillis: number): Duration.Duration =>
-  Duration.millis(Math.max(0, epochMillis - nowMillis))
-
-/** @internal */
-export const parse = (value: string, nowMillis: number): Option.Option<Duration.Duration> => {
-  const trimmed = value.trim()
-  if (trimmed === "") return Option.none()
-  if (digitsOnly.test(trimmed)) return parseDelaySeconds(trimmed)
-  const epochMillis = parseHttpDate(trimmed, nowMillis)
-  return epochMillis === undefined ? Option.none() : Option.some(untilEpochMillis(epochMillis, nowMillis))
-}
-
-// X-RateLimit-Reset is a delta in seconds for some APIs and a Unix timestamp for others
-// (GitHub, Twitter). No delta is ever as long as 30 years, so anything that large is a time.
-// A time too far ahead to represent is, like an oversized delta, the largest delay.
-const unixSecondsThreshold = 1_000_000_000
-const unixMillisThreshold = 1_000_000_000_000
-
-const parseRateLimitReset = (value: string, nowMillis: number): Option.Option<Duration.Duration> => {
-  const trimmed = value.trim()
-  if (!digitsOnly.test(trimmed)) return Option.none()
-  const n = Number(trimmed)
-  if (n >= unixMillisThreshold)
-    return Option.some(Number.isSafeInteger(n) ? untilEpochMillis(n, nowMillis) : largestDelay)
-  if (n >= unixSecondsThreshold) return Option.some(untilEpochMillis(n * 1000, nowMillis))
-  return parseDelaySeconds(trimmed)
-}
-
-const rateLimitItem = /(?:^|;)\s*(r|t)\s*=\s*(\d+)\s*(?=;|$)/g
-
-// The IETF RateLimit field: `"policy";r=0;t=30, "other";r=5;t=2`. The policy that is
-// exhausted (r=0) is the one that blocks; without r, the longest reset is the safe answer.
-const parseRateLimitField = (value: string): Option.Option<Duration.Duration> => {
-  let exhaustedReset: number | undefined
-  let anyReset: number | undefined
-  for (const item of value.split(",")) {
-    let remaining: number | undefined
-    let reset: number | undefined
-    for (const match of item.matchAll(rateLimitItem)) {
-      const n = Number(match[2])
-      if (match[1] === "r") remaining = n
-      else reset = n
-    }
-    if (reset === undefined) continue
-    anyReset = Math.max(anyReset ?? 0, reset)
-    if (remaining === 0) exhaustedReset = Math.max(exhaustedReset ?? 0, reset)
-  }
-  const seconds = exhaustedReset ?? anyReset
-  return seconds === undefined ? Option.none() : Option.some(delayOfSeconds(seconds))
-}
-
-/** @internal */
-export const fromRetryAfterHeader = (headers: Headers.Headers, nowMillis: number): Option.Option<Duration.Duration> => {
-  const value = headers["retry-after"]
-  return value === undefined ? Option.none() : parse(value, nowMillis)
-}
-
-/** @internal */
-export const fromHeaders = (headers: Headers.Headers, nowMillis: number): Option.Option<Duration.Duration> => {
-  const retryAfter = fromRetryAfterHeader(headers, nowMillis)
-  if (Option.isSome(retryAfter)) return retryAfter
-  const resetSeconds = headers["ratelimit-reset"]
-  if (resetSeconds !== undefined) {
-    const parsed = parseDelaySeconds(resetSeconds.trim())
-    if (Option.isSome(parsed)) return parsed
-  }
-  const xReset = headers["x-ratelimit-reset"]
-  if (xReset !== undefined) {
-    const parsed = parseRateLimitReset(xReset, nowMillis)
-    if (Option.isSome(parsed)) return parsed
-  }
-  const field = headers.ratelimit
-  return field === undefined ? Option.none() : parseRateLimitField(field)
-}
+): Option.Option<Duration.Duration> => toDuration(core.ofTransientResponse(status, headers, nowMillis))

@@ -1,0 +1,606 @@
+/**
+ * The circuit breaker of one origin, as a plain state machine: no Effect, time passed in as
+ * `nowMillis`. Both libraries' `CircuitBreaker` services wrap it.
+ *
+ * Semantics are Polly v8's (`CircuitStateController`, `AdvancedCircuitBehavior`,
+ * `RollingHealthMetrics`), with three deliberate differences:
+ *
+ * - Every permit carries the generation it was issued in, and only outcomes of the current
+ *   generation count (as Effect 4's `CircuitBreakerStore` fences them). Polly counts a late
+ *   outcome of a call admitted before the break into a window it wipes on closing anyway, and
+ *   lets any late outcome close or reopen a half-open circuit; here only the probe decides.
+ * - The half-open probe is re-armed: a probe that has not reported `breakDuration` after it
+ *   started loses its slot to the next caller, so a hung probe cannot wedge the circuit.
+ * - A `retryAfterMillis` hint on the failure that opens the circuit lengthens that break, up to
+ *   `maxBreakDurationMillis`.
+ *
+ * @since 0.1.0
+ */
+import type * as RetryBudget from "./RetryBudget.js"
+
+/**
+ * A bad setting: which one (relative name), why, and the value given.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const problem: CircuitBreaker.InvalidSetting | undefined = CircuitBreaker.checkSettings({
+ *   ...CircuitBreaker.breakerDefaults,
+ *   breakDurationMillis: 0
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type InvalidSetting = RetryBudget.InvalidSetting
+
+/**
+ * The four states of a circuit; `Isolated` is held open by hand until closed.
+ *
+ * @example
+ * ```ts
+ * import type { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const state: CircuitBreaker.StateTag = "HalfOpen"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StateTag = "Closed" | "Open" | "HalfOpen" | "Isolated"
+
+/**
+ * Polly's advanced (sampling) breaker: break when the failure ratio in a rolling window reaches `failureRatio` over at least `minimumThroughput` samples.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const policy: CircuitBreaker.SamplingPolicy = { ...CircuitBreaker.samplingDefaults, failureRatio: 0.5 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SamplingPolicy {
+  readonly _tag: "Sampling"
+  /** Break when failures / samples in the window reach this; (0, 1]. */
+  readonly failureRatio: number
+  /** ... and the window holds at least this many samples; a whole number of at least 2. */
+  readonly minimumThroughput: number
+  /** The window; from 0.5 s to 1 day, kept in 10 sub-windows. */
+  readonly samplingDurationMillis: number
+}
+
+/**
+ * Break after this many failures in a row, in order of completion.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const policy: CircuitBreaker.ConsecutivePolicy = { _tag: "Consecutive", failures: 5 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ConsecutivePolicy {
+  readonly _tag: "Consecutive"
+  readonly failures: number
+}
+
+/**
+ * What decides, in the Closed state, that the circuit must break.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const policy: CircuitBreaker.TripPolicy = CircuitBreaker.consecutiveDefaults
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TripPolicy = SamplingPolicy | ConsecutivePolicy
+
+/**
+ * A breaker's settings: its trip policy, how long a break lasts, and the cap on a break lengthened by a `Retry-After` hint.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const settings: CircuitBreaker.BreakerSettings = { ...CircuitBreaker.breakerDefaults, breakDurationMillis: 10_000 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface BreakerSettings {
+  readonly tripPolicy: TripPolicy
+  /** How long the circuit stays open, and how long a probe holds its slot; 0.5 s to 1 day. */
+  readonly breakDurationMillis: number
+  /** Cap on a break lengthened by a `retryAfterMillis` hint; from breakDuration to 1 day. */
+  readonly maxBreakDurationMillis: number
+}
+
+/**
+ * What an attempt says about the origin's health (Effect 4's `Outcome` vocabulary).
+ *
+ * @example
+ * ```ts
+ * import type { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const outcome: CircuitBreaker.Outcome = { _tag: "Failure", retryAfterMillis: 2_000 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "Success" }
+  | { readonly _tag: "Failure"; readonly retryAfterMillis?: number | undefined }
+  | { readonly _tag: "Ignored" }
+
+/**
+ * The right to send one attempt: the generation it belongs to, and whether it is the half-open probe.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
+ *
+ * const admission = machine.tryAcquire(0)
+ * if (admission._tag === "Permitted") machine.report(1, admission.permit, { _tag: "Success" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Permit {
+  readonly generation: number
+  readonly probe: boolean
+}
+
+/**
+ * A change of state, as `tryAcquire`, `report`, `isolate` and `close` return it.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
+ *
+ * const transition: CircuitBreaker.Transition | undefined = machine.isolate()
+ * console.log(transition?.to) // "Isolated"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Transition =
+  | { readonly from: "Closed" | "HalfOpen"; readonly to: "Open"; readonly breakMillis: number; readonly manual: false }
+  | { readonly from: "Open"; readonly to: "HalfOpen"; readonly manual: false }
+  | { readonly from: "Open" | "HalfOpen" | "Isolated"; readonly to: "Closed"; readonly manual: boolean }
+  | { readonly from: "Closed" | "Open" | "HalfOpen"; readonly to: "Isolated"; readonly manual: true }
+
+/**
+ * The answer to `tryAcquire`: a permit (and the transition it caused, if any) or a rejection with the time left.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
+ *
+ * const admission: CircuitBreaker.Admission = machine.tryAcquire(Date.now())
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Admission =
+  | { readonly _tag: "Permitted"; readonly permit: Permit; readonly transition: Transition | undefined }
+  | {
+      readonly _tag: "Rejected"
+      readonly state: "Open" | "HalfOpen" | "Isolated"
+      /** Until the circuit half-opens (Open), the probe slot is re-armed (HalfOpen), or infinity (Isolated). */
+      readonly retryAfterMillis: number
+    }
+
+/**
+ * The state of a circuit as read at one instant.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
+ *
+ * const snapshot: CircuitBreaker.Snapshot = machine.snapshot(Date.now())
+ * console.log(snapshot._tag) // "Closed"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Snapshot =
+  | { readonly _tag: "Closed" }
+  | { readonly _tag: "Open"; readonly retryAfterMillis: number }
+  | { readonly _tag: "HalfOpen"; readonly probing: boolean; readonly retryAfterMillis: number }
+  | { readonly _tag: "Isolated" }
+
+const secondMillis = 1000
+const dayMillis = 24 * 60 * 60 * secondMillis
+
+/**
+ * Polly's defaults: failure ratio 0.1 over at least 100 samples in 30 seconds.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * console.log(CircuitBreaker.samplingDefaults.minimumThroughput) // 100
+ * ```
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const samplingDefaults: SamplingPolicy = {
+  _tag: "Sampling",
+  failureRatio: 0.1,
+  minimumThroughput: 100,
+  samplingDurationMillis: 30 * secondMillis
+}
+/**
+ * Five failures in a row.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * console.log(CircuitBreaker.consecutiveDefaults.failures) // 5
+ * ```
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const consecutiveDefaults: ConsecutivePolicy = { _tag: "Consecutive", failures: 5 }
+/**
+ * Polly's sampling policy, breaks of 5 seconds, lengthened by a `Retry-After` hint up to 30 seconds.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * console.log(CircuitBreaker.breakerDefaults.breakDurationMillis) // 5000
+ * ```
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const breakerDefaults: BreakerSettings = {
+  tripPolicy: samplingDefaults,
+  breakDurationMillis: 5 * secondMillis,
+  maxBreakDurationMillis: 30 * secondMillis
+}
+
+const isIn = (value: unknown, min: number, max: number): value is number =>
+  typeof value === "number" && Number.isFinite(value) && value >= min && value <= max
+
+/**
+ * The first bad setting (Polly's ranges), or `undefined`. Option names are relative; durations are checked in milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * CircuitBreaker.checkSettings({ ...CircuitBreaker.breakerDefaults, tripPolicy: { _tag: "Consecutive", failures: 0 } })
+ * // { option: "failures", reason: "must be a whole number of at least 1", value: 0 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const checkSettings = (settings: BreakerSettings): InvalidSetting | undefined => {
+  const policy = settings.tripPolicy
+  if (policy._tag === "Sampling") {
+    if (!isIn(policy.failureRatio, Number.MIN_VALUE, 1)) {
+      return { option: "failureRatio", reason: "must be above 0 and at most 1", value: policy.failureRatio }
+    }
+    if (!Number.isSafeInteger(policy.minimumThroughput) || policy.minimumThroughput < 2) {
+      return {
+        option: "minimumThroughput",
+        reason: "must be a whole number of at least 2",
+        value: policy.minimumThroughput
+      }
+    }
+    if (!isIn(policy.samplingDurationMillis, 500, dayMillis)) {
+      return {
+        option: "samplingDuration",
+        reason: "must be from 500 millis to 1 day",
+        value: policy.samplingDurationMillis
+      }
+    }
+  } else if (!Number.isSafeInteger(policy.failures) || policy.failures < 1) {
+    return { option: "failures", reason: "must be a whole number of at least 1", value: policy.failures }
+  }
+  if (!isIn(settings.breakDurationMillis, 500, dayMillis)) {
+    return { option: "breakDuration", reason: "must be from 500 millis to 1 day", value: settings.breakDurationMillis }
+  }
+  if (!isIn(settings.maxBreakDurationMillis, settings.breakDurationMillis, dayMillis)) {
+    return {
+      option: "maxBreakDuration",
+      reason: "must be from breakDuration to 1 day",
+      value: settings.maxBreakDurationMillis
+    }
+  }
+  return undefined
+}
+
+// ---------------------------------------------------------------------------------------------
+// Health: what decides, in the Closed state, that the circuit must break.
+
+interface Health {
+  readonly onSuccess: (nowMillis: number) => void
+  /** Records the failure; `true` when the circuit must break. */
+  readonly onFailure: (nowMillis: number) => boolean
+  readonly reset: () => void
+  readonly isEmpty: (nowMillis: number) => boolean
+}
+
+interface HealthWindow {
+  readonly startedAt: number
+  successes: number
+  failures: number
+}
+
+/**
+ * Polly's `RollingHealthMetrics`, always 10 windows (its validation rules out the single-window case).
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const health = new CircuitBreaker.RollingHealth(CircuitBreaker.samplingDefaults)
+ * health.onFailure(0)
+ * console.log(health.info(0)) // { throughput: 1, failures: 1, failureRate: 1 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category internals
+ */
+export class RollingHealth {
+  private readonly windowMillis: number
+  private windows: Array<HealthWindow> = []
+  private current: HealthWindow | undefined
+
+  constructor(private readonly policy: SamplingPolicy) {
+    this.windowMillis = policy.samplingDurationMillis / 10
+  }
+
+  onSuccess = (nowMillis: number): void => {
+    this.currentWindow(nowMillis).successes++
+  }
+
+  onFailure = (nowMillis: number): boolean => {
+    this.currentWindow(nowMillis).failures++
+    const { throughput, failureRate } = this.info(nowMillis)
+    return throughput >= this.policy.minimumThroughput && failureRate >= this.policy.failureRatio
+  }
+
+  reset = (): void => {
+    this.windows = []
+    this.current = undefined
+  }
+
+  isEmpty = (nowMillis: number): boolean => this.info(nowMillis).throughput === 0
+
+  /** Polly's `HealthInfo`: samples in the window and the share that failed. */
+  info(nowMillis: number): { readonly throughput: number; readonly failures: number; readonly failureRate: number } {
+    this.currentWindow(nowMillis)
+    let successes = 0
+    let failures = 0
+    for (const window of this.windows) {
+      successes += window.successes
+      failures += window.failures
+    }
+    const throughput = successes + failures
+    return { throughput, failures, failureRate: throughput === 0 ? 0 : failures / throughput }
+  }
+
+  // A window starts with the first access at least one window-width after the previous one
+  // started (not on a fixed grid), and is dropped once it started a whole sampling duration ago.
+  private currentWindow(nowMillis: number): HealthWindow {
+    let current = this.current
+    if (current === undefined || nowMillis - current.startedAt >= this.windowMillis) {
+      current = { startedAt: nowMillis, successes: 0, failures: 0 }
+      this.current = current
+      this.windows.push(current)
+    }
+    let expired = 0
+    while (
+      expired < this.windows.length &&
+      nowMillis - this.windows[expired]!.startedAt >= this.policy.samplingDurationMillis
+    ) {
+      expired++
+    }
+    if (expired > 0) this.windows = this.windows.slice(expired)
+    return current
+  }
+}
+
+class ConsecutiveHealth implements Health {
+  private streak = 0
+  constructor(private readonly policy: ConsecutivePolicy) {}
+  onSuccess = (): void => {
+    this.streak = 0
+  }
+  onFailure = (): boolean => ++this.streak >= this.policy.failures
+  reset = (): void => {
+    this.streak = 0
+  }
+  isEmpty = (): boolean => this.streak === 0
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The circuit of one origin. The settings must have passed {@link checkSettings}.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
+ *
+ * const admission = machine.tryAcquire(Date.now())
+ * if (admission._tag === "Permitted") {
+ *   machine.report(Date.now(), admission.permit, { _tag: "Failure" })
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export class CircuitBreakerMachine {
+  private state: StateTag = "Closed"
+  private generation = 0
+  /** Open: when it may half-open. HalfOpen: when the probe's slot is re-armed. */
+  private blockedUntil = 0
+  private probing = false
+  private readonly health: Health
+
+  constructor(private readonly settings: BreakerSettings) {
+    this.health =
+      settings.tripPolicy._tag === "Sampling"
+        ? new RollingHealth(settings.tripPolicy)
+        : new ConsecutiveHealth(settings.tripPolicy)
+  }
+
+  /** The break a failure opens: `breakDuration`, lengthened by its hint up to the cap. */
+  breakMillisFor(retryAfterMillis: number | undefined): number {
+    const hint = retryAfterMillis !== undefined && retryAfterMillis > 0 ? retryAfterMillis : 0
+    return Math.max(this.settings.breakDurationMillis, Math.min(hint, this.settings.maxBreakDurationMillis))
+  }
+
+  tryAcquire(nowMillis: number): Admission {
+    switch (this.state) {
+      case "Closed":
+        return { _tag: "Permitted", permit: { generation: this.generation, probe: false }, transition: undefined }
+      case "Isolated":
+        return { _tag: "Rejected", state: "Isolated", retryAfterMillis: Number.POSITIVE_INFINITY }
+      case "Open": {
+        if (nowMillis < this.blockedUntil) {
+          return { _tag: "Rejected", state: "Open", retryAfterMillis: this.blockedUntil - nowMillis }
+        }
+        this.state = "HalfOpen"
+        return this.startProbe(nowMillis, { from: "Open", to: "HalfOpen", manual: false })
+      }
+      case "HalfOpen": {
+        if (this.probing && nowMillis < this.blockedUntil) {
+          return { _tag: "Rejected", state: "HalfOpen", retryAfterMillis: this.blockedUntil - nowMillis }
+        }
+        return this.startProbe(nowMillis, undefined)
+      }
+    }
+  }
+
+  private startProbe(nowMillis: number, transition: Transition | undefined): Admission {
+    // A new generation fences the outcome of a probe whose slot was taken over.
+    this.generation++
+    this.probing = true
+    this.blockedUntil = nowMillis + this.settings.breakDurationMillis
+    return { _tag: "Permitted", permit: { generation: this.generation, probe: true }, transition }
+  }
+
+  /** Applies an attempt's outcome; returns the transition it caused, if any. */
+  report(nowMillis: number, permit: Permit, outcome: Outcome): Transition | undefined {
+    if (permit.generation !== this.generation) return undefined
+    if (this.state === "Closed") {
+      switch (outcome._tag) {
+        case "Success":
+          this.health.onSuccess(nowMillis)
+          return undefined
+        case "Failure":
+          return this.health.onFailure(nowMillis) ? this.open(nowMillis, "Closed", outcome.retryAfterMillis) : undefined
+        case "Ignored":
+          return undefined
+      }
+    }
+    if (this.state !== "HalfOpen" || !permit.probe) return undefined
+    switch (outcome._tag) {
+      case "Success":
+        return this.toClosed(false)
+      case "Failure":
+        return this.open(nowMillis, "HalfOpen", outcome.retryAfterMillis)
+      case "Ignored":
+        // Frees the slot at once: the next caller becomes the probe.
+        this.generation++
+        this.probing = false
+        return undefined
+    }
+  }
+
+  private open(nowMillis: number, from: "Closed" | "HalfOpen", retryAfterMillis: number | undefined): Transition {
+    const breakMillis = this.breakMillisFor(retryAfterMillis)
+    this.state = "Open"
+    this.generation++
+    this.probing = false
+    this.blockedUntil = nowMillis + breakMillis
+    this.health.reset()
+    return { from, to: "Open", breakMillis, manual: false }
+  }
+
+  private toClosed(manual: boolean): Transition | undefined {
+    this.health.reset()
+    const from = this.state
+    if (from === "Closed") return undefined
+    this.state = "Closed"
+    this.generation++
+    this.probing = false
+    this.blockedUntil = 0
+    return { from, to: "Closed", manual }
+  }
+
+  /** Holds the circuit open until {@link close}; Polly's `IsolateCircuitAsync`. */
+  isolate(): Transition | undefined {
+    const from = this.state
+    if (from === "Isolated") return undefined
+    this.state = "Isolated"
+    this.generation++
+    this.probing = false
+    this.health.reset()
+    return { from, to: "Isolated", manual: true }
+  }
+
+  /** Closes the circuit by hand and forgets its samples (also when it was already closed). */
+  close(): Transition | undefined {
+    return this.toClosed(true)
+  }
+
+  snapshot(nowMillis: number): Snapshot {
+    switch (this.state) {
+      case "Closed":
+        return { _tag: "Closed" }
+      case "Isolated":
+        return { _tag: "Isolated" }
+      case "Open":
+        return { _tag: "Open", retryAfterMillis: Math.max(0, this.blockedUntil - nowMillis) }
+      case "HalfOpen": {
+        const probing = this.probing && nowMillis < this.blockedUntil
+        return { _tag: "HalfOpen", probing, retryAfterMillis: probing ? this.blockedUntil - nowMillis : 0 }
+      }
+    }
+  }
+
+  /** Closed with nothing sampled: indistinguishable from a fresh breaker, so it may be dropped. */
+  isPristine(nowMillis: number): boolean {
+    return this.state === "Closed" && this.health.isEmpty(nowMillis)
+  }
+}

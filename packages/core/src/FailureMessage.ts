@@ -1,0 +1,205 @@
+/**
+ * The words a failed call is explained in: what happened on which attempt and, once the call
+ * stopped, why. Written over the plain fields every `HttpFailure` of both Effect lines carries.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Why no HTTP response arrived (the `reason` of a `ConnectionError`).
+ *
+ * @example
+ * ```ts
+ * import type { FailureMessage } from "@effect-http-resilience/core"
+ *
+ * const reason: FailureMessage.ConnectionFailureReason = "Timeout"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest" | "Unrecoverable" | "CircuitOpen"
+
+/**
+ * Why a call stopped retrying (the libraries' `RetryPolicy.GiveUpReason`).
+ *
+ * @example
+ * ```ts
+ * import type { FailureMessage } from "@effect-http-resilience/core"
+ *
+ * const reason: FailureMessage.GiveUpReason = "attempts-exhausted"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type GiveUpReason =
+  | "not-retryable"
+  | "not-idempotent"
+  | "one-shot-body"
+  | "attempts-exhausted"
+  | "retry-after-exceeds-max-delay"
+  | "deadline-exceeded"
+  | "retry-budget-exhausted"
+  | "circuit-open"
+
+/**
+ * What a message reads of a failure: its tag, request line, attempt, why it stopped (once it
+ * did), and its reason, status or cause.
+ *
+ * @example
+ * ```ts
+ * import type { FailureMessage } from "@effect-http-resilience/core"
+ *
+ * const failure: FailureMessage.Failure = {
+ *   _tag: "TransientStatus",
+ *   request: { method: "GET", url: "https://api.example.com/items" },
+ *   attempt: 3,
+ *   status: 503,
+ *   giveUpReason: "attempts-exhausted"
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Failure = {
+  readonly request: { readonly method: string; readonly url: string }
+  readonly attempt: number
+  readonly giveUpReason?: GiveUpReason | undefined
+} & (
+  | { readonly _tag: "ConnectionError"; readonly reason: ConnectionFailureReason }
+  | { readonly _tag: "TransientStatus" | "PermanentStatus"; readonly status: number }
+  | { readonly _tag: "DecodeError"; readonly status: number; readonly cause: unknown }
+)
+
+const connectionReasons: Readonly<Record<ConnectionFailureReason, string>> = {
+  Transport: "transport failure",
+  Timeout: "no response in time",
+  InvalidRequest: "the request could not be sent",
+  Unrecoverable: "unrecoverable transport failure",
+  CircuitOpen: "not sent: the circuit breaker is open"
+}
+
+// A body over the reader's limit explains itself (its message is a predicate: "is larger than …").
+const bodyTooLargeMessage = (cause: unknown): string | undefined =>
+  typeof cause === "object" &&
+  cause !== null &&
+  "_tag" in cause &&
+  cause._tag === "BodyTooLarge" &&
+  "message" in cause &&
+  typeof cause.message === "string"
+    ? cause.message
+    : undefined
+
+const whatHappened = (failure: Failure): string => {
+  const onAttempt = `on attempt ${failure.attempt}`
+  switch (failure._tag) {
+    case "ConnectionError":
+      return `${connectionReasons[failure.reason]} ${onAttempt}`
+    case "TransientStatus":
+    case "PermanentStatus":
+      return `status ${failure.status} ${onAttempt}`
+    case "DecodeError":
+      return `the body of status ${failure.status} ${bodyTooLargeMessage(failure.cause) ?? "did not decode"} ${onAttempt}`
+  }
+}
+
+const attempts = (count: number): string => `${count} ${count === 1 ? "attempt" : "attempts"}`
+
+const notRetryableBecause = (failure: Failure): string => {
+  switch (failure._tag) {
+    case "PermanentStatus":
+      return `status ${failure.status} is not transient`
+    case "TransientStatus":
+      return `the policy does not count status ${failure.status} as transient`
+    case "DecodeError":
+      return "the server answered, and would answer the same again"
+    case "ConnectionError":
+      return failure.reason === "InvalidRequest" ? "the request cannot be sent" : "sending again cannot cure it"
+  }
+}
+
+/**
+ * Why the call stopped, in words: "gave up after 3 attempts", "not retried: POST is not
+ * idempotent (...)".
+ *
+ * @example
+ * ```ts
+ * import { FailureMessage } from "@effect-http-resilience/core"
+ *
+ * const failure = { _tag: "TransientStatus", request: { method: "POST", url: "/orders" }, attempt: 1, status: 503 } as const
+ * FailureMessage.describeGiveUp(failure, "not-idempotent")
+ * // "not retried: POST is not idempotent (send an Idempotency-Key header, or set retryNonIdempotent)"
+ * ```
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string => {
+  switch (reason) {
+    case "not-retryable":
+      return `not retried: ${notRetryableBecause(failure)}`
+    case "not-idempotent":
+      return `not retried: ${failure.request.method} is not idempotent (send an Idempotency-Key header, or set retryNonIdempotent)`
+    case "one-shot-body":
+      return "not retried: its body is a one-shot stream that cannot be sent again"
+    case "attempts-exhausted":
+      return `gave up after ${attempts(failure.attempt)}`
+    case "retry-after-exceeds-max-delay":
+      return "gave up: the server's Retry-After is longer than maxDelay"
+    case "deadline-exceeded":
+      return `gave up after ${attempts(failure.attempt)}: the total timeout would pass before the next attempt`
+    case "retry-budget-exhausted":
+      return "gave up: the retry budget for this origin is spent (too many retries to it lately)"
+    case "circuit-open":
+      return "gave up: the circuit breaker for this origin is open"
+  }
+}
+
+/**
+ * What happened and, once the call stopped, why: "status 503 on attempt 3; gave up after 3
+ * attempts".
+ *
+ * @example
+ * ```ts
+ * import { FailureMessage } from "@effect-http-resilience/core"
+ *
+ * FailureMessage.describeOutcome({
+ *   _tag: "ConnectionError",
+ *   request: { method: "GET", url: "http://127.0.0.1:1/" },
+ *   attempt: 1,
+ *   reason: "Timeout"
+ * }) // "no response in time on attempt 1"
+ * ```
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const describeOutcome = (failure: Failure): string => {
+  const reason = failure.giveUpReason
+  const what = whatHappened(failure)
+  return reason === undefined ? what : `${what}; ${describeGiveUp(failure, reason)}`
+}
+
+/**
+ * The whole message: the request line, then {@link describeOutcome}.
+ *
+ * @example
+ * ```ts
+ * import { FailureMessage } from "@effect-http-resilience/core"
+ *
+ * FailureMessage.describeFailure({
+ *   _tag: "TransientStatus",
+ *   request: { method: "GET", url: "https://api.example.com/items" },
+ *   attempt: 3,
+ *   status: 503,
+ *   giveUpReason: "attempts-exhausted"
+ * }) // "GET https://api.example.com/items: status 503 on attempt 3; gave up after 3 attempts"
+ * ```
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const describeFailure = (failure: Failure): string =>
+  `${failure.request.method} ${failure.request.url}: ${describeOutcome(failure)}`

@@ -1,0 +1,161 @@
+/**
+ * Which requests may be sent again: by method (RFC 9110 9.2.2), by `Idempotency-Key`, and by
+ * whether their body can be replayed. Expressed over plain data (a method, a header record, a
+ * body's tag and raw value), which the request types of both Effect lines already are.
+ *
+ * @since 0.1.0
+ */
+import type { HeaderRecord } from "./RetryAfter.js"
+
+/**
+ * A request body as both Effect lines tag it (`HttpBody`): `"Empty"`, `"Raw"` (with its raw
+ * `body`), `"Uint8Array"`, `"FormData"` or `"Stream"`. Any other tag is taken as one-shot.
+ *
+ * @example
+ * ```ts
+ * import type { Idempotency } from "@effect-http-resilience/core"
+ *
+ * const body: Idempotency.Body = { _tag: "Raw", body: "plain text" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Body {
+  readonly _tag: string
+  readonly body?: unknown
+}
+
+/**
+ * What the rules read of a request.
+ *
+ * @example
+ * ```ts
+ * import type { Idempotency } from "@effect-http-resilience/core"
+ *
+ * const request: Idempotency.Request = { method: "POST", headers: { "idempotency-key": "order-42" }, body: { _tag: "Empty" } }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Request {
+  readonly method: string
+  readonly headers: HeaderRecord
+  readonly body: Body
+}
+
+// RFC 9110 9.2.2: these methods can be repeated without changing the outcome.
+const idempotentMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"])
+
+/**
+ * Whether a method is idempotent by definition (RFC 9110 9.2.2): GET, HEAD, OPTIONS, TRACE,
+ * PUT, DELETE.
+ *
+ * @example
+ * ```ts
+ * import { Idempotency } from "@effect-http-resilience/core"
+ *
+ * Idempotency.isIdempotentMethod("PUT") // true
+ * Idempotency.isIdempotentMethod("POST") // false
+ * ```
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isIdempotentMethod = (method: string): boolean => idempotentMethods.has(method)
+
+/**
+ * Whether the headers carry an `Idempotency-Key` (lower-case name). An empty or blank key names
+ * no operation: the server cannot recognise a repeat by it.
+ *
+ * @example
+ * ```ts
+ * import { Idempotency } from "@effect-http-resilience/core"
+ *
+ * Idempotency.hasIdempotencyKey({ "idempotency-key": "order-42" }) // true
+ * Idempotency.hasIdempotencyKey({ "idempotency-key": "  " }) // false
+ * ```
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const hasIdempotencyKey = (headers: HeaderRecord): boolean => {
+  const key = headers["idempotency-key"]
+  return key !== undefined && key.trim() !== ""
+}
+
+/**
+ * Whether sending the request again can do no harm: an idempotent method, or any method with
+ * an `Idempotency-Key`.
+ *
+ * @example
+ * ```ts
+ * import { Idempotency } from "@effect-http-resilience/core"
+ *
+ * Idempotency.isIdempotent({ method: "POST", headers: {} }) // false
+ * Idempotency.isIdempotent({ method: "POST", headers: { "idempotency-key": "order-42" } }) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isIdempotent = (request: Pick<Request, "method" | "headers">): boolean =>
+  isIdempotentMethod(request.method) || hasIdempotencyKey(request.headers)
+
+// The values every transport (fetch, undici, node:http) sends from memory, whole, each time.
+const isReplayableRaw = (raw: unknown): boolean =>
+  raw === undefined ||
+  raw === null ||
+  typeof raw === "string" ||
+  raw instanceof ArrayBuffer ||
+  ArrayBuffer.isView(raw) ||
+  raw instanceof Blob ||
+  raw instanceof URLSearchParams ||
+  raw instanceof FormData
+
+/**
+ * Whether a body can be sent again whole. An allowlist, not a list of known streams: a body the
+ * first attempt may have consumed (an Effect `Stream`, an iterator or generator, an async
+ * iterable, a Node or web stream, an object of a kind unknown here) would go out empty or
+ * partial on a second attempt. When in doubt, it is not replayable.
+ *
+ * @example
+ * ```ts
+ * import { Idempotency } from "@effect-http-resilience/core"
+ *
+ * Idempotency.isReplayable({ _tag: "Raw", body: "text" }) // true
+ * Idempotency.isReplayable({ _tag: "Raw", body: new ReadableStream() }) // false
+ * Idempotency.isReplayable({ _tag: "Stream" }) // false
+ * ```
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isReplayable = (body: Body): boolean => {
+  switch (body._tag) {
+    case "Empty":
+    case "Uint8Array":
+    case "FormData":
+      return true
+    case "Raw":
+      return isReplayableRaw(body.body)
+    default:
+      return false
+  }
+}
+
+/**
+ * Whether the request's body is one-shot: it cannot be sent a second time.
+ *
+ * @example
+ * ```ts
+ * import { Idempotency } from "@effect-http-resilience/core"
+ *
+ * Idempotency.hasOneShotBody({ body: { _tag: "Stream" } }) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const hasOneShotBody = (request: Pick<Request, "body">): boolean => !isReplayable(request.body)

@@ -1,0 +1,302 @@
+/**
+ * How long a server asks a client to wait: `Retry-After` (RFC 9110 10.2.3) and the common
+ * rate-limit reset headers, read as whole milliseconds. Plain functions of a string (or a header
+ * record) and the current time: both libraries wrap them into their `Duration` types.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Response headers as both Effect lines keep them: a record of lower-case names.
+ *
+ * @example
+ * ```ts
+ * import type { RetryAfter } from "@effect-http-resilience/core"
+ *
+ * const headers: RetryAfter.HeaderRecord = { "retry-after": "120" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HeaderRecord {
+  readonly [name: string]: string | undefined
+}
+
+// Beyond this many seconds, milliseconds are no longer exact integers.
+const maxDelaySeconds = Math.floor(Number.MAX_SAFE_INTEGER / 1000)
+
+/**
+ * The largest delay that can be represented, in milliseconds: what a delay too large to
+ * represent is taken as (RFC 9111 1.2.2 says so of delta-seconds). Read as malformed, such a
+ * delay would fall back to the backoff and retry within seconds a server that asked for
+ * centuries; as the largest delay it is over any cap, like any other very long `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "@effect-http-resilience/core"
+ *
+ * RetryAfter.parse("99999999999999999999", Date.now()) === RetryAfter.largestDelayMillis // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const largestDelayMillis: number = Number.MAX_SAFE_INTEGER
+
+const delayOfSeconds = (seconds: number): number => (seconds > maxDelaySeconds ? largestDelayMillis : seconds * 1000)
+
+const monthIndex: Readonly<Record<string, number>> = {
+  jan: 0,
+  feb: 1,
+  mar: 2,
+  apr: 3,
+  may: 4,
+  jun: 5,
+  jul: 6,
+  aug: 7,
+  sep: 8,
+  oct: 9,
+  nov: 10,
+  dec: 11
+}
+
+// RFC 9110 5.6.7. Names are matched case-insensitively: being lenient here costs nothing.
+const imfFixdate =
+  /^(?:mon|tue|wed|thu|fri|sat|sun), (\d{2}) (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) gmt$/i
+const rfc850Date =
+  /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday), (\d{2})-(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) gmt$/i
+const asctimeDate =
+  /^(?:mon|tue|wed|thu|fri|sat|sun) (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec) ( \d|\d{2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/i
+const digitsOnly = /^\d+$/
+
+const toEpochMillis = (
+  year: number,
+  monthName: string,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number
+): number | undefined => {
+  const month = monthIndex[monthName.toLowerCase()]
+  if (month === undefined || hour > 23 || minute > 59 || second > 60) return undefined
+  const millis = Date.UTC(year, month, day, hour, minute, Math.min(second, 59))
+  const date = new Date(millis)
+  // Date.UTC silently rolls 31 Feb over into March: such a date is malformed.
+  if (date.getUTCDate() !== day || date.getUTCMonth() !== month) return undefined
+  return millis
+}
+
+// RFC 9110 5.6.7: an RFC 850 timestamp that "appears to be more than 50 years in the future"
+// is in the most recent past year with the same last two digits. The whole timestamp is
+// compared with the instant 50 calendar years from now, not the year alone: in June 2030,
+// "01-Dec-80" is more than 50 years ahead (1980) while "01-Jun-80" is not (2080).
+const resolveTwoDigitYear = (
+  twoDigits: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  nowMillis: number
+): number => {
+  const now = new Date(nowMillis)
+  const currentYear = now.getUTCFullYear()
+  const limit = Date.UTC(
+    currentYear + 50,
+    now.getUTCMonth(),
+    now.getUTCDate(),
+    now.getUTCHours(),
+    now.getUTCMinutes(),
+    now.getUTCSeconds(),
+    now.getUTCMilliseconds()
+  )
+  // The latest candidate is in the next century; at most two steps back reach one that is not
+  // more than 50 years ahead, since the century before the current one is always past.
+  let year = currentYear - (currentYear % 100) + twoDigits + 100
+  while (Date.UTC(year, month, day, hour, minute, second) > limit) year -= 100
+  return year
+}
+
+/**
+ * Parses an HTTP-date in any of the three forms a recipient must accept (RFC 9110 5.6.7:
+ * IMF-fixdate, RFC 850, asctime) into epoch milliseconds, or `undefined` when malformed. An
+ * RFC 850 two-digit year is resolved against `nowMillis` by the whole timestamp: a date more
+ * than 50 calendar years ahead is in the previous century.
+ *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "@effect-http-resilience/core"
+ *
+ * RetryAfter.parseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT", Date.now()) // 784111777000
+ * RetryAfter.parseHttpDate("Sun, 31 Feb 1994 08:49:37 GMT", Date.now()) // undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseHttpDate = (value: string, nowMillis: number): number | undefined => {
+  let match = imfFixdate.exec(value)
+  if (match !== null) {
+    const [, day, month, year, hour, minute, second] = match
+    return toEpochMillis(Number(year), month!, Number(day), Number(hour), Number(minute), Number(second))
+  }
+  match = rfc850Date.exec(value)
+  if (match !== null) {
+    const [, day, month, year, hour, minute, second] = match
+    const monthNumber = monthIndex[month!.toLowerCase()]
+    if (monthNumber === undefined) return undefined
+    const time = [Number(day), Number(hour), Number(minute), Number(second)] as const
+    return toEpochMillis(resolveTwoDigitYear(Number(year), monthNumber, ...time, nowMillis), month!, ...time)
+  }
+  match = asctimeDate.exec(value)
+  if (match !== null) {
+    const [, month, day, hour, minute, second, year] = match
+    return toEpochMillis(Number(year), month!, Number(day), Number(hour), Number(minute), Number(second))
+  }
+  return undefined
+}
+
+const parseDelaySeconds = (value: string): number | undefined =>
+  digitsOnly.test(value) ? delayOfSeconds(Number(value)) : undefined
+
+const untilEpochMillis = (epochMillis: number, nowMillis: number): number => Math.max(0, epochMillis - nowMillis)
+
+/**
+ * Parses a `Retry-After` value into milliseconds: delay-seconds (digits only, surrounding
+ * whitespace allowed) or an HTTP-date (see {@link parseHttpDate}); a date in the past gives 0.
+ * Anything malformed (negative, fractional, empty, an impossible date) gives `undefined`; it
+ * never throws. Delay-seconds too large to represent give {@link largestDelayMillis}.
+ *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "@effect-http-resilience/core"
+ *
+ * const now = Date.parse("Sun, 06 Nov 1994 08:49:30 GMT")
+ * RetryAfter.parse("120", now) // 120000
+ * RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", now) // 7000
+ * RetryAfter.parse("-1", now) // undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (value: string, nowMillis: number): number | undefined => {
+  const trimmed = value.trim()
+  if (trimmed === "") return undefined
+  if (digitsOnly.test(trimmed)) return parseDelaySeconds(trimmed)
+  const epochMillis = parseHttpDate(trimmed, nowMillis)
+  return epochMillis === undefined ? undefined : untilEpochMillis(epochMillis, nowMillis)
+}
+
+// X-RateLimit-Reset is a delta in seconds for some APIs and a Unix timestamp for others
+// (GitHub, Twitter). No delta is ever as long as 30 years, so anything that large is a time.
+// A time too far ahead to represent is, like an oversized delta, the largest delay.
+const unixSecondsThreshold = 1_000_000_000
+const unixMillisThreshold = 1_000_000_000_000
+
+const parseRateLimitReset = (value: string, nowMillis: number): number | undefined => {
+  const trimmed = value.trim()
+  if (!digitsOnly.test(trimmed)) return undefined
+  const n = Number(trimmed)
+  if (n >= unixMillisThreshold) return Number.isSafeInteger(n) ? untilEpochMillis(n, nowMillis) : largestDelayMillis
+  if (n >= unixSecondsThreshold) return untilEpochMillis(n * 1000, nowMillis)
+  return parseDelaySeconds(trimmed)
+}
+
+const rateLimitItem = /(?:^|;)\s*(r|t)\s*=\s*(\d+)\s*(?=;|$)/g
+
+// The IETF RateLimit field: `"policy";r=0;t=30, "other";r=5;t=2`. The policy that is
+// exhausted (r=0) is the one that blocks; without r, the longest reset is the safe answer.
+const parseRateLimitField = (value: string): number | undefined => {
+  let exhaustedReset: number | undefined
+  let anyReset: number | undefined
+  for (const item of value.split(",")) {
+    let remaining: number | undefined
+    let reset: number | undefined
+    for (const match of item.matchAll(rateLimitItem)) {
+      const n = Number(match[2])
+      if (match[1] === "r") remaining = n
+      else reset = n
+    }
+    if (reset === undefined) continue
+    anyReset = Math.max(anyReset ?? 0, reset)
+    if (remaining === 0) exhaustedReset = Math.max(exhaustedReset ?? 0, reset)
+  }
+  const seconds = exhaustedReset ?? anyReset
+  return seconds === undefined ? undefined : delayOfSeconds(seconds)
+}
+
+/**
+ * The delay of the `retry-after` header alone, in milliseconds, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "@effect-http-resilience/core"
+ *
+ * RetryAfter.fromRetryAfterHeader({ "retry-after": "2" }, Date.now()) // 2000
+ * RetryAfter.fromRetryAfterHeader({ "ratelimit-reset": "2" }, Date.now()) // undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const fromRetryAfterHeader = (headers: HeaderRecord, nowMillis: number): number | undefined => {
+  const value = headers["retry-after"]
+  return value === undefined ? undefined : parse(value, nowMillis)
+}
+
+/**
+ * The delay a response asks for, in milliseconds. `Retry-After` always wins; when it is absent
+ * or malformed, the rate-limit reset headers are read in this order: `RateLimit-Reset`
+ * (seconds), `X-RateLimit-Reset` (seconds, or a Unix timestamp in seconds or milliseconds), and
+ * the `t` parameter of the IETF `RateLimit` field (of the exhausted policy, `r=0`, when one is
+ * named). Header names must be lower case.
+ *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "@effect-http-resilience/core"
+ *
+ * RetryAfter.fromHeaders({ "x-ratelimit-reset": "30" }, Date.now()) // 30000
+ * RetryAfter.fromHeaders({ ratelimit: '"day";r=0;t=60' }, Date.now()) // 60000
+ * ```
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const fromHeaders = (headers: HeaderRecord, nowMillis: number): number | undefined => {
+  const retryAfter = fromRetryAfterHeader(headers, nowMillis)
+  if (retryAfter !== undefined) return retryAfter
+  const resetSeconds = headers["ratelimit-reset"]
+  if (resetSeconds !== undefined) {
+    const parsed = parseDelaySeconds(resetSeconds.trim())
+    if (parsed !== undefined) return parsed
+  }
+  const xReset = headers["x-ratelimit-reset"]
+  if (xReset !== undefined) {
+    const parsed = parseRateLimitReset(xReset, nowMillis)
+    if (parsed !== undefined) return parsed
+  }
+  const field = headers.ratelimit
+  return field === undefined ? undefined : parseRateLimitField(field)
+}
+
+/**
+ * The delay a transient response asks for, in milliseconds, or `undefined`. Rate-limit reset
+ * headers describe a quota, so they mean "wait" only on a 429; any other status is read for
+ * `Retry-After` alone.
+ *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "@effect-http-resilience/core"
+ *
+ * const headers = { "x-ratelimit-reset": "30" }
+ * RetryAfter.ofTransientResponse(429, headers, Date.now()) // 30000
+ * RetryAfter.ofTransientResponse(503, headers, Date.now()) // undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const ofTransientResponse = (status: number, headers: HeaderRecord, nowMillis: number): number | undefined =>
+  status === 429 ? fromHeaders(headers, nowMillis) : fromRetryAfterHeader(headers, nowMillis)

@@ -1,0 +1,63 @@
+/**
+ * What a transport failure means for a retry: whether sending the request again could cure it.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Whether a transport failure is one that sending again cannot cure (too many redirects, an
+ * unsupported protocol, a TLS certificate that does not verify), found by error `code` or
+ * `message` anywhere in its `cause` chain. The walk is bounded, so a cyclic chain cannot hang it.
+ *
+ * @example
+ * ```ts
+ * import { TransportFailure } from "@effect-http-resilience/core"
+ *
+ * const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" })
+ * TransportFailure.isUnrecoverableCause(new Error("fetch failed", { cause: refused })) // false
+ * TransportFailure.isUnrecoverableCause(new TypeError("fetch failed", { cause: new Error("redirect count exceeded") })) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isUnrecoverableCause = (cause: unknown): boolean => {
+  let current: unknown = cause
+  for (let depth = 0; depth < maxCauseDepth && typeof current === "object" && current !== null; depth++) {
+    const code = "code" in current ? current.code : undefined
+    if (typeof code === "string" && unrecoverableCodes.has(code)) return true
+    const message = "message" in current ? current.message : undefined
+    if (typeof message === "string" && unrecoverableMessages.test(message)) return true
+    current = "cause" in current ? current.cause : undefined
+  }
+  return false
+}
+
+// Failures that another attempt cannot cure, as the transports report them somewhere in the
+// cause chain: fetch's "redirect count exceeded", undici's and node's unsupported protocol,
+// and every TLS certificate error.
+const unrecoverableCodes: ReadonlySet<string> = new Set([
+  "ERR_INVALID_PROTOCOL",
+  "ERR_INVALID_URL",
+  "UND_ERR_INVALID_ARG",
+  "UND_ERR_NOT_SUPPORTED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_REVOKED",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "ERR_TLS_INVALID_PROTOCOL_VERSION",
+  "ERR_SSL_WRONG_VERSION_NUMBER",
+  "ERR_TOO_MANY_REDIRECTS",
+  "UND_ERR_MAX_REDIRECTIONS"
+])
+const unrecoverableMessages =
+  /redirect count exceeded|max(?:imum)? redirect|unknown scheme|unsupported protocol|protocol .* not supported/i
+
+const maxCauseDepth = 8

@@ -1,0 +1,114 @@
+/**
+ * The Effect-free building blocks of `effect-http-resilience` (Effect 3) and
+ * `effect-http-resilience-effect4` (Effect 4): one copy of the logic both lines share, as plain
+ * TypeScript over plain data and milliseconds. An internal package: no stability promise beyond
+ * what the two libraries need; use one of them.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * The circuit breaker state machine of one origin (Polly's sampling semantics).
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as CircuitBreaker from "./CircuitBreaker.js"
+
+/**
+ * The words a failed call is explained in.
+ *
+ * @example
+ * ```ts
+ * import { FailureMessage } from "@effect-http-resilience/core"
+ *
+ * const failure = { _tag: "PermanentStatus", request: { method: "GET", url: "/" }, attempt: 1, status: 404 } as const
+ * FailureMessage.describeFailure(failure) // "GET /: status 404 on attempt 1"
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as FailureMessage from "./FailureMessage.js"
+
+/**
+ * Which requests may be sent again.
+ *
+ * @example
+ * ```ts
+ * import { Idempotency } from "@effect-http-resilience/core"
+ *
+ * Idempotency.isIdempotent({ method: "DELETE", headers: {} }) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Idempotency from "./Idempotency.js"
+
+/**
+ * Origins as keys of per-origin state.
+ *
+ * @example
+ * ```ts
+ * import { Origin } from "@effect-http-resilience/core"
+ *
+ * Origin.originOf("http://localhost/health") // "http://localhost:80"
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Origin from "./Origin.js"
+
+/**
+ * `Retry-After` and rate-limit reset headers, in milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "@effect-http-resilience/core"
+ *
+ * RetryAfter.parse("120", Date.now()) // 120000
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as RetryAfter from "./RetryAfter.js"
+
+/**
+ * Retry budget state machines of one origin (Finagle, gRPC A6, AWS quota).
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "@effect-http-resilience/core"
+ *
+ * const budget = RetryBudget.makeRetryBudgetState(RetryBudget.finagleDefaults, Date.now())
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as RetryBudget from "./RetryBudget.js"
+
+/**
+ * What a transport failure means for a retry.
+ *
+ * @example
+ * ```ts
+ * import { TransportFailure } from "@effect-http-resilience/core"
+ *
+ * TransportFailure.isUnrecoverableCause({ code: "CERT_HAS_EXPIRED" }) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as TransportFailure from "./TransportFailure.js"

@@ -1,0 +1,54 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import * as RetryAfter from "../src/RetryAfter.js"
+
+const now = Date.parse("Sun, 06 Nov 1994 08:49:30 GMT")
+
+describe("RetryAfter (milliseconds)", () => {
+  it("reads delay-seconds and the three HTTP-date forms as milliseconds", () => {
+    expect(RetryAfter.parse(" 120 ", now)).toBe(120_000)
+    expect(RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", now)).toBe(7_000)
+    expect(RetryAfter.parse("Sunday, 06-Nov-94 08:49:37 GMT", now)).toBe(7_000)
+    expect(RetryAfter.parse("Sun Nov  6 08:49:37 1994", now)).toBe(7_000)
+  })
+
+  it("a past date is 0; anything malformed is undefined", () => {
+    expect(RetryAfter.parse("Sun, 06 Nov 1994 08:49:00 GMT", now)).toBe(0)
+    for (const value of ["", "-1", "1.5", "1e3", "soon", "Sun, 31 Feb 1994 08:49:37 GMT"]) {
+      expect(RetryAfter.parse(value, now)).toBeUndefined()
+    }
+  })
+
+  it("delay-seconds too large to represent are the largest delay", () => {
+    expect(RetryAfter.parse("99999999999999999999", now)).toBe(RetryAfter.largestDelayMillis)
+    expect(RetryAfter.parse(String(Math.floor(Number.MAX_SAFE_INTEGER / 1000)), now)).toBeLessThanOrEqual(
+      RetryAfter.largestDelayMillis
+    )
+  })
+
+  it("any whole number of seconds is that many thousand milliseconds, exactly", () =>
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Math.floor(Number.MAX_SAFE_INTEGER / 1000) }), (seconds) => {
+        expect(RetryAfter.parse(String(seconds), now)).toBe(seconds * 1000)
+      })
+    ))
+
+  it("Retry-After wins over the rate-limit headers, which are read in order", () => {
+    expect(RetryAfter.fromHeaders({ "retry-after": "1", "ratelimit-reset": "2" }, now)).toBe(1_000)
+    expect(RetryAfter.fromHeaders({ "retry-after": "bad", "ratelimit-reset": "2" }, now)).toBe(2_000)
+    // X-RateLimit-Reset: a delta, or (from 2001 on) a Unix time in seconds or milliseconds.
+    const later = Date.parse("2025-01-01T00:00:00Z")
+    expect(RetryAfter.fromHeaders({ "x-ratelimit-reset": "30" }, later)).toBe(30_000)
+    expect(RetryAfter.fromHeaders({ "x-ratelimit-reset": String(later / 1000 + 30) }, later)).toBe(30_000)
+    expect(RetryAfter.fromHeaders({ "x-ratelimit-reset": String(later + 4_000) }, later)).toBe(4_000)
+    expect(RetryAfter.fromHeaders({ ratelimit: '"minute";r=5;t=2, "day";r=0;t=60' }, now)).toBe(60_000)
+    expect(RetryAfter.fromHeaders({}, now)).toBeUndefined()
+  })
+
+  it("rate-limit reset headers count on a 429 only", () => {
+    const headers = { "ratelimit-reset": "9" }
+    expect(RetryAfter.ofTransientResponse(429, headers, now)).toBe(9_000)
+    expect(RetryAfter.ofTransientResponse(503, headers, now)).toBeUndefined()
+    expect(RetryAfter.ofTransientResponse(503, { "retry-after": "3" }, now)).toBe(3_000)
+  })
+})

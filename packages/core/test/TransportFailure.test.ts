@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest"
+import { isUnrecoverableCause } from "../src/TransportFailure.js"
+
+describe("isUnrecoverableCause", () => {
+  it("finds an unrecoverable code or message anywhere in the cause chain", () => {
+    const tls = Object.assign(new Error("certificate has expired"), { code: "CERT_HAS_EXPIRED" })
+    expect(isUnrecoverableCause(new Error("fetch failed", { cause: new Error("wrapped", { cause: tls }) }))).toBe(true)
+    expect(isUnrecoverableCause(new TypeError("fetch failed", { cause: new Error("redirect count exceeded") }))).toBe(
+      true
+    )
+    expect(isUnrecoverableCause({ message: 'Protocol "ftp:" not supported' })).toBe(true)
+  })
+
+  it("a refused or reset connection is recoverable", () => {
+    for (const code of ["ECONNREFUSED", "ECONNRESET", "UND_ERR_SOCKET", "ETIMEDOUT"]) {
+      expect(isUnrecoverableCause(new Error("fetch failed", { cause: Object.assign(new Error(code), { code }) }))).toBe(
+        false
+      )
+    }
+    expect(isUnrecoverableCause(undefined)).toBe(false)
+    expect(isUnrecoverableCause("CERT_HAS_EXPIRED")).toBe(false)
+  })
+
+  it("stops on a cyclic chain, and looks no deeper than 8 causes", () => {
+    const cyclic: { message: string; cause?: unknown } = { message: "loop" }
+    cyclic.cause = cyclic
+    expect(isUnrecoverableCause(cyclic)).toBe(false)
+    let deep: unknown = { code: "CERT_REVOKED" }
+    for (let i = 0; i < 8; i++) deep = { cause: deep }
+    expect(isUnrecoverableCause(deep)).toBe(false)
+  })
+})
