@@ -1,6 +1,8 @@
 /**
  * The HTTP clients under comparison, each behind one interface: run `count` GETs with at most
- * `concurrency` in flight, read every body to its end, and count what succeeded.
+ * `concurrency` in flight (optionally paced: call `i` started no earlier than `startAt(i)`),
+ * read every body to its end, and count what succeeded; in the `overload-*` modes, count every
+ * attempt too.
  *
  * Promise libraries run in a pool of `concurrency` loops; Effect clients are built once and run
  * the batch with `Effect.forEach(..., { concurrency })`, as an Effect program would. Each client
@@ -9,6 +11,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Effect from "effect/Effect"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
+import type { RetryPolicy } from "effect-http-resilience"
 import type * as Undici from "undici"
 import type { ClientMode, LibraryId } from "./protocol.js"
 
@@ -64,6 +67,8 @@ export interface Batch {
   readonly concurrency: number
   /** When present, the latency of call `i` in milliseconds is written at index `i`. */
   readonly latencies: Float64Array | undefined
+  /** When present, call `i` starts no earlier than this many milliseconds after the batch. */
+  readonly startAt?: ((index: number) => number) | undefined
 }
 
 export interface BatchOutcome {
@@ -74,20 +79,43 @@ export interface BatchOutcome {
 export interface BenchClient {
   readonly runBatch: (batch: Batch) => Promise<BatchOutcome>
   readonly close: () => Promise<void>
+  /** Attempts made so far (every request the library tried to send), when the mode counts them. */
+  readonly attempts?: (() => number) | undefined
 }
+
+/** Whether a mode is one of the overload benchmarks', whose clients count their attempts. */
+export const isOverloadMode = (mode: ClientMode): boolean => mode.startsWith("overload-")
+
+/** A counter of attempts, ticked by the transport (or a hook) under the library's retries. */
+const attemptCounter = () => {
+  let attempts = 0
+  return {
+    tick: (): void => {
+      attempts++
+    },
+    read: (): number => attempts
+  }
+}
+
+const sleep = (millis: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, millis))
 
 // A failed call is counted, not thrown: the retry benchmarks expect every call against a lasting
 // 503 to fail.
 const promisePool =
   (call: (url: string) => Promise<void>) =>
   async (batch: Batch): Promise<BatchOutcome> => {
-    const { concurrency, count, latencies, urlFor } = batch
+    const { concurrency, count, latencies, startAt, urlFor } = batch
+    const batchStarted = performance.now()
     let next = 0
     let ok = 0
     let failed = 0
     const lane = async (): Promise<void> => {
       while (next < count) {
         const index = next++
+        if (startAt !== undefined) {
+          const wait = batchStarted + startAt(index) - performance.now()
+          if (wait > 0) await sleep(wait)
+        }
         const started = performance.now()
         try {
           await call(urlFor(index))
@@ -140,9 +168,11 @@ const indices = (count: number): ReadonlyArray<number> => {
 const effectClient = <E>(
   Effect: typeof import("effect/Effect"),
   runtime: ManagedRuntime.ManagedRuntime<HttpClient.HttpClient, never>,
-  call: (url: string) => Effect.Effect<unknown, E>
+  call: (url: string) => Effect.Effect<unknown, E>,
+  attempts?: () => number
 ): BenchClient => ({
-  runBatch: async ({ concurrency, count, latencies, urlFor }) => {
+  attempts,
+  runBatch: async ({ concurrency, count, latencies, startAt, urlFor }) => {
     let ok = 0
     let failed = 0
     const one = (index: number): Effect.Effect<void> =>
@@ -159,13 +189,41 @@ const effectClient = <E>(
           }
         })
       })
-    await runtime.runPromise(Effect.forEach(indices(count), one, { concurrency, discard: true }))
+    const batchStarted = performance.now()
+    const paced =
+      startAt === undefined
+        ? one
+        : (index: number): Effect.Effect<void> =>
+            Effect.suspend(() => {
+              const wait = batchStarted + startAt(index) - performance.now()
+              return wait > 0 ? Effect.zipRight(Effect.sleep(wait), one(index)) : one(index)
+            })
+    await runtime.runPromise(Effect.forEach(indices(count), paced, { concurrency, discard: true }))
     return { ok, failed }
   },
   close: () => runtime.dispose()
 })
 
-const makeEffectClient = async (id: LibraryId): Promise<BenchClient> => {
+/**
+ * This library's policy in an overload mode: its defaults (the retry budget on), without the
+ * budget, or with the default circuit breaker as well (Polly's sampling defaults); undefined
+ * otherwise (the defaults, made as a program would, with no options).
+ */
+const overloadPolicy = (mode: ClientMode): RetryPolicy.Options | undefined => {
+  switch (mode) {
+    case "overload-default":
+      return {}
+    case "overload-no-budget":
+      return { retryBudget: "none" }
+    case "overload-breaker":
+      return { circuitBreaker: {} }
+    case "happy":
+    case "retry":
+      return undefined
+  }
+}
+
+const makeEffectClient = async (id: LibraryId, mode: ClientMode): Promise<BenchClient> => {
   const [Effect, ManagedRuntime, HttpClient, NodeHttpClient] = await Promise.all([
     import("effect/Effect"),
     import("effect/ManagedRuntime"),
@@ -173,17 +231,35 @@ const makeEffectClient = async (id: LibraryId): Promise<BenchClient> => {
     import("@effect/platform-node/NodeHttpClient")
   ])
   const runtime = ManagedRuntime.make(NodeHttpClient.layerUndici)
-  const client = await runtime.runPromise(HttpClient.HttpClient)
+  const transport = await runtime.runPromise(HttpClient.HttpClient)
+  // Counting wraps the transport's sending, under the retries: every attempt, sent or refused, is
+  // one. (`tapRequest` would not do: it taps the request's preparation, which a combinator may
+  // run once per call and not per attempt, as this library's does.)
+  const counter = isOverloadMode(mode) ? attemptCounter() : undefined
+  const client =
+    counter === undefined
+      ? transport
+      : HttpClient.transformResponse(transport, (send) => Effect.zipRight(Effect.sync(counter.tick), send))
   switch (id) {
     case "effect-retry-transient": {
       const retrying = client.pipe(HttpClient.filterStatusOk, HttpClient.retryTransient({ times: 2 }))
-      return effectClient(Effect, runtime, (url) => Effect.flatMap(retrying.get(url), (response) => response.json))
+      return effectClient(
+        Effect,
+        runtime,
+        (url) => Effect.flatMap(retrying.get(url), (response) => response.json),
+        counter?.read
+      )
     }
     case "effect-http-resilience": {
       const { ResilientHttpClient } = await import("effect-http-resilience")
-      const resilient = await runtime.runPromise(ResilientHttpClient.make())
-      return effectClient(Effect, runtime, (url) =>
-        Effect.scoped(Effect.flatMap(resilient.get(url), (response) => response.json))
+      const policy = overloadPolicy(mode)
+      const make = policy === undefined ? ResilientHttpClient.make() : ResilientHttpClient.make(policy)
+      const resilient = await runtime.runPromise(Effect.provideService(make, HttpClient.HttpClient, client))
+      return effectClient(
+        Effect,
+        runtime,
+        (url) => Effect.scoped(Effect.flatMap(resilient.get(url), (response) => response.json)),
+        counter?.read
       )
     }
     default:
@@ -192,11 +268,14 @@ const makeEffectClient = async (id: LibraryId): Promise<BenchClient> => {
 }
 
 /**
- * Builds the client of `id` for this process. In `"retry"` mode, the libraries that would not
- * retry at once on `Retry-After: 0` are told to (got waits 1 s, `RetryAgent` 500 ms otherwise),
- * so that a retry's cost is measured rather than a timer; every client makes 3 attempts in all.
+ * Builds the client of `id` for this process. In `"retry"` and the `overload-*` modes, the
+ * libraries that would not retry at once on `Retry-After: 0` are told to (got waits 1 s,
+ * `RetryAgent` 500 ms otherwise), so that a retry's cost is measured rather than a timer; every
+ * client makes 3 attempts in all. In the `overload-*` modes, got, ky and the Effect clients count
+ * their attempts.
  */
 export const makeClient = async (id: LibraryId, mode: ClientMode): Promise<BenchClient> => {
+  const retryAtOnce = mode !== "happy"
   switch (id) {
     case "undici": {
       const { Agent, request } = await import("undici")
@@ -205,37 +284,50 @@ export const makeClient = async (id: LibraryId, mode: ClientMode): Promise<Bench
     }
     case "undici-retry-agent": {
       const { Agent, RetryAgent, request } = await import("undici")
-      const retryAgent = new RetryAgent(new Agent(), mode === "retry" ? { maxRetries: 2, minTimeout: 0 } : {})
+      const retryAgent = new RetryAgent(new Agent(), retryAtOnce ? { maxRetries: 2, minTimeout: 0 } : {})
       return { runBatch: promisePool(undiciCall(request, retryAgent)), close: () => retryAgent.close() }
     }
     case "fetch":
       return { runBatch: promisePool(fetchCall), close: () => Promise.resolve() }
     case "got": {
       const { default: got } = await import("got")
-      const client =
-        mode === "retry"
-          ? got.extend({ retry: { limit: 2, calculateDelay: ({ computedValue }) => (computedValue === 0 ? 0 : 1) } })
-          : got
+      const counter = isOverloadMode(mode) ? attemptCounter() : undefined
+      const retrying = retryAtOnce
+        ? got.extend({ retry: { limit: 2, calculateDelay: ({ computedValue }) => (computedValue === 0 ? 0 : 1) } })
+        : got
+      // got runs `beforeRequest` before every attempt, its retries included.
+      const client = counter === undefined ? retrying : retrying.extend({ hooks: { beforeRequest: [counter.tick] } })
       return {
         runBatch: promisePool(async (url) => {
           await client(url).json()
         }),
-        close: () => Promise.resolve()
+        close: () => Promise.resolve(),
+        attempts: counter?.read
       }
     }
     case "ky": {
       const { default: ky } = await import("ky")
-      const client = ky.create({})
+      const counter = isOverloadMode(mode) ? attemptCounter() : undefined
+      const client =
+        counter === undefined
+          ? ky.create({})
+          : ky.create({
+              fetch: (input, init) => {
+                counter.tick()
+                return fetch(input, init)
+              }
+            })
       return {
         runBatch: promisePool(async (url) => {
           await client.get(url).json()
         }),
-        close: () => Promise.resolve()
+        close: () => Promise.resolve(),
+        attempts: counter?.read
       }
     }
     case "effect":
     case "effect-retry-transient":
     case "effect-http-resilience":
-      return makeEffectClient(id)
+      return makeEffectClient(id, mode)
   }
 }

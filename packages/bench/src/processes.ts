@@ -11,6 +11,7 @@ import {
   type Job,
   type JobResult,
   type LibraryId,
+  type OutageReport,
   type ServerStats,
   ToServer,
   ToWorker
@@ -128,6 +129,9 @@ export interface ServerProcess {
   readonly origin: string
   readonly stats: () => Promise<ServerStats>
   readonly reset: () => Promise<ServerStats>
+  /** Starts or ends the outage of the `switch` route (see `BenchServer.setOutage`). */
+  readonly setOutage: (down: boolean) => Promise<OutageReport>
+  readonly outage: () => Promise<OutageReport>
   readonly stop: () => Promise<void>
 }
 
@@ -143,20 +147,24 @@ export const startServerProcess = async (): Promise<ServerProcess> => {
     "port"
   )
   let nextId = 0
-  const ask = async (message: ToServer): Promise<ServerStats> => {
+  const ask = async <Tag extends "Stats" | "Outage">(
+    message: ToServer,
+    tag: Tag
+  ): Promise<Extract<FromServer, { _tag: Tag }>> => {
     child.send(encodeToServer(message))
-    const reply = await channel.next(
-      (candidate): candidate is Extract<FromServer, { _tag: "Stats" }> =>
-        candidate._tag === "Stats" && candidate.id === message.id,
+    return channel.next(
+      (candidate): candidate is Extract<FromServer, { _tag: Tag }> =>
+        candidate._tag === tag && candidate.id === message.id,
       10_000,
-      "statistics"
+      tag === "Stats" ? "statistics" : "outage report"
     )
-    return reply.stats
   }
   return {
     origin: `http://127.0.0.1:${listening.port}`,
-    stats: () => ask({ _tag: "GetStats", id: nextId++ }),
-    reset: () => ask({ _tag: "Reset", id: nextId++ }),
+    stats: async () => (await ask({ _tag: "GetStats", id: nextId++ }, "Stats")).stats,
+    reset: async () => (await ask({ _tag: "Reset", id: nextId++ }, "Stats")).stats,
+    setOutage: async (down) => (await ask({ _tag: "SetOutage", id: nextId++, down }, "Outage")).report,
+    outage: async () => (await ask({ _tag: "GetOutage", id: nextId++ }, "Outage")).report,
     stop: () => stopChild(child)
   }
 }
@@ -201,19 +209,21 @@ export const startWorkerProcess = async (
   }
 }
 
-/** Starts one client process per library, a few at a time, and stops them all if one fails. */
-export const startWorkers = async (
+/**
+ * Starts one client process per entry (a library may appear more than once), a few at a time,
+ * in order, and stops them all if one fails.
+ */
+export const startWorkerList = async (
   libraries: ReadonlyArray<LibraryId>,
   origin: string,
   options: { readonly exposeGc: boolean }
-): Promise<Map<LibraryId, WorkerProcess>> => {
-  const workers = new Map<LibraryId, WorkerProcess>()
+): Promise<Array<WorkerProcess>> => {
+  const workers: Array<WorkerProcess> = []
   try {
     // Two at a time: starting a process is CPU-bound, and this machine has few cores.
     for (let index = 0; index < libraries.length; index += 2) {
       const batch = libraries.slice(index, index + 2)
-      const started = await Promise.all(batch.map((library) => startWorkerProcess(library, origin, options)))
-      for (const worker of started) workers.set(worker.library, worker)
+      workers.push(...(await Promise.all(batch.map((library) => startWorkerProcess(library, origin, options)))))
     }
     return workers
   } catch (error) {
@@ -222,7 +232,17 @@ export const startWorkers = async (
   }
 }
 
-export const stopWorkers = async (workers: Map<LibraryId, WorkerProcess>): Promise<void> => {
+/** Starts one client process per library, a few at a time, and stops them all if one fails. */
+export const startWorkers = async (
+  libraries: ReadonlyArray<LibraryId>,
+  origin: string,
+  options: { readonly exposeGc: boolean }
+): Promise<Map<LibraryId, WorkerProcess>> =>
+  new Map((await startWorkerList(libraries, origin, options)).map((worker) => [worker.library, worker]))
+
+export const stopWorkers = async (
+  workers: ReadonlyMap<LibraryId, WorkerProcess> | ReadonlyArray<WorkerProcess>
+): Promise<void> => {
   await Promise.all([...workers.values()].map((worker) => worker.stop()))
 }
 

@@ -16,8 +16,13 @@ export const LibraryId = Schema.Literal(
 )
 export type LibraryId = typeof LibraryId.Type
 
-/** How a worker configures its library: as shipped, or with the retry waits a benchmark needs. */
-export const ClientMode = Schema.Literal("happy", "retry")
+/**
+ * How a worker configures its library: as shipped, or with the retry waits a benchmark needs.
+ * The `overload-*` modes are those of the overload benchmarks: as `retry`, each attempt counted
+ * in the client (a refused connection never reaches the server to be counted there), and this
+ * library with its default retry budget, without one, or with the default circuit breaker too.
+ */
+export const ClientMode = Schema.Literal("happy", "retry", "overload-default", "overload-no-budget", "overload-breaker")
 export type ClientMode = typeof ClientMode.Type
 
 export const ServerStats = Schema.Struct({
@@ -30,21 +35,47 @@ export type ServerStats = typeof ServerStats.Type
 
 // parent <-> server process
 
+/** What the server saw of the callers of one `switch` tag across an outage. */
+export const OutageTagReport = Schema.Struct({
+  tag: Schema.String,
+  /** Requests that arrived while the outage lasted (each answered 503). */
+  requestsWhileDown: Schema.Number,
+  /** From the end of the outage to the first 2xx answer this tag's callers got; null if none yet. */
+  millisToFirstSuccess: Schema.NullOr(Schema.Number)
+})
+export type OutageTagReport = typeof OutageTagReport.Type
+
+export const OutageReport = Schema.Struct({
+  /** How long the last outage lasted, by the server's clock; null while it lasts or before one. */
+  downMillis: Schema.NullOr(Schema.Number),
+  tags: Schema.Array(OutageTagReport)
+})
+export type OutageReport = typeof OutageReport.Type
+
 export const ToServer = Schema.Union(
   Schema.TaggedStruct("GetStats", { id: Schema.Number }),
-  Schema.TaggedStruct("Reset", { id: Schema.Number })
+  Schema.TaggedStruct("Reset", { id: Schema.Number }),
+  /** Starts (`down`) or ends the outage of the `switch` route; starting one forgets the last. */
+  Schema.TaggedStruct("SetOutage", { id: Schema.Number, down: Schema.Boolean }),
+  Schema.TaggedStruct("GetOutage", { id: Schema.Number })
 )
 export type ToServer = typeof ToServer.Type
 
 export const FromServer = Schema.Union(
   Schema.TaggedStruct("Listening", { port: Schema.Number }),
-  Schema.TaggedStruct("Stats", { id: Schema.Number, stats: ServerStats })
+  Schema.TaggedStruct("Stats", { id: Schema.Number, stats: ServerStats }),
+  Schema.TaggedStruct("Outage", { id: Schema.Number, report: OutageReport })
 )
 export type FromServer = typeof FromServer.Type
 
 // parent <-> client worker process
 
-export const Route = Schema.Literal("ok", "fail-once", "always-503")
+/**
+ * `sparse`: `fail-once` for a scattered `failingShare` of the calls, `ok` for the others (the
+ * same calls for the same count); `switch`: the outage the parent turns on and off, counted per
+ * `keyPrefix` as its tag.
+ */
+export const Route = Schema.Literal("ok", "fail-once", "always-503", "sparse", "switch")
 export type Route = typeof Route.Type
 
 export const Job = Schema.Struct({
@@ -60,7 +91,13 @@ export const Job = Schema.Struct({
   /** Count the bytes allocated on the JS heap (GC profiler). */
   allocations: Schema.Boolean,
   /** Sample peak RSS and heap, force GCs around the job, count the sockets left open. */
-  memory: Schema.Boolean
+  memory: Schema.Boolean,
+  /** Sends to this origin instead of the worker's (a port where nothing listens, say). */
+  origin: Schema.optional(Schema.String),
+  /** For `sparse`: the share of calls that fail once, 0 to 1. */
+  failingShare: Schema.optional(Schema.Number),
+  /** Starts call `i` at `i / ratePerSecond` seconds (an open loop), `concurrency` still a bound. */
+  ratePerSecond: Schema.optional(Schema.Number)
 })
 export type Job = typeof Job.Type
 
@@ -79,7 +116,9 @@ export const JobResult = Schema.Struct({
   heapBeforeBytes: NullableNumber,
   heapAfterBytes: NullableNumber,
   /** TCP sockets still keeping the client process alive after the job (idle pooled sockets are unref'd). */
-  activeSocketsAfter: NullableNumber
+  activeSocketsAfter: NullableNumber,
+  /** Attempts the client made, counted in the client (`overload-*` modes only). */
+  attempts: NullableNumber
 })
 export type JobResult = typeof JobResult.Type
 

@@ -1,10 +1,12 @@
 /**
  * The bench's own minimal `node:http` server: one small JSON answer with keep-alive, a route
- * that fails once per key, a lasting 503, and connection statistics. It runs in its own
- * process (see `serverMain.ts`); this module only builds it.
+ * that fails once per key, a lasting 503, an outage switched on and off from outside, and
+ * connection statistics. It runs in its own process (see `serverMain.ts`); this module only
+ * builds it.
  */
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import type { OutageReport } from "./protocol.js"
 
 export interface ServerStats {
   /** Connections accepted since the last reset. */
@@ -21,6 +23,13 @@ export interface BenchServer {
   readonly port: number
   readonly stats: () => ServerStats
   readonly reset: () => void
+  /**
+   * `/switch/<tag>` answers 503 (no `Retry-After`, as a proxy with no backend would) while the
+   * outage lasts, 200 otherwise. Starting an outage forgets what the last one counted.
+   */
+  readonly setOutage: (down: boolean) => void
+  /** How long it lasted; per tag, requests during it and the time from its end to the first 2xx. */
+  readonly outage: () => OutageReport
   readonly close: () => Promise<void>
 }
 
@@ -51,6 +60,35 @@ export const startBenchServer = (): Promise<BenchServer> => {
   let requests = 0
   const failedKeys = new Set<string>()
   const stats = (): ServerStats => ({ connectionsOpened, connectionsOpen, openedAndStillOpen, requests })
+  let down = false
+  let downAt = 0
+  let recoveredAt: number | null = null
+  const outageTags = new Map<string, { requestsWhileDown: number; firstSuccessAt: number | null }>()
+  const outageTag = (tag: string) => {
+    let entry = outageTags.get(tag)
+    if (entry === undefined) {
+      entry = { requestsWhileDown: 0, firstSuccessAt: null }
+      outageTags.set(tag, entry)
+    }
+    return entry
+  }
+  const setOutage = (nowDown: boolean): void => {
+    if (nowDown) {
+      outageTags.clear()
+      downAt = performance.now()
+      recoveredAt = null
+    } else if (down) recoveredAt = performance.now()
+    down = nowDown
+  }
+  const outage = (): OutageReport => ({
+    downMillis: recoveredAt === null ? null : recoveredAt - downAt,
+    tags: [...outageTags].map(([tag, entry]) => ({
+      tag,
+      requestsWhileDown: entry.requestsWhileDown,
+      millisToFirstSuccess:
+        entry.firstSuccessAt === null || recoveredAt === null ? null : entry.firstSuccessAt - recoveredAt
+    }))
+  })
   const reset = (): void => {
     connectionsOpened = 0
     openedAndStillOpen = 0
@@ -82,6 +120,15 @@ export const startBenchServer = (): Promise<BenchServer> => {
       failedKeys.add(key)
       return sendUnavailable(response)
     }
+    if (url.startsWith("/switch/")) {
+      const entry = outageTag(url.slice("/switch/".length))
+      if (down) {
+        entry.requestsWhileDown++
+        return sendJson(response, 503, unavailableBody)
+      }
+      if (recoveredAt !== null && entry.firstSuccessAt === null) entry.firstSuccessAt = performance.now()
+      return sendJson(response, 200, okBody)
+    }
     sendJson(response, 404, Buffer.from("{}"))
   })
   // Idle keep-alive sockets stay open across a whole run: a socket the server closed would
@@ -110,6 +157,8 @@ export const startBenchServer = (): Promise<BenchServer> => {
         port: address.port,
         stats,
         reset,
+        setOutage,
+        outage,
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections()

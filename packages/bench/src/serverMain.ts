@@ -30,6 +30,13 @@ const main = async (): Promise<void> => {
         server.reset()
         send({ _tag: "Stats", id: message.id, stats: server.stats() })
         break
+      case "SetOutage":
+        server.setOutage(message.down)
+        send({ _tag: "Outage", id: message.id, report: server.outage() })
+        break
+      case "GetOutage":
+        send({ _tag: "Outage", id: message.id, report: server.outage() })
+        break
     }
   })
   process.on("disconnect", () => process.exit(0))

@@ -26,8 +26,23 @@ const forceGc = async (): Promise<boolean> => {
 const activeSockets = (): number =>
   process.getActiveResourcesInfo().filter((resource) => resource === "TCPSocketWrap").length
 
-/** The URL of call `index` of a job: every `fail-once` call gets a key of its own. */
-export const urlFor = (origin: string, job: Job): ((index: number) => string) => {
+// A well-mixed 32-bit hash of an index (the finalizer of murmur3), as a uniform number in [0, 1).
+const scatter = (index: number): number => {
+  let h = Math.imul(index ^ 0x5bd1e995, 0x9e3779b1)
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296
+}
+
+/** Whether call `index` of a `sparse` job fails once: the same scattered calls for every job. */
+export const failsOnce = (index: number, failingShare: number): boolean => scatter(index) < failingShare
+
+/**
+ * The URL of call `index` of a job, at the job's origin if it names one: every `fail-once`
+ * call gets a key of its own.
+ */
+export const urlFor = (workerOrigin: string, job: Job): ((index: number) => string) => {
+  const origin = job.origin ?? workerOrigin
   switch (job.route) {
     case "ok": {
       const url = `${origin}/ok`
@@ -40,6 +55,16 @@ export const urlFor = (origin: string, job: Job): ((index: number) => string) =>
     case "fail-once": {
       const prefix = `${origin}/fail-once/${job.keyPrefix}-`
       return (index) => prefix + index
+    }
+    case "sparse": {
+      const ok = `${origin}/ok`
+      const prefix = `${origin}/fail-once/${job.keyPrefix}-`
+      const share = job.failingShare ?? 0
+      return (index) => (failsOnce(index, share) ? prefix + index : ok)
+    }
+    case "switch": {
+      const url = `${origin}/switch/${job.keyPrefix}`
+      return () => url
     }
   }
 }
@@ -85,13 +110,16 @@ export const runJob = async (client: BenchClient, origin: string, job: Job): Pro
   const stopSampler = job.memory ? memorySampler() : undefined
   const stopCounting = job.allocations ? allocationCounter() : undefined
 
+  const rate = job.ratePerSecond
+  const attemptsAtStart = client.attempts?.()
   const cpuAtStart = process.cpuUsage()
   const started = performance.now()
   const outcome = await client.runBatch({
     urlFor: urlFor(origin, job),
     count: job.count,
     concurrency: job.concurrency,
-    latencies
+    latencies,
+    startAt: rate === undefined ? undefined : (index) => (index * 1000) / rate
   })
   const wallMs = performance.now() - started
   const cpu = process.cpuUsage(cpuAtStart)
@@ -125,6 +153,7 @@ export const runJob = async (client: BenchClient, origin: string, job: Job): Pro
     peakHeapBytes: peaks?.peakHeap ?? null,
     heapBeforeBytes,
     heapAfterBytes,
-    activeSocketsAfter
+    activeSocketsAfter,
+    attempts: attemptsAtStart === undefined ? null : (client.attempts?.() ?? Number.NaN) - attemptsAtStart
   }
 }
