@@ -4,10 +4,12 @@
  */
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
+import { type BreakerResult, runBreaker } from "./breaker.js"
 import type { BenchConfig } from "./config.js"
-import { runContention } from "./contention.js"
+import { backoffModes, runContention } from "./contention.js"
 import { type HappyPathResult, runHappyPath } from "./happyPath.js"
 import { type MemoryResult, runMemory } from "./memory.js"
+import { type OutageResult, runOutage } from "./outage.js"
 import { libraryById } from "./clients.js"
 import { startServerProcess, startWorkers, stopWorkers } from "./processes.js"
 import {
@@ -19,9 +21,10 @@ import {
   renderMarkdown
 } from "./report.js"
 import { type RetryCostResult, runRetryCost } from "./retryCost.js"
+import { runSparse, type SparseResult } from "./sparse.js"
 import { contentionChart, throughputChart } from "./svg.js"
 
-export const sectionNames = ["happy", "retry", "memory", "contention"] as const
+export const sectionNames = ["happy", "retry", "memory", "outage", "sparse", "breaker", "contention"] as const
 export type SectionName = (typeof sectionNames)[number]
 
 export interface BenchOptions {
@@ -48,6 +51,9 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
   let happyPath: HappyPathResult | null = null
   let retryCost: RetryCostResult | null = null
   let memory: MemoryResult | null = null
+  let outage: OutageResult | null = null
+  let sparse: SparseResult | null = null
+  let breaker: BreakerResult | null = null
   let contention: ContentionResult | null = null
 
   const needsServer = sections.some((section) => section !== "contention")
@@ -77,15 +83,21 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
           await stopWorkers(workers)
         }
       }
+      // Each starts fresh client processes of its own, so that no budget or breaker state carries over.
+      if (sections.includes("outage")) outage = await runOutage(server, config.outage, log)
+      if (sections.includes("sparse")) sparse = await runSparse(server, config.sparse, log)
+      if (sections.includes("breaker")) breaker = await runBreaker(server, config.breaker, log)
     } finally {
       await server.stop()
     }
   }
   if (sections.includes("contention")) {
-    log(`contention: ${config.contention.runs} seeded runs per cell`)
+    const { clientCounts, runs } = config.contention
+    log(`contention: ${runs} seeded runs per cell, without and with the default retry budget`)
     contention = contentionResult(
-      runContention(config.contention.clientCounts, config.contention.runs),
-      config.contention.runs
+      runContention(clientCounts, runs),
+      runContention(clientCounts, runs, backoffModes, {}),
+      runs
     )
   }
 
@@ -99,7 +111,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
   if (happyPath !== null) await write("throughput.svg", throughputChart(happyPath))
   if (contention !== null) await write("contention.svg", contentionChart(contention.cells))
   const results: BenchResults = {
-    schemaVersion: 1,
+    schemaVersion: 2,
     mode: config.mode,
     command: options.command,
     date,
@@ -110,6 +122,9 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
     happyPath,
     retryCost,
     memory,
+    outage,
+    sparse,
+    breaker,
     contention,
     charts: {
       throughput: happyPath === null ? null : "throughput.svg",

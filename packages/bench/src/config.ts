@@ -28,6 +28,31 @@ export interface MemoryConfig {
   readonly concurrency: number
 }
 
+export interface OutageConfig {
+  /** Calls per batch; each phase runs two batches back to back, on fresh clients. */
+  readonly callsPerBatch: number
+  readonly concurrency: number
+}
+
+export interface SparseConfig {
+  readonly calls: number
+  readonly concurrency: number
+  /** The share of calls that fail once (a 503 with `Retry-After: 0`), scattered among them. */
+  readonly failingShare: number
+}
+
+export interface BreakerConfig {
+  /** Calls started per second by each client (an open loop: a failing call does not slow it). */
+  readonly ratePerSecond: number
+  /** Healthy traffic before the outage. */
+  readonly warmupMillis: number
+  readonly outageMillis: number
+  /** Traffic after the outage: longer than the breaker's break (5 s), to see it close. */
+  readonly afterMillis: number
+  /** A bound on calls in flight per client, well above what the rate needs. */
+  readonly concurrency: number
+}
+
 export interface ContentionConfig {
   readonly clientCounts: ReadonlyArray<number>
   /** Seeded runs per cell; the figures are their means. */
@@ -41,6 +66,9 @@ export interface BenchConfig {
   readonly happyPath: HappyPathConfig
   readonly retryCost: RetryCostConfig
   readonly memory: MemoryConfig
+  readonly outage: OutageConfig
+  readonly sparse: SparseConfig
+  readonly breaker: BreakerConfig
   readonly contention: ContentionConfig
 }
 
@@ -50,6 +78,9 @@ export const fullConfig: BenchConfig = {
   happyPath: { rounds: 5, requestsPerRound: 4_000, warmupRequests: 1_000, concurrencies: [1, 64] },
   retryCost: { rounds: 5, callsPerRound: 2_000, warmupCalls: 500, concurrency: 64 },
   memory: { rounds: 5, callsPerRound: 2_000, warmupCalls: 500, concurrency: 64 },
+  outage: { callsPerBatch: 200, concurrency: 64 },
+  sparse: { calls: 2_000, concurrency: 64, failingShare: 0.05 },
+  breaker: { ratePerSecond: 100, warmupMillis: 2_000, outageMillis: 30_000, afterMillis: 8_000, concurrency: 512 },
   contention: { clientCounts: [25, 50, 75, 100], runs: 100 }
 }
 
@@ -59,5 +90,8 @@ export const quickConfig: BenchConfig = {
   happyPath: { rounds: 5, requestsPerRound: 200, warmupRequests: 100, concurrencies: [1, 64] },
   retryCost: { rounds: 5, callsPerRound: 100, warmupCalls: 50, concurrency: 64 },
   memory: { rounds: 5, callsPerRound: 100, warmupCalls: 50, concurrency: 64 },
+  outage: { callsPerBatch: 200, concurrency: 64 },
+  sparse: { calls: 400, concurrency: 64, failingShare: 0.05 },
+  breaker: { ratePerSecond: 100, warmupMillis: 1_000, outageMillis: 3_000, afterMillis: 6_500, concurrency: 512 },
   contention: { clientCounts: [25, 50, 75, 100], runs: 20 }
 }

@@ -6,15 +6,21 @@
  * Every wait comes from the library itself: `RetryPolicy.toSchedule(RetryPolicy.make(...))`,
  * stepped with each conflict, its random draws taken from `Random.make(seed)`. The network is a
  * seeded normal distribution per message. Nothing sleeps: a run is a loop over an event queue.
+ *
+ * With a retry budget, the N clients share one `RetryBudget` of the library (as the callers of
+ * one client or layer do), on the simulation's clock: each client's write is one call, which
+ * deposits when it starts; each conflict asks the budget for a retry, and a refused client
+ * gives up, as the library's call would end with "retry-budget-exhausted".
  */
 import * as Headers from "@effect/platform/Headers"
+import * as Clock from "effect/Clock"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import type * as Schedule from "effect/Schedule"
 import * as ScheduleIntervals from "effect/ScheduleIntervals"
-import { HttpFailure, RetryPolicy } from "effect-http-resilience"
+import { HttpFailure, RetryBudget, RetryPolicy } from "effect-http-resilience"
 import { mean } from "./stats.js"
 
 export const backoffModes = ["none", "exponential", "full", "equal", "decorrelated"] as const
@@ -164,22 +170,40 @@ class EventQueue {
 export interface ContentionRun {
   readonly writeCalls: number
   readonly readCalls: number
-  /** Simulated milliseconds until the last client's write succeeded. */
+  /** Simulated milliseconds until the last client's write succeeded or it gave up. */
   readonly completionMillis: number
-  /** False when the run hit its bounds before every client succeeded. */
+  /** Clients whose retry the budget refused: their write never happened. */
+  readonly gaveUp: number
+  /** False when the run hit its bounds before every client had succeeded or given up. */
   readonly completed: boolean
 }
 
+/** Effect's `Clock` reading the simulation's time; nothing in a run sleeps. */
+const simulatedClock = (now: () => number): Clock.Clock => ({
+  [Clock.ClockTypeId]: Clock.ClockTypeId,
+  unsafeCurrentTimeMillis: now,
+  currentTimeMillis: Effect.sync(now),
+  unsafeCurrentTimeNanos: () => BigInt(Math.round(now() * 1_000_000)),
+  currentTimeNanos: Effect.sync(() => BigInt(Math.round(now() * 1_000_000))),
+  sleep: () => Effect.dieMessage("the contention simulator never sleeps")
+})
+
+const recordOrigin = RetryBudget.originOf(conflict.request.url)
+
 /**
- * One seeded run: `clients` clients start together at time 0. Same seed, same result.
+ * One seeded run: `clients` clients start together at time 0, sharing one retry budget made
+ * from `budget` (none by default). Same seed, same result.
  */
 export const simulate = (
   clients: number,
   schedule: Schedule.Schedule<unknown, HttpFailure.HttpFailure>,
   seed: number,
-  network: NetworkModel = defaultNetwork
+  network: NetworkModel = defaultNetwork,
+  budget: RetryBudget.Input = "none"
 ): ContentionRun => {
+  let now = 0
   const program = Effect.gen(function* () {
+    const retryBudget = yield* RetryBudget.make(budget)
     const delay = seededDelay(seed ^ 0x9e3779b9, network)
     const queue = new EventQueue()
     const states: Array<unknown> = Array.from({ length: clients }, () => schedule.initial)
@@ -187,14 +211,18 @@ export const simulate = (
     let writeCalls = 0
     let readCalls = 0
     let succeeded = 0
+    let gaveUp = 0
     let completionMillis = 0
     let events = 0
-    for (let client = 0; client < clients; client++) queue.push(delay(), "ReadArrives", client, 0)
-    while (succeeded < clients && events < maxEvents) {
+    for (let client = 0; client < clients; client++) {
+      yield* retryBudget.onRequest(recordOrigin)
+      queue.push(delay(), "ReadArrives", client, 0)
+    }
+    while (succeeded + gaveUp < clients && events < maxEvents) {
       const event = queue.pop()
       if (event === undefined || event.at > maxSimulatedMillis) break
       events++
-      const now = event.at
+      now = event.at
       switch (event.kind) {
         case "ReadArrives":
           readCalls++
@@ -219,15 +247,21 @@ export const simulate = (
           const [state, , decision] = yield* schedule.step(now, conflict, states[event.client])
           states[event.client] = state
           if (decision._tag === "Done") return yield* Effect.dieMessage("the retry policy gave up on a conflict")
+          yield* retryBudget.onFailure(recordOrigin, "transient-status")
+          if (!(yield* retryBudget.tryRetry(recordOrigin, "transient-status"))) {
+            gaveUp++
+            completionMillis = now
+            break
+          }
           const wait = Math.max(0, ScheduleIntervals.start(decision.intervals) - now)
           queue.push(now + wait + delay(), "ReadArrives", event.client, 0)
           break
         }
       }
     }
-    return { writeCalls, readCalls, completionMillis, completed: succeeded === clients }
+    return { writeCalls, readCalls, completionMillis, gaveUp, completed: succeeded + gaveUp === clients }
   })
-  return Effect.runSync(Effect.withRandom(program, Random.make(seed)))
+  return Effect.runSync(program.pipe(Effect.withRandom(Random.make(seed)), Effect.withClock(simulatedClock(() => now))))
 }
 
 export interface ContentionCell {
@@ -238,27 +272,36 @@ export interface ContentionCell {
   readonly writeCalls: number
   /** Mean over the seeded runs, in simulated milliseconds. */
   readonly completionMillis: number
+  /** Mean over the seeded runs of the clients that gave up (refused a retry by the budget). */
+  readonly gaveUp: number
   readonly incompleteRuns: number
 }
 
-/** Every client count with every mode, each the mean of `runs` runs seeded 1..runs. */
+/**
+ * Every client count with every mode, each the mean of `runs` runs seeded 1..runs, the clients
+ * sharing a budget made from `budget` (none by default).
+ */
 export const runContention = (
   clientCounts: ReadonlyArray<number>,
   runs: number,
-  modes: ReadonlyArray<BackoffMode> = backoffModes
+  modes: ReadonlyArray<BackoffMode> = backoffModes,
+  budget: RetryBudget.Input = "none"
 ): Array<ContentionCell> => {
   const cells: Array<ContentionCell> = []
   for (const mode of modes) {
     const schedule = RetryPolicy.toSchedule(policyFor(mode))
     for (const clients of clientCounts) {
       const results: Array<ContentionRun> = []
-      for (let seed = 1; seed <= runs; seed++) results.push(simulate(clients, schedule, seed))
+      for (let seed = 1; seed <= runs; seed++) {
+        results.push(simulate(clients, schedule, seed, defaultNetwork, budget))
+      }
       cells.push({
         clients,
         mode,
         runs,
         writeCalls: mean(results.map((run) => run.writeCalls)),
         completionMillis: mean(results.map((run) => run.completionMillis)),
+        gaveUp: mean(results.map((run) => run.gaveUp)),
         incompleteRuns: results.filter((run) => !run.completed).length
       })
     }

@@ -12,9 +12,12 @@ import {
   type ContentionCell,
   defaultNetwork
 } from "./contention.js"
+import type { BreakerResult } from "./breaker.js"
 import type { HappyPathResult } from "./happyPath.js"
 import type { MemoryResult } from "./memory.js"
+import type { OutageResult } from "./outage.js"
 import type { RetryCostResult } from "./retryCost.js"
+import type { SparseResult } from "./sparse.js"
 
 export interface Machine {
   readonly cpuModel: string
@@ -38,19 +41,24 @@ export const describeMachine = (): Machine => ({
 })
 
 export const retryBudgetNote =
-  "Retry budget: not measured yet. The library has no retry budget so far; it arrives with its own issue, and with it this comparison."
+  "With a retry budget: the N clients share the library's default `RetryBudget` (Finagle: 10% of calls plus a " +
+  "floor of 10 retries per second of its 10 s ttl, lent up front), on simulated time; each client's write is one " +
+  "call, depositing when it starts, each conflict asks for a retry, and a client refused one gives up."
 
 export interface ContentionResult {
   readonly network: { readonly meanMillis: number; readonly deviationMillis: number }
   readonly backoffBaseMillis: number
   readonly backoffCapMillis: number
   readonly runsPerCell: number
+  /** Without a retry budget. */
   readonly cells: ReadonlyArray<ContentionCell>
+  /** The same runs with the library's default retry budget, shared by the N clients. */
+  readonly withBudget: ReadonlyArray<ContentionCell>
   readonly retryBudget: string
 }
 
 export interface BenchResults {
-  readonly schemaVersion: 1
+  readonly schemaVersion: 2
   readonly mode: BenchConfig["mode"]
   readonly command: string
   readonly date: string
@@ -61,16 +69,24 @@ export interface BenchResults {
   readonly happyPath: HappyPathResult | null
   readonly retryCost: RetryCostResult | null
   readonly memory: MemoryResult | null
+  readonly outage: OutageResult | null
+  readonly sparse: SparseResult | null
+  readonly breaker: BreakerResult | null
   readonly contention: ContentionResult | null
   readonly charts: { readonly throughput: string | null; readonly contention: string | null }
 }
 
-export const contentionResult = (cells: ReadonlyArray<ContentionCell>, runs: number): ContentionResult => ({
+export const contentionResult = (
+  cells: ReadonlyArray<ContentionCell>,
+  withBudget: ReadonlyArray<ContentionCell>,
+  runs: number
+): ContentionResult => ({
   network: defaultNetwork,
   backoffBaseMillis,
   backoffCapMillis,
   runsPerCell: runs,
   cells,
+  withBudget,
   retryBudget: retryBudgetNote
 })
 
@@ -166,33 +182,101 @@ export const memoryTable = (result: MemoryResult): string =>
 
 export const contentionTables = (result: ContentionResult): string => {
   const counts = [...new Set(result.cells.map((cell) => cell.clients))].sort((a, b) => a - b)
-  const pivot = (value: (cell: ContentionCell) => string) =>
+  const pivot = (
+    cells: ReadonlyArray<ContentionCell>,
+    columns: ReadonlyArray<{ readonly header: string; readonly value: (cell: ContentionCell) => string }>
+  ) =>
     table(
-      ["backoff", ...counts.map((count) => `N=${count}`)],
+      ["backoff", ...counts.flatMap((count) => columns.map((column) => `N=${count}${column.header}`))],
       backoffModes
-        .filter((mode) => result.cells.some((cell) => cell.mode === mode))
+        .filter((mode) => cells.some((cell) => cell.mode === mode))
         .map((mode) => [
           backoffLabels[mode],
-          ...counts.map((count) => {
-            const cell = result.cells.find((candidate) => candidate.mode === mode && candidate.clients === count)
-            return cell === undefined ? "n/a" : value(cell)
+          ...counts.flatMap((count) => {
+            const cell = cells.find((candidate) => candidate.mode === mode && candidate.clients === count)
+            return columns.map((column) => (cell === undefined ? "n/a" : column.value(cell)))
           })
         ])
     )
-  const incomplete = result.cells.reduce((sum, cell) => sum + cell.incompleteRuns, 0)
+  const incomplete = [...result.cells, ...result.withBudget].reduce((sum, cell) => sum + cell.incompleteRuns, 0)
   return [
     "Total write calls until every client has written (mean):",
     "",
-    pivot((cell) => integer(cell.writeCalls)),
+    pivot(result.cells, [{ header: "", value: (cell) => integer(cell.writeCalls) }]),
     "",
     "Simulated seconds until every client has written (mean):",
     "",
-    pivot((cell) => fixed(cell.completionMillis / 1000, 2)),
-    ...(incomplete > 0 ? ["", `${incomplete} runs hit the simulator's bounds before every client had written.`] : []),
+    pivot(result.cells, [{ header: "", value: (cell) => fixed(cell.completionMillis / 1000, 2) }]),
     "",
-    result.retryBudget
+    `${result.retryBudget} Write calls, clients that gave up, and seconds until every client has written or ` +
+      "given up (mean):",
+    "",
+    pivot(result.withBudget, [
+      { header: " writes", value: (cell) => integer(cell.writeCalls) },
+      { header: " gave up", value: (cell) => fixed(cell.gaveUp, 1) },
+      { header: " s", value: (cell) => fixed(cell.completionMillis / 1000, 2) }
+    ]),
+    ...(incomplete > 0 ? ["", `${incomplete} runs hit the simulator's bounds before every client had written.`] : [])
   ].join("\n")
 }
+
+const percent = (share: number): string => fixed(share * 100, 1)
+
+export const outageTable = (result: OutageResult): string => {
+  const n = integer(result.callsPerBatch)
+  return table(
+    [
+      "client",
+      `503: requests / call, first ${n} calls`,
+      `503: next ${n} calls`,
+      `refused: attempts / call, first ${n} calls`,
+      `refused: next ${n} calls`
+    ],
+    result.rows.map((row) => [
+      row.label,
+      fixed(row.unavailable.first.requestsPerCall, 2),
+      fixed(row.unavailable.second.requestsPerCall, 2),
+      fixed(row.refused.first.requestsPerCall, 2),
+      fixed(row.refused.second.requestsPerCall, 2)
+    ])
+  )
+}
+
+export const sparseTable = (result: SparseResult): string =>
+  table(
+    ["client", "calls", "calls failing once", "succeeded", "success %", "retries", "requests / call"],
+    result.rows.map((row) => [
+      row.label,
+      integer(row.calls),
+      integer(row.callsFailingOnce),
+      integer(row.succeeded),
+      percent(row.successRate),
+      integer(row.retries),
+      fixed(row.requestsPerCall, 3)
+    ])
+  )
+
+export const breakerTable = (result: BreakerResult): string =>
+  table(
+    [
+      "client",
+      "requests during the outage",
+      "requests / s",
+      "× calls / s",
+      "ms from recovery to first success",
+      "calls failed",
+      "calls"
+    ],
+    result.rows.map((row) => [
+      row.label,
+      integer(row.requestsDuringOutage),
+      integer(row.requestsPerSecondDuringOutage),
+      ratio(row.loadFactorDuringOutage),
+      row.millisToFirstSuccess === null ? "n/a" : integer(row.millisToFirstSuccess),
+      integer(row.callsFailed),
+      integer(row.calls)
+    ])
+  )
 
 export const renderMarkdown = (results: BenchResults): string => {
   const { machine } = results
@@ -244,11 +328,60 @@ export const renderMarkdown = (results: BenchResults): string => {
       memoryTable(results.memory)
     )
   }
+  if (results.outage !== null) {
+    const outage = results.outage
+    sections.push(
+      "",
+      `## 4. Outage amplification (batches of ${integer(outage.callsPerBatch)} calls, concurrency ` +
+        `${outage.concurrency}, every call failing)`,
+      "",
+      "Requests per call against a total outage: every answer a 503 with `Retry-After: 0` (counted by the " +
+        "server), then every connection refused (attempts counted by each client under its retries). Each " +
+        "client runs in a fresh process; in each phase a second batch follows the first at once, within the " +
+        "retry budget's 10 s ttl, so its figure is the budget's once its floor (10 retries per second of ttl, " +
+        "lent up front) is used up. Every client allows 3 attempts per call; got is told to retry at once. " +
+        "The breaker is `circuitBreaker: {}` (Polly's defaults: 10% failures of at least 100 attempts in 30 s, " +
+        "then 5 s open), with the default budget.",
+      "",
+      outageTable(outage)
+    )
+  }
+  if (results.sparse !== null) {
+    const sparse = results.sparse
+    sections.push(
+      "",
+      `## 5. Sparse failures still retry (${integer(sparse.calls)} calls, concurrency ${sparse.concurrency}, ` +
+        `${percent(sparse.failingShare)}% failing once)`,
+      "",
+      "A scattered share of the calls gets a 503 (`Retry-After: 0`) at its first attempt and succeeds at " +
+        "the next; the same calls with and without the default retry budget, each on a fresh client.",
+      "",
+      sparseTable(sparse)
+    )
+  }
+  if (results.breaker !== null) {
+    const breaker = results.breaker
+    sections.push(
+      "",
+      `## 6. Circuit breaker: a ${fixed(breaker.outageMillis / 1000, 0)} s outage, then recovery ` +
+        `(${breaker.ratePerSecond} calls/s per client)`,
+      "",
+      `Each client starts ${breaker.ratePerSecond} calls per second whatever happens to them (an open loop): ` +
+        `${fixed(breaker.warmupMillis / 1000, 0)} s healthy, ${fixed(breaker.outageMillis / 1000, 0)} s of 503 ` +
+        `without \`Retry-After\`, ${fixed(breaker.afterMillis / 1000, 1)} s healthy again; all clients at once, ` +
+        "each in a fresh process. The server counts the requests during the outage (which lasted " +
+        `${fixed(breaker.measuredOutageMillis / 1000, 2)} s by its clock) and the time from its end to each ` +
+        "client's first 2xx; `× calls / s`: requests per second during the outage over calls started per second. " +
+        "Calls failed: over the whole run. The breaker is `circuitBreaker: {}` (5 s break), with the default budget.",
+      "",
+      breakerTable(breaker)
+    )
+  }
   if (results.contention !== null) {
     const contention = results.contention
     sections.push(
       "",
-      `## 4. Contention (simulated time, ${contention.runsPerCell} seeded runs per cell)`,
+      `## 7. Contention (simulated time, ${contention.runsPerCell} seeded runs per cell)`,
       "",
       `N clients each make one optimistic-concurrency write to one record; network delay per message ` +
         `N(${contention.network.meanMillis} ms, ${contention.network.deviationMillis} ms); the waits are ` +

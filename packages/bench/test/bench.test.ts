@@ -1,59 +1,20 @@
 /**
- * The bench runs and its output is well formed: a tiny run of every section (real server and
- * client processes, a few libraries, a handful of requests), then the shape of the JSON, the
- * markdown tables and the SVG charts. No figure is compared with any threshold.
+ * The bench runs and its output is well formed: a tiny run of the sections that measure cost
+ * and contention (real server and client processes, a few libraries, a handful of requests),
+ * then the shape of the JSON, the markdown tables and the SVG charts. No figure is compared with
+ * any threshold. The overload sections have their own tests (overload.test.ts).
  */
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs/promises"
-import * as Os from "node:os"
 import * as Path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type BenchOutput, runBench } from "../src/bench.js"
+import { describe, expect, it } from "vitest"
 import { committedResultsDir, outDirOf, parseCommandLine } from "../src/cli.js"
-import type { BenchConfig } from "../src/config.js"
-import { backoffModes, policyFor, runContention, simulate } from "../src/contention.js"
+import { backoffModes, defaultNetwork, policyFor, runContention, simulate } from "../src/contention.js"
 import { RetryPolicy } from "effect-http-resilience"
-
-const tinyConfig: BenchConfig = {
-  mode: "quick",
-  libraries: ["undici", "effect", "effect-retry-transient", "effect-http-resilience"],
-  happyPath: { rounds: 5, requestsPerRound: 10, warmupRequests: 5, concurrencies: [1, 4] },
-  retryCost: { rounds: 5, callsPerRound: 5, warmupCalls: 3, concurrency: 4 },
-  memory: { rounds: 5, callsPerRound: 5, warmupCalls: 3, concurrency: 4 },
-  contention: { clientCounts: [5, 10], runs: 2 }
-}
+import { expectTable, tableAfter, tinyConfig, tinyRun } from "./helpers.js"
 
 const labels = ["undici.request", "Effect HttpClient", "Effect + retryTransient", "effect-http-resilience"]
 const retryLabels = ["Effect + retryTransient", "effect-http-resilience"]
-
-/** The rows of the first markdown table after `heading`: its cells, header and separator included. */
-const tableAfter = (markdown: string, heading: string): Array<Array<string>> => {
-  const start = markdown.indexOf(heading)
-  expect(start, `no "${heading}" in the markdown`).toBeGreaterThanOrEqual(0)
-  const lines = markdown.slice(start).split("\n")
-  const first = lines.findIndex((line) => line.startsWith("|"))
-  const rows: Array<Array<string>> = []
-  for (const line of lines.slice(first)) {
-    if (!line.startsWith("|")) break
-    rows.push(
-      line
-        .slice(1, -1)
-        .split("|")
-        .map((cell) => cell.trim())
-    )
-  }
-  return rows
-}
-
-const expectTable = (rows: Array<Array<string>>, columns: number, firstColumn: ReadonlyArray<string>) => {
-  expect(rows.length).toBe(firstColumn.length + 2)
-  for (const row of rows) expect(row.length).toBe(columns)
-  expect(rows[1]!.every((cell) => /^-+:?$/.test(cell))).toBe(true)
-  expect(rows.slice(2).map((row) => row[0])).toEqual(firstColumn)
-  for (const row of rows.slice(2)) {
-    for (const cell of row.slice(1)) expect(cell).toMatch(/^(n\/a|-?[\d,]+(\.\d+)?×?)$/)
-  }
-}
 
 // A tag: its name, quoted attributes, and whether it closes or is self-closing.
 const tagPattern = /<(\/?)([a-zA-Z]+)((?:\s+[a-zA-Z][a-zA-Z0-9:-]*="[^"<]*")*)\s*(\/?)>/g
@@ -74,28 +35,12 @@ const expectWellFormedXml = (xml: string) => {
 }
 
 describe("pnpm bench, a tiny run of every section", () => {
-  let outDir = ""
-  let output: BenchOutput
-
-  beforeAll(async () => {
-    outDir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "bench-test-"))
-    output = await runBench({
-      config: tinyConfig,
-      sections: ["happy", "retry", "memory", "contention"],
-      outDir,
-      command: "vitest",
-      log: () => undefined
-    })
-  }, 120_000)
-
-  afterAll(async () => {
-    if (outDir !== "") await Fs.rm(outDir, { recursive: true, force: true })
-  })
+  const run = tinyRun(["happy", "retry", "memory", "contention"], 120_000)
 
   it("writes latest.json with the machine, the date and every section", async () => {
-    const json: unknown = JSON.parse(await Fs.readFile(Path.join(outDir, "latest.json"), "utf8"))
+    const json: unknown = JSON.parse(await Fs.readFile(Path.join(run.outDir(), "latest.json"), "utf8"))
     expect(json).toMatchObject({
-      schemaVersion: 1,
+      schemaVersion: 2,
       mode: "quick",
       command: "vitest",
       machine: {
@@ -105,7 +50,7 @@ describe("pnpm bench, a tiny run of every section", () => {
       },
       charts: { throughput: "throughput.svg", contention: "contention.svg" }
     })
-    const results = output.results
+    const results = run.output().results
     expect(Number.isNaN(Date.parse(results.date))).toBe(false)
     expect(results.happyPath?.rows.map((row) => `${row.library}@${row.concurrency}`)).toEqual(
       [1, 4].flatMap((concurrency) => tinyConfig.libraries.map((library) => `${library}@${concurrency}`))
@@ -117,11 +62,14 @@ describe("pnpm bench, a tiny run of every section", () => {
     ])
     expect(results.memory?.rows.map((row) => row.library)).toEqual(["effect-retry-transient", "effect-http-resilience"])
     expect(results.contention?.cells).toHaveLength(backoffModes.length * 2)
-    expect(results.contention?.retryBudget).toMatch(/not measured yet/)
+    expect(results.contention?.withBudget).toHaveLength(backoffModes.length * 2)
+    for (const cell of results.contention?.cells ?? []) expect(cell.gaveUp).toBe(0)
+    expect(results.contention?.retryBudget).toMatch(/default `RetryBudget`/)
+    expect([results.outage, results.sparse, results.breaker]).toEqual([null, null, null])
   })
 
   it("prints one markdown table per benchmark, with the expected rows and columns", () => {
-    const { markdown } = output
+    const { markdown } = run.output()
     expectTable(tableAfter(markdown, "## 1. Happy path"), 11, labels)
     expectTable(tableAfter(markdown, "## 2. Cost of a retry"), 8, retryLabels)
     expectTable(tableAfter(markdown, "## 3. Memory and sockets"), 9, retryLabels)
@@ -134,13 +82,15 @@ describe("pnpm bench, a tiny run of every section", () => {
     ]
     expectTable(tableAfter(markdown, "Total write calls"), 3, modes)
     expectTable(tableAfter(markdown, "Simulated seconds"), 3, modes)
-    expect(markdown).toMatch(/Retry budget: not measured yet/)
+    const budget = tableAfter(markdown, "With a retry budget")
+    expectTable(budget, 1 + 2 * 3, modes)
+    expect(budget[0]).toEqual(["backoff", ...[5, 10].flatMap((n) => [`N=${n} writes`, `N=${n} gave up`, `N=${n} s`])])
     expect(markdown).not.toMatch(/TODO/)
   })
 
   it("draws the throughput ratios as bars and the contention as lines, in well-formed SVG", async () => {
-    const throughput = await Fs.readFile(Path.join(outDir, "throughput.svg"), "utf8")
-    const contention = await Fs.readFile(Path.join(outDir, "contention.svg"), "utf8")
+    const throughput = await Fs.readFile(Path.join(run.outDir(), "throughput.svg"), "utf8")
+    const contention = await Fs.readFile(Path.join(run.outDir(), "contention.svg"), "utf8")
     for (const svg of [throughput, contention]) {
       expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true)
       expect(svg.trim().endsWith("</svg>")).toBe(true)
@@ -163,7 +113,7 @@ describe("pnpm bench, a tiny run of every section", () => {
     expect(committed).toContain(Path.join(committedResultsDir, "latest.json"))
     const quickDir = outDirOf(parseCommandLine(["--", "--quick"]))
     // Every file this run wrote, where `pnpm bench -- --quick` would write it.
-    const quickFiles = output.files.map((file) => Path.join(quickDir, Path.basename(file)))
+    const quickFiles = run.output().files.map((file) => Path.join(quickDir, Path.basename(file)))
     expect(quickFiles).toHaveLength(4)
     for (const file of quickFiles) {
       expect(committed, `${file} is a committed result`).not.toContain(file)
@@ -183,6 +133,22 @@ describe("the contention simulator", () => {
     expect(run.writeCalls).toBeGreaterThanOrEqual(20)
   })
 
+  it("with the default budget shared by the clients, retries at most 10% of the calls plus the floor, and a refused client gives up", () => {
+    const schedule = RetryPolicy.toSchedule(policyFor("none"))
+    for (const clients of [25, 100]) {
+      const run = simulate(clients, schedule, 3, defaultNetwork, {})
+      expect(run.completed).toBe(true)
+      // Finagle's bound holds within 9/10 of its 10 s ttl: N calls, at most ratio × N + 100 retries.
+      expect(run.completionMillis).toBeLessThan(9_000)
+      expect(run.writeCalls - clients).toBeLessThanOrEqual(Math.ceil(clients * 0.1) + 100)
+      expect(run.gaveUp).toBeGreaterThan(0)
+      expect(simulate(clients, schedule, 3, defaultNetwork, {})).toEqual(run)
+    }
+    const unbudgeted = simulate(100, schedule, 3)
+    expect(unbudgeted.gaveUp).toBe(0)
+    expect(unbudgeted.writeCalls - 100).toBeGreaterThan(110)
+  })
+
   it("reports every mode and client count", () => {
     const cells = runContention([3, 6], 2)
     expect(cells.map((cell) => `${cell.mode}/${cell.clients}`)).toEqual(
@@ -196,7 +162,7 @@ describe("the command line", () => {
   it("reads --quick, --only and --out, ignores a --, and rejects anything else", () => {
     expect(parseCommandLine([])).toEqual({
       quick: false,
-      sections: ["happy", "retry", "memory", "contention"],
+      sections: ["happy", "retry", "memory", "outage", "sparse", "breaker", "contention"],
       outDir: undefined
     })
     expect(parseCommandLine(["--", "--quick", "--only=happy,contention", "--out=/tmp/x"])).toEqual({
@@ -204,6 +170,7 @@ describe("the command line", () => {
       sections: ["happy", "contention"],
       outDir: "/tmp/x"
     })
+    expect(parseCommandLine(["--only=outage,sparse,breaker"]).sections).toEqual(["outage", "sparse", "breaker"])
     expect(() => parseCommandLine(["--only=nope"])).toThrow(/unknown section/)
     expect(() => parseCommandLine(["--fast"])).toThrow(/unknown option/)
   })
