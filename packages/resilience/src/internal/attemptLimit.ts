@@ -8,7 +8,6 @@ import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import { globalValue } from "effect/GlobalValue"
 import * as Option from "effect/Option"
 import * as HttpFailure from "../HttpFailure.js"
@@ -188,31 +187,39 @@ const withSignal = <A, E, R, E2, R2>(
       controller.abort(new Error(`no response within ${limitMillis} ms`))
     }, limitMillis)
     let answeredByAnother = false
-    const sent = Effect.tap(send, (response) => {
+    const sent = Effect.map(send, (response) => {
       responseControllers.set(response, controller)
       // The transport may answer with a copy of our request (trace headers added): only another
       // URL means another request answered.
       answeredByAnother = response.request.url !== request.url
       // A limit on the headers alone ends with them: the body is the caller's.
       if (!coversBody) clearTimeout(timer)
+      return response
     })
-    return Effect.onExit(use(sent), (exit) => {
+    const settle = (): void => {
       clearTimeout(timer)
       scopedRequests.delete(request)
       if (!controller.signalTaken || answeredByAnother) state.signal = "lost"
       else if (state.signal === "unproven") state.signal = "reaches"
-      // A failed or interrupted attempt leaves nothing open, but for a transient status's
-      // response, held to be drained (and then ended) before the wait. A success's response is
-      // released by whoever holds it.
-      if (Exit.isFailure(exit) && !holdsResponse(exit.cause)) controller.abort(released)
-      return Effect.void
-    }).pipe(
-      Effect.catchAllCause(
-        (cause): Effect.Effect<never, E2 | HttpFailure.ConnectionError> =>
+    }
+    // One uninterruptible frame, as the platform's own exchange has: an interruption, a failure
+    // and a success all settle here.
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.matchCauseEffect(restore(use(sent)), {
+        onSuccess: (value) => {
+          settle()
+          return Effect.succeed(value)
+        },
+        onFailure: (cause): Effect.Effect<never, E2 | HttpFailure.ConnectionError> => {
+          settle()
+          // A failed or interrupted attempt leaves nothing open, but for a transient status's
+          // response, held to be drained (and then ended) before the wait.
+          if (!holdsResponse(cause)) controller.abort(released)
           // Past the limit, whatever the abort made of the exchange is a timeout.
-          expired && !Cause.isInterruptedOnly(cause)
+          return expired && !Cause.isInterruptedOnly(cause)
             ? Effect.fail(timedOut(attempt, limitMillis))
             : Effect.failCause(cause)
-      )
+        }
+      })
     )
   })

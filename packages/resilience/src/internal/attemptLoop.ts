@@ -165,7 +165,7 @@ export const run = <A, E, R, E2, R2>(
     // The decision's failure says why, as the one handed back does; `giveUp` gets the failure
     // as it came, the key to its held response.
     const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) => {
-      metrics.giveUps.unsafeUpdate(1, origin.giveUpLabels(reason))
+      metrics.giveUps.unsafeUpdate(1, origin.giveUpLabels(request.method, reason))
       return Effect.zipRight(
         decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason }),
         giveUp(failure, reason)
@@ -178,12 +178,23 @@ export const run = <A, E, R, E2, R2>(
       limitMillis: number,
       previous: HttpFailure.HttpFailure | undefined
     ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
-      metrics.attempts.unsafeUpdate(1, attemptLabels)
       const sent = attemptOnce(attempt, limitMillis)
       const counted =
         syncBudget !== undefined && !syncBudget.countsSuccesses ? sent : Effect.tap(sent, () => budgetSuccess(previous))
-      if (breaker === undefined) return counted
-      return Effect.flatMap(breaker, (circuits) => circuits.execute(counted, origin.key, overload.breakerOutcome))
+      const countSent = (): void => {
+        metrics.attempts.unsafeUpdate(1, attemptLabels)
+        if (previous !== undefined) metrics.retries.unsafeUpdate(1, attemptLabels)
+      }
+      if (breaker === undefined) {
+        countSent()
+        return counted
+      }
+      // Counted once the breaker lets it through: a rejected attempt is never sent.
+      const admitted = Effect.suspend(() => {
+        countSent()
+        return counted
+      })
+      return Effect.flatMap(breaker, (circuits) => circuits.execute(admitted, origin.key, overload.breakerOutcome))
     }
 
     // What follows an attempt's failure: an open circuit ends the call at once, with the last
@@ -239,12 +250,14 @@ export const run = <A, E, R, E2, R2>(
           if (now + waitMillis >= deadline) return stop(failure, "deadline-exceeded")
           return Effect.flatMap(askBudget(failure, now), (allowed) => {
             if (!allowed) return stop(failure, "retry-budget-exhausted")
-            metrics.retries.unsafeUpdate(1, attemptLabels)
             const attempt: Attempt = { request, attempt: failure.attempt + 1 }
             const limit = Math.min(policy.attemptTimeoutMillis, deadline - now - waitMillis)
-            const resend = Effect.catchAll(
-              Effect.annotateSpans(guarded(attempt, limit, failure), "http.request.resend_count", failure.attempt),
-              onAttemptFailure(attempt, failure, next)
+            // Built once the wait is over: a wait that is interrupted sends, and counts, nothing.
+            const resend = Effect.suspend(() =>
+              Effect.catchAll(
+                Effect.annotateSpans(guarded(attempt, limit, failure), "http.request.resend_count", failure.attempt),
+                onAttemptFailure(attempt, failure, next)
+              )
             )
             return decisions
               .report(retryDecisionOf(out, failure, waitMillis))
@@ -271,5 +284,4 @@ const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => P
 
 const isOtherError = <E>(
   error: E | HttpFailure.HttpFailure | CircuitBreaker.CircuitOpen
-): error is Exclude<E, HttpFailure.HttpFailure> =>
-  !isCircuitOpen(error) && !HttpFailure.isHttpFailure(error)
+): error is Exclude<E, HttpFailure.HttpFailure> => !isCircuitOpen(error) && !HttpFailure.isHttpFailure(error)

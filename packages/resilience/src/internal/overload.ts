@@ -67,7 +67,7 @@ export interface Origin {
   readonly key: string
   /** Labels by method, each array made once: the metric hooks are cached by array identity. */
   readonly labels: (method: string) => ReadonlyArray<MetricLabel.MetricLabel>
-  readonly giveUpLabels: (reason: RetryPolicy.GiveUpReason) => ReadonlyArray<MetricLabel.MetricLabel>
+  readonly giveUpLabels: (method: string, reason: RetryPolicy.GiveUpReason) => ReadonlyArray<MetricLabel.MetricLabel>
 }
 
 const makeOrigin = (key: string): Origin => {
@@ -84,11 +84,16 @@ const makeOrigin = (key: string): Origin => {
       }
       return labels
     },
-    giveUpLabels: (reason) => {
-      let labels = byReason.get(reason)
+    giveUpLabels: (method, reason) => {
+      const key = `${method} ${reason}`
+      let labels = byReason.get(key)
       if (labels === undefined) {
-        labels = [...base, MetricLabel.make(metrics.attribute.giveUpReason, reason)]
-        byReason.set(reason, labels)
+        labels = [
+          ...base,
+          MetricLabel.make(metrics.attribute.requestMethod, method),
+          MetricLabel.make(metrics.attribute.giveUpReason, reason)
+        ]
+        byReason.set(key, labels)
       }
       return labels
     }

@@ -81,7 +81,11 @@ const bindToScope = (
     Scope.addFinalizer(
       scope,
       Effect.suspend(() =>
-        tracked.bodyTaken ? Effect.sync(() => attemptLimit.endRequest(response)) : attemptLimit.release(response)
+        tracked.bodyRead
+          ? Effect.void
+          : tracked.bodyTaken
+            ? Effect.sync(() => attemptLimit.endRequest(response))
+            : attemptLimit.release(response)
       )
     ),
     tracked
