@@ -220,6 +220,11 @@ export const contentionTables = (result: ContentionResult): string => {
   ].join("\n")
 }
 
+const unrefusingBudgetNote =
+  "Every call here fails at least once, so this library runs with a retry budget that never runs dry " +
+  "(`retryBudget: { ratio: 1000 }`): the default one would refuse most of these retries, as it should; " +
+  "its bookkeeping is paid all the same."
+
 const percent = (share: number): string => fixed(share * 100, 1)
 
 export const outageTable = (result: OutageResult): string => {
@@ -310,7 +315,7 @@ export const renderMarkdown = (results: BenchResults): string => {
       "",
       "Per retry: the CPU time and JS heap bytes of a call retried once, minus those of a plain call in the same " +
         "round (the second exchange included). got and undici's `RetryAgent` are told to retry at once " +
-        "(they would wait 1 s and 500 ms on `Retry-After: 0`).",
+        `(they would wait 1 s and 500 ms on \`Retry-After: 0\`). ${unrefusingBudgetNote}`,
       "",
       retryCostTable(results.retryCost)
     )
@@ -323,7 +328,8 @@ export const renderMarkdown = (results: BenchResults): string => {
       "",
       "Connections opened per round and, of those, still open after it (a warm-up round fills the pools " +
         "first), as the server counts them; active sockets: TCP sockets still keeping the client process alive " +
-        "after its last round (pooled idle sockets do not). Heap Δ: heap used after a forced GC minus before.",
+        "after its last round (pooled idle sockets do not). Heap Δ: heap used after a forced GC minus before. " +
+        unrefusingBudgetNote,
       "",
       memoryTable(results.memory)
     )
