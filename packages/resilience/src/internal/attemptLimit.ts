@@ -12,7 +12,7 @@ import { globalValue } from "effect/GlobalValue"
 import * as Option from "effect/Option"
 import * as HttpFailure from "../HttpFailure.js"
 import { type Attempt, connectionError } from "./classify.js"
-import { drain } from "./responseBody.js"
+import { bodyReadTimeout, boundElsewhere, drain, drainWithin } from "./responseBody.js"
 import * as timeout from "./timeout.js"
 
 /*
@@ -102,17 +102,22 @@ const responseControllers = new WeakMap<HttpClientResponse.HttpClientResponse, A
 /**
  * Releases a response nobody will read: drained when small, aborted when large or slow, and
  * then its attempt's request ended, so nothing of it is left open whatever the server does.
+ * With the attempt's controller at hand, a plain timer bounds the drain (aborting the request
+ * ends the read) where a forked race would cost more than the rest of a retry.
  *
  * @internal
  */
 export const release = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> => {
   const controller = responseControllers.get(response)
-  return controller === undefined
-    ? drain(response)
-    : Effect.ensuring(
-        drain(response),
-        Effect.sync(() => controller.abort(released))
-      )
+  if (controller === undefined) return drain(response)
+  return Effect.suspend(() => {
+    const timer = setTimeout(() => controller.abort(released), Duration.toMillis(bodyReadTimeout))
+    // If this is interrupted, the timer still ends the request.
+    return Effect.map(drainWithin(response, boundElsewhere, true), (readToItsEnd) => {
+      clearTimeout(timer)
+      if (!readToItsEnd) controller.abort(released)
+    })
+  })
 }
 
 /**

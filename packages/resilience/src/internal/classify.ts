@@ -2,7 +2,6 @@ import { isUnrecoverableCause } from "@effect-http-resilience/core/TransportFail
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpFailure from "../HttpFailure.js"
 import { readSnippet } from "./responseBody.js"
@@ -39,6 +38,7 @@ export const decodeError = (attempt: Attempt, status: number, cause: unknown): H
 const transientStatus = (
   attempt: Attempt,
   response: HttpClientResponse.HttpClientResponse,
+  headers: HttpClientResponse.HttpClientResponse["headers"],
   delay: HttpFailure.TransientStatus["retryAfter"]
 ): HttpFailure.TransientStatus => {
   const limit = Error.stackTraceLimit
@@ -48,7 +48,7 @@ const transientStatus = (
       request: attempt.request,
       attempt: attempt.attempt,
       status: response.status,
-      headers: response.headers,
+      headers,
       retryAfter: delay
     })
   } finally {
@@ -105,8 +105,11 @@ export const classifyResponse = (
   const status = response.status
   if (isSuccess(status)) return Effect.succeed(response)
   if (isTransientStatus(status)) {
-    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const failure = transientStatus(attempt, response, retryAfter.ofTransientResponse(status, response.headers, now))
+    return Effect.clockWith((clock) => {
+      // Some transports build the headers anew on every access: read them once.
+      const headers = response.headers
+      const delay = retryAfter.ofTransientResponse(status, headers, clock.unsafeCurrentTimeMillis())
+      const failure = transientStatus(attempt, response, headers, delay)
       heldResponses.set(failure, response)
       return Effect.fail(failure)
     })

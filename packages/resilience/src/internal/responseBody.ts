@@ -47,13 +47,29 @@ const collectAtMost = (
     }
   )
 
-// Never fails: `undefined` when the body could not be read in time.
+/**
+ * How a read is bounded in time: `undefined` when too late.
+ *
+ * @internal
+ */
+export type Bound = <A, E>(read: Effect.Effect<A, E>) => Effect.Effect<A, E | undefined>
+
+/**
+ * No bound of its own: for a body whose request a timer of the caller's aborts when it is too
+ * late, which ends the read.
+ *
+ * @internal
+ */
+export const boundElsewhere: Bound = (read) => read
+
+// Never fails: `undefined` when the body could not be read (in time).
 const readAtMost = (
   response: HttpClientResponse.HttpClientResponse,
-  maxBytes: number
+  maxBytes: number,
+  bound: Bound = withinReadTime
 ): Effect.Effect<Collected | undefined> =>
   collectAtMost(response, maxBytes).pipe(
-    withinReadTime,
+    bound,
     Effect.orElseSucceed(() => undefined)
   )
 
@@ -74,15 +90,34 @@ const abortBody = (response: HttpClientResponse.HttpClientResponse): Effect.Effe
  *
  * @internal
  */
-export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> => {
+export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+  Effect.asVoid(drainWithin(response, withinReadTime, false))
+
+/**
+ * Reads a small body to its end within `bound`: `true` when it was, `false` when it was too
+ * large, too slow or broke off. A too large body is aborted here unless `abortable` says the
+ * caller will end its request itself. Never fails.
+ *
+ * @internal
+ */
+export const drainWithin = (
+  response: HttpClientResponse.HttpClientResponse,
+  bound: Bound,
+  abortable: boolean
+): Effect.Effect<boolean> => {
   const length = declaredLength(response)
-  if (length === 0) return Effect.void
-  if (length !== undefined && length > drainMaxBytes) return abortBody(response)
+  if (length === 0) return Effect.succeed(true)
+  if (length !== undefined && length > drainMaxBytes) {
+    return abortable ? Effect.succeed(false) : Effect.as(abortBody(response), false)
+  }
   // A declared length bounds the body: read it whole, without a stream around it.
   if (length !== undefined) {
-    return Effect.ignore(withinReadTime(response.arrayBuffer))
+    return Effect.match(bound(response.arrayBuffer), { onFailure: () => false, onSuccess: () => true })
   }
-  return Effect.asVoid(readAtMost(response, drainMaxBytes))
+  return Effect.map(
+    readAtMost(response, drainMaxBytes, bound),
+    (collected) => collected !== undefined && collected.size <= drainMaxBytes
+  )
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false })

@@ -155,7 +155,12 @@ export const syncBudgets = new WeakMap<RetryBudget.RetryBudget.Service, SyncBudg
 
 /** @internal */
 export const makeService = (settings: core.RetryBudgetSettings): RetryBudget.RetryBudget.Service => {
-  if (settings._tag === "None") return unlimitedService(toPublicSettings(settings))
+  if (settings._tag === "None") {
+    const unlimited = unlimitedService(toPublicSettings(settings))
+    const unlimitedState = core.makeRetryBudgetState(settings, 0)
+    syncBudgets.set(unlimited, { countsSuccesses: false, stateFor: () => unlimitedState, refused: () => {} })
+    return unlimited
+  }
   const table = new OriginTable<Entry>(
     (origin, nowMillis) => ({
       state: core.makeRetryBudgetState(settings, nowMillis),
