@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import type * as RetryBudget from "./RetryBudget.js"
+import * as Settings from "./Settings.js"
 
 /**
  * A bad setting: which one (relative name), why, and the value given.
@@ -34,7 +34,7 @@ import type * as RetryBudget from "./RetryBudget.js"
  * @since 0.1.0
  * @category models
  */
-export type InvalidSetting = RetryBudget.InvalidSetting
+export type InvalidSetting = Settings.InvalidSetting
 
 /**
  * The four states of a circuit; `Isolated` is held open by hand until closed.
@@ -547,6 +547,14 @@ export class CircuitBreakerMachine {
     }
   }
 
+  /**
+   * Applies an outcome known by its generation alone, as Effect 4's `CircuitBreakerStore`
+   * records it: within one generation of a half-open circuit there is only the probe.
+   */
+  reportGeneration(nowMillis: number, generation: number, outcome: Outcome): Transition | undefined {
+    return this.report(nowMillis, { generation, probe: this.state === "HalfOpen" }, outcome)
+  }
+
   private open(nowMillis: number, from: "Closed" | "HalfOpen", retryAfterMillis: number | undefined): Transition {
     const breakMillis = this.breakMillisFor(retryAfterMillis)
     this.state = "Open"
@@ -604,3 +612,137 @@ export class CircuitBreakerMachine {
     return this.state === "Closed" && this.health.isEmpty(nowMillis)
   }
 }
+
+/**
+ * What a failed attempt tells the breaker: the server failed to answer (a transient status, a
+ * timeout, a connection failure; with the server's `Retry-After` to lengthen a break), it
+ * answered (a permanent status or a body that did not decode: a success for the breaker), or
+ * nothing (a 429 is the caller's quota, not the origin's health; a request that could not be
+ * sent).
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * CircuitBreaker.outcomeOfFailure({ _tag: "TransientStatus", status: 503 }, 2_000) // { _tag: "Failure", retryAfterMillis: 2000 }
+ * CircuitBreaker.outcomeOfFailure({ _tag: "TransientStatus", status: 429 }, 2_000) // { _tag: "Ignored" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const outcomeOfFailure = (
+  failure: { readonly _tag: string; readonly status?: number | undefined; readonly reason?: string | undefined },
+  retryAfterMillis: number | undefined
+): Outcome => {
+  switch (failure._tag) {
+    case "TransientStatus":
+      if (failure.status === 429) return { _tag: "Ignored" }
+      return retryAfterMillis === undefined ? { _tag: "Failure" } : { _tag: "Failure", retryAfterMillis }
+    case "ConnectionError":
+      return failure.reason === "Timeout" || failure.reason === "Transport" ? { _tag: "Failure" } : { _tag: "Ignored" }
+    case "PermanentStatus":
+    case "DecodeError":
+      return { _tag: "Success" }
+    default:
+      return { _tag: "Ignored" }
+  }
+}
+
+const prefix = "circuitBreaker"
+const tripPolicyBuilt = "must be built with CircuitBreaker.sampling or CircuitBreaker.consecutive"
+
+const optionalMillis = <D>(
+  codec: Settings.DurationCodec<D>,
+  option: string,
+  input: unknown,
+  fallback: number
+): Settings.Checked<number> =>
+  input === undefined ? Settings.valid(fallback) : Settings.durationMillis(codec, option, input)
+
+const tripPolicyOf = <D>(codec: Settings.DurationCodec<D>, input: unknown): Settings.Checked<TripPolicy> => {
+  const option = `${prefix}.tripPolicy`
+  if (input === undefined) return Settings.valid(breakerDefaults.tripPolicy)
+  if (typeof input !== "object" || input === null || !("_tag" in input))
+    return Settings.invalid(option, tripPolicyBuilt, input)
+  if (input._tag === "Consecutive" && "failures" in input) {
+    const policy: ConsecutivePolicy = { _tag: "Consecutive", failures: Settings.numberOr(input.failures, Number.NaN) }
+    const problem = checkSettings({ ...breakerDefaults, tripPolicy: policy })
+    return Settings.fromCheck(option, policy, problem, { failures: input.failures })
+  }
+  if (input._tag !== "Sampling" || !("options" in input)) return Settings.invalid(option, tripPolicyBuilt, input)
+  return Settings.andThen(
+    Settings.optionsRecord(option, input.options, ["failureRatio", "minimumThroughput", "samplingDuration"]),
+    (given) =>
+      Settings.andThen(
+        optionalMillis(
+          codec,
+          `${option}.samplingDuration`,
+          given.samplingDuration,
+          samplingDefaults.samplingDurationMillis
+        ),
+        (samplingDurationMillis) => {
+          const policy: SamplingPolicy = {
+            _tag: "Sampling",
+            failureRatio: Settings.numberOr(given.failureRatio, samplingDefaults.failureRatio),
+            minimumThroughput: Settings.numberOr(given.minimumThroughput, samplingDefaults.minimumThroughput),
+            samplingDurationMillis
+          }
+          return Settings.fromCheck(option, policy, checkSettings({ ...breakerDefaults, tripPolicy: policy }), given)
+        }
+      )
+  )
+}
+
+/**
+ * Resolves a breaker's options record (`tripPolicy` built by `sampling` or `consecutive`,
+ * `breakDuration`, `maxBreakDuration`, and an `onStateChange` function that only the library
+ * calls) into settings. Bad options are named in full (`"circuitBreaker.breakDuration"`), with
+ * the value as given.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker, Settings } from "@effect-http-resilience/core"
+ *
+ * declare const codec: Settings.DurationCodec<number>
+ * CircuitBreaker.resolveOptions({ breakDuration: 10_000 }, codec) // Valid: breaks of 10 s
+ * ```
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const resolveOptions = <D>(
+  input: unknown,
+  codec: Settings.DurationCodec<D>
+): Settings.Checked<BreakerSettings> =>
+  Settings.andThen(
+    Settings.optionsRecord(prefix, input, ["tripPolicy", "breakDuration", "maxBreakDuration", "onStateChange"]),
+    (given) =>
+      Settings.andThen(
+        Settings.all({
+          tripPolicy: tripPolicyOf(codec, given.tripPolicy),
+          breakDurationMillis: optionalMillis(
+            codec,
+            `${prefix}.breakDuration`,
+            given.breakDuration,
+            breakerDefaults.breakDurationMillis
+          ),
+          maxBreakDurationMillis: optionalMillis(
+            codec,
+            `${prefix}.maxBreakDuration`,
+            given.maxBreakDuration,
+            breakerDefaults.maxBreakDurationMillis
+          )
+        }),
+        (settings): Settings.Checked<BreakerSettings> => {
+          if (given.onStateChange !== undefined && typeof given.onStateChange !== "function") {
+            return Settings.invalid(
+              `${prefix}.onStateChange`,
+              "must be a function returning an Effect",
+              given.onStateChange
+            )
+          }
+          return Settings.fromCheck(prefix, settings, checkSettings(settings), given)
+        }
+      )
+  )

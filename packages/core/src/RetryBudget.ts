@@ -17,6 +17,7 @@
  *
  * @since 0.1.0
  */
+import * as Settings from "./Settings.js"
 
 /**
  * What a failed attempt was, as far as a budget cares.
@@ -47,11 +48,7 @@ export type FailureKind = "transient-status" | "timeout" | "connection"
  * @since 0.1.0
  * @category models
  */
-export interface InvalidSetting {
-  readonly option: string
-  readonly reason: string
-  readonly value: unknown
-}
+export type InvalidSetting = Settings.InvalidSetting
 
 /**
  * The budget of one origin, following the protocol of this module.
@@ -493,5 +490,138 @@ export const makeRetryBudgetState = (settings: RetryBudgetSettings, nowMillis: n
       return new AwsQuotaBudget(settings)
     case "None":
       return unlimited
+  }
+}
+
+/**
+ * What a failed attempt tells a budget: the kind of trouble, or `undefined` for failures that
+ * say nothing about the origin's health (a permanent status, a body that did not decode, a
+ * request that could not be sent, an unrecoverable transport failure).
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "@effect-http-resilience/core"
+ *
+ * RetryBudget.failureKindOf({ _tag: "ConnectionError", reason: "Timeout" }) // "timeout"
+ * RetryBudget.failureKindOf({ _tag: "PermanentStatus" }) // undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const failureKindOf = (failure: {
+  readonly _tag: string
+  readonly reason?: string | undefined
+}): FailureKind | undefined => {
+  switch (failure._tag) {
+    case "TransientStatus":
+      return "transient-status"
+    case "ConnectionError":
+      return failure.reason === "Timeout" ? "timeout" : failure.reason === "Transport" ? "connection" : undefined
+    default:
+      return undefined
+  }
+}
+
+const prefix = "retryBudget"
+
+/**
+ * A budget strategy as the libraries' constructors build it (`RetryBudget.finagle(options)`,
+ * `tokenBucket`, `awsQuota`, `none`), its options as given.
+ *
+ * @example
+ * ```ts
+ * import type { RetryBudget } from "@effect-http-resilience/core"
+ *
+ * const strategy: RetryBudget.StrategyInput = { _tag: "TokenBucket", options: { maxTokens: 20 } }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StrategyInput =
+  | { readonly _tag: "Finagle" | "TokenBucket" | "AwsQuota"; readonly options: unknown }
+  | { readonly _tag: "None" }
+
+const finagleOf = <D>(codec: Settings.DurationCodec<D>, input: unknown): Settings.Checked<FinagleSettings> =>
+  Settings.andThen(Settings.optionsRecord(prefix, input, ["ratio", "minPerSecond", "ttl"]), (given) =>
+    Settings.andThen(
+      given.ttl === undefined
+        ? Settings.valid(finagleDefaults.ttlMillis)
+        : Settings.durationMillis(codec, `${prefix}.ttl`, given.ttl),
+      (ttlMillis) => {
+        const settings: FinagleSettings = {
+          _tag: "Finagle",
+          ratio: Settings.numberOr(given.ratio, finagleDefaults.ratio),
+          minPerSecond: Settings.numberOr(given.minPerSecond, finagleDefaults.minPerSecond),
+          ttlMillis
+        }
+        return Settings.fromCheck(prefix, settings, checkSettings(settings), given)
+      }
+    )
+  )
+
+const tokenBucketOf = (input: unknown): Settings.Checked<TokenBucketSettings> =>
+  Settings.andThen(Settings.optionsRecord(prefix, input, ["maxTokens", "tokenRatio"]), (given) => {
+    const settings: TokenBucketSettings = {
+      _tag: "TokenBucket",
+      maxTokens: Settings.numberOr(given.maxTokens, tokenBucketDefaults.maxTokens),
+      tokenRatio: Settings.numberOr(given.tokenRatio, tokenBucketDefaults.tokenRatio)
+    }
+    return Settings.fromCheck(prefix, settings, checkSettings(settings), given)
+  })
+
+const awsQuotaOf = (input: unknown): Settings.Checked<AwsQuotaSettings> =>
+  Settings.andThen(
+    Settings.optionsRecord(prefix, input, ["capacity", "retryCost", "timeoutRetryCost", "noRetryIncrement"]),
+    (given) => {
+      const settings: AwsQuotaSettings = {
+        _tag: "AwsQuota",
+        capacity: Settings.numberOr(given.capacity, awsQuotaDefaults.capacity),
+        retryCost: Settings.numberOr(given.retryCost, awsQuotaDefaults.retryCost),
+        timeoutRetryCost: Settings.numberOr(given.timeoutRetryCost, awsQuotaDefaults.timeoutRetryCost),
+        noRetryIncrement: Settings.numberOr(given.noRetryIncrement, awsQuotaDefaults.noRetryIncrement)
+      }
+      return Settings.fromCheck(prefix, settings, checkSettings(settings), given)
+    }
+  )
+
+const isStrategy = (input: unknown): input is StrategyInput =>
+  typeof input === "object" && input !== null && "_tag" in input
+
+/**
+ * Resolves what a user gives as a retry budget: `"none"`, a strategy, or Finagle's options
+ * record (the default strategy; `undefined` is its defaults). Bad options are named in full
+ * (`"retryBudget.ratio"`), with the value as given.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget, Settings } from "@effect-http-resilience/core"
+ *
+ * declare const codec: Settings.DurationCodec<number>
+ * RetryBudget.resolveInput({ ratio: 0.2 }, codec) // Valid: Finagle with ratio 0.2
+ * RetryBudget.resolveInput("none", codec) // Valid: { _tag: "None" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const resolveInput = <D>(
+  input: unknown,
+  codec: Settings.DurationCodec<D>
+): Settings.Checked<RetryBudgetSettings> => {
+  if (input === "none") return Settings.valid({ _tag: "None" })
+  if (!isStrategy(input)) return finagleOf(codec, input)
+  switch (input._tag) {
+    case "Finagle":
+      return "options" in input ? finagleOf(codec, input.options) : finagleOf(codec, undefined)
+    case "TokenBucket":
+      return tokenBucketOf("options" in input ? input.options : undefined)
+    case "AwsQuota":
+      return awsQuotaOf("options" in input ? input.options : undefined)
+    case "None":
+      return Settings.valid({ _tag: "None" })
+    default:
+      return Settings.invalid(prefix, "must be RetryBudget.finagle, tokenBucket, awsQuota or none", input)
   }
 }

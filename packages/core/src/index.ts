@@ -69,6 +69,21 @@ export * as Idempotency from "./Idempotency.js"
 export * as Origin from "./Origin.js"
 
 /**
+ * How much of a response body to read, and how.
+ *
+ * @example
+ * ```ts
+ * import { ResponseBody } from "@effect-http-resilience/core"
+ *
+ * ResponseBody.releasePlan({ "content-length": "10" }) // "read-whole"
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as ResponseBody from "./ResponseBody.js"
+
+/**
  * `Retry-After` and rate-limit reset headers, in milliseconds.
  *
  * @example
@@ -97,6 +112,51 @@ export * as RetryAfter from "./RetryAfter.js"
  * @category modules
  */
 export * as RetryBudget from "./RetryBudget.js"
+
+/**
+ * Retry policy options checked over a library's own duration type.
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicyOptions } from "@effect-http-resilience/core"
+ *
+ * RetryPolicyOptions.defaults.maxAttempts // 3
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as RetryPolicyOptions from "./RetryPolicyOptions.js"
+
+/**
+ * What a retry policy decides after a failed attempt: backoff, jitter, cap, Retry-After.
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * RetrySchedule.backoffMillis({ _tag: "Exponential", baseMillis: 500, factor: 2 }, 2) // 1000
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as RetrySchedule from "./RetrySchedule.js"
+
+/**
+ * Checking option records and naming bad values.
+ *
+ * @example
+ * ```ts
+ * import { Settings } from "@effect-http-resilience/core"
+ *
+ * Settings.describeValue(Number.NaN) // "NaN"
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Settings from "./Settings.js"
 
 /**
  * What a transport failure means for a retry.

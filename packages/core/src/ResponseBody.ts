@@ -1,0 +1,168 @@
+/**
+ * How much of a response body to read, and how: release a discarded body (drain a small one so
+ * the connection is reused, abort a large one), keep a bounded snippet of an error body, and
+ * read a body no further than a limit. The reading itself is each library's (Effect streams);
+ * the sizes, the choices and the byte arithmetic are here.
+ *
+ * @since 0.1.0
+ */
+import type { HeaderRecord } from "./RetryAfter.js"
+
+/**
+ * The most of an error body kept for diagnostics: 8 KiB.
+ *
+ * @example
+ * ```ts
+ * import { ResponseBody } from "@effect-http-resilience/core"
+ *
+ * console.log(ResponseBody.snippetMaxBytes) // 8192
+ * ```
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const snippetMaxBytes = 8 * 1024
+
+/**
+ * A discarded body up to this size (64 KiB) is read to its end so the connection can be reused;
+ * a larger one costs more to read than a new connection, so it is aborted instead.
+ *
+ * @example
+ * ```ts
+ * import { ResponseBody } from "@effect-http-resilience/core"
+ *
+ * console.log(ResponseBody.drainMaxBytes) // 65536
+ * ```
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const drainMaxBytes = 64 * 1024
+
+/**
+ * Releasing must not hold up the retry: a body that trickles for longer than this (500 ms) is
+ * aborted, not waited for.
+ *
+ * @example
+ * ```ts
+ * import { ResponseBody } from "@effect-http-resilience/core"
+ *
+ * console.log(ResponseBody.readTimeoutMillis) // 500
+ * ```
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const readTimeoutMillis = 500
+
+/**
+ * The `Content-Length` a response declares, when it is a valid one.
+ *
+ * @example
+ * ```ts
+ * import { ResponseBody } from "@effect-http-resilience/core"
+ *
+ * ResponseBody.declaredLength({ "content-length": "120" }) // 120
+ * ResponseBody.declaredLength({ "content-length": "-1" }) // undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const declaredLength = (headers: HeaderRecord): number | undefined => {
+  const value = headers["content-length"]
+  if (value === undefined) return undefined
+  const length = Number(value)
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined
+}
+
+/**
+ * How to release a body nobody will read: nothing to do (empty), abort it (declared larger
+ * than {@link drainMaxBytes}), read it whole (a declared length within it), or read at most
+ * {@link drainMaxBytes} of it (length unknown).
+ *
+ * @example
+ * ```ts
+ * import { ResponseBody } from "@effect-http-resilience/core"
+ *
+ * ResponseBody.releasePlan({ "content-length": "0" }) // "nothing"
+ * ResponseBody.releasePlan({ "content-length": "1000000" }) // "abort"
+ * ResponseBody.releasePlan({}) // "read-at-most"
+ * ```
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const releasePlan = (headers: HeaderRecord): "nothing" | "abort" | "read-whole" | "read-at-most" => {
+  const length = declaredLength(headers)
+  if (length === 0) return "nothing"
+  if (length === undefined) return "read-at-most"
+  return length > drainMaxBytes ? "abort" : "read-whole"
+}
+
+/**
+ * Chunks of a body as they are read, and how many bytes they hold.
+ *
+ * @example
+ * ```ts
+ * import { ResponseBody } from "@effect-http-resilience/core"
+ *
+ * const collected = new ResponseBody.Collected()
+ * collected.push(new TextEncoder().encode("hello"))
+ * collected.text(3) // "hel"
+ * ```
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export class Collected {
+  readonly chunks: Array<Uint8Array> = []
+  size = 0
+
+  /** Adds a chunk; returns itself, so it folds. */
+  push(chunk: Uint8Array): this {
+    this.chunks.push(chunk)
+    this.size += chunk.byteLength
+    return this
+  }
+
+  /** The first `maxBytes` bytes read. */
+  bytes(maxBytes: number): Uint8Array {
+    const bytes = new Uint8Array(Math.min(this.size, maxBytes))
+    let offset = 0
+    for (const chunk of this.chunks) {
+      if (offset >= bytes.length) break
+      const part = chunk.subarray(0, bytes.length - offset)
+      bytes.set(part, offset)
+      offset += part.length
+    }
+    return bytes
+  }
+
+  /** The first `maxBytes` bytes as UTF-8 text. */
+  text(maxBytes: number): string {
+    return utf8.decode(this.bytes(maxBytes))
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false })
+
+/**
+ * The diagnostic snippet of what was read: its first {@link snippetMaxBytes} as text. A
+ * multi-byte character cut at the limit would decode as U+FFFD: it is dropped rather than shown.
+ *
+ * @example
+ * ```ts
+ * import { ResponseBody } from "@effect-http-resilience/core"
+ *
+ * ResponseBody.snippet(undefined) // ""
+ * ```
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const snippet = (collected: Collected | undefined): string => {
+  if (collected === undefined || collected.size === 0) return ""
+  const text = collected.text(snippetMaxBytes)
+  return collected.size > snippetMaxBytes ? text.replace(/\uFFFD$/, "") : text
+}

@@ -1,0 +1,449 @@
+/**
+ * What a retry policy decides after a failed attempt, as a plain function of the policy, the
+ * state so far, the failure and the time: whether to retry at all (transient? idempotent?
+ * replayable? attempts left? within `maxElapsed`?) and how long to wait (backoff, jitter, cap,
+ * the server's `Retry-After`). Both libraries turn it into an Effect `Schedule`; randomness is
+ * theirs to supply (Effect's `Random` service), so their tests can fix it.
+ *
+ * @since 0.1.0
+ */
+import type { Failure as FailureFacts, GiveUpReason } from "./FailureMessage.js"
+import * as Idempotency from "./Idempotency.js"
+
+/**
+ * How a computed backoff is randomised (base b, cap c, computed backoff v): `"none"` exactly
+ * v; `"full"` uniform in [0, min(c, v)]; `"equal"` uniform in [min(c, v)/2, min(c, v)];
+ * `"decorrelated"` min(c, uniform in [b, 3 × previous wait]).
+ *
+ * @example
+ * ```ts
+ * import type { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * const jitter: RetrySchedule.Jitter = "equal"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Jitter = "none" | "full" | "equal" | "decorrelated"
+
+/**
+ * Where a wait came from: the policy's backoff, or the server's `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * import type { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * const source: RetrySchedule.DelaySource = "retry-after"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DelaySource = "backoff" | "retry-after"
+
+/**
+ * How waits grow, in milliseconds: `base × n` (linear), `base` (constant) or
+ * `base × factor^(n-1)` (exponential) for the n-th retry.
+ *
+ * @example
+ * ```ts
+ * import type { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * const backoff: RetrySchedule.Backoff = { _tag: "Exponential", baseMillis: 500, factor: 2 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Backoff {
+  readonly _tag: "Linear" | "Constant" | "Exponential"
+  readonly baseMillis: number
+  /** Exponential only; ignored by the others. */
+  readonly factor: number
+}
+
+/**
+ * A validated policy in milliseconds (`Infinity` where unbounded).
+ *
+ * @example
+ * ```ts
+ * import type { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * const policy: RetrySchedule.Policy = {
+ *   maxAttempts: 3,
+ *   backoff: { _tag: "Linear", baseMillis: 500, factor: 1 },
+ *   maxDelayMillis: 2_000,
+ *   maxElapsedMillis: Infinity,
+ *   jitter: "none",
+ *   respectRetryAfter: true,
+ *   giveUpOverCap: false
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Policy {
+  readonly maxAttempts: number
+  readonly backoff: Backoff
+  /** Cap on one wait; fractions of a millisecond are dropped. */
+  readonly maxDelayMillis: number
+  readonly maxElapsedMillis: number
+  readonly jitter: Jitter
+  readonly respectRetryAfter: boolean
+  /** A `Retry-After` over the cap stops the schedule instead of waiting the cap. */
+  readonly giveUpOverCap: boolean
+}
+
+/**
+ * What the schedule remembers between failures of one call.
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * declare const policy: RetrySchedule.Policy
+ * const state: RetrySchedule.State = RetrySchedule.initialState(policy)
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface State {
+  readonly failures: number
+  readonly previousDelayMillis: number
+  /** When the first failure was seen; -1 before it. */
+  readonly firstFailureAt: number
+}
+
+/**
+ * What the schedule decided after the failure of `attempt` (1-based), waits in milliseconds.
+ *
+ * @example
+ * ```ts
+ * import type { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * const decision: RetrySchedule.Decision = { _tag: "Retry", attempt: 1, delayMillis: 500, source: "backoff", capped: false }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Decision =
+  | {
+      readonly _tag: "Retry"
+      readonly attempt: number
+      readonly delayMillis: number
+      readonly source: DelaySource
+      /** Whether the wanted wait was cut down to the cap. */
+      readonly capped: boolean
+    }
+  | { readonly _tag: "GiveUp"; readonly attempt: number; readonly reason: GiveUpReason }
+
+/**
+ * A decision and the state after it.
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * declare const policy: RetrySchedule.Policy
+ * const step = RetrySchedule.step(policy, RetrySchedule.initialState(policy), 0, { refusal: undefined, serverDelayMillis: 1_000 })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Step {
+  readonly state: State
+  readonly decision: Decision
+}
+
+/**
+ * A step that needs one uniform random number in [0, 1) to finish: the jitter's draw. Only
+ * asked for when there is a range to draw from, so a policy without jitter draws nothing.
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * declare const planned: RetrySchedule.Step | RetrySchedule.Draw
+ * const step = "complete" in planned ? planned.complete(Math.random()) : planned
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Draw {
+  readonly _tag: "Draw"
+  readonly complete: (uniform: number) => Step
+}
+
+/**
+ * The facts of a failure the schedule decides on: why it must not be retried at all (see
+ * {@link refusal}), and the delay the server asked for, if any.
+ *
+ * @example
+ * ```ts
+ * import type { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * const failure: RetrySchedule.FailureInput = { refusal: undefined, serverDelayMillis: 2_000 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FailureInput {
+  readonly refusal: GiveUpReason | undefined
+  readonly serverDelayMillis: number | undefined
+}
+
+/**
+ * The state before the first failure.
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * declare const policy: RetrySchedule.Policy
+ * RetrySchedule.initialState(policy).failures // 0
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const initialState = (policy: Policy): State => ({
+  failures: 0,
+  previousDelayMillis: policy.backoff.baseMillis,
+  firstFailureAt: -1
+})
+
+/**
+ * The n-th retry's wait before jitter and cap, in milliseconds; n starts at 1.
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * RetrySchedule.backoffMillis({ _tag: "Exponential", baseMillis: 500, factor: 2 }, 3) // 2000
+ * RetrySchedule.backoffMillis({ _tag: "Linear", baseMillis: 500, factor: 1 }, 2) // 1000
+ * ```
+ *
+ * @since 0.1.0
+ * @category arithmetic
+ */
+export const backoffMillis = (backoff: Backoff, retry: number): number => {
+  const base = backoff.baseMillis
+  switch (backoff._tag) {
+    case "Linear":
+      return base * retry
+    case "Constant":
+      return base
+    case "Exponential":
+      // base 0 times an overflowed Infinity would be NaN.
+      return base === 0 ? 0 : base * backoff.factor ** (retry - 1)
+  }
+}
+
+/**
+ * Decides after a failure: give up (and why), or retry after how long. Waits are whole
+ * milliseconds, like the clocks that time them. A server's `Retry-After` (when respected)
+ * replaces the backoff and is never jittered; every wait is capped at `maxDelayMillis`; a wait
+ * that would end more than `maxElapsedMillis` after the first failure is not taken. When the
+ * jitter needs a random number, a {@link Draw} asks for it.
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * const policy: RetrySchedule.Policy = {
+ *   maxAttempts: 3,
+ *   backoff: { _tag: "Linear", baseMillis: 500, factor: 1 },
+ *   maxDelayMillis: 2_000,
+ *   maxElapsedMillis: Infinity,
+ *   jitter: "none",
+ *   respectRetryAfter: true,
+ *   giveUpOverCap: false
+ * }
+ * const first = RetrySchedule.step(policy, RetrySchedule.initialState(policy), 0, {
+ *   refusal: undefined,
+ *   serverDelayMillis: 5_000
+ * })
+ * // { state: …, decision: { _tag: "Retry", attempt: 1, delayMillis: 2000, source: "retry-after", capped: true } }
+ * ```
+ *
+ * @since 0.1.0
+ * @category deciding
+ */
+export const step = (policy: Policy, state: State, nowMillis: number, failure: FailureInput): Step | Draw => {
+  const attempt = state.failures + 1
+  const next: State = {
+    failures: attempt,
+    previousDelayMillis: state.previousDelayMillis,
+    firstFailureAt: state.firstFailureAt < 0 ? nowMillis : state.firstFailureAt
+  }
+  const giveUp = (reason: GiveUpReason): Step => ({ state: next, decision: { _tag: "GiveUp", attempt, reason } })
+  if (failure.refusal !== undefined) return giveUp(failure.refusal)
+  if (attempt >= policy.maxAttempts) return giveUp("attempts-exhausted")
+
+  const maxDelayMillis = Math.floor(policy.maxDelayMillis)
+  const serverDelay = policy.respectRetryAfter ? failure.serverDelayMillis : undefined
+  if (serverDelay !== undefined && serverDelay > maxDelayMillis && policy.giveUpOverCap) {
+    return giveUp("retry-after-exceeds-max-delay")
+  }
+  const computed = backoffMillis(policy.backoff, attempt)
+  // "full" and "equal" jitter draw below the capped backoff: it was cut if the cap lowered it.
+  const backoffOverCap = serverDelay === undefined && policy.jitter !== "decorrelated" && computed > maxDelayMillis
+
+  const finish = (wanted: number, source: DelaySource): Step => {
+    const delayMillis = Math.min(Math.round(wanted), maxDelayMillis)
+    if (nowMillis + delayMillis - next.firstFailureAt > policy.maxElapsedMillis) return giveUp("deadline-exceeded")
+    return {
+      state: { ...next, previousDelayMillis: delayMillis },
+      decision: { _tag: "Retry", attempt, delayMillis, source, capped: backoffOverCap || wanted > maxDelayMillis }
+    }
+  }
+  const uniform = (low: number, high: number): Step | Draw =>
+    high <= low
+      ? finish(low, "backoff")
+      : { _tag: "Draw", complete: (u: number) => finish(low + u * (high - low), "backoff") }
+
+  if (serverDelay !== undefined) return finish(serverDelay, "retry-after")
+  switch (policy.jitter) {
+    case "none":
+      return finish(computed, "backoff")
+    case "full":
+      return uniform(0, Math.min(maxDelayMillis, computed))
+    case "equal": {
+      const capped = Math.min(maxDelayMillis, computed)
+      return uniform(capped / 2, capped)
+    }
+    case "decorrelated": {
+      const base = policy.backoff.baseMillis
+      return uniform(base, Math.max(base, 3 * state.previousDelayMillis))
+    }
+  }
+}
+
+/**
+ * A failure as the retry rules see it: its kind and the request it belongs to.
+ *
+ * @example
+ * ```ts
+ * import type { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * const failure: RetrySchedule.Failure = {
+ *   _tag: "TransientStatus",
+ *   request: { method: "GET", url: "https://api.example.com/", headers: {}, body: { _tag: "Empty" } },
+ *   attempt: 1,
+ *   status: 503
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Failure = FailureFacts & { readonly request: Idempotency.Request }
+
+/**
+ * Whether a failure is of a kind another attempt could cure: a transport failure, a timeout or
+ * a transient status.
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * declare const failure: RetrySchedule.Failure
+ * RetrySchedule.isRetryableKind(failure)
+ * ```
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isRetryableKind = (failure: Pick<FailureFacts, "_tag"> & { readonly reason?: unknown }): boolean =>
+  failure._tag === "TransientStatus" ||
+  (failure._tag === "ConnectionError" && (failure.reason === "Transport" || failure.reason === "Timeout"))
+
+/**
+ * Why a failure must not be retried whatever a schedule says, or `undefined`: not of a
+ * retryable kind (or a status the policy does not count as transient), a non-idempotent request
+ * (unless allowed), or a one-shot body.
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * const post: RetrySchedule.Failure = {
+ *   _tag: "TransientStatus",
+ *   request: { method: "POST", url: "https://api.example.com/orders", headers: {}, body: { _tag: "Empty" } },
+ *   attempt: 1,
+ *   status: 503
+ * }
+ * RetrySchedule.refusal(post, { isTransientStatus: () => true, retryNonIdempotent: false }) // "not-idempotent"
+ * ```
+ *
+ * @since 0.1.0
+ * @category deciding
+ */
+export const refusal = (
+  failure: Failure,
+  policy: { readonly isTransientStatus: (status: number) => boolean; readonly retryNonIdempotent: boolean }
+): GiveUpReason | undefined => {
+  if (!isRetryableKind(failure) || (failure._tag === "TransientStatus" && !policy.isTransientStatus(failure.status))) {
+    return "not-retryable"
+  }
+  if (!policy.retryNonIdempotent && !Idempotency.isIdempotent(failure.request)) return "not-idempotent"
+  if (Idempotency.hasOneShotBody(failure.request)) return "one-shot-body"
+  return undefined
+}
+
+/**
+ * The wait of a schedule that is not a policy, once the server's delay replaces it and the cap
+ * bounds it: `undefined` when the schedule must stop (a server's delay over the cap, with
+ * `giveUpOverCap`).
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * RetrySchedule.withServerDelay(100, 5_000, { capMillis: 2_000, giveUpOverCap: false }) // 2000
+ * RetrySchedule.withServerDelay(100, undefined, { capMillis: 2_000, giveUpOverCap: false }) // 100
+ * RetrySchedule.withServerDelay(100, 5_000, { capMillis: 2_000, giveUpOverCap: true }) // undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category deciding
+ */
+export const withServerDelay = (
+  scheduleDelayMillis: number,
+  serverDelayMillis: number | undefined,
+  options: { readonly capMillis: number; readonly giveUpOverCap: boolean }
+): number | undefined => {
+  if (serverDelayMillis !== undefined && options.giveUpOverCap && serverDelayMillis > options.capMillis)
+    return undefined
+  return Math.min(serverDelayMillis ?? scheduleDelayMillis, options.capMillis)
+}
+
+/**
+ * Where a wait of a schedule that is not a policy came from, inferred from the server's delay:
+ * the server's when it asked for one, and cut when the wait is shorter than what it asked.
+ *
+ * @example
+ * ```ts
+ * import { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * RetrySchedule.inferSource(5_000, 2_000) // { source: "retry-after", capped: true }
+ * RetrySchedule.inferSource(undefined, 300) // { source: "backoff", capped: false }
+ * ```
+ *
+ * @since 0.1.0
+ * @category deciding
+ */
+export const inferSource = (
+  serverDelayMillis: number | undefined,
+  waitMillis: number
+): { readonly source: DelaySource; readonly capped: boolean } =>
+  serverDelayMillis === undefined
+    ? { source: "backoff", capped: false }
+    : { source: "retry-after", capped: serverDelayMillis > waitMillis }
