@@ -16,6 +16,8 @@ export type Answer =
     }
   | { readonly transportError: string }
   | { readonly hang: true }
+  /** Hangs until the request's signal aborts it, then fails as a transport would. */
+  | { readonly hangUntilAborted: true }
 
 /** What the scripted server saw of one request and what became of its response. */
 export interface Exchange {
@@ -95,6 +97,16 @@ export const make = (script: ReadonlyArray<Answer>): ScriptedHttpClient => {
         )
       }
       if ("hang" in answer) return Effect.never
+      if ("hangUntilAborted" in answer) {
+        return Effect.async<never, HttpClientError.RequestError>((resume) => {
+          const abort = () =>
+            resume(
+              Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: signal.reason }))
+            )
+          if (signal.aborted) abort()
+          else signal.addEventListener("abort", abort, { once: true })
+        })
+      }
       const body = statusesWithoutBody.has(answer.status)
         ? null
         : bodyStream(answer.body ?? JSON.stringify({ status: answer.status }), exchange, answer.bodyError)
