@@ -9,6 +9,7 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as Schedule from "effect/Schedule"
@@ -307,7 +308,24 @@ export const layerHttpClient: {
  * @since 0.2.0
  * @category models
  */
-export type Decision = decisions.Decision
+export type Decision =
+  | {
+      readonly _tag: "Retry"
+      /** The failure of the attempt that is retried. */
+      readonly failure: HttpFailure.HttpFailure
+      /** The wait before the next attempt. */
+      readonly delay: Duration.Duration
+      /** Whether the wait is the policy's backoff or the server's `Retry-After`. */
+      readonly source: RetryPolicy.DelaySource
+      /** Whether `maxDelay` cut the wait. */
+      readonly capped: boolean
+    }
+  | {
+      readonly _tag: "GiveUp"
+      /** The failure the call ends with, its `giveUpReason` set. */
+      readonly failure: HttpFailure.HttpFailure
+      readonly reason: RetryPolicy.GiveUpReason
+    }
 
 /**
  * Calls `observer` with every decision that calls made inside `self` take, as Polly's
