@@ -1,7 +1,100 @@
 /**
- * effect-http-resilience for Effect 4 (`effect/http`). Nothing is public yet: the port of the
- * Effect 3 package lands here, and the package stays private until it does (see PORTING.md).
+ * Resilient HTTP calls for Effect 4 programs (`effect/http`): one namespace per module, also
+ * importable on its own as `effect-http-resilience-effect4/<Module>`. The Effect 3 line is
+ * `effect-http-resilience`; both share their Effect-free logic (`@effect-http-resilience/core`).
  *
  * @since 0.1.0
  */
-export {}
+
+/**
+ * A circuit breaker per origin with Polly's sampling semantics, built on Effect 4's own.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience-effect4"
+ *
+ * const BreakerLive = CircuitBreaker.layer({ breakDuration: "10 seconds" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as CircuitBreaker from "./CircuitBreaker.js"
+
+/**
+ * The failures a resilient HTTP call can end with: a tagged union in the error channel.
+ *
+ * @example
+ * ```ts
+ * import type { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const failure: HttpFailure.HttpFailure
+ * console.log(failure._tag, failure.attempt, failure.message)
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as HttpFailure from "./HttpFailure.js"
+
+/**
+ * The resilient client: a combinator for any `HttpClient`, a drop-in layer, and a service.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ * import { ResilientHttpClient } from "effect-http-resilience-effect4"
+ *
+ * const HttpLive = ResilientHttpClient.layerHttpClient({ maxAttempts: 3 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as ResilientHttpClient from "./ResilientHttpClient.js"
+
+/**
+ * `Retry-After` and the rate-limit reset headers as `Duration`s.
+ *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "effect-http-resilience-effect4"
+ *
+ * RetryAfter.parse("120", Date.now()) // Some(2 minutes)
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as RetryAfter from "./RetryAfter.js"
+
+/**
+ * A retry budget per origin (Finagle's by default; gRPC's token bucket and the AWS quota as presets).
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience-effect4"
+ *
+ * const BudgetLive = RetryBudget.layer({ ratio: 0.1 })
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as RetryBudget from "./RetryBudget.js"
+
+/**
+ * Retry policies: plain options, validated once, turned into an Effect `Schedule`.
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience-effect4"
+ *
+ * const policy = RetryPolicy.make({ maxAttempts: 3, backoff: RetryPolicy.linear("500 millis") })
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as RetryPolicy from "./RetryPolicy.js"

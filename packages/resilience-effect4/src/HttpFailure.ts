@@ -1,0 +1,328 @@
+/**
+ * The failures a resilient HTTP call can end with: a tagged union in the error channel.
+ *
+ * Every failure carries the `request` it belongs to and the 1-based `attempt` that produced it,
+ * so the failure a caller finally sees tells how many attempts were made, and once the call
+ * stopped, `giveUpReason` says why; its `message` says all of it in words.
+ *
+ * @since 0.1.0
+ */
+import { describeFailure } from "@effect-http-resilience/core/FailureMessage"
+import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
+import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
+import type * as Headers from "effect/http/Headers"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as Option from "effect/Option"
+import type * as RetryPolicy from "./RetryPolicy.js"
+
+/**
+ * Why no HTTP response arrived.
+ *
+ * - `"Transport"`: the connection was refused, reset or broke before a response (retried).
+ * - `"Timeout"`: no response within the policy's `attemptTimeout` (retried).
+ * - `"InvalidRequest"`: the request could not be sent at all (a malformed URL, a body that
+ *   could not be encoded). Never retried.
+ * - `"Unrecoverable"`: sending again cannot cure it: too many redirects, an unsupported
+ *   protocol, a TLS certificate that does not verify. Never retried.
+ * - `"CircuitOpen"`: not sent: the origin's circuit breaker is open (the `cause` is the
+ *   breaker's rejection, which says when it lets a probe through). Ends the call at once.
+ *
+ * @example
+ * ```ts
+ * import type { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * const retried = (reason: HttpFailure.ConnectionFailureReason): boolean => reason === "Transport" || reason === "Timeout"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest" | "Unrecoverable" | "CircuitOpen"
+
+/**
+ * No HTTP response at all.
+ *
+ * @example
+ * ```ts
+ * import { HttpClientRequest } from "effect/http"
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * const failure = new HttpFailure.ConnectionError({
+ *   request: HttpClientRequest.get("http://127.0.0.1:1/"),
+ *   attempt: 1,
+ *   reason: "Transport",
+ *   cause: new Error("ECONNREFUSED")
+ * })
+ * console.log(failure.message) // "GET http://127.0.0.1:1/: transport failure on attempt 1"
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConnectionError extends Data.TaggedError("ConnectionError")<{
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+  readonly reason: ConnectionFailureReason
+  readonly cause: unknown
+  readonly giveUpReason?: RetryPolicy.GiveUpReason
+}> {
+  override get message(): string {
+    return describeFailure(this)
+  }
+}
+
+/**
+ * A response worth retrying (by default 408, 429, 500, 502, 503, 504). Its body was released
+ * unread; `retryAfter` is the delay the server asked for, if any.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
+ *
+ * const handled = call.pipe(Effect.catchTag("TransientStatus", (e) => Effect.succeed(`${e.status} after ${e.attempt}`)))
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TransientStatus extends Data.TaggedError("TransientStatus")<{
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly retryAfter: Option.Option<Duration.Duration>
+  readonly giveUpReason?: RetryPolicy.GiveUpReason
+}> {
+  override get message(): string {
+    return describeFailure(this)
+  }
+}
+
+/**
+ * A response not worth retrying (any other non-2xx status). `body` is a bounded snippet (at
+ * most 8 KiB, read with a short time limit) for diagnostics, never decoded as data; empty when
+ * unreadable.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
+ *
+ * const notFoundAsEmpty = call.pipe(
+ *   Effect.catchTag("PermanentStatus", (e) => (e.status === 404 ? Effect.succeed("") : Effect.fail(e)))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly body: string
+  readonly giveUpReason?: RetryPolicy.GiveUpReason
+}> {
+  override get message(): string {
+    return describeFailure(this)
+  }
+}
+
+/**
+ * A successful response whose body did not decode (invalid JSON, a schema mismatch, a body
+ * over `maxBodyBytes`). Never retried: the server answered, and would answer the same again.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
+ *
+ * const logged = call.pipe(Effect.tapErrorTag("DecodeError", (e) => Effect.logError(`status ${e.status}`, e.cause)))
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DecodeError extends Data.TaggedError("DecodeError")<{
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+  readonly status: number
+  readonly cause: unknown
+  readonly giveUpReason?: RetryPolicy.GiveUpReason
+}> {
+  override get message(): string {
+    return describeFailure(this)
+  }
+}
+
+/**
+ * The cause of a {@link DecodeError} when a body is larger than the limit (`maxBodyBytes`):
+ * reading stopped at the limit and the connection was released.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const failure: HttpFailure.DecodeError
+ *
+ * const overLimit = HttpFailure.isBodyTooLarge(failure.cause) ? failure.cause.limit : undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{
+  /** The limit, in bytes. */
+  readonly limit: number
+  /** How many bytes were seen when reading stopped, or the declared `Content-Length`. */
+  readonly seen: number
+  /** Whether `seen` is the declared `Content-Length` rather than bytes read. */
+  readonly declared: boolean
+}> {
+  override get message(): string {
+    const size = this.declared ? `it declares ${this.seen}` : `reading stopped after ${this.seen}`
+    return `is larger than the limit of ${this.limit} bytes (${size})`
+  }
+}
+
+/**
+ * Every way a resilient HTTP call can fail.
+ *
+ * @example
+ * ```ts
+ * import type { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * const attempts = (failure: HttpFailure.HttpFailure): number => failure.attempt
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type HttpFailure = ConnectionError | TransientStatus | PermanentStatus | DecodeError
+
+/**
+ * Whether a value is a {@link BodyTooLarge}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * HttpFailure.isBodyTooLarge(new HttpFailure.BodyTooLarge({ limit: 10, seen: 20, declared: true })) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isBodyTooLarge = (u: unknown): u is BodyTooLarge => u instanceof BodyTooLarge
+
+/**
+ * Whether a value is a {@link ConnectionError}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const error: unknown
+ * if (HttpFailure.isConnectionError(error)) console.log(error.reason)
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isConnectionError = (u: unknown): u is ConnectionError => u instanceof ConnectionError
+
+/**
+ * Whether a value is a {@link TransientStatus}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const error: unknown
+ * if (HttpFailure.isTransientStatus(error)) console.log(error.status)
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isTransientStatus = (u: unknown): u is TransientStatus => u instanceof TransientStatus
+
+/**
+ * Whether a value is a {@link PermanentStatus}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const error: unknown
+ * if (HttpFailure.isPermanentStatus(error)) console.log(error.body)
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isPermanentStatus = (u: unknown): u is PermanentStatus => u instanceof PermanentStatus
+
+/**
+ * Whether a value is a {@link DecodeError}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const error: unknown
+ * if (HttpFailure.isDecodeError(error)) console.log(error.cause)
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isDecodeError = (u: unknown): u is DecodeError => u instanceof DecodeError
+
+/**
+ * Whether a value is any of the four {@link HttpFailure} classes.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const call: Effect.Effect<string, unknown>
+ *
+ * const onlyHttp = call.pipe(Effect.catchIf(HttpFailure.isHttpFailure, (e) => Effect.succeed(e._tag)))
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isHttpFailure = (u: unknown): u is HttpFailure =>
+  u instanceof ConnectionError ||
+  u instanceof TransientStatus ||
+  u instanceof PermanentStatus ||
+  u instanceof DecodeError
+
+/**
+ * Whether a failure is of a kind that another attempt could cure: a transport failure, a
+ * timeout or a transient status. Policies add their own conditions (method, attempts left).
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const failure: HttpFailure.HttpFailure
+ * const worthAnotherTry = HttpFailure.isRetryableKind(failure)
+ * ```
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isRetryableKind: (failure: HttpFailure) => boolean = RetrySchedule.isRetryableKind

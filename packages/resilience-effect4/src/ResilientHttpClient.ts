@@ -1,0 +1,306 @@
+/**
+ * An HTTP client that retries what is worth retrying, waits as the server asks (within a cap),
+ * releases every discarded response before waiting, and fails with a tagged `HttpFailure` that
+ * says why it stopped: as a combinator for any Effect 4 `HttpClient`, a drop-in layer, and a
+ * service with `getJson`.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import type * as Layer from "effect/Layer"
+import type * as Schedule from "effect/Schedule"
+import type * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type * as HttpFailure from "./HttpFailure.js"
+import * as internal from "./internal/client.js"
+import * as decisions from "./internal/decisions.js"
+import * as combinator from "./internal/withResilience.js"
+import type * as RetryPolicy from "./RetryPolicy.js"
+
+/**
+ * What decides the retries: a validated `RetryPolicy`, plain policy options (validated when the
+ * client is made), or any `Schedule` over failures. A custom schedule decides when and how
+ * long, but never retries what must not be retried; a server's `Retry-After` still replaces its
+ * wait, capped at the default `maxDelay`; the default limits and budget apply.
+ *
+ * @example
+ * ```ts
+ * import { Schedule } from "effect"
+ * import { type ResilientHttpClient, RetryPolicy } from "effect-http-resilience-effect4"
+ *
+ * const policies: ReadonlyArray<ResilientHttpClient.PolicyInput> = [
+ *   RetryPolicy.make({ maxAttempts: 5 }),
+ *   { maxAttempts: 5 },
+ *   Schedule.spaced("1 second").pipe(Schedule.upTo({ times: 4 }))
+ * ]
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PolicyInput =
+  | RetryPolicy.RetryPolicy
+  | RetryPolicy.Options
+  | Schedule.Schedule<unknown, HttpFailure.HttpFailure>
+
+/**
+ * The service.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer, Schema } from "effect"
+ * import { ResilientHttpClient } from "effect-http-resilience-effect4"
+ *
+ * const Todo = Schema.Struct({ id: Schema.Number, title: Schema.String })
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* ResilientHttpClient.ResilientHttpClient
+ *   return yield* client.getJson("http://127.0.0.1:8080/api/Todos/1", Todo)
+ * }).pipe(Effect.provide(ResilientHttpClient.layer({ maxAttempts: 4 }).pipe(Layer.provide(NodeHttpClient.layerUndici))))
+ * ```
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class ResilientHttpClient extends Context.Service<ResilientHttpClient, ResilientHttpClient.Service>()(
+  "effect-http-resilience-effect4/ResilientHttpClient"
+) {}
+
+/**
+ * The types that belong to the {@link ResilientHttpClient} service.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export declare namespace ResilientHttpClient {
+  /**
+   * `client`, `execute`, `get` and `getJson`, each retrying as the policy says.
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import type { ResilientHttpClient } from "effect-http-resilience-effect4"
+   *
+   * declare const http: ResilientHttpClient.ResilientHttpClient.Service
+   * const status = Effect.scoped(Effect.map(http.get("http://127.0.0.1:8080/api/status/200"), (r) => r.status))
+   * ```
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Service {
+    /** The platform's client with this service's policy (see {@link withResilience}). */
+    readonly client: HttpClient.HttpClient.With<HttpFailure.HttpFailure, Scope.Scope>
+    /**
+     * Sends the request, retrying as the policy says. Succeeds with a 2xx response bound to the
+     * caller's scope: a body still unread when it closes is released then. `attemptTimeout`
+     * limits each attempt until the response headers arrive.
+     */
+    readonly execute: (
+      request: HttpClientRequest.HttpClientRequest
+    ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure, Scope.Scope>
+    /** `execute` of a GET request. */
+    readonly get: (
+      url: string | URL,
+      options?: HttpClientRequest.Options.NoUrl
+    ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure, Scope.Scope>
+    /**
+     * GETs and decodes a JSON body with the schema within each attempt (the time limit covers
+     * the body): nothing is left to release. A body that breaks off is a `ConnectionError`
+     * (retried); invalid JSON, a schema mismatch or a body over `maxBodyBytes` is a
+     * `DecodeError` (never retried).
+     */
+    readonly getJson: <S extends Schema.Constraint>(
+      url: string | URL,
+      schema: S,
+      options?: HttpClientRequest.Options.NoUrl
+    ) => Effect.Effect<S["Type"], HttpFailure.HttpFailure, S["DecodingServices"]>
+  }
+}
+
+/**
+ * Makes the service over the `HttpClient` in context. Plain options are validated (a bad one
+ * fails with `InvalidRetryPolicy`); a validated `RetryPolicy` or a `Schedule` cannot fail.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ * import { ResilientHttpClient } from "effect-http-resilience-effect4"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* ResilientHttpClient.make({ maxAttempts: 2 })
+ *   const response = yield* client.get("http://127.0.0.1:8080/api/status/200")
+ *   return response.status
+ * }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: {
+  (
+    policy: RetryPolicy.RetryPolicy | Schedule.Schedule<unknown, HttpFailure.HttpFailure>
+  ): Effect.Effect<ResilientHttpClient.Service, never, HttpClient.HttpClient>
+  (
+    policy?: PolicyInput
+  ): Effect.Effect<ResilientHttpClient.Service, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient>
+} = internal.make
+
+/**
+ * The service as a layer over the `HttpClient` in context.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ * import { ResilientHttpClient, RetryPolicy } from "effect-http-resilience-effect4"
+ *
+ * const Live = ResilientHttpClient.layer({ maxAttempts: 3, backoff: RetryPolicy.linear("500 millis") }).pipe(
+ *   Layer.provide(FetchHttpClient.layer)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: {
+  (
+    policy: RetryPolicy.RetryPolicy | Schedule.Schedule<unknown, HttpFailure.HttpFailure>
+  ): Layer.Layer<ResilientHttpClient, never, HttpClient.HttpClient>
+  (policy?: PolicyInput): Layer.Layer<ResilientHttpClient, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient>
+} = internal.layer
+
+/**
+ * Makes any Effect 4 `HttpClient` resilient, the way `HttpClient.retryTransient` does, with this
+ * library's rules: bounded retries of what is worth retrying (never a POST without an
+ * `Idempotency-Key`, never a one-shot body), `Retry-After` honoured within `maxDelay`, an attempt
+ * timeout and a total deadline, a retry budget per origin, every discarded response released
+ * before the wait. Every verb and every platform combinator before or after it keeps working. A
+ * non-2xx status becomes a typed `HttpFailure`; the final 2xx response is bound to the caller's
+ * `Scope`. Plain options are validated when applied: a bad one throws `InvalidRetryPolicy`.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect } from "effect"
+ * import { HttpBody, HttpClient, HttpClientRequest } from "effect/http"
+ * import { ResilientHttpClient } from "effect-http-resilience-effect4"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = (yield* HttpClient.HttpClient).pipe(
+ *     HttpClient.mapRequest(HttpClientRequest.prependUrl("http://127.0.0.1:8080")),
+ *     ResilientHttpClient.withResilience({ maxAttempts: 4 })
+ *   )
+ *   const order = yield* client.post("/api/orders", {
+ *     headers: { "idempotency-key": "order-42" }, // a POST is retried only with a key
+ *     body: HttpBody.jsonUnsafe({ sku: "A-1" })
+ *   })
+ *   return order.status
+ * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withResilience: {
+  (
+    policy?: PolicyInput
+  ): <E, R>(
+    self: HttpClient.HttpClient.With<E, R>
+  ) => HttpClient.HttpClient.With<
+    HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
+    R | Scope.Scope
+  >
+  <E, R>(
+    self: HttpClient.HttpClient.With<E, R>,
+    policy?: PolicyInput
+  ): HttpClient.HttpClient.With<HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>, R | Scope.Scope>
+} = combinator.withResilience
+
+/**
+ * A drop-in replacement for the `HttpClient` in context: code that does
+ * `yield* HttpClient.HttpClient` (directly or through `HttpApiClient`) gets this library's
+ * retries, waits, idempotency rules, time limits, budget and release by providing this one
+ * layer, with its types unchanged: errors stay `HttpClientError` (their `description` says why
+ * the call stopped), and a final response of any status is a response.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ * import { HttpClient } from "effect/http"
+ * import { ResilientHttpClient } from "effect-http-resilience-effect4"
+ *
+ * // Existing code, unchanged.
+ * const program = Effect.gen(function* () {
+ *   const client = yield* HttpClient.HttpClient
+ *   const response = yield* client.get("http://127.0.0.1:8080/api/status/200")
+ *   return response.status
+ * })
+ *
+ * const Resilient = ResilientHttpClient.layerHttpClient({ maxAttempts: 4 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * program.pipe(Effect.provide(Resilient))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttpClient: {
+  (
+    policy: RetryPolicy.RetryPolicy | Schedule.Schedule<unknown, HttpFailure.HttpFailure>
+  ): Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient>
+  (policy?: PolicyInput): Layer.Layer<HttpClient.HttpClient, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient>
+} = internal.layerHttpClient
+
+/**
+ * One decision taken after a failed attempt: retry after `delay` (from the backoff or the
+ * server's `Retry-After`, `capped` when `maxDelay` cut it), or give up, and why.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import type { ResilientHttpClient } from "effect-http-resilience-effect4"
+ *
+ * const describe = (decision: ResilientHttpClient.Decision): string =>
+ *   decision._tag === "Retry" ? `retrying in ${Duration.format(decision.delay)}` : `stopped: ${decision.reason}`
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Decision = decisions.Decision
+
+/**
+ * Calls `observer` with every decision that calls made inside `self` take (Polly's `OnRetry`,
+ * ky's and got's retry hooks). Observers nest. Each decision is also an event on the caller's
+ * current span, and a debug log line.
+ *
+ * @example
+ * ```ts
+ * import { Duration, Effect } from "effect"
+ * import { ResilientHttpClient } from "effect-http-resilience-effect4"
+ *
+ * declare const call: Effect.Effect<string>
+ * const observed = call.pipe(
+ *   ResilientHttpClient.observeDecisions((decision) =>
+ *     decision._tag === "Retry" ? Effect.log(`retrying in ${Duration.format(decision.delay)}`) : Effect.log(decision.failure.message)
+ *   )
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category observability
+ */
+export const observeDecisions: {
+  (
+    observer: (decision: Decision) => Effect.Effect<void>
+  ): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  <A, E, R>(self: Effect.Effect<A, E, R>, observer: (decision: Decision) => Effect.Effect<void>): Effect.Effect<A, E, R>
+} = decisions.observeDecisions

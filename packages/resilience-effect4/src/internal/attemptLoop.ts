@@ -1,0 +1,247 @@
+import * as RetryBudgetCore from "@effect-http-resilience/core/RetryBudget"
+import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Predicate from "effect/Predicate"
+import * as Pull from "effect/Pull"
+import * as Schedule from "effect/Schedule"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
+import * as HttpFailure from "../HttpFailure.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
+import * as decisions from "./decisions.js"
+import * as overload from "./overload.js"
+import type { ResolvedPolicy } from "./policyInput.js"
+import { drain } from "./responseBody.js"
+import { serverDelayMillis } from "./retryPolicy.js"
+
+/**
+ * One attempt of a call, given its number and its time limit in milliseconds (`Infinity`:
+ * none). A transient status fails with its response held (see `classify`).
+ *
+ * @internal
+ */
+export type AttemptOnce<A, E, R> = (attempt: Attempt, limitMillis: number) => Effect.Effect<A, E, R>
+
+/**
+ * How a call ends when it stops retrying: the failure (with its response still held, if any)
+ * and why.
+ *
+ * @internal
+ */
+export type GiveUp<A, E, R> = (
+  failure: HttpFailure.HttpFailure,
+  reason: RetryPolicy.GiveUpReason
+) => Effect.Effect<A, E, R>
+
+/**
+ * Bounds an attempt: past `limitMillis` it is interrupted (for an unscoped request the
+ * platform's client then aborts it) and fails with a `ConnectionError` "Timeout". Effect 4's
+ * client keeps the handle that would abort a request without a fiber to itself (`withScope`'s
+ * map is private), so this is `Effect.timeoutOrElse`, a forked race.
+ *
+ * @internal
+ */
+export const limitTime = <A, E, R>(
+  attempt: Attempt,
+  limitMillis: number,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | HttpFailure.ConnectionError, R> =>
+  Number.isFinite(limitMillis)
+    ? Effect.timeoutOrElse(effect, {
+        duration: Duration.millis(limitMillis),
+        orElse: () =>
+          Effect.fail(
+            connectionError(attempt, "Timeout", `no response within ${Duration.format(Duration.millis(limitMillis))}`)
+          )
+      })
+    : effect
+
+/**
+ * Releases the response behind a failure, if one is held: before any wait, and before a
+ * failure is handed back.
+ *
+ * @internal
+ */
+export const releaseHeld = (failure: HttpFailure.HttpFailure): Effect.Effect<void> => {
+  const response = takeHeldResponse(failure)
+  return response === undefined ? Effect.void : drain(response)
+}
+
+/**
+ * The failure, now carrying why the call stopped: a copy with every field and `giveUpReason`.
+ *
+ * @internal
+ */
+export const withGiveUpReason = (
+  failure: HttpFailure.HttpFailure,
+  giveUpReason: RetryPolicy.GiveUpReason
+): HttpFailure.HttpFailure => {
+  switch (failure._tag) {
+    case "ConnectionError":
+      return new HttpFailure.ConnectionError({ ...failure, cause: failure.cause, giveUpReason })
+    case "TransientStatus":
+      return new HttpFailure.TransientStatus({ ...failure, giveUpReason })
+    case "PermanentStatus":
+      return new HttpFailure.PermanentStatus({ ...failure, giveUpReason })
+    case "DecodeError":
+      return new HttpFailure.DecodeError({ ...failure, cause: failure.cause, giveUpReason })
+  }
+}
+
+const isRetryDecision = (out: unknown): out is RetryPolicy.RetryDecision =>
+  Predicate.isTagged(out, "Retry") || Predicate.isTagged(out, "GiveUp")
+
+const giveUpReasonOf = (out: unknown): RetryPolicy.GiveUpReason =>
+  isRetryDecision(out) && out._tag === "GiveUp" ? out.reason : "attempts-exhausted"
+
+// A policy's own decision says where its wait came from; any other schedule's is inferred.
+const retryDecisionOf = (out: unknown, failure: HttpFailure.HttpFailure, waitMillis: number): decisions.Decision =>
+  isRetryDecision(out) && out._tag === "Retry"
+    ? { _tag: "Retry", failure, delay: out.delay, source: out.source, capped: out.capped }
+    : {
+        _tag: "Retry",
+        failure,
+        delay: Duration.millis(waitMillis),
+        ...RetrySchedule.inferSource(serverDelayMillis(failure), waitMillis)
+      }
+
+const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => Predicate.isTagged(error, "CircuitOpen")
+
+const isOtherError = <E>(
+  error: E | HttpFailure.HttpFailure | CircuitBreaker.CircuitOpen
+): error is Exclude<E, HttpFailure.HttpFailure> => !isCircuitOpen(error) && !HttpFailure.isHttpFailure(error)
+
+/**
+ * The attempt loop, the pipeline's retry stage: total deadline -> retry (schedule, retry
+ * budget) -> circuit breaker -> attempt time limit -> transport.
+ *
+ * The first attempt runs with nothing around it but its time limit (and the breaker, when there
+ * is one); only a failure builds the retry machinery (the schedule's step). After each failure:
+ * what must never be retried stops at once; otherwise the schedule decides; a wait that would
+ * end past the total deadline is not started; the origin's retry budget is asked; then the
+ * decision is reported, the discarded response released, and the wait begins. An open circuit
+ * ends the call at once, with no wait: with the last real failure, or with the breaker's
+ * rejection as a `ConnectionError` "CircuitOpen" when nothing was sent yet.
+ *
+ * @internal
+ */
+export const run = <A, E, R, E2, R2>(
+  policy: ResolvedPolicy,
+  request: HttpClientRequest.HttpClientRequest,
+  attemptOnce: AttemptOnce<A, HttpFailure.HttpFailure | E, R>,
+  giveUp: GiveUp<A, E2, R2>
+): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> =>
+  Effect.clockWith((clock) => {
+    const deadline = clock.currentTimeMillisUnsafe() + policy.totalTimeoutMillis
+    const firstLimit = Math.min(policy.attemptTimeoutMillis, policy.totalTimeoutMillis)
+    const { budget, breaker } = policy.guards
+    const origin = overload.originFor(request.url, request.method)
+    type Outcome = Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2>
+    // The schedule's step, made at the first failure: its state is this call's.
+    let step:
+      | ((now: number, failure: HttpFailure.HttpFailure) => Pull.Pull<[unknown, Duration.Duration], never, unknown>)
+      | undefined
+
+    // The decision's failure says why, as the one handed back does; `giveUp` gets the failure
+    // as it came, the key to its held response.
+    const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Outcome =>
+      Effect.andThen(
+        Effect.andThen(
+          origin.giveUp(reason),
+          decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
+        ),
+        giveUp(failure, reason)
+      )
+
+    // An attempt through the breaker, if there is one, which may reject it unsent.
+    const guarded = (
+      attempt: Attempt,
+      limitMillis: number,
+      previous: HttpFailure.HttpFailure | undefined
+    ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
+      const retriedAfter = previous === undefined ? undefined : RetryBudgetCore.failureKindOf(previous)
+      const sent = Effect.tap(attemptOnce(attempt, limitMillis), () => budget.onSuccess(origin.key, retriedAfter))
+      const counted = Effect.andThen(origin.attempts, sent)
+      if (breaker === undefined) return counted
+      return Effect.flatMap(breaker, (circuits) => circuits.execute(counted, origin.key, overload.breakerOutcome))
+    }
+
+    // What follows an attempt's failure: an open circuit ends the call at once; any other
+    // failure goes to the schedule; anything else is the caller's.
+    const onAttemptFailure =
+      (attempt: Attempt, previous: HttpFailure.HttpFailure | undefined) =>
+      (error: HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen): Outcome => {
+        if (isCircuitOpen(error))
+          return stop(previous ?? connectionError(attempt, "CircuitOpen", error), "circuit-open")
+        if (HttpFailure.isHttpFailure(error)) return afterFailure(error)
+        return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
+      }
+
+    // Records the failure with the budget and asks it for a retry: false is a refusal.
+    const askBudget = (failure: HttpFailure.HttpFailure): Effect.Effect<boolean> => {
+      const kind = RetryBudgetCore.failureKindOf(failure)
+      if (kind === undefined) return Effect.succeed(true)
+      return Effect.andThen(budget.onFailure(origin.key, kind), budget.tryRetry(origin.key, kind))
+    }
+
+    const decide = (
+      failure: HttpFailure.HttpFailure,
+      now: number
+    ): Effect.Effect<readonly [unknown, number] | readonly [unknown]> =>
+      Effect.suspend(() => {
+        const stepNow = step!
+        return Pull.matchEffect(stepNow(now, failure), {
+          onSuccess: ([out, delay]) => Effect.succeed([out, Duration.toMillis(delay)] as const),
+          onFailure: Effect.failCause,
+          onDone: (out) => Effect.succeed([out] as const)
+        })
+      })
+
+    const afterFailure = (failure: HttpFailure.HttpFailure): Outcome => {
+      const refusal = policy.refusal(failure)
+      if (refusal !== undefined) return stop(failure, refusal)
+      const stepped =
+        step === undefined
+          ? Effect.map(Schedule.toStep(policy.schedule), (made) => {
+              step = made
+            })
+          : Effect.void
+      return Effect.andThen(
+        stepped,
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.flatMap(decide(failure, now), (decided): Outcome => {
+            const out = decided[0]
+            if (decided.length === 1) return stop(failure, giveUpReasonOf(out))
+            const waitMillis = Math.max(0, decided[1])
+            if (now + waitMillis >= deadline) return stop(failure, "deadline-exceeded")
+            return Effect.flatMap(askBudget(failure), (allowed): Outcome => {
+              if (!allowed) return stop(failure, "retry-budget-exhausted")
+              const attempt: Attempt = { request, attempt: failure.attempt + 1 }
+              const limit = Math.min(policy.attemptTimeoutMillis, deadline - now - waitMillis)
+              const resend = Effect.catch(
+                Effect.annotateSpans(guarded(attempt, limit, failure), "http.request.resend_count", failure.attempt),
+                onAttemptFailure(attempt, failure)
+              )
+              return decisions
+                .report(retryDecisionOf(out, failure, waitMillis))
+                .pipe(
+                  Effect.andThen(releaseHeld(failure)),
+                  Effect.andThen(waitMillis > 0 ? Effect.sleep(Duration.millis(waitMillis)) : Effect.void),
+                  Effect.andThen(origin.retries),
+                  Effect.andThen(resend)
+                )
+            })
+          })
+        )
+      )
+    }
+
+    const firstAttempt: Attempt = { request, attempt: 1 }
+    return Effect.andThen(
+      budget.onRequest(origin.key),
+      Effect.catch(guarded(firstAttempt, firstLimit, undefined), onAttemptFailure(firstAttempt, undefined))
+    )
+  })

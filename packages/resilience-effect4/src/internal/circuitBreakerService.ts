@@ -1,0 +1,369 @@
+import * as core from "@effect-http-resilience/core/CircuitBreaker"
+import { OriginTable } from "@effect-http-resilience/core/Origin"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import { dual } from "effect/Function"
+import * as Metric from "effect/Metric"
+import * as EffectBreaker from "effect/persistence/CircuitBreaker"
+import * as PubSub from "effect/PubSub"
+import * as Result from "effect/Result"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
+import { durationCodec, fromChecked, type InvalidRetryPolicy, type Validated } from "./invalidOption.js"
+import * as metrics from "./metrics.js"
+
+/** @internal */
+export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{
+  readonly origin: string
+  readonly state: "Open" | "HalfOpen" | "Isolated"
+  readonly retryAfter: Duration.Duration
+}> {
+  override get message(): string {
+    const subject = `Circuit breaker for ${this.origin}`
+    if (this.state === "Isolated") return `${subject} is isolated: attempts are rejected until it is closed by hand`
+    const left = Duration.format(this.retryAfter)
+    return this.state === "HalfOpen"
+      ? `${subject} is half-open and its probe is in flight: attempts are rejected until it reports, or for ${left} at most`
+      : `${subject} is open: attempts are rejected for ${left} more, then one probe is let through`
+  }
+}
+
+/** @internal */
+export const sampling = (options: CircuitBreaker.SamplingOptions = {}): CircuitBreaker.TripPolicy => ({
+  _tag: "Sampling",
+  options
+})
+
+/** @internal */
+export const consecutive = (failures: number = core.consecutiveDefaults.failures): CircuitBreaker.TripPolicy => ({
+  _tag: "Consecutive",
+  failures
+})
+
+/** @internal */
+export const toPublicSettings = (settings: core.BreakerSettings): CircuitBreaker.Settings => ({
+  tripPolicy:
+    settings.tripPolicy._tag === "Consecutive"
+      ? settings.tripPolicy
+      : {
+          _tag: "Sampling",
+          failureRatio: settings.tripPolicy.failureRatio,
+          minimumThroughput: settings.tripPolicy.minimumThroughput,
+          samplingDuration: Duration.millis(settings.tripPolicy.samplingDurationMillis)
+        },
+  breakDuration: Duration.millis(settings.breakDurationMillis),
+  maxBreakDuration: Duration.millis(settings.maxBreakDurationMillis)
+})
+
+const resolve = (options: unknown): Validated<core.BreakerSettings> =>
+  fromChecked(core.resolveOptions(options, durationCodec))
+
+/** @internal */
+export const validate = (options?: unknown): Validated<CircuitBreaker.Settings> =>
+  Result.map(resolve(options), toPublicSettings)
+
+const millisToDuration = (millis: number): Duration.Duration =>
+  Number.isFinite(millis) ? Duration.millis(millis) : Duration.infinity
+
+const toStateChange = (origin: string, transition: core.Transition): CircuitBreaker.StateChange =>
+  transition.to === "Open"
+    ? {
+        origin,
+        from: transition.from,
+        to: "Open",
+        breakDuration: Duration.millis(transition.breakMillis),
+        manual: false
+      }
+    : { ...transition, origin }
+
+// Effect's transitions know no isolation: a manual change is ours alone (see `changes`).
+const toEffectTransition = (origin: string, transition: core.Transition): EffectBreaker.Transition | undefined => {
+  if (transition.manual) return undefined
+  switch (transition.to) {
+    case "Open":
+      return {
+        key: origin,
+        from: transition.from,
+        to: "Open",
+        retryAfter: Duration.millis(transition.breakMillis),
+        consecutiveOpenings: 1
+      }
+    case "HalfOpen":
+      return { key: origin, from: "Open", to: "HalfOpen" }
+    case "Closed":
+      return transition.from === "HalfOpen" ? { key: origin, from: "HalfOpen", to: "Closed" } : undefined
+    default:
+      return undefined
+  }
+}
+
+interface Entry {
+  readonly origin: string
+  readonly machine: core.CircuitBreakerMachine
+  readonly attributes: Readonly<Record<string, string>>
+}
+
+/** The richer rejection behind each `CircuitBreakerError` our store fails with. */
+const rejections = new WeakMap<EffectBreaker.CircuitBreakerError, CircuitOpen>()
+
+const toCircuitOpen = (error: EffectBreaker.CircuitBreakerError): CircuitOpen =>
+  rejections.get(error) ??
+  new CircuitOpen({
+    origin: error.reason._tag === "CircuitBreakerStoreError" ? "" : error.reason.key,
+    state: error.reason._tag === "CircuitHalfOpen" ? "HalfOpen" : "Open",
+    retryAfter: error.reason._tag === "CircuitOpen" ? error.reason.retryAfter : Duration.zero
+  })
+
+const isBreakerError = (u: unknown): u is EffectBreaker.CircuitBreakerError =>
+  u instanceof EffectBreaker.CircuitBreakerError
+
+const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome =>
+  exit._tag === "Success" ? EffectBreaker.success : EffectBreaker.failure()
+
+const makeService = (
+  settings: core.BreakerSettings,
+  onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
+  changes: PubSub.PubSub<CircuitBreaker.StateChange>,
+  scope: Scope.Scope
+): Effect.Effect<CircuitBreaker.CircuitBreaker.Service> => {
+  const table = new OriginTable<Entry>(
+    (origin) => ({
+      origin,
+      machine: new core.CircuitBreakerMachine(settings),
+      attributes: metrics.originAttributes(origin)
+    }),
+    (entry, nowMillis) => entry.machine.isPristine(nowMillis)
+  )
+
+  const stateMetric = (entry: Entry, state: core.StateTag) =>
+    Metric.withAttributes(metrics.circuitBreakerState, {
+      ...entry.attributes,
+      [metrics.attribute.circuitState]: metrics.circuitStateValue[state]
+    })
+
+  // In the step that made the change: the gauge, the counter, the stream and the callback.
+  const announce = (entry: Entry, transition: core.Transition | undefined): Effect.Effect<void> => {
+    if (transition === undefined) return Effect.void
+    const change = toStateChange(entry.origin, transition)
+    const transitions = Metric.withAttributes(metrics.circuitBreakerTransitions, {
+      ...entry.attributes,
+      [metrics.attribute.circuitPreviousState]: metrics.circuitStateValue[transition.from],
+      [metrics.attribute.circuitState]: metrics.circuitStateValue[transition.to]
+    })
+    return Effect.all(
+      [
+        Metric.update(stateMetric(entry, transition.from), 0),
+        Metric.update(stateMetric(entry, transition.to), 1),
+        Metric.update(transitions, 1),
+        PubSub.publish(changes, change),
+        onStateChange === undefined ? Effect.void : onStateChange(change)
+      ],
+      { discard: true }
+    )
+  }
+
+  const withEntry = <A, E>(origin: string, f: (entry: Entry, nowMillis: number) => Effect.Effect<A, E>) =>
+    Effect.clockWith((clock) =>
+      Effect.suspend(() => {
+        const nowMillis = clock.currentTimeMillisUnsafe()
+        const fresh = table.peek(origin) === undefined
+        const entry = table.get(origin, nowMillis)
+        const run = f(entry, nowMillis)
+        return fresh ? Effect.andThen(Metric.update(stateMetric(entry, "Closed"), 1), run) : run
+      })
+    )
+
+  // Admits or rejects one attempt: our rejection, and Effect's error carrying it.
+  const admit = (
+    origin: string
+  ): Effect.Effect<core.Permit & { readonly transition: core.Transition | undefined }, CircuitOpen> =>
+    withEntry(origin, (entry, nowMillis) => {
+      const admission = entry.machine.tryAcquire(nowMillis)
+      if (admission._tag === "Rejected") {
+        const rejections = Metric.withAttributes(metrics.circuitBreakerRejections, {
+          ...entry.attributes,
+          [metrics.attribute.circuitState]: metrics.circuitStateValue[admission.state]
+        })
+        const error = new CircuitOpen({
+          origin,
+          state: admission.state,
+          retryAfter: millisToDuration(admission.retryAfterMillis)
+        })
+        return Effect.andThen(Metric.update(rejections, 1), Effect.fail(error))
+      }
+      return Effect.as(announce(entry, admission.transition), {
+        ...admission.permit,
+        transition: admission.transition
+      })
+    })
+
+  const report = (origin: string, generation: number, outcome: core.Outcome) =>
+    withEntry(origin, (entry, nowMillis) => {
+      const transition = entry.machine.reportGeneration(nowMillis, generation, outcome)
+      return Effect.as(announce(entry, transition), transition)
+    })
+
+  // Our machines as Effect 4's store: its CircuitBreaker admits, runs, classifies and records
+  // through them.
+  const store = EffectBreaker.CircuitBreakerStore.of({
+    admit: (key) =>
+      Effect.mapError(
+        Effect.map(admit(key), (permit) => ({
+          generation: permit.generation,
+          probe: permit.probe,
+          consecutiveOpenings: 0,
+          transition: permit.transition === undefined ? undefined : toEffectTransition(key, permit.transition)
+        })),
+        (rejection) => {
+          const reason =
+            rejection.state === "HalfOpen"
+              ? new EffectBreaker.CircuitHalfOpen({ key })
+              : new EffectBreaker.CircuitOpen({ key, retryAfter: rejection.retryAfter })
+          const error = new EffectBreaker.CircuitBreakerError({ reason })
+          rejections.set(error, rejection)
+          return error
+        }
+      ),
+    record: ({ key, generation, outcome, openFor }) =>
+      Effect.map(
+        report(
+          key,
+          generation,
+          // Effect folds a failure's Retry-After into `openFor` (capped at maxOpenDuration,
+          // which is our maxBreakDuration): the machine reads it back as the hint.
+          outcome === "Failure" ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(openFor) } : { _tag: outcome }
+        ),
+        (transition) => (transition === undefined ? undefined : toEffectTransition(key, transition))
+      ),
+    state: (key) =>
+      Effect.map(state(key), (current): EffectBreaker.State => {
+        switch (current._tag) {
+          case "Closed":
+            return { _tag: "Closed", key }
+          case "HalfOpen":
+            return { _tag: "HalfOpen", key, probing: current.probing, consecutiveOpenings: 0 }
+          case "Open":
+            return { _tag: "Open", key, retryAfter: current.retryAfter, consecutiveOpenings: 0 }
+          case "Isolated":
+            return { _tag: "Open", key, retryAfter: Duration.infinity, consecutiveOpenings: 0 }
+        }
+      })
+  })
+
+  const state = (origin: string): Effect.Effect<CircuitBreaker.State> =>
+    Effect.clockWith((clock) =>
+      Effect.sync((): CircuitBreaker.State => {
+        const entry = table.peek(origin)
+        if (entry === undefined) return { _tag: "Closed", origin }
+        const snapshot = entry.machine.snapshot(clock.currentTimeMillisUnsafe())
+        switch (snapshot._tag) {
+          case "Closed":
+          case "Isolated":
+            return { _tag: snapshot._tag, origin }
+          case "Open":
+            return { _tag: "Open", origin, retryAfter: Duration.millis(snapshot.retryAfterMillis) }
+          case "HalfOpen":
+            return {
+              _tag: "HalfOpen",
+              origin,
+              probing: snapshot.probing,
+              retryAfter: Duration.millis(snapshot.retryAfterMillis)
+            }
+        }
+      })
+    )
+
+  const toEffectOutcome = (outcome: CircuitBreaker.Outcome): EffectBreaker.Outcome =>
+    outcome._tag === "Failure" ? EffectBreaker.failure({ retryAfter: outcome.retryAfter }) : outcome
+
+  const manual = (apply: (machine: core.CircuitBreakerMachine) => core.Transition | undefined) => (origin: string) =>
+    withEntry(origin, (entry) => announce(entry, apply(entry.machine)))
+
+  return Effect.map(
+    EffectBreaker.make({
+      tripPolicy:
+        settings.tripPolicy._tag === "Consecutive"
+          ? EffectBreaker.consecutive(settings.tripPolicy.failures)
+          : // Effect's own rate policy counts the last N calls; ours samples a time window. The
+            // store is ours, so this only describes the policy to Effect.
+            EffectBreaker.rate({
+              threshold: settings.tripPolicy.failureRatio,
+              size: settings.tripPolicy.minimumThroughput
+            }),
+      openDuration: Duration.millis(settings.breakDurationMillis),
+      maxOpenDuration: Duration.millis(settings.maxBreakDurationMillis),
+      onStoreError: "fail"
+    }).pipe(Effect.provideService(EffectBreaker.CircuitBreakerStore, store), Scope.provide(scope)),
+    (breaker): CircuitBreaker.CircuitBreaker.Service => {
+      const execute = <A, E, R>(
+        self: Effect.Effect<A, E, R>,
+        origin: string,
+        classify: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome = defaultClassify
+      ): Effect.Effect<A, E | CircuitOpen, R> =>
+        Effect.mapError(
+          breaker.execute(self, { key: origin, classify: (exit) => toEffectOutcome(classify(exit)) }),
+          (error) => (isBreakerError(error) ? toCircuitOpen(error) : error)
+        )
+      return {
+        settings: toPublicSettings(settings),
+        breaker,
+        acquire: (origin) =>
+          Effect.map(admit(origin), (permit) => {
+            let reported = false
+            return {
+              origin,
+              probe: permit.probe,
+              report: (outcome) =>
+                Effect.suspend(() => {
+                  if (reported) return Effect.void
+                  reported = true
+                  const coreOutcome: core.Outcome =
+                    outcome._tag === "Failure" && outcome.retryAfter !== undefined
+                      ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(outcome.retryAfter) }
+                      : { _tag: outcome._tag }
+                  return Effect.asVoid(report(origin, permit.generation, coreOutcome))
+                })
+            }
+          }),
+        execute: dual<
+          <A, E>(
+            origin: string,
+            classify?: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome
+          ) => <R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | CircuitOpen, R>,
+          <A, E, R>(
+            self: Effect.Effect<A, E, R>,
+            origin: string,
+            classify?: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome
+          ) => Effect.Effect<A, E | CircuitOpen, R>
+        >((args) => Effect.isEffect(args[0]), execute),
+        state,
+        isolate: manual((machine) => machine.isolate()),
+        close: manual((machine) => machine.close()),
+        changes: Stream.fromPubSub(changes),
+        subscribe: Effect.map(PubSub.subscribe(changes), Stream.fromSubscription)
+      }
+    }
+  )
+}
+
+/** How many state changes a slow subscriber may fall behind before the oldest are dropped. @internal */
+export const changesCapacity = 1024
+
+/** @internal */
+export const make = (
+  options?: CircuitBreaker.Options
+): Effect.Effect<CircuitBreaker.CircuitBreaker.Service, InvalidRetryPolicy> =>
+  Effect.suspend(() =>
+    Result.match(resolve(options), {
+      onFailure: Effect.fail,
+      onSuccess: (settings) =>
+        Effect.flatMap(PubSub.sliding<CircuitBreaker.StateChange>(changesCapacity), (changes) =>
+          // Effect's breaker needs a scope for its transitions stream; ours lives as long as
+          // the breaker does (a breaker is made where no scope is at hand, by a policy).
+          makeService(settings, options?.onStateChange, changes, Scope.makeUnsafe())
+        )
+    })
+  )

@@ -1,0 +1,128 @@
+import { isUnrecoverableCause } from "@effect-http-resilience/core/TransportFailure"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpFailure from "../HttpFailure.js"
+import { readSnippet } from "./responseBody.js"
+import * as retryAfter from "./retryAfter.js"
+
+/**
+ * One attempt of a call: which request, and its 1-based number.
+ *
+ * @internal
+ */
+export interface Attempt {
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attempt: number
+}
+
+/** @internal */
+export const isSuccess = (status: number): boolean => status >= 200 && status < 300
+
+/** @internal */
+export const connectionError = (
+  attempt: Attempt,
+  reason: HttpFailure.ConnectionFailureReason,
+  cause: unknown
+): HttpFailure.ConnectionError =>
+  new HttpFailure.ConnectionError({ request: attempt.request, attempt: attempt.attempt, reason, cause })
+
+/** @internal */
+export const decodeError = (attempt: Attempt, status: number, cause: unknown): HttpFailure.DecodeError =>
+  new HttpFailure.DecodeError({ request: attempt.request, attempt: attempt.attempt, status, cause })
+
+/**
+ * The response behind a transient status, held unread until the retry decision: released
+ * before a wait, or handed back as it is by the platform-typed client when the call gives up.
+ */
+const heldResponses = new WeakMap<HttpFailure.TransientStatus, HttpClientResponse.HttpClientResponse>()
+
+/** @internal */
+export const takeHeldResponse = (
+  failure: HttpFailure.HttpFailure
+): HttpClientResponse.HttpClientResponse | undefined => {
+  if (failure._tag !== "TransientStatus") return undefined
+  const response = heldResponses.get(failure)
+  heldResponses.delete(failure)
+  return response
+}
+
+/** @internal */
+export const permanentStatus = (
+  attempt: Attempt,
+  response: HttpClientResponse.HttpClientResponse
+): Effect.Effect<never, HttpFailure.PermanentStatus> =>
+  Effect.flatMap(readSnippet(response), (body) =>
+    Effect.fail(
+      new HttpFailure.PermanentStatus({
+        request: attempt.request,
+        attempt: attempt.attempt,
+        status: response.status,
+        headers: response.headers,
+        body
+      })
+    )
+  )
+
+/**
+ * What a response is: a success goes on; a transient status fails with its response held for
+ * the retry decision; a permanent status fails with a snippet of its body (read and released
+ * here) when `permanentAsFailure`, or goes on as a response otherwise.
+ *
+ * @internal
+ */
+export const classifyResponse = (
+  attempt: Attempt,
+  response: HttpClientResponse.HttpClientResponse,
+  isTransientStatus: (status: number) => boolean,
+  permanentAsFailure: boolean
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> => {
+  const status = response.status
+  if (isSuccess(status)) return Effect.succeed(response)
+  if (isTransientStatus(status)) {
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const failure = new HttpFailure.TransientStatus({
+        request: attempt.request,
+        attempt: attempt.attempt,
+        status,
+        headers: response.headers,
+        retryAfter: retryAfter.ofTransientResponse(status, response.headers, now)
+      })
+      heldResponses.set(failure, response)
+      return Effect.fail(failure)
+    })
+  }
+  return permanentAsFailure ? permanentStatus(attempt, response) : Effect.succeed(response)
+}
+
+/**
+ * A platform client error as what it means for a retry: no response (a connection error of the
+ * right reason), or, from a client that already filters statuses (`filterStatusOk`), the
+ * response itself, to be classified like any other, except that a success status the client
+ * rejected is, by its own judgement, not worth retrying.
+ *
+ * @internal
+ */
+export const fromClientError = (
+  attempt: Attempt,
+  error: HttpClientError.HttpClientError
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "TransportError":
+      return Effect.fail(
+        connectionError(attempt, isUnrecoverableCause(reason.cause) ? "Unrecoverable" : "Transport", error)
+      )
+    case "EncodeError":
+    case "InvalidUrlError":
+      return Effect.fail(connectionError(attempt, "InvalidRequest", error))
+    case "StatusCodeError":
+      return isSuccess(reason.response.status)
+        ? permanentStatus(attempt, reason.response)
+        : Effect.succeed(reason.response)
+    default:
+      return Effect.fail(connectionError(attempt, "Transport", error))
+  }
+}

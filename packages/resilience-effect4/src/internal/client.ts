@@ -1,0 +1,129 @@
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Layer from "effect/Layer"
+import type * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as HttpFailure from "../HttpFailure.js"
+import type * as ResilientHttpClient from "../ResilientHttpClient.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+import * as attemptLoop from "./attemptLoop.js"
+import { type Attempt, connectionError, decodeError } from "./classify.js"
+import type { InvalidRetryPolicy } from "./invalidOption.js"
+import * as policyInput from "./policyInput.js"
+import { readTextAtMost } from "./responseBody.js"
+import { exchange, failWithReason, withPlatformTypes, withResolvedPolicy } from "./withResilience.js"
+
+// Within the attempt: a body that breaks off is a transport failure (retried); one over the
+// size limit, invalid JSON or a schema mismatch is a decode error (never retried).
+const readJson = (
+  response: HttpClientResponse.HttpClientResponse,
+  attempt: Attempt,
+  maxBodyBytes: number
+): Effect.Effect<unknown, HttpFailure.HttpFailure> =>
+  Effect.flatMap(
+    Effect.mapError(readTextAtMost(response, maxBodyBytes), (error) =>
+      HttpFailure.isBodyTooLarge(error)
+        ? decodeError(attempt, response.status, error)
+        : connectionError(attempt, "Transport", error)
+    ),
+    (text) =>
+      Effect.try({
+        try: (): unknown => JSON.parse(text),
+        catch: (cause) => decodeError(attempt, response.status, cause)
+      })
+  )
+
+/** The service's key; the public class is the same service (the key is its identity). @internal */
+export const serviceTag = Context.Service<
+  ResilientHttpClient.ResilientHttpClient,
+  ResilientHttpClient.ResilientHttpClient.Service
+>("effect-http-resilience-effect4/ResilientHttpClient")
+
+const makeService = (
+  underlying: HttpClient.HttpClient,
+  policy: policyInput.ResolvedPolicy
+): ResilientHttpClient.ResilientHttpClient.Service => {
+  const client = withResolvedPolicy(underlying, policy)
+
+  const getJson = <S extends Schema.Constraint>(
+    url: string | URL,
+    schema: S,
+    options?: HttpClientRequest.Options.NoUrl
+  ): Effect.Effect<S["Type"], HttpFailure.HttpFailure, S["DecodingServices"]> => {
+    const decode = Schema.decodeUnknownEffect(schema)
+    const request = HttpClientRequest.get(url, options)
+    const send = underlying.execute(request)
+    // One limit for the whole attempt, body included.
+    return attemptLoop.run(
+      policy,
+      request,
+      (attempt, limitMillis) =>
+        attemptLoop.limitTime(
+          attempt,
+          limitMillis,
+          Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
+            Effect.flatMap(readJson(response, attempt, policy.maxBodyBytes), (json) =>
+              Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
+            )
+          )
+        ),
+      failWithReason
+    )
+  }
+
+  return {
+    client,
+    execute: client.execute,
+    get: (url, options) => client.get(url, options),
+    getJson
+  }
+}
+
+type Infallible = RetryPolicy.RetryPolicy | Schedule.Schedule<unknown, HttpFailure.HttpFailure>
+
+/** @internal */
+export function make(
+  policy: Infallible
+): Effect.Effect<ResilientHttpClient.ResilientHttpClient.Service, never, HttpClient.HttpClient>
+export function make(
+  policy?: policyInput.PolicyInput
+): Effect.Effect<ResilientHttpClient.ResilientHttpClient.Service, InvalidRetryPolicy, HttpClient.HttpClient>
+export function make(
+  policy?: policyInput.PolicyInput
+): Effect.Effect<ResilientHttpClient.ResilientHttpClient.Service, InvalidRetryPolicy, HttpClient.HttpClient> {
+  return Effect.flatMap(Effect.fromResult(policyInput.resolve(policy)), (resolved) =>
+    Effect.map(Effect.service(HttpClient.HttpClient), (underlying) => makeService(underlying, resolved))
+  )
+}
+
+/** @internal */
+export function layer(
+  policy: Infallible
+): Layer.Layer<ResilientHttpClient.ResilientHttpClient, never, HttpClient.HttpClient>
+export function layer(
+  policy?: policyInput.PolicyInput
+): Layer.Layer<ResilientHttpClient.ResilientHttpClient, InvalidRetryPolicy, HttpClient.HttpClient>
+export function layer(
+  policy?: policyInput.PolicyInput
+): Layer.Layer<ResilientHttpClient.ResilientHttpClient, InvalidRetryPolicy, HttpClient.HttpClient> {
+  return Layer.effect(serviceTag, make(policy))
+}
+
+/** @internal */
+export function layerHttpClient(policy: Infallible): Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient>
+export function layerHttpClient(
+  policy?: policyInput.PolicyInput
+): Layer.Layer<HttpClient.HttpClient, InvalidRetryPolicy, HttpClient.HttpClient>
+export function layerHttpClient(
+  policy?: policyInput.PolicyInput
+): Layer.Layer<HttpClient.HttpClient, InvalidRetryPolicy, HttpClient.HttpClient> {
+  return Layer.effect(
+    HttpClient.HttpClient,
+    Effect.flatMap(Effect.fromResult(policyInput.resolve(policy)), (resolved) =>
+      Effect.map(Effect.service(HttpClient.HttpClient), (underlying) => withPlatformTypes(underlying, resolved))
+    )
+  )
+}

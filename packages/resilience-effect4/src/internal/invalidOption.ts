@@ -1,0 +1,55 @@
+// The error every bad option of this library is, and how options are read: the checks are the
+// shared core's (the same names, ranges and messages as the Effect 3 line); this module gives
+// them Effect 4's Duration and Result.
+import * as Settings from "@effect-http-resilience/core/Settings"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+
+const describeDuration = (value: object): string | undefined =>
+  Duration.isDuration(value) ? Duration.format(value) : undefined
+
+/** @internal */
+export class InvalidRetryPolicy extends Data.TaggedError("InvalidRetryPolicy")<{
+  readonly option: string
+  readonly reason: string
+  readonly value: unknown
+}> {
+  override get message(): string {
+    return Settings.invalidMessage(this, describeDuration)
+  }
+}
+
+/** @internal */
+export class IsTransientStatusError extends Data.TaggedError("IsTransientStatusError")<{
+  readonly status: number
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    return Settings.predicateThrewMessage(this.status, this.cause)
+  }
+}
+
+/** @internal */
+export type Validated<A> = Result.Result<A, InvalidRetryPolicy>
+
+/** @internal */
+export const fromChecked = <A>(checked: Settings.Checked<A>): Validated<A> =>
+  checked._tag === "Valid" ? Result.succeed(checked.value) : Result.fail(new InvalidRetryPolicy(checked.problem))
+
+/** @internal */
+export const invalid = (option: string, reason: string, value: unknown): Validated<never> =>
+  Result.fail(new InvalidRetryPolicy({ option, reason, value }))
+
+// The shapes `Duration.fromInput` reads; it gives None for any of them it cannot read.
+const isInputShaped = (input: unknown): input is Duration.Input =>
+  typeof input === "number" || typeof input === "bigint" || typeof input === "string" || typeof input === "object"
+
+/** Effect 4's Duration, as the core's option checks read durations. @internal */
+export const durationCodec: Settings.DurationCodec<Duration.Duration> = {
+  decode: (input) =>
+    isInputShaped(input) && input !== null ? Option.getOrUndefined(Duration.fromInput(input)) : undefined,
+  infinity: Duration.infinity,
+  toMillis: Duration.toMillis
+}

@@ -1,0 +1,101 @@
+import * as Body from "@effect-http-resilience/core/ResponseBody"
+import * as Effect from "effect/Effect"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Stream from "effect/Stream"
+import * as HttpFailure from "../HttpFailure.js"
+
+// Bounded in time, `undefined` when too late. Releasing runs in scope finalizers, which are
+// uninterruptible: the read itself is made interruptible, or the limit could never stop it.
+const withinReadTime = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E | undefined> =>
+  Effect.timeoutOrElse(Effect.interruptible(read), {
+    duration: Body.readTimeoutMillis,
+    orElse: () => Effect.fail(undefined)
+  })
+
+// Reads at most `maxBytes` (plus the chunk that crosses it). Stopping early interrupts the
+// stream, which cancels the body and aborts the request.
+const collectAtMost = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<Body.Collected, HttpClientError.HttpClientError> =>
+  Effect.suspend(() => {
+    let seen = 0
+    return Stream.runFold(
+      Stream.takeUntil(response.stream, (chunk) => {
+        seen += chunk.byteLength
+        return seen > maxBytes
+      }),
+      () => new Body.Collected(),
+      (collected, chunk) => collected.push(chunk)
+    )
+  })
+
+// Never fails: `undefined` when the body could not be read in time.
+const readAtMost = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<Body.Collected | undefined> =>
+  collectAtMost(response, maxBytes).pipe(
+    withinReadTime,
+    Effect.orElseSucceed(() => undefined)
+  )
+
+// Taking a body's stream and stopping it releases the request: the transport cancels it.
+const abortBody = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+  Effect.ignore(withinReadTime(Stream.runHead(response.stream)))
+
+/**
+ * Releases a response nobody will read: a small body is read to its end (so keep-alive can
+ * reuse the connection), a large or slow one is aborted. Never fails.
+ *
+ * @internal
+ */
+export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> => {
+  switch (Body.releasePlan(response.headers)) {
+    case "nothing":
+      return Effect.void
+    case "abort":
+      return abortBody(response)
+    case "read-whole":
+      // A declared length bounds the body: read it whole, without a stream around it.
+      return Effect.ignore(withinReadTime(response.arrayBuffer))
+    case "read-at-most":
+      return Effect.asVoid(readAtMost(response, Body.drainMaxBytes))
+  }
+}
+
+/**
+ * The first 8 KiB of a body as text, for diagnostics; empty when unreadable. Never fails.
+ *
+ * @internal
+ */
+export const readSnippet = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string> =>
+  Effect.map(readAtMost(response, Body.snippetMaxBytes), Body.snippet)
+
+/**
+ * The whole body as text, read no further than `maxBytes`: a body that declares or turns out
+ * to be larger fails with `BodyTooLarge` and is aborted, not read on. A body that breaks off
+ * fails with the transport's error.
+ *
+ * @internal
+ */
+export const readTextAtMost = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<string, HttpClientError.HttpClientError | HttpFailure.BodyTooLarge> => {
+  const length = Body.declaredLength(response.headers)
+  if (length !== undefined && length > maxBytes) {
+    return Effect.andThen(
+      abortBody(response),
+      Effect.fail(new HttpFailure.BodyTooLarge({ limit: maxBytes, seen: length, declared: true }))
+    )
+  }
+  // A declared length within the limit bounds the body: the transport enforces it.
+  if (length !== undefined) return response.text
+  return Effect.flatMap(collectAtMost(response, maxBytes), (collected) =>
+    collected.size > maxBytes
+      ? Effect.fail(new HttpFailure.BodyTooLarge({ limit: maxBytes, seen: collected.size, declared: false }))
+      : Effect.succeed(collected.text(maxBytes))
+  )
+}

@@ -1,0 +1,23 @@
+import * as core from "@effect-http-resilience/core/RetryAfter"
+import * as Duration from "effect/Duration"
+import type * as Headers from "effect/http/Headers"
+import * as Option from "effect/Option"
+
+// The parsing is the shared core's, in milliseconds; this line speaks Option<Duration>.
+const toDuration = (millis: number | undefined): Option.Option<Duration.Duration> =>
+  millis === undefined ? Option.none() : Option.some(Duration.millis(millis))
+
+/** @internal */
+export const parse = (value: string, nowMillis: number): Option.Option<Duration.Duration> =>
+  toDuration(core.parse(value, nowMillis))
+
+/** @internal */
+export const fromHeaders = (headers: Headers.Headers, nowMillis: number): Option.Option<Duration.Duration> =>
+  toDuration(core.fromHeaders(headers, nowMillis))
+
+/** @internal */
+export const ofTransientResponse = (
+  status: number,
+  headers: Headers.Headers,
+  nowMillis: number
+): Option.Option<Duration.Duration> => toDuration(core.ofTransientResponse(status, headers, nowMillis))

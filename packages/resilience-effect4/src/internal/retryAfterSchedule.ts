@@ -1,0 +1,66 @@
+import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
+import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
+import type * as HttpFailure from "../HttpFailure.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+import * as retryPolicy from "./retryPolicy.js"
+
+/** @internal */
+export interface RetryAfterOptions {
+  readonly maxDelay?: Duration.Input | undefined
+  readonly whenRetryAfterExceedsMaxDelay?: RetryPolicy.OverCapMode | undefined
+}
+
+/**
+ * Wraps the schedule's step: its wait, replaced by the server's delay and capped (the core's
+ * rule); a server's delay over the cap under "give-up" ends the schedule with its last output.
+ *
+ * @internal
+ */
+export const withRetryAfter = dual<
+  (
+    options?: RetryAfterOptions
+  ) => <Out, E, R>(
+    self: Schedule.Schedule<Out, HttpFailure.HttpFailure, E, R>
+  ) => Schedule.Schedule<Out, HttpFailure.HttpFailure, E, R>,
+  <Out, E, R>(
+    self: Schedule.Schedule<Out, HttpFailure.HttpFailure, E, R>,
+    options?: RetryAfterOptions
+  ) => Schedule.Schedule<Out, HttpFailure.HttpFailure, E, R>
+>(
+  (args) => Schedule.isSchedule(args[0]),
+  <Out, E, R>(self: Schedule.Schedule<Out, HttpFailure.HttpFailure, E, R>, options: RetryAfterOptions = {}) => {
+    // The same validation as a policy's, for the same two options.
+    const policy = Result.getOrThrowWith(
+      retryPolicy.validate({
+        maxDelay: options.maxDelay,
+        whenRetryAfterExceedsMaxDelay: options.whenRetryAfterExceedsMaxDelay
+      }),
+      (error) => error
+    )
+    const cap = {
+      capMillis: Duration.toMillis(policy.maxDelay),
+      giveUpOverCap: policy.whenRetryAfterExceedsMaxDelay === "give-up"
+    }
+    return Schedule.fromStep(
+      Effect.map(
+        Schedule.toStep(self),
+        (step) => (now: number, failure: HttpFailure.HttpFailure) =>
+          Effect.flatMap(step(now, failure), ([out, delay]) => {
+            const wait = RetrySchedule.withServerDelay(
+              Duration.toMillis(delay),
+              retryPolicy.serverDelayMillis(failure),
+              cap
+            )
+            return wait === undefined
+              ? Cause.done(out)
+              : Effect.succeed<[Out, Duration.Duration]>([out, Duration.millis(wait)])
+          })
+      )
+    )
+  }
+)

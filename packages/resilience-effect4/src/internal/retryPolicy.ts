@@ -1,0 +1,155 @@
+import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
+import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Random from "effect/Random"
+import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
+import type * as HttpFailure from "../HttpFailure.js"
+import type * as RetryBudget from "../RetryBudget.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+import * as circuitBreakerService from "./circuitBreakerService.js"
+import {
+  durationCodec,
+  fromChecked,
+  IsTransientStatusError,
+  InvalidRetryPolicy,
+  type Validated
+} from "./invalidOption.js"
+import * as retryBudgetService from "./retryBudgetService.js"
+
+export { InvalidRetryPolicy }
+
+/** @internal */
+export const TypeId = "~effect-http-resilience/RetryPolicy" as const
+
+/** @internal */
+export const linear = (base: Duration.Input): RetryPolicy.Backoff => ({ _tag: "Linear", base })
+
+/** @internal */
+export const exponential = (base: Duration.Input, factor = 2): RetryPolicy.Backoff => ({
+  _tag: "Exponential",
+  base,
+  factor
+})
+
+/** @internal */
+export const constant = (delay: Duration.Input): RetryPolicy.Backoff => ({ _tag: "Constant", base: delay })
+
+const coreDefaults = RetryPolicyOptions.defaults
+
+const hooks: RetryPolicyOptions.Hooks<Duration.Duration> = {
+  duration: durationCodec,
+  defaultInputs: {
+    backoff: exponential(Duration.millis(coreDefaults.backoff.baseMillis), coreDefaults.backoff.factor),
+    maxDelay: Duration.millis(coreDefaults.maxDelayMillis),
+    maxElapsed: Duration.infinity,
+    attemptTimeout: Duration.millis(coreDefaults.attemptTimeoutMillis),
+    totalTimeout: Duration.millis(coreDefaults.totalTimeoutMillis)
+  },
+  predicateThrew: (status, cause) => new IsTransientStatusError({ status, cause })
+}
+
+const isBudgetService = (input: unknown): input is RetryBudget.RetryBudget.Service =>
+  Predicate.hasProperty(input, "tryRetry") && typeof input.tryRetry === "function"
+
+const isBreakerService = (input: unknown): input is CircuitBreaker.CircuitBreaker.Service =>
+  Predicate.hasProperty(input, "acquire") && typeof input.acquire === "function"
+
+// A service is shared as it is; anything else is a budget's or a breaker's options, checked now.
+const budgetOf = (input: RetryPolicy.Options["retryBudget"]): Validated<RetryPolicy.RetryPolicy["retryBudget"]> =>
+  isBudgetService(input) ? Result.succeed(input) : retryBudgetService.validate(input)
+
+const breakerOf = (
+  input: RetryPolicy.Options["circuitBreaker"]
+): Validated<RetryPolicy.RetryPolicy["circuitBreaker"]> => {
+  if (input === undefined || input === "none") return Result.succeed("none")
+  if (isBreakerService(input)) return Result.succeed(input)
+  return Result.map(circuitBreakerService.validate(input), () => input)
+}
+
+/** @internal */
+export const validate = (options?: RetryPolicy.Options): Validated<RetryPolicy.RetryPolicy> =>
+  Result.flatMap(fromChecked(RetryPolicyOptions.check(options, hooks)), (resolved) => {
+    return Result.flatMap(budgetOf(options?.retryBudget), (retryBudget) =>
+      Result.map(
+        breakerOf(options?.circuitBreaker),
+        (circuitBreaker): RetryPolicy.RetryPolicy => ({ [TypeId]: TypeId, ...resolved, retryBudget, circuitBreaker })
+      )
+    )
+  })
+
+/** @internal */
+export const make = (options?: RetryPolicy.Options): RetryPolicy.RetryPolicy =>
+  Result.getOrThrowWith(validate(options), (error) => error)
+
+/** @internal */
+export const isRetryPolicy = (u: unknown): u is RetryPolicy.RetryPolicy => Predicate.hasProperty(u, TypeId)
+
+/** @internal */
+export const defaultPolicy: RetryPolicy.RetryPolicy = make()
+
+/** @internal */
+export const serverDelayMillis = (failure: HttpFailure.HttpFailure): number | undefined =>
+  failure._tag === "TransientStatus" && Option.isSome(failure.retryAfter)
+    ? Duration.toMillis(failure.retryAfter.value)
+    : undefined
+
+/** @internal */
+export const nonRetryableReason = (
+  failure: HttpFailure.HttpFailure,
+  policy: Pick<RetryPolicy.RetryPolicy, "isTransientStatus" | "retryNonIdempotent">
+): RetryPolicy.GiveUpReason | undefined => RetrySchedule.refusal(failure, policy)
+
+const toDecision = (decision: RetrySchedule.Decision): RetryPolicy.RetryDecision =>
+  decision._tag === "GiveUp"
+    ? decision
+    : {
+        _tag: "Retry",
+        attempt: decision.attempt,
+        delay: Duration.millis(decision.delayMillis),
+        source: decision.source,
+        capped: decision.capped
+      }
+
+// The jitter's draw, when the core asks for one, from Effect's Random (fixed in tests).
+const completed = (planned: RetrySchedule.Step | RetrySchedule.Draw): Effect.Effect<RetrySchedule.Step> =>
+  "complete" in planned ? Effect.map(Random.next, planned.complete) : Effect.succeed(planned)
+
+/**
+ * The policy as a schedule: the decisions are the shared core's (`RetrySchedule.step`), the
+ * state lives in the closure `fromStep` builds once per run, a give-up ends the schedule with
+ * its decision as the last output.
+ *
+ * @internal
+ */
+export const toSchedule = (
+  policy: RetryPolicy.RetryPolicy
+): Schedule.Schedule<RetryPolicy.RetryDecision, HttpFailure.HttpFailure> => {
+  const schedulePolicy = RetryPolicyOptions.toSchedulePolicy(policy, Duration.toMillis)
+  return Schedule.fromStep(
+    Effect.sync(() => {
+      let state = RetrySchedule.initialState(schedulePolicy)
+      return (now: number, failure: HttpFailure.HttpFailure) => {
+        const input: RetrySchedule.FailureInput = {
+          refusal: nonRetryableReason(failure, policy),
+          serverDelayMillis: serverDelayMillis(failure)
+        }
+        return Effect.flatMap(completed(RetrySchedule.step(schedulePolicy, state, now, input)), (step) => {
+          state = step.state
+          const decision = toDecision(step.decision)
+          return step.decision._tag === "GiveUp"
+            ? Cause.done(decision)
+            : Effect.succeed<[RetryPolicy.RetryDecision, Duration.Duration]>([
+                decision,
+                Duration.millis(step.decision.delayMillis)
+              ])
+        })
+      }
+    })
+  )
+}

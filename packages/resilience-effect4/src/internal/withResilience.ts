@@ -1,0 +1,190 @@
+import * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Result from "effect/Result"
+import * as Scope from "effect/Scope"
+import { describeOutcome } from "@effect-http-resilience/core/FailureMessage"
+import type * as HttpFailure from "../HttpFailure.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+import * as attemptLoop from "./attemptLoop.js"
+import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
+import * as policyInput from "./policyInput.js"
+import { drain } from "./responseBody.js"
+import { TrackedResponse } from "./trackedResponse.js"
+
+const isOtherError = <E>(error: E): error is Exclude<E, HttpClientError.HttpClientError> =>
+  !HttpClientError.isHttpClientError(error)
+
+// The platform's `transform` types its result with the wrapped client's errors too; the attempt
+// loop turns every `HttpClientError` into an `HttpFailure`, and this says so to the compiler.
+const isHandledError = <E>(
+  error: E | HttpFailure.HttpFailure
+): error is HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError> =>
+  !HttpClientError.isHttpClientError(error)
+
+/**
+ * One exchange of an attempt: send, then classify what came back. `permanentAsFailure`: a
+ * permanent status is a failure (the library's typed client) or a response (the platform's).
+ *
+ * @internal
+ */
+export const exchange = <E, R>(
+  attempt: Attempt,
+  send: Effect.Effect<HttpClientResponse.HttpClientResponse, E, R>,
+  policy: policyInput.ResolvedPolicy,
+  permanentAsFailure: boolean
+): Effect.Effect<
+  HttpClientResponse.HttpClientResponse,
+  HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
+  R
+> =>
+  Effect.flatMap(
+    Effect.catch(
+      send,
+      (
+        error
+      ): Effect.Effect<
+        HttpClientResponse.HttpClientResponse,
+        HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>
+      > =>
+        isOtherError(error)
+          ? Effect.fail(error)
+          : HttpClientError.isHttpClientError(error)
+            ? fromClientError(attempt, error)
+            : Effect.die(error) // not reached: an error is one or the other
+    ),
+    (response) => classifyResponse(attempt, response, policy.isTransientStatus, permanentAsFailure)
+  )
+
+/**
+ * The typed client's end of a call that stops retrying: the held response released, and the
+ * failure handed back with why it stopped.
+ *
+ * @internal
+ */
+export const failWithReason = (
+  failure: HttpFailure.HttpFailure,
+  reason: RetryPolicy.GiveUpReason
+): Effect.Effect<never, HttpFailure.HttpFailure> =>
+  Effect.andThen(attemptLoop.releaseHeld(failure), Effect.fail(attemptLoop.withGiveUpReason(failure, reason)))
+
+// The response goes to the caller; its scope releases the body if the caller leaves it unread.
+const bindToScope = (
+  scope: Scope.Scope,
+  response: HttpClientResponse.HttpClientResponse
+): Effect.Effect<HttpClientResponse.HttpClientResponse> => {
+  const tracked = new TrackedResponse(response)
+  return Effect.as(
+    Scope.addFinalizer(
+      scope,
+      Effect.suspend(() => (tracked.bodyTaken ? Effect.void : drain(response)))
+    ),
+    tracked
+  )
+}
+
+/** @internal */
+export const withResolvedPolicy = <E, R>(
+  self: HttpClient.HttpClient.With<E, R>,
+  policy: policyInput.ResolvedPolicy
+): HttpClient.HttpClient.With<HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>, R | Scope.Scope> =>
+  HttpClient.transform(self, (send, request) =>
+    Effect.flatMap(Effect.scope, (scope) =>
+      attemptLoop.run(
+        policy,
+        request,
+        (attempt, limitMillis) =>
+          attemptLoop.limitTime(
+            attempt,
+            limitMillis,
+            Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response))
+          ),
+        failWithReason
+      )
+    )
+  ).pipe(HttpClient.catch((error) => (isHandledError(error) ? Effect.fail(error) : Effect.die(error))))
+
+const resolveOrThrow = (policy: policyInput.PolicyInput | undefined): policyInput.ResolvedPolicy =>
+  Result.getOrThrowWith(policyInput.resolve(policy), (error) => error)
+
+/** @internal */
+export const withResilience = dual<
+  (
+    policy?: policyInput.PolicyInput
+  ) => <E, R>(
+    self: HttpClient.HttpClient.With<E, R>
+  ) => HttpClient.HttpClient.With<
+    HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
+    R | Scope.Scope
+  >,
+  <E, R>(
+    self: HttpClient.HttpClient.With<E, R>,
+    policy?: policyInput.PolicyInput
+  ) => HttpClient.HttpClient.With<
+    HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
+    R | Scope.Scope
+  >
+>(
+  (args) => HttpClient.isHttpClient(args[0]),
+  (self, policy) => withResolvedPolicy(self, resolveOrThrow(policy))
+)
+
+/**
+ * A failure as the platform's client would report it: the transport's own error when there was
+ * one, with why the call stopped added to its description.
+ *
+ * @internal
+ */
+export const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError.HttpClientError => {
+  const description = describeOutcome(failure)
+  if (failure._tag === "ConnectionError" && HttpClientError.isHttpClientError(failure.cause)) {
+    const original = failure.cause.reason
+    const fields = { request: original.request, cause: original.cause, description }
+    switch (original._tag) {
+      case "TransportError":
+        return new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError(fields) })
+      case "EncodeError":
+        return new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError(fields) })
+      case "InvalidUrlError":
+        return new HttpClientError.HttpClientError({ reason: new HttpClientError.InvalidUrlError(fields) })
+      default:
+        return failure.cause
+    }
+  }
+  return new HttpClientError.HttpClientError({
+    reason: new HttpClientError.TransportError({ request: failure.request, cause: failure, description })
+  })
+}
+
+// A call that stops retrying hands back what the platform's client would have: the last
+// response, whatever its status, or the last error.
+const platformGiveUp = (
+  failure: HttpFailure.HttpFailure,
+  reason: RetryPolicy.GiveUpReason
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+  const held = takeHeldResponse(failure)
+  return held === undefined
+    ? Effect.fail(toClientError(attemptLoop.withGiveUpReason(failure, reason)))
+    : Effect.succeed(held)
+}
+
+/**
+ * Our retries, waits, time limits, release and idempotency rules, with the platform's types:
+ * errors stay `HttpClientError`, and a final response of any status is a response.
+ *
+ * @internal
+ */
+export const withPlatformTypes = <R>(
+  self: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
+  policy: policyInput.ResolvedPolicy
+): HttpClient.HttpClient.With<HttpClientError.HttpClientError, R> =>
+  HttpClient.transform(self, (send, request) =>
+    attemptLoop.run(
+      policy,
+      request,
+      (attempt, limitMillis) => attemptLoop.limitTime(attempt, limitMillis, exchange(attempt, send, policy, false)),
+      platformGiveUp
+    )
+  )
