@@ -10,6 +10,7 @@
  *
  * @since 0.2.0
  */
+import * as Origin from "@effect-http-resilience/core/Origin"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
@@ -19,7 +20,6 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as internal from "./internal/circuitBreakerService.js"
-import * as origin from "./internal/origin.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
@@ -568,4 +568,4 @@ export const validate: (options?: Options) => Either.Either<Settings, RetryPolic
  * @since 0.2.0
  * @category origins
  */
-export const originOf: (url: string | URL) => string = origin.originOf
+export const originOf: (url: string | URL) => string = Origin.originOf

@@ -10,12 +10,12 @@
  *
  * @since 0.2.0
  */
+import * as Origin from "@effect-http-resilience/core/Origin"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as origin from "./internal/origin.js"
 import * as internal from "./internal/retryBudgetService.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
@@ -412,4 +412,4 @@ export const validate: (input?: Input) => Either.Either<Settings, RetryPolicy.In
  * @since 0.2.0
  * @category origins
  */
-export const originOf: (url: string | URL) => string = origin.originOf
+export const originOf: (url: string | URL) => string = Origin.originOf

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Metric, TestClock } from "effect"
 import * as metrics from "../src/internal/metrics.js"
-import { OriginTable } from "../src/internal/origin.js"
+import { OriginTable } from "@effect-http-resilience/core/Origin"
 import * as RetryBudget from "../src/RetryBudget.js"
 import { expectInvalidOption } from "./support/invalidOptions.js"
 

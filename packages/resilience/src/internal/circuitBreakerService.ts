@@ -1,3 +1,5 @@
+import * as core from "@effect-http-resilience/core/CircuitBreaker"
+import { OriginTable } from "@effect-http-resilience/core/Origin"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -10,10 +12,8 @@ import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
-import * as core from "./core/circuitBreaker.js"
 import * as metrics from "./metrics.js"
-import { OriginTable } from "./origin.js"
-import { durationMillis, fromCoreCheck, invalid, optionsRecord, type Validated } from "./settingsInput.js"
+import { durationCodec, fromChecked, type Validated } from "./settingsInput.js"
 
 /** @internal */
 export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{
@@ -30,8 +30,6 @@ export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{
       : `${subject} is open: attempts are rejected for ${left} more, then one probe is let through`
   }
 }
-
-const prefix = "circuitBreaker"
 
 /** @internal */
 export const sampling = (options: CircuitBreaker.SamplingOptions = {}): CircuitBreaker.TripPolicy => ({
@@ -60,91 +58,19 @@ export const failure = (options?: {
     : { _tag: "Failure", retryAfter: Duration.decode(options.retryAfter) }
 
 // ---------------------------------------------------------------------------------------------
-// Options
+// Options: the shared core's checks; the callback is only ours to call.
 
 interface Resolved {
   readonly settings: core.BreakerSettings
   readonly onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined
 }
 
-const optionalDuration = (option: string, input: unknown, fallback: number): Validated<number> =>
-  input === undefined ? Either.right(fallback) : durationMillis(option, input)
-
-const numberOr = (value: unknown, fallback: number): number =>
-  value === undefined ? fallback : typeof value === "number" ? value : Number.NaN
-
-const resolveTripPolicy = (input: unknown): Validated<core.TripPolicy> => {
-  const option = `${prefix}.tripPolicy`
-  if (input === undefined) return Either.right(core.breakerDefaults.tripPolicy)
-  if (typeof input !== "object" || input === null || !("_tag" in input)) {
-    return invalid(option, "must be built with CircuitBreaker.sampling or CircuitBreaker.consecutive", input)
-  }
-  if (input._tag === "Consecutive" && "failures" in input) {
-    const policy: core.ConsecutivePolicy = { _tag: "Consecutive", failures: numberOr(input.failures, Number.NaN) }
-    const problem = core.checkSettings({ ...core.breakerDefaults, tripPolicy: policy })
-    return fromCoreCheck(option, policy, problem, { failures: input.failures })
-  }
-  if (input._tag !== "Sampling" || !("options" in input)) {
-    return invalid(option, "must be built with CircuitBreaker.sampling or CircuitBreaker.consecutive", input)
-  }
-  return Either.flatMap(
-    optionsRecord(option, input.options, ["failureRatio", "minimumThroughput", "samplingDuration"]),
-    (given) =>
-      Either.flatMap(
-        optionalDuration(
-          `${option}.samplingDuration`,
-          given.samplingDuration,
-          core.samplingDefaults.samplingDurationMillis
-        ),
-        (samplingDurationMillis) => {
-          const policy: core.SamplingPolicy = {
-            _tag: "Sampling",
-            failureRatio: numberOr(given.failureRatio, core.samplingDefaults.failureRatio),
-            minimumThroughput: numberOr(given.minimumThroughput, core.samplingDefaults.minimumThroughput),
-            samplingDurationMillis
-          }
-          return fromCoreCheck(
-            option,
-            policy,
-            core.checkSettings({ ...core.breakerDefaults, tripPolicy: policy }),
-            given
-          )
-        }
-      )
-  )
-}
-
 /** @internal */
 export const resolve = (options: CircuitBreaker.Options | undefined): Validated<Resolved> =>
-  Either.flatMap(
-    optionsRecord(prefix, options, ["tripPolicy", "breakDuration", "maxBreakDuration", "onStateChange"]),
-    (given) =>
-      Either.flatMap(
-        Either.all({
-          tripPolicy: resolveTripPolicy(given.tripPolicy),
-          breakDurationMillis: optionalDuration(
-            `${prefix}.breakDuration`,
-            given.breakDuration,
-            core.breakerDefaults.breakDurationMillis
-          ),
-          maxBreakDurationMillis: optionalDuration(
-            `${prefix}.maxBreakDuration`,
-            given.maxBreakDuration,
-            core.breakerDefaults.maxBreakDurationMillis
-          )
-        }),
-        (settings): Validated<Resolved> => {
-          const onStateChange = options?.onStateChange
-          if (onStateChange !== undefined && typeof onStateChange !== "function") {
-            return invalid(`${prefix}.onStateChange`, "must be a function returning an Effect", onStateChange)
-          }
-          return Either.map(fromCoreCheck(prefix, settings, core.checkSettings(settings), given), (checked) => ({
-            settings: checked,
-            onStateChange
-          }))
-        }
-      )
-  )
+  Either.map(fromChecked(core.resolveOptions(options, durationCodec)), (settings) => ({
+    settings,
+    onStateChange: options?.onStateChange
+  }))
 
 /** @internal */
 export const toPublicSettings = (settings: core.BreakerSettings): CircuitBreaker.Settings => ({

@@ -15,8 +15,8 @@
  */
 import * as Metric from "effect/Metric"
 import * as MetricLabel from "effect/MetricLabel"
-import type { StateTag } from "./core/circuitBreaker.js"
-import { originParts } from "./origin.js"
+import type { StateTag } from "@effect-http-resilience/core/CircuitBreaker"
+import { originParts } from "@effect-http-resilience/core/Origin"
 
 /** Attribute keys. @internal */
 export const attribute = {

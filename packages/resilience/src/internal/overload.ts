@@ -8,7 +8,7 @@ import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as metrics from "./metrics.js"
-import { originOf } from "./origin.js"
+import { originOf } from "@effect-http-resilience/core/Origin"
 import * as retryBudgetService from "./retryBudgetService.js"
 
 /**

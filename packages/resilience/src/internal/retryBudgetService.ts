@@ -1,15 +1,13 @@
+import * as core from "@effect-http-resilience/core/RetryBudget"
+import { OriginTable } from "@effect-http-resilience/core/Origin"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Metric from "effect/Metric"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
-import * as core from "./core/retryBudget.js"
 import * as metrics from "./metrics.js"
-import { OriginTable } from "./origin.js"
-import { durationMillis, fromCoreCheck, invalid, optionsRecord, type Validated } from "./settingsInput.js"
-
-const prefix = "retryBudget"
+import { durationCodec, fromChecked, type Validated } from "./settingsInput.js"
 
 /** @internal */
 export const finagle = (options: RetryBudget.FinagleOptions = {}): RetryBudget.Strategy => ({
@@ -32,74 +30,9 @@ export const awsQuota = (options: RetryBudget.AwsQuotaOptions = {}): RetryBudget
 /** @internal */
 export const none: RetryBudget.Strategy = { _tag: "None" }
 
-const isStrategy = (input: unknown): input is RetryBudget.Strategy =>
-  typeof input === "object" && input !== null && "_tag" in input
-
-const resolveFinagle = (input: unknown): Validated<core.FinagleSettings> =>
-  Either.flatMap(optionsRecord(prefix, input, ["ratio", "minPerSecond", "ttl"]), (given) =>
-    Either.flatMap(
-      given.ttl === undefined
-        ? Either.right(core.finagleDefaults.ttlMillis)
-        : durationMillis(`${prefix}.ttl`, given.ttl),
-      (ttlMillis) => {
-        const settings: core.FinagleSettings = {
-          _tag: "Finagle",
-          ratio: numberOr(given.ratio, core.finagleDefaults.ratio),
-          minPerSecond: numberOr(given.minPerSecond, core.finagleDefaults.minPerSecond),
-          ttlMillis
-        }
-        return fromCoreCheck(prefix, settings, core.checkSettings(settings), given)
-      }
-    )
-  )
-
-const resolveTokenBucket = (input: unknown): Validated<core.TokenBucketSettings> =>
-  Either.flatMap(optionsRecord(prefix, input, ["maxTokens", "tokenRatio"]), (given) => {
-    const settings: core.TokenBucketSettings = {
-      _tag: "TokenBucket",
-      maxTokens: numberOr(given.maxTokens, core.tokenBucketDefaults.maxTokens),
-      tokenRatio: numberOr(given.tokenRatio, core.tokenBucketDefaults.tokenRatio)
-    }
-    return fromCoreCheck(prefix, settings, core.checkSettings(settings), given)
-  })
-
-const resolveAwsQuota = (input: unknown): Validated<core.AwsQuotaSettings> =>
-  Either.flatMap(
-    optionsRecord(prefix, input, ["capacity", "retryCost", "timeoutRetryCost", "noRetryIncrement"]),
-    (given) => {
-      const defaults = core.awsQuotaDefaults
-      const settings: core.AwsQuotaSettings = {
-        _tag: "AwsQuota",
-        capacity: numberOr(given.capacity, defaults.capacity),
-        retryCost: numberOr(given.retryCost, defaults.retryCost),
-        timeoutRetryCost: numberOr(given.timeoutRetryCost, defaults.timeoutRetryCost),
-        noRetryIncrement: numberOr(given.noRetryIncrement, defaults.noRetryIncrement)
-      }
-      return fromCoreCheck(prefix, settings, core.checkSettings(settings), given)
-    }
-  )
-
-// A value that is not a number is kept as it is, for the core's check to refuse by name.
-const numberOr = (value: unknown, fallback: number): number =>
-  value === undefined ? fallback : typeof value === "number" ? value : Number.NaN
-
 /** @internal */
-export const resolve = (input: RetryBudget.Input | undefined): Validated<core.RetryBudgetSettings> => {
-  if (input === "none") return Either.right({ _tag: "None" })
-  if (!isStrategy(input)) return resolveFinagle(input)
-  switch (input._tag) {
-    case "Finagle":
-      return resolveFinagle(input.options)
-    case "TokenBucket":
-      return resolveTokenBucket(input.options)
-    case "AwsQuota":
-      return resolveAwsQuota(input.options)
-    case "None":
-      return Either.right({ _tag: "None" })
-    default:
-      return invalid(prefix, "must be RetryBudget.finagle, tokenBucket, awsQuota or none", input)
-  }
-}
+export const resolve = (input: RetryBudget.Input | undefined): Validated<core.RetryBudgetSettings> =>
+  fromChecked(core.resolveInput(input, durationCodec))
 
 /** @internal */
 export const toPublicSettings = (settings: core.RetryBudgetSettings): RetryBudget.Settings => {
