@@ -1,3 +1,4 @@
+import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -130,8 +131,7 @@ const retryDecisionOf = (out: unknown, failure: HttpFailure.HttpFailure, waitMil
     _tag: "Retry",
     failure,
     delay: Duration.millis(waitMillis),
-    source: server === undefined ? "backoff" : "retry-after",
-    capped: server !== undefined && server > waitMillis
+    ...RetrySchedule.inferSource(server, waitMillis)
   }
 }
 

@@ -1,3 +1,6 @@
+import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
+import * as RetryBudgetCore from "@effect-http-resilience/core/RetryBudget"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as MetricLabel from "effect/MetricLabel"
@@ -125,27 +128,16 @@ export const originFor = (url: string): Origin => {
 }
 
 /**
- * What a failure tells the budget: the kind of trouble, or nothing for failures that say
- * nothing about the origin's health.
+ * What a failure tells the budget: the kind of trouble, or nothing (the shared core's rule).
  *
  * @internal
  */
-export const failureKind = (failure: HttpFailure.HttpFailure): RetryBudget.FailureKind | undefined => {
-  switch (failure._tag) {
-    case "TransientStatus":
-      return "transient-status"
-    case "ConnectionError":
-      return failure.reason === "Timeout" ? "timeout" : failure.reason === "Transport" ? "connection" : undefined
-    default:
-      return undefined
-  }
-}
+export const failureKind: (failure: HttpFailure.HttpFailure) => RetryBudget.FailureKind | undefined =
+  RetryBudgetCore.failureKindOf
 
 /**
- * What an attempt tells the breaker: the server answered (a success, whatever the status but a
- * transient one), it failed to (transient statuses, timeouts, connection failures, with the
- * server's `Retry-After` to lengthen a break), or nothing (a 429 is the caller's quota, not the
- * origin's health; an interruption, a request that could not be sent).
+ * What an attempt tells the breaker (the shared core's rule, in this line's `Outcome`): anything
+ * but an `HttpFailure` (an interruption, another error) says nothing about the origin.
  *
  * @internal
  */
@@ -153,18 +145,13 @@ export const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreake
   if (Exit.isSuccess(exit)) return circuitBreakerService.success
   const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
   if (!HttpFailure.isHttpFailure(failure)) return circuitBreakerService.ignored
-  switch (failure._tag) {
-    case "TransientStatus":
-      if (failure.status === 429) return circuitBreakerService.ignored
-      return Option.isSome(failure.retryAfter)
-        ? circuitBreakerService.failure({ retryAfter: failure.retryAfter.value })
-        : circuitBreakerService.failure()
-    case "ConnectionError":
-      return failure.reason === "Timeout" || failure.reason === "Transport"
-        ? circuitBreakerService.failure()
-        : circuitBreakerService.ignored
-    case "PermanentStatus":
-    case "DecodeError":
-      return circuitBreakerService.success
-  }
+  const retryAfterMillis =
+    failure._tag === "TransientStatus" && Option.isSome(failure.retryAfter)
+      ? Duration.toMillis(failure.retryAfter.value)
+      : undefined
+  const outcome = CircuitBreakerCore.outcomeOfFailure(failure, retryAfterMillis)
+  if (outcome._tag !== "Failure") return outcome
+  return outcome.retryAfterMillis === undefined
+    ? circuitBreakerService.failure()
+    : circuitBreakerService.failure({ retryAfter: Duration.millis(outcome.retryAfterMillis) })
 }

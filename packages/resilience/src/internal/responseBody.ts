@@ -1,3 +1,4 @@
+import * as Body from "@effect-http-resilience/core/ResponseBody"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
@@ -6,45 +7,28 @@ import * as Stream from "effect/Stream"
 import * as HttpFailure from "../HttpFailure.js"
 import * as timeout from "./timeout.js"
 
-/** @internal */
-export const snippetMaxBytes = 8 * 1024
-
-// A discarded body up to this size is read to its end so the connection can be reused;
-// a larger one costs more to read than a new connection, so it is aborted instead.
-/** @internal */
-export const drainMaxBytes = 64 * 1024
+// Sizes, the release plan and the byte arithmetic are the shared core's (ResponseBody).
 
 // Releasing must not hold up the retry: a body that trickles is aborted, not waited for.
 /** @internal */
-export const bodyReadTimeout = Duration.millis(500)
-
-interface Collected {
-  readonly chunks: Array<Uint8Array>
-  size: number
-}
+export const bodyReadTimeout = Duration.millis(Body.readTimeoutMillis)
 
 // Bounded in time, and `undefined` when too late. Releasing runs in scope finalizers, which
 // are uninterruptible: the read itself is made interruptible, or the limit could never stop it.
 const withinReadTime = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E | undefined> =>
   timeout.timeoutFail(Effect.interruptible(read), bodyReadTimeout, () => undefined)
 
-const emptyCollection = (): Collected => ({ chunks: [], size: 0 })
-
 // Reads at most `maxBytes` (plus the chunk that crosses it). Stopping early interrupts the
 // stream, which cancels the body and aborts the request.
 const collectAtMost = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number
-): Effect.Effect<Collected, HttpClientError.ResponseError> =>
+): Effect.Effect<Body.Collected, HttpClientError.ResponseError> =>
   Stream.runFoldWhile(
     response.stream,
-    emptyCollection(),
+    new Body.Collected(),
     (collected) => collected.size <= maxBytes,
-    (collected, chunk) => {
-      collected.chunks.push(chunk)
-      collected.size += chunk.byteLength
-      return collected
-    }
+    (collected, chunk) => collected.push(chunk)
   )
 
 /**
@@ -67,18 +51,11 @@ const readAtMost = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number,
   bound: Bound = withinReadTime
-): Effect.Effect<Collected | undefined> =>
+): Effect.Effect<Body.Collected | undefined> =>
   collectAtMost(response, maxBytes).pipe(
     bound,
     Effect.orElseSucceed(() => undefined)
   )
-
-const declaredLength = (response: HttpClientResponse.HttpClientResponse): number | undefined => {
-  const value = response.headers["content-length"]
-  if (value === undefined) return undefined
-  const length = Number(value)
-  return Number.isSafeInteger(length) && length >= 0 ? length : undefined
-}
 
 // Taking a body's stream and stopping it releases the request: the transport cancels it.
 const abortBody = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
@@ -105,33 +82,20 @@ export const drainWithin = (
   bound: Bound,
   abortable: boolean
 ): Effect.Effect<boolean> => {
-  const length = declaredLength(response)
-  if (length === 0) return Effect.succeed(true)
-  if (length !== undefined && length > drainMaxBytes) {
-    return abortable ? Effect.succeed(false) : Effect.as(abortBody(response), false)
+  switch (Body.releasePlan(response.headers)) {
+    case "nothing":
+      return Effect.succeed(true)
+    case "abort":
+      return abortable ? Effect.succeed(false) : Effect.as(abortBody(response), false)
+    case "read-whole":
+      // A declared length bounds the body: read it whole, without a stream around it.
+      return Effect.match(bound(response.arrayBuffer), { onFailure: () => false, onSuccess: () => true })
+    case "read-at-most":
+      return Effect.map(
+        readAtMost(response, Body.drainMaxBytes, bound),
+        (collected) => collected !== undefined && collected.size <= Body.drainMaxBytes
+      )
   }
-  // A declared length bounds the body: read it whole, without a stream around it.
-  if (length !== undefined) {
-    return Effect.match(bound(response.arrayBuffer), { onFailure: () => false, onSuccess: () => true })
-  }
-  return Effect.map(
-    readAtMost(response, drainMaxBytes, bound),
-    (collected) => collected !== undefined && collected.size <= drainMaxBytes
-  )
-}
-
-const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false })
-
-const concat = (collected: Collected, maxBytes: number): Uint8Array => {
-  const bytes = new Uint8Array(Math.min(collected.size, maxBytes))
-  let offset = 0
-  for (const chunk of collected.chunks) {
-    if (offset >= bytes.length) break
-    const part = chunk.subarray(0, bytes.length - offset)
-    bytes.set(part, offset)
-    offset += part.length
-  }
-  return bytes
 }
 
 /**
@@ -140,12 +104,7 @@ const concat = (collected: Collected, maxBytes: number): Uint8Array => {
  * @internal
  */
 export const readSnippet = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string> =>
-  Effect.map(readAtMost(response, snippetMaxBytes), (collected) => {
-    if (collected === undefined || collected.size === 0) return ""
-    const text = utf8.decode(concat(collected, snippetMaxBytes))
-    // A multi-byte character cut at the limit decodes as U+FFFD: drop it rather than show it.
-    return collected.size > snippetMaxBytes ? text.replace(/\uFFFD$/, "") : text
-  })
+  Effect.map(readAtMost(response, Body.snippetMaxBytes), Body.snippet)
 
 /**
  * The whole body as text, read no further than `maxBytes`: a body that declares or turns out
@@ -158,7 +117,7 @@ export const readTextAtMost = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number
 ): Effect.Effect<string, HttpClientError.ResponseError | HttpFailure.BodyTooLarge> => {
-  const length = declaredLength(response)
+  const length = Body.declaredLength(response.headers)
   if (length !== undefined && length > maxBytes) {
     return Effect.zipRight(
       abortBody(response),
@@ -170,6 +129,6 @@ export const readTextAtMost = (
   return Effect.flatMap(collectAtMost(response, maxBytes), (collected) =>
     collected.size > maxBytes
       ? Effect.fail(new HttpFailure.BodyTooLarge({ limit: maxBytes, seen: collected.size, declared: false }))
-      : Effect.succeed(utf8.decode(concat(collected, maxBytes)))
+      : Effect.succeed(collected.text(maxBytes))
   )
 }

@@ -1,3 +1,4 @@
+import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import { dual } from "effect/Function"
@@ -39,15 +40,18 @@ export const withRetryAfter = dual<
       }),
       (error) => error
     )
-    const capMillis = Duration.toMillis(policy.maxDelay)
-    const giveUpOverCap = policy.whenRetryAfterExceedsMaxDelay === "give-up"
+    const cap = {
+      capMillis: Duration.toMillis(policy.maxDelay),
+      giveUpOverCap: policy.whenRetryAfterExceedsMaxDelay === "give-up"
+    }
+    // The rule is the shared core's: the server's delay replaces the wait, capped; over the cap
+    // under "give-up", no wait at all (the schedule stops).
+    const waitMillis = (failure: HttpFailure.HttpFailure, delayMillis: number) =>
+      RetrySchedule.withServerDelay(delayMillis, serverDelayMillis(failure), cap)
     return Schedule.intersect(self, Schedule.identity<HttpFailure.HttpFailure>()).pipe(
-      Schedule.whileInput((failure: HttpFailure.HttpFailure) => {
-        const server = serverDelayMillis(failure)
-        return !(giveUpOverCap && server !== undefined && server > capMillis)
-      }),
+      Schedule.whileInput((failure: HttpFailure.HttpFailure) => waitMillis(failure, 0) !== undefined),
       Schedule.modifyDelay(([, failure], delay) =>
-        Duration.millis(Math.min(serverDelayMillis(failure) ?? Duration.toMillis(delay), capMillis))
+        Duration.millis(waitMillis(failure, Duration.toMillis(delay)) ?? cap.capMillis)
       ),
       Schedule.map(([out]) => out)
     )
