@@ -32,29 +32,19 @@ export const connectionError = (
 export const decodeError = (attempt: Attempt, status: number, cause: unknown): HttpFailure.DecodeError =>
   new HttpFailure.DecodeError({ request: attempt.request, attempt: attempt.attempt, status, cause })
 
-// A transient status is an expected outcome that the schedule usually retries: the JavaScript
-// stack of its construction (deep inside the fiber runtime) tells nothing and is most of its
-// cost. The stack is left out for this one object, not switched off globally.
 const transientStatus = (
   attempt: Attempt,
   response: HttpClientResponse.HttpClientResponse,
   headers: HttpClientResponse.HttpClientResponse["headers"],
   delay: HttpFailure.TransientStatus["retryAfter"]
-): HttpFailure.TransientStatus => {
-  const limit = Error.stackTraceLimit
-  Error.stackTraceLimit = 0
-  try {
-    return new HttpFailure.TransientStatus({
-      request: attempt.request,
-      attempt: attempt.attempt,
-      status: response.status,
-      headers,
-      retryAfter: delay
-    })
-  } finally {
-    Error.stackTraceLimit = limit
-  }
-}
+): HttpFailure.TransientStatus =>
+  new HttpFailure.TransientStatus({
+    request: attempt.request,
+    attempt: attempt.attempt,
+    status: response.status,
+    headers,
+    retryAfter: delay
+  })
 
 /**
  * The response behind a transient status, held unread until the retry decision: released

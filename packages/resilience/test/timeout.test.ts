@@ -1,0 +1,80 @@
+/**
+ * The forked race that times an attempt where the signal cannot (TestClock, a transport that
+ * does not take our signal) and bounds a release without one: its edge cases.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Duration, Effect, Exit, Fiber, Logger, LogLevel, TestClock } from "effect"
+import * as timeout from "../src/internal/timeout.js"
+
+const late = () => "late" as const
+
+describe("timeoutFail", () => {
+  it.live("on time: the effect's own exit, success or failure", () =>
+    Effect.gen(function* () {
+      expect(yield* timeout.timeoutFail(Effect.succeed(1), Duration.millis(1_000), late)).toBe(1)
+      expect(yield* Effect.exit(timeout.timeoutFail(Effect.fail("boom"), Duration.millis(1_000), late))).toEqual(
+        Exit.fail("boom")
+      )
+    })
+  )
+
+  it.live("too late: the effect is interrupted, and waited for, then onTimeout fails", () =>
+    Effect.gen(function* () {
+      const stopped = yield* Deferred.make<void>()
+      const exit = yield* Effect.exit(
+        timeout.timeoutFail(
+          Effect.onInterrupt(Effect.never, () => Deferred.succeed(stopped, undefined)),
+          Duration.millis(20),
+          late
+        )
+      )
+      expect(exit).toEqual(Exit.fail("late"))
+      expect(yield* Deferred.isDone(stopped)).toBe(true)
+    })
+  )
+
+  it.live("interrupting the caller interrupts the effect", () =>
+    Effect.gen(function* () {
+      const started = yield* Deferred.make<void>()
+      const stopped = yield* Deferred.make<void>()
+      const fiber = yield* Effect.fork(
+        timeout.timeoutFail(
+          Effect.zipRight(
+            Deferred.succeed(started, undefined),
+            Effect.onInterrupt(Effect.never, () => Deferred.succeed(stopped, undefined))
+          ),
+          Duration.millis(60_000),
+          late
+        )
+      )
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(fiber)
+      expect(yield* Deferred.isDone(stopped)).toBe(true)
+    })
+  )
+
+  it.live("a failure is the caller's: nothing is logged as an unhandled error", () =>
+    Effect.gen(function* () {
+      const lines: Array<string> = []
+      const capture = Logger.make(({ message }) => {
+        lines.push(String(Array.isArray(message) ? message[0] : message))
+      })
+      yield* Effect.exit(timeout.timeoutFail(Effect.fail("boom"), Duration.millis(1_000), late)).pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
+        Logger.withMinimumLogLevel(LogLevel.Debug)
+      )
+      yield* Effect.sleep("10 millis")
+      expect(lines.filter((line) => line.includes("unhandled"))).toEqual([])
+    })
+  )
+
+  it.effect("under the TestClock it is Effect.timeoutFail: the limit passes when the clock says", () =>
+    Effect.gen(function* () {
+      const fiber = yield* Effect.fork(Effect.exit(timeout.timeoutFail(Effect.never, Duration.millis(5_000), late)))
+      yield* TestClock.adjust("4999 millis")
+      expect(fiber.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(fiber)).toEqual(Exit.fail("late"))
+    })
+  )
+})
