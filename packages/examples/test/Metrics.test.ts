@@ -66,7 +66,11 @@ layer(Live, { excludeTestServices: true })("the library's metrics exported throu
       const call = (path: string) => Effect.exit(Effect.scoped(client.get(`${server.url}${path}`)))
       const origin = { "url.scheme": "http", "server.address": "127.0.0.1", "server.port": String(server.port) }
       const get = { ...origin, "http.request.method": "GET" }
-      const reason = (giveUpReason: string) => ({ ...origin, "http.client.resilience.give_up.reason": giveUpReason })
+      const reason = (giveUpReason: string) => ({
+        ...origin,
+        "http.request.method": "GET",
+        "http.client.resilience.give_up.reason": giveUpReason
+      })
 
       // Two 503s, then a 200; a 404 (not retried); a lasting 503 (3 attempts).
       yield* call("/api/chaos/retry/metrics?succeedAfter=2&failStatus=503&retryAfter=none")
