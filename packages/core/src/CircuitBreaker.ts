@@ -746,3 +746,26 @@ export const resolveOptions = <D>(
         }
       )
   )
+
+/**
+ * Why an attempt was rejected unsent, in words: `left` is the time until the circuit lets a
+ * probe through (open) or the probe's slot is re-armed (half-open), as the library formats it.
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "@effect-http-resilience/core"
+ *
+ * CircuitBreaker.rejectionMessage("https://api.example.com:443", "Open", "4s")
+ * // "Circuit breaker for https://api.example.com:443 is open: attempts are rejected for 4s more, then one probe is let through"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const rejectionMessage = (origin: string, state: "Open" | "HalfOpen" | "Isolated", left: string): string => {
+  const subject = `Circuit breaker for ${origin}`
+  if (state === "Isolated") return `${subject} is isolated: attempts are rejected until it is closed by hand`
+  return state === "HalfOpen"
+    ? `${subject} is half-open and its probe is in flight: attempts are rejected until it reports, or for ${left} at most`
+    : `${subject} is open: attempts are rejected for ${left} more, then one probe is let through`
+}

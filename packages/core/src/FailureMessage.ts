@@ -34,13 +34,21 @@ export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest"
  * @category models
  */
 export type GiveUpReason =
+  /** A permanent status, a decode error, an invalid request or an unrecoverable transport failure. */
   | "not-retryable"
+  /** POST or PATCH (or another non-idempotent method) without an `Idempotency-Key`. */
   | "not-idempotent"
+  /** The body is a stream or iterator that the first attempt consumed. */
   | "one-shot-body"
+  /** `maxAttempts` attempts were made (or a custom schedule ended). */
   | "attempts-exhausted"
+  /** `Retry-After` asked for more than `maxDelay` under `whenRetryAfterExceedsMaxDelay: "give-up"`. */
   | "retry-after-exceeds-max-delay"
+  /** The next wait would end past `totalTimeout` (from the call's start) or `maxElapsed`. */
   | "deadline-exceeded"
+  /** The retry budget of the request's origin refused the retry. */
   | "retry-budget-exhausted"
+  /** The circuit breaker of the request's origin is open. */
   | "circuit-open"
 
 /**

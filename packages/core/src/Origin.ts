@@ -146,3 +146,59 @@ export class OriginTable<E> {
     }
   }
 }
+
+/**
+ * The scheme and authority of a URL as written (`https://api.example.com:8443`), without
+ * parsing it: a cheap key for what is worked out once per origin.
+ *
+ * @example
+ * ```ts
+ * import { Origin } from "@effect-http-resilience/core"
+ *
+ * Origin.authorityOf("https://api.example.com/items?page=2") // "https://api.example.com"
+ * ```
+ *
+ * @since 0.1.0
+ * @category keys
+ */
+export const authorityOf = (url: string): string => {
+  const start = url.indexOf("//")
+  if (start < 0) return url
+  const end = url.slice(start + 2).search(/[/?#]/)
+  return end < 0 ? url : url.slice(0, start + 2 + end)
+}
+
+/**
+ * What is worked out once per origin, found by a URL's authority (parsing a URL on every call
+ * costs more than what it keys). Bounded: past `maxEntries` authorities it starts over.
+ *
+ * @example
+ * ```ts
+ * import { Origin } from "@effect-http-resilience/core"
+ *
+ * const labels = new Origin.ByAuthority((origin) => ({ origin }))
+ * labels.get("https://api.example.com/items").origin // "https://api.example.com:443"
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export class ByAuthority<V> {
+  private readonly entries = new Map<string, V>()
+
+  constructor(
+    private readonly make: (origin: string) => V,
+    private readonly maxEntries = 1024
+  ) {}
+
+  get(url: string): V {
+    const authority = authorityOf(url)
+    let entry = this.entries.get(authority)
+    if (entry === undefined) {
+      if (this.entries.size >= this.maxEntries) this.entries.clear()
+      entry = this.make(originOf(authority))
+      this.entries.set(authority, entry)
+    }
+    return entry
+  }
+}

@@ -159,6 +159,21 @@ export * as RetrySchedule from "./RetrySchedule.js"
 export * as Settings from "./Settings.js"
 
 /**
+ * The metrics both libraries report, their attributes, and a retry decision's span event.
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * Telemetry.metrics.giveUps.name // "http.client.resilience.give_ups"
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Telemetry from "./Telemetry.js"
+
+/**
  * What a transport failure means for a retry.
  *
  * @example

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
 import type * as Duration from "effect/Duration"
 import type * as Either from "effect/Either"
 import type * as Schedule from "effect/Schedule"
@@ -283,7 +284,15 @@ export type InvalidRetryPolicy = internal.InvalidRetryPolicy
 
 /**
  * Why a call stopped retrying: carried by the failure that ends it (`giveUpReason`) and said
- * in words in that failure's `message`.
+ * in words in that failure's `message` (the same reasons and words on both lines of this
+ * library). `"not-retryable"`: a permanent status, a decode error, an invalid request or an
+ * unrecoverable transport failure; `"not-idempotent"`: POST or PATCH without an
+ * `Idempotency-Key`; `"one-shot-body"`: a body the first attempt consumed;
+ * `"attempts-exhausted"`: `maxAttempts` reached (or a custom schedule ended);
+ * `"retry-after-exceeds-max-delay"`: `Retry-After` over `maxDelay` under "give-up";
+ * `"deadline-exceeded"`: the next wait would end past `totalTimeout` or `maxElapsed`;
+ * `"retry-budget-exhausted"`: the origin's retry budget refused the retry; `"circuit-open"`: the
+ * origin's circuit breaker is open.
  *
  * @example
  * ```ts
@@ -296,23 +305,7 @@ export type InvalidRetryPolicy = internal.InvalidRetryPolicy
  * @since 0.1.0
  * @category models
  */
-export type GiveUpReason =
-  /** A permanent status, a decode error, an invalid request or an unrecoverable transport failure. */
-  | "not-retryable"
-  /** POST or PATCH (or another non-idempotent method) without an `Idempotency-Key`. */
-  | "not-idempotent"
-  /** The body is a stream or iterator that the first attempt consumed. */
-  | "one-shot-body"
-  /** `maxAttempts` attempts were made (or a custom schedule ended). */
-  | "attempts-exhausted"
-  /** `Retry-After` asked for more than `maxDelay` under `whenRetryAfterExceedsMaxDelay: "give-up"`. */
-  | "retry-after-exceeds-max-delay"
-  /** The next wait would end past `totalTimeout` (from the call's start) or `maxElapsed`. */
-  | "deadline-exceeded"
-  /** The retry budget of the request's origin refused the retry. */
-  | "retry-budget-exhausted"
-  /** The circuit breaker of the request's origin is open. */
-  | "circuit-open"
+export type GiveUpReason = FailureMessage.GiveUpReason
 
 /**
  * Where a wait came from: the policy's backoff, or the server's `Retry-After`.

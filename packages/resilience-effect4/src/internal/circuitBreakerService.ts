@@ -22,12 +22,7 @@ export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{
   readonly retryAfter: Duration.Duration
 }> {
   override get message(): string {
-    const subject = `Circuit breaker for ${this.origin}`
-    if (this.state === "Isolated") return `${subject} is isolated: attempts are rejected until it is closed by hand`
-    const left = Duration.format(this.retryAfter)
-    return this.state === "HalfOpen"
-      ? `${subject} is half-open and its probe is in flight: attempts are rejected until it reports, or for ${left} at most`
-      : `${subject} is open: attempts are rejected for ${left} more, then one probe is let through`
+    return core.rejectionMessage(this.origin, this.state, Duration.format(this.retryAfter))
   }
 }
 

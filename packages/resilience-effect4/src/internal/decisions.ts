@@ -1,14 +1,15 @@
+import * as Telemetry from "@effect-http-resilience/core/Telemetry"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as LogLevel from "effect/LogLevel"
-import * as Option from "effect/Option"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
+import { serverDelayMillis } from "./retryPolicy.js"
 
 /**
  * One decision of a call after a failed attempt.
@@ -52,28 +53,12 @@ export const observeDecisions = dual<
   })
 )
 
-const attributesOf = (decision: Decision): Record<string, unknown> => {
-  const failure = decision.failure
-  const attributes: Record<string, unknown> = {
-    "http.request.method": failure.request.method,
-    "url.full": failure.request.url,
-    "retry.attempt": failure.attempt,
-    "retry.failure": failure._tag
-  }
-  if (failure._tag === "ConnectionError") attributes["retry.reason"] = failure.reason
-  else attributes["http.response.status_code"] = failure.status
-  if (failure._tag === "TransientStatus" && Option.isSome(failure.retryAfter)) {
-    attributes["retry.retry_after_millis"] = Duration.toMillis(failure.retryAfter.value)
-  }
-  if (decision._tag === "Retry") {
-    attributes["retry.wait_millis"] = Duration.toMillis(decision.delay)
-    attributes["retry.wait_source"] = decision.source
-    attributes["retry.wait_capped"] = decision.capped
-  } else {
-    attributes["retry.give_up_reason"] = decision.reason
-  }
-  return attributes
-}
+// The event's name and attributes are the shared core's (the Effect 3 line reports the same).
+const eventOf = (decision: Decision) =>
+  Telemetry.decisionEvent(
+    decision._tag === "Retry" ? { ...decision, waitMillis: Duration.toMillis(decision.delay) } : decision,
+    serverDelayMillis(decision.failure)
+  )
 
 /**
  * Tells a decision to whoever listens: the observer in context, the caller's current span (as
@@ -89,8 +74,7 @@ export const report = (decision: Decision): Effect.Effect<void> =>
     // An external span (propagated from elsewhere) cannot take events.
     const span = current !== undefined && current._tag === "Span" ? current : undefined
     if (observer === undefined && !logged && span === undefined) return Effect.void
-    const attributes = attributesOf(decision)
-    const name = decision._tag === "Retry" ? "retrying" : "giving up"
+    const { name, attributes } = eventOf(decision)
     const effects: Array<Effect.Effect<void>> = []
     if (span !== undefined) {
       effects.push(

@@ -1,5 +1,5 @@
 import * as CoreBreaker from "@effect-http-resilience/core/CircuitBreaker"
-import { originOf } from "@effect-http-resilience/core/Origin"
+import { ByAuthority } from "@effect-http-resilience/core/Origin"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
@@ -54,7 +54,7 @@ export const makeGuards = (policy: RetryPolicy.RetryPolicy): Guards => ({
 })
 
 /**
- * An origin and its metrics, worked out once per origin and method.
+ * An origin and its metrics per method, worked out once per origin and method.
  *
  * @internal
  */
@@ -65,49 +65,39 @@ export interface Origin {
   readonly giveUp: (reason: RetryPolicy.GiveUpReason) => Effect.Effect<void>
 }
 
-const makeOrigin = (key: string, method: string): Origin => {
-  const attributes = { ...metrics.originAttributes(key), [metrics.attribute.requestMethod]: method }
-  const giveUps = new Map<string, Effect.Effect<void>>()
-  return {
-    key,
-    attempts: Metric.update(Metric.withAttributes(metrics.attempts, attributes), 1),
-    retries: Metric.update(Metric.withAttributes(metrics.retries, attributes), 1),
-    giveUp: (reason) => {
-      let update = giveUps.get(reason)
-      if (update === undefined) {
-        update = Metric.update(
-          Metric.withAttributes(metrics.giveUps, { ...attributes, [metrics.attribute.giveUpReason]: reason }),
-          1
-        )
-        giveUps.set(reason, update)
+const counted = (metric: Metric.Counter<number>, attributes: Readonly<Record<string, string>>) =>
+  Metric.update(Metric.withAttributes(metric, attributes), 1)
+
+// Per origin (found by the URL's authority, as written: parsing a URL on every call costs more
+// than the budget), per method.
+const origins = new ByAuthority((key) => {
+  const byMethod = new Map<string, Origin>()
+  return (method: string): Origin => {
+    let origin = byMethod.get(method)
+    if (origin === undefined) {
+      const attributes = { ...metrics.originAttributes(key), [metrics.attribute.requestMethod]: method }
+      const giveUps = new Map<string, Effect.Effect<void>>()
+      origin = {
+        key,
+        attempts: counted(metrics.attempts, attributes),
+        retries: counted(metrics.retries, attributes),
+        giveUp: (reason) => {
+          let update = giveUps.get(reason)
+          if (update === undefined) {
+            update = counted(metrics.giveUps, { ...attributes, [metrics.attribute.giveUpReason]: reason })
+            giveUps.set(reason, update)
+          }
+          return update
+        }
       }
-      return update
+      byMethod.set(method, origin)
     }
+    return origin
   }
-}
-
-// Bounded: a client that calls more origins than this starts over.
-const origins = new Map<string, Origin>()
-const maxOrigins = 1024
-
-const authorityOf = (url: string): string => {
-  const start = url.indexOf("//")
-  if (start < 0) return url
-  const end = url.slice(start + 2).search(/[/?#]/)
-  return end < 0 ? url : url.slice(0, start + 2 + end)
-}
+})
 
 /** @internal */
-export const originFor = (url: string, method: string): Origin => {
-  const cacheKey = `${method} ${authorityOf(url)}`
-  let origin = origins.get(cacheKey)
-  if (origin === undefined) {
-    if (origins.size >= maxOrigins) origins.clear()
-    origin = makeOrigin(originOf(authorityOf(url)), method)
-    origins.set(cacheKey, origin)
-  }
-  return origin
-}
+export const originFor = (url: string, method: string): Origin => origins.get(url)(method)
 
 /**
  * What an attempt tells the breaker (the core's rule, in Effect 4's `Outcome`): anything but an

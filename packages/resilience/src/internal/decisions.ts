@@ -1,3 +1,4 @@
+import * as Telemetry from "@effect-http-resilience/core/Telemetry"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -40,28 +41,14 @@ export const observeDecisions = dual<
   )
 )
 
-const attributesOf = (decision: Decision): Record<string, unknown> => {
-  const failure = decision.failure
-  const attributes: Record<string, unknown> = {
-    "http.request.method": failure.request.method,
-    "url.full": failure.request.url,
-    "retry.attempt": failure.attempt,
-    "retry.failure": failure._tag
-  }
-  if (failure._tag === "ConnectionError") attributes["retry.reason"] = failure.reason
-  else attributes["http.response.status_code"] = failure.status
-  if (failure._tag === "TransientStatus" && Option.isSome(failure.retryAfter)) {
-    attributes["retry.retry_after_millis"] = Duration.toMillis(failure.retryAfter.value)
-  }
-  if (decision._tag === "Retry") {
-    attributes["retry.wait_millis"] = Duration.toMillis(decision.delay)
-    attributes["retry.wait_source"] = decision.source
-    attributes["retry.wait_capped"] = decision.capped
-  } else {
-    attributes["retry.give_up_reason"] = decision.reason
-  }
-  return attributes
-}
+// The event's name and attributes are the shared core's (the Effect 4 line reports the same).
+const eventOf = (decision: Decision) =>
+  Telemetry.decisionEvent(
+    decision._tag === "Retry" ? { ...decision, waitMillis: Duration.toMillis(decision.delay) } : decision,
+    decision.failure._tag === "TransientStatus"
+      ? Option.getOrUndefined(Option.map(decision.failure.retryAfter, Duration.toMillis))
+      : undefined
+  )
 
 /**
  * Tells a decision to whoever listens: the observer in context, the caller's current span (as
@@ -77,8 +64,7 @@ export const report = (decision: Decision): Effect.Effect<void> =>
     // An external span (propagated from elsewhere) cannot take events.
     const span = current !== undefined && current._tag === "Span" ? current : undefined
     if (Option.isNone(observer) && !logged && span === undefined) return Effect.void
-    const attributes = attributesOf(decision)
-    const name = decision._tag === "Retry" ? "retrying" : "giving up"
+    const { name, attributes } = eventOf(decision)
     const effects: Array<Effect.Effect<void>> = []
     if (span !== undefined) {
       effects.push(

@@ -11,7 +11,7 @@ import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as metrics from "./metrics.js"
-import { originOf } from "@effect-http-resilience/core/Origin"
+import { ByAuthority } from "@effect-http-resilience/core/Origin"
 import * as retryBudgetService from "./retryBudgetService.js"
 
 /**
@@ -103,29 +103,12 @@ const makeOrigin = (key: string): Origin => {
   }
 }
 
-// Origins by the URL's scheme and authority, as written: parsing a URL on every call costs more
-// than the budget. Bounded: a client that calls more origins than this starts over.
-const origins = new Map<string, Origin>()
-const maxOrigins = 1024
-
-const authorityOf = (url: string): string => {
-  const start = url.indexOf("//")
-  if (start < 0) return url
-  const end = url.slice(start + 2).search(/[/?#]/)
-  return end < 0 ? url : url.slice(0, start + 2 + end)
-}
+// Origins by the URL's scheme and authority, as written (bounded): parsing a URL on every call
+// costs more than the budget.
+const origins = new ByAuthority(makeOrigin)
 
 /** @internal */
-export const originFor = (url: string): Origin => {
-  const authority = authorityOf(url)
-  let origin = origins.get(authority)
-  if (origin === undefined) {
-    if (origins.size >= maxOrigins) origins.clear()
-    origin = makeOrigin(originOf(authority))
-    origins.set(authority, origin)
-  }
-  return origin
-}
+export const originFor = (url: string): Origin => origins.get(url)
 
 /**
  * What a failure tells the budget: the kind of trouble, or nothing (the shared core's rule).

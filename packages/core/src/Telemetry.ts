@@ -1,0 +1,222 @@
+/**
+ * What both libraries report, by the same names: the metrics (OpenTelemetry's HTTP client
+ * conventions where one exists, the rest under `http.client.resilience.*`), their attributes,
+ * and the attributes of a retry decision (a span event, a debug log line). Each library builds
+ * its own Effect metrics from these.
+ *
+ * @since 0.1.0
+ */
+import type { StateTag } from "./CircuitBreaker.js"
+import type { ConnectionFailureReason, GiveUpReason } from "./FailureMessage.js"
+import { originParts } from "./Origin.js"
+import type { DelaySource } from "./RetrySchedule.js"
+
+/**
+ * Attribute keys, OpenTelemetry's where they exist.
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * Telemetry.attribute.requestMethod // "http.request.method"
+ * ```
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const attribute = {
+  urlScheme: "url.scheme",
+  serverAddress: "server.address",
+  serverPort: "server.port",
+  requestMethod: "http.request.method",
+  /** A give-up reason. */
+  giveUpReason: "http.client.resilience.give_up.reason",
+  /** closed | open | half_open | isolated */
+  circuitState: "http.client.resilience.circuit_breaker.state",
+  circuitPreviousState: "http.client.resilience.circuit_breaker.previous_state"
+} as const
+
+/**
+ * A metric's name and description (units in the description, as Effect metrics carry none).
+ *
+ * @example
+ * ```ts
+ * import type { Telemetry } from "@effect-http-resilience/core"
+ *
+ * const spec: Telemetry.MetricSpec = { name: "my.metric", description: "Things ({thing})." }
+ * ```
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export interface MetricSpec {
+  readonly name: string
+  readonly description: string
+}
+
+/**
+ * The metrics: counters but `circuitBreakerState`, a gauge with one series per state (1 for the
+ * current one, 0 for the others: OpenTelemetry's `hw.status` pattern).
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * Telemetry.metrics.attempts.name // "http.client.resilience.attempts"
+ * ```
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const metrics = {
+  /** Every attempt, the first included. Attributes: method, origin. */
+  attempts: {
+    name: "http.client.resilience.attempts",
+    description: "HTTP attempts sent, the first attempt of each call included ({attempt})."
+  },
+  /** Attempts after the first. Attributes: method, origin. */
+  retries: {
+    name: "http.client.resilience.retries",
+    description: "HTTP attempts that retried a failed attempt ({retry})."
+  },
+  /** Calls that ended with a failure. Attributes: method, origin, reason. */
+  giveUps: {
+    name: "http.client.resilience.give_ups",
+    description: "HTTP calls that ended with a failure, by the reason no further attempt was made ({call})."
+  },
+  /** Retries the budget refused. Attributes: origin. */
+  retryBudgetRefusals: {
+    name: "http.client.resilience.retry_budget.refusals",
+    description: "Retries the retry budget refused ({retry})."
+  },
+  /** Attributes: origin, state. */
+  circuitBreakerState: {
+    name: "http.client.resilience.circuit_breaker.state",
+    description: "Circuit breaker state per origin: 1 for the current state, 0 for the others."
+  },
+  /** Attributes: origin, previous_state, state. */
+  circuitBreakerTransitions: {
+    name: "http.client.resilience.circuit_breaker.transitions",
+    description: "Circuit breaker state changes ({transition})."
+  },
+  /** Attributes: origin, state. */
+  circuitBreakerRejections: {
+    name: "http.client.resilience.circuit_breaker.rejections",
+    description: "Attempts rejected by a circuit breaker without being sent ({attempt})."
+  }
+} as const satisfies Record<string, MetricSpec>
+
+/**
+ * The attribute value of a circuit state.
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * Telemetry.circuitStateValue.HalfOpen // "half_open"
+ * ```
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const circuitStateValue: Readonly<Record<StateTag, string>> = {
+  Closed: "closed",
+  Open: "open",
+  HalfOpen: "half_open",
+  Isolated: "isolated"
+}
+
+/**
+ * `url.scheme`, `server.address` and `server.port` of an origin key, as the HTTP client
+ * metrics split an origin.
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * Telemetry.originAttributes("https://api.example.com:443")
+ * // { "server.address": "api.example.com", "url.scheme": "https", "server.port": "443" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const originAttributes = (origin: string): Readonly<Record<string, string>> => {
+  const parts = originParts(origin)
+  const attributes: Record<string, string> = { [attribute.serverAddress]: parts.address }
+  if (parts.scheme !== undefined) attributes[attribute.urlScheme] = parts.scheme
+  if (parts.port !== undefined) attributes[attribute.serverPort] = parts.port
+  return attributes
+}
+
+/**
+ * A retry decision as plain data: the failure it follows and, for a retry, the wait in
+ * milliseconds and where it came from; for a give-up, why.
+ *
+ * @example
+ * ```ts
+ * import type { Telemetry } from "@effect-http-resilience/core"
+ *
+ * const decision: Telemetry.DecisionFacts = {
+ *   _tag: "Retry",
+ *   failure: { _tag: "TransientStatus", request: { method: "GET", url: "/" }, attempt: 1, status: 503 },
+ *   waitMillis: 2000,
+ *   source: "retry-after",
+ *   capped: false
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category decisions
+ */
+export type DecisionFacts = {
+  readonly failure: {
+    readonly _tag: string
+    readonly request: { readonly method: string; readonly url: string }
+    readonly attempt: number
+    readonly reason?: ConnectionFailureReason | undefined
+    readonly status?: number | undefined
+  }
+} & (
+  | { readonly _tag: "Retry"; readonly waitMillis: number; readonly source: DelaySource; readonly capped: boolean }
+  | { readonly _tag: "GiveUp"; readonly reason: GiveUpReason }
+)
+
+/**
+ * The attributes of a decision's span event and log line, and its name ("retrying", "giving up");
+ * `retryAfterMillis` is the delay the failure's server asked for, if any.
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * declare const decision: Telemetry.DecisionFacts
+ * const { name, attributes } = Telemetry.decisionEvent(decision, undefined)
+ * ```
+ *
+ * @since 0.1.0
+ * @category decisions
+ */
+export const decisionEvent = (
+  decision: DecisionFacts,
+  retryAfterMillis: number | undefined
+): { readonly name: string; readonly attributes: Record<string, unknown> } => {
+  const failure = decision.failure
+  const attributes: Record<string, unknown> = {
+    "http.request.method": failure.request.method,
+    "url.full": failure.request.url,
+    "retry.attempt": failure.attempt,
+    "retry.failure": failure._tag
+  }
+  if (failure._tag === "ConnectionError") attributes["retry.reason"] = failure.reason
+  else attributes["http.response.status_code"] = failure.status
+  if (retryAfterMillis !== undefined) attributes["retry.retry_after_millis"] = retryAfterMillis
+  if (decision._tag === "Retry") {
+    attributes["retry.wait_millis"] = decision.waitMillis
+    attributes["retry.wait_source"] = decision.source
+    attributes["retry.wait_capped"] = decision.capped
+  } else {
+    attributes["retry.give_up_reason"] = decision.reason
+  }
+  return { name: decision._tag === "Retry" ? "retrying" : "giving up", attributes }
+}
