@@ -9,7 +9,9 @@
  * 2. Every ```ts block of those `@example`s and of the READMEs (the root one and each publishable
  *    package's own, which npm shows) is written as a file into `packages/resilience/.doc-examples/`
  *    (inside the workspace, so `effect-http-resilience`, the chaos server and the peers resolve
- *    as they do for the package's own tests) and type-checked with the strict base config
+ *    as they do for the package's own tests), or for the Effect 4 line into
+ *    `packages/resilience-effect4/.doc-examples/` (Effect 4 resolves there), and type-checked
+ *    with the strict base config
  *    (unused names allowed: examples often declare a value just to show it). Errors are reported
  *    at the line of the example in its source file.
  * 3. The package READMEs stand alone on npm: every link is an absolute URL or an anchor of the
@@ -28,8 +30,14 @@ import ts from "typescript"
 import { installBlocks, tableWithHeader } from "./readme-sections.js"
 
 const root = Path.resolve(import.meta.dirname, "..")
-const publishable = ["packages/resilience", "packages/core", "packages/chaos-server"]
-const examplesPackage = "packages/resilience"
+const publishable = ["packages/resilience", "packages/core", "packages/chaos-server", "packages/resilience-effect4"]
+/**
+ * Where a package's examples are type-checked, so that its imports resolve as its users' do: the
+ * Effect 4 line's against Effect 4, everything else against the Effect 3 library's dependencies.
+ */
+const examplesPackageOf = (source: string): string =>
+  source.startsWith("packages/resilience-effect4/") ? "packages/resilience-effect4" : "packages/resilience"
+const examplesPackages = ["packages/resilience", "packages/resilience-effect4"]
 const outDirName = ".doc-examples"
 const keep = process.argv.includes("--keep")
 /** The README of each publishable package: what npm shows. */
@@ -348,66 +356,75 @@ for (const readme of readmes) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2. Type-check every example.
+// 2. Type-check every example, in the package its imports resolve from.
 
-const outDir = Path.join(root, examplesPackage, outDirName)
-Fs.rmSync(outDir, { recursive: true, force: true })
-Fs.mkdirSync(outDir, { recursive: true })
+const typeCheck = (examplesPackage: string, packageExamples: ReadonlyArray<Example>): void => {
+  const outDir = Path.join(root, examplesPackage, outDirName)
+  Fs.rmSync(outDir, { recursive: true, force: true })
+  Fs.mkdirSync(outDir, { recursive: true })
 
-const generated = new Map<string, Example>()
-examples.forEach((example, index) => {
-  const fileName = `${String(index + 1).padStart(3, "0")}_${example.label.replace(/[^\w.-]/g, "_")}.ts`
-  const file = Path.join(outDir, fileName)
-  // Each example is its own module; `export {}` keeps one without imports from sharing globals.
-  const isModule = /^\s*(import|export)\s/m.test(example.code)
-  Fs.writeFileSync(file, `${example.code}\n${isModule ? "" : "export {}\n"}`)
-  generated.set(Path.normalize(file), example)
-})
+  const generated = new Map<string, Example>()
+  packageExamples.forEach((example, index) => {
+    const fileName = `${String(index + 1).padStart(3, "0")}_${example.label.replace(/[^\w.-]/g, "_")}.ts`
+    const file = Path.join(outDir, fileName)
+    // Each example is its own module; `export {}` keeps one without imports from sharing globals.
+    const isModule = /^\s*(import|export)\s/m.test(example.code)
+    Fs.writeFileSync(file, `${example.code}\n${isModule ? "" : "export {}\n"}`)
+    generated.set(Path.normalize(file), example)
+  })
 
-const tsconfigFile = Path.join(outDir, "tsconfig.json")
-Fs.writeFileSync(
-  tsconfigFile,
-  `${JSON.stringify(
-    {
-      extends: Path.relative(outDir, Path.join(root, "tsconfig.base.json")),
-      compilerOptions: { noEmit: true, noUnusedLocals: false, noUnusedParameters: false },
-      include: ["*.ts"]
-    },
-    null,
-    2
-  )}\n`
-)
-
-const config = ts.getParsedCommandLineOfConfigFile(
-  tsconfigFile,
-  {},
-  {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"))
-    }
-  }
-)
-if (config === undefined) throw new Error(`cannot read ${tsconfigFile}`)
-const program = ts.createProgram({ rootNames: config.fileNames, options: config.options })
-const diagnostics = ts.getPreEmitDiagnostics(program)
-
-for (const diagnostic of diagnostics) {
-  const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")
-  if (diagnostic.file === undefined) {
-    problems.push(`TS${diagnostic.code}: ${message}`)
-    continue
-  }
-  const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0)
-  const example = generated.get(Path.normalize(diagnostic.file.fileName))
-  problems.push(
-    example === undefined
-      ? `${rel(diagnostic.file.fileName)}:${line + 1}:${character + 1}: TS${diagnostic.code}: ${message}`
-      : `${example.source}:${example.line + line}: example ${example.label}: TS${diagnostic.code}: ${message}`
+  const tsconfigFile = Path.join(outDir, "tsconfig.json")
+  Fs.writeFileSync(
+    tsconfigFile,
+    `${JSON.stringify(
+      {
+        extends: Path.relative(outDir, Path.join(root, "tsconfig.base.json")),
+        compilerOptions: { noEmit: true, noUnusedLocals: false, noUnusedParameters: false },
+        include: ["*.ts"]
+      },
+      null,
+      2
+    )}\n`
   )
+
+  const config = ts.getParsedCommandLineOfConfigFile(
+    tsconfigFile,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"))
+      }
+    }
+  )
+  if (config === undefined) throw new Error(`cannot read ${tsconfigFile}`)
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options })
+  const diagnostics = ts.getPreEmitDiagnostics(program)
+
+  for (const diagnostic of diagnostics) {
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")
+    if (diagnostic.file === undefined) {
+      problems.push(`TS${diagnostic.code}: ${message}`)
+      continue
+    }
+    const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0)
+    const example = generated.get(Path.normalize(diagnostic.file.fileName))
+    problems.push(
+      example === undefined
+        ? `${rel(diagnostic.file.fileName)}:${line + 1}:${character + 1}: TS${diagnostic.code}: ${message}`
+        : `${example.source}:${example.line + line}: example ${example.label}: TS${diagnostic.code}: ${message}`
+    )
+  }
+
+  if (!keep) Fs.rmSync(outDir, { recursive: true, force: true })
 }
 
-if (!keep) Fs.rmSync(outDir, { recursive: true, force: true })
+for (const examplesPackage of examplesPackages) {
+  typeCheck(
+    examplesPackage,
+    examples.filter((example) => examplesPackageOf(example.source) === examplesPackage)
+  )
+}
 
 const modules = publishable.reduce((n, pkg) => n + publicModules(pkg).length, 0)
 if (problems.length > 0) {

@@ -50,8 +50,9 @@ pinned() {
     console.log(v)' "$root/$1" "$2"
 }
 types_node_version=$(pinned package.json @types/node)
+types_node22_version=$(pinned packages/resilience-effect4/package.json @types/node)
 typescript_version=$(pinned package.json typescript)
-for locked in "@types/node@$types_node_version" "typescript@$typescript_version"; do
+for locked in "@types/node@$types_node_version" "@types/node@$types_node22_version" "typescript@$typescript_version"; do
   if ! grep -qF "  '$locked':" pnpm-lock.yaml && ! grep -qF "  $locked:" pnpm-lock.yaml; then
     echo "consumer test: $locked is not in pnpm-lock.yaml"
     exit 1
@@ -63,13 +64,14 @@ $PNPM build
 
 echo "== consumer test: pack"
 mkdir -p "$work/tarballs" "$work/project"
-for package in core resilience chaos-server; do
+for package in core resilience resilience-effect4 chaos-server; do
   (cd "packages/$package" && $PNPM pack --pack-destination "$work/tarballs" >/dev/null)
 done
 ls -1 "$work/tarballs"
 resilience_tgz=$(ls "$work"/tarballs/effect-http-resilience-[0-9]*.tgz)
 chaos_tgz=$(ls "$work"/tarballs/effect-http-resilience-chaos-server-*.tgz)
 core_tgz=$(ls "$work"/tarballs/effect-http-resilience-core-*.tgz)
+effect4_tgz=$(ls "$work"/tarballs/effect-http-resilience-effect4-*.tgz)
 
 echo "== consumer test: npm install in $work/project"
 cp scripts/consumer/main.mjs scripts/consumer/types.ts scripts/consumer/tsconfig.nodenext.json \
@@ -132,5 +134,30 @@ typecheck() {
 }
 typecheck tsconfig.nodenext.json
 typecheck tsconfig.bundler.json
+
+# The Effect 4 line, in a project of its own (one `effect` per project), installed with its
+# package README's lines; it runs under Node 22 (scripts/node22.sh), as @effect/platform-node 4
+# needs. Its dependency on the core comes from the core's tarball, as above.
+echo "== consumer test (Effect 4): npm install in $work/project-effect4"
+mkdir -p "$work/project-effect4"
+cp "$root/scripts/consumer/effect4/main.mjs" "$root/scripts/consumer/effect4/types.ts" \
+  "$root/scripts/consumer/tsconfig.nodenext.json" "$work/project-effect4/"
+cd "$work/project-effect4"
+cat > package.json <<JSON
+{ "name": "consumer-effect4", "version": "1.0.0", "private": true, "type": "module",
+  "overrides": { "@effect-http-resilience/core": "file:$core_tgz" } }
+JSON
+"$root/node_modules/.bin/tsx" "$root/scripts/install-from-readme.ts" --cwd "$work/project-effect4" \
+  --tarball "effect-http-resilience-effect4=$effect4_tgz" \
+  "$root/packages/resilience-effect4/README.md"
+timeout 300 npm install --no-audit --no-fund --loglevel=error --save-dev \
+  "typescript@$typescript_version" "@types/node@$types_node22_version"
+npm ls --depth=0
+npm ls --all @effect-http-resilience/core
+
+echo "== consumer test (Effect 4): ESM program under Node 22"
+timeout 120 bash "$root/scripts/node22.sh" node main.mjs
+
+typecheck tsconfig.nodenext.json
 
 echo "consumer test: passed in $(($(date +%s) - started)) s"

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
@@ -275,7 +276,15 @@ export const layerHttpClient: {
  * @since 0.1.0
  * @category models
  */
-export type Decision = decisions.Decision
+export type Decision =
+  | {
+      readonly _tag: "Retry"
+      readonly failure: HttpFailure.HttpFailure
+      readonly delay: Duration.Duration
+      readonly source: RetryPolicy.DelaySource
+      readonly capped: boolean
+    }
+  | { readonly _tag: "GiveUp"; readonly failure: HttpFailure.HttpFailure; readonly reason: RetryPolicy.GiveUpReason }
 
 /**
  * Calls `observer` with every decision that calls made inside `self` take (Polly's `OnRetry`,

@@ -107,7 +107,28 @@ describe("POST safe?", () => {
   )
 })
 
+describe("POST safe? (withRateLimiter)", () => {
+  it.effect("withRateLimiter sends a POST that met a 429 again", () =>
+    Effect.gen(function* () {
+      const scripted = ScriptedHttpClient.make([{ status: 429, headers: { "retry-after": "1" } }, { status: 201 }])
+      const client = yield* withLimiter(scripted.client)
+      const run = yield* during(60 * 1000, scripted, client.post(url))
+      expect(run).toMatchObject({ ended: true, requests: 2 })
+      expect(scripted.exchanges.map((exchange) => exchange.request.method)).toEqual(["POST", "POST"])
+    }).pipe(Effect.provide(RateLimiter.layer), Effect.provide(RateLimiter.layerStoreMemory))
+  )
+})
+
 describe("responses released?", () => {
+  it.effect("withRateLimiter leaves the discarded 429 unreleased too", () =>
+    Effect.gen(function* () {
+      const scripted = ScriptedHttpClient.make([{ status: 429, headers: { "retry-after": "1" } }, { status: 200 }])
+      const client = yield* withLimiter(scripted.client)
+      yield* during(60 * 1000, scripted, client.get(url))
+      expect(scripted.exchanges[0]!.releasedBeforeNext).toBe(false)
+    }).pipe(Effect.provide(RateLimiter.layer), Effect.provide(RateLimiter.layerStoreMemory))
+  )
+
   it.effect(
     "each discarded 503: ours drained before the next attempt; retryTransient leaves it to garbage collection",
     () =>

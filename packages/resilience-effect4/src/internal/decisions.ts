@@ -7,28 +7,11 @@ import { dual } from "effect/Function"
 import * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
-import type * as HttpFailure from "../HttpFailure.js"
-import type * as RetryPolicy from "../RetryPolicy.js"
+import type * as ResilientHttpClient from "../ResilientHttpClient.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 
-/**
- * One decision of a call after a failed attempt.
- *
- * @internal
- */
-export type Decision =
-  | {
-      readonly _tag: "Retry"
-      readonly failure: HttpFailure.HttpFailure
-      readonly delay: Duration.Duration
-      readonly source: RetryPolicy.DelaySource
-      readonly capped: boolean
-    }
-  | {
-      readonly _tag: "GiveUp"
-      readonly failure: HttpFailure.HttpFailure
-      readonly reason: RetryPolicy.GiveUpReason
-    }
+/** @internal */
+export type Decision = ResilientHttpClient.Decision
 
 /** @internal */
 export type DecisionObserver = (decision: Decision) => Effect.Effect<void>
