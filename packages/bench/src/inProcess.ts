@@ -69,21 +69,21 @@ const retries: Record<string, Call> = {
   "ours, one retry": scoped(ResilientHttpClient.withResilience(flakyTransport(), noBudget))
 }
 
-const cpuMicrosPerCall = async (call: Call, n: number): Promise<number> => {
+const cpuMicrosPerCall = async (call: Call, n: number, concurrency: number): Promise<number> => {
   const start = process.cpuUsage()
-  await Effect.runPromise(Effect.forEach(Array.from({ length: n }), call, { discard: true }))
+  await Effect.runPromise(Effect.forEach(Array.from({ length: n }), call, { discard: true, concurrency }))
   const used = process.cpuUsage(start)
   return (used.user + used.system) / n
 }
 
-const measure = async (calls: Record<string, Call>, n: number, rounds: number) => {
+const measure = async (calls: Record<string, Call>, n: number, rounds: number, concurrency: number) => {
   const names = Object.keys(calls)
-  for (const name of names) await cpuMicrosPerCall(calls[name]!, Math.min(n, 2_000))
+  for (const name of names) await cpuMicrosPerCall(calls[name]!, Math.min(n, 2_000), concurrency)
   const samples = new Map<string, Array<number>>()
   for (let round = 0; round < rounds; round++) {
     for (const name of names) {
       const list = samples.get(name) ?? []
-      list.push(await cpuMicrosPerCall(calls[name]!, n))
+      list.push(await cpuMicrosPerCall(calls[name]!, n, concurrency))
       samples.set(name, list)
     }
   }
@@ -93,13 +93,16 @@ const measure = async (calls: Record<string, Call>, n: number, rounds: number) =
 const main = async () => {
   const n = Number(process.argv[2] ?? 20_000)
   const rounds = Number(process.argv[3] ?? 7)
-  const happy = await measure(happyPath, n, rounds)
-  const bare = happy.get("Effect HttpClient (bare)") ?? 1
-  console.log(`CPU per call, in process (median of ${rounds} rounds of ${n} calls)`)
-  for (const [name, micros] of happy) {
-    console.log(`  ${name.padEnd(28)} ${micros.toFixed(1).padStart(7)} µs   ${(bare / micros).toFixed(2)}x bare`)
+  for (const concurrency of [1, 64]) {
+    const happy = await measure(happyPath, n, rounds, concurrency)
+    const bare = happy.get("Effect HttpClient (bare)") ?? 1
+    console.log(`CPU per call, in process, c=${concurrency} (median of ${rounds} rounds of ${n} calls)`)
+    for (const [name, micros] of happy) {
+      console.log(`  ${name.padEnd(28)} ${micros.toFixed(1).padStart(7)} µs   ${(bare / micros).toFixed(2)}x bare`)
+    }
   }
-  const retried = await measure(retries, Math.round(n / 2), rounds)
+  // One call at a time: the transports alternate 503 and 200.
+  const retried = await measure(retries, Math.round(n / 2), rounds, 1)
   const cost = (plain: string, once: string) => (retried.get(once) ?? 0) - (retried.get(plain) ?? 0)
   const theirs = cost("retryTransient, plain", "retryTransient, one retry")
   const ours = cost("ours, plain", "ours, one retry")
