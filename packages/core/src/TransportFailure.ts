@@ -34,7 +34,8 @@ export const isUnrecoverableCause = (cause: unknown): boolean => {
 }
 
 // Failures that another attempt cannot cure, as the transports report them somewhere in the
-// cause chain: fetch's "redirect count exceeded", undici's and node's unsupported protocol,
+// cause chain: fetch's "redirect count exceeded", undici's and node's unsupported protocol
+// (fetch says "not implemented... yet..." of a file: URL),
 // and every TLS certificate error.
 const unrecoverableCodes: ReadonlySet<string> = new Set([
   "ERR_INVALID_PROTOCOL",
@@ -58,6 +59,6 @@ const unrecoverableCodes: ReadonlySet<string> = new Set([
   "UND_ERR_MAX_REDIRECTIONS"
 ])
 const unrecoverableMessages =
-  /redirect count exceeded|max(?:imum)? redirect|unknown scheme|unsupported protocol|protocol .* not supported/i
+  /redirect count exceeded|max(?:imum)? redirect|unknown scheme|unsupported protocol|protocol .* not supported|^not implemented\.\.\. yet\.\.\.$/i
 
 const maxCauseDepth = 8

@@ -11,6 +11,15 @@ describe("isUnrecoverableCause", () => {
     expect(isUnrecoverableCause({ message: 'Protocol "ftp:" not supported' })).toBe(true)
   })
 
+  it("fetch's file: URL, which Node's fetch has not implemented, is unrecoverable", async () => {
+    const error = await fetch("file:///nowhere").then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    expect(isUnrecoverableCause(error)).toBe(true)
+    expect(isUnrecoverableCause(new Error("not implemented"))).toBe(false)
+  })
+
   it("a refused or reset connection is recoverable", () => {
     for (const code of ["ECONNREFUSED", "ECONNRESET", "UND_ERR_SOCKET", "ETIMEDOUT"]) {
       expect(isUnrecoverableCause(new Error("fetch failed", { cause: Object.assign(new Error(code), { code }) }))).toBe(
