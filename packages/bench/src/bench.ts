@@ -11,7 +11,7 @@ import { type HappyPathResult, runHappyPath } from "./happyPath.js"
 import { type MemoryResult, runMemory } from "./memory.js"
 import { type OutageResult, runOutage } from "./outage.js"
 import { libraryById } from "./clients.js"
-import { startServerProcess, startWorkers, stopWorkers } from "./processes.js"
+import { effect4Node, startServerProcess, startWorkers, stopWorkers } from "./processes.js"
 import {
   type BenchResults,
   type ContentionResult,
@@ -84,7 +84,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
         }
       }
       // Each starts fresh client processes of its own, so that no budget or breaker state carries over.
-      if (sections.includes("outage")) outage = await runOutage(server, config.outage, log)
+      if (sections.includes("outage")) outage = await runOutage(server, config.outage, log, config.libraries)
       if (sections.includes("sparse")) sparse = await runSparse(server, config.sparse, log)
       if (sections.includes("breaker")) breaker = await runBreaker(server, config.breaker, log)
     } finally {
@@ -116,7 +116,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
     command: options.command,
     date,
     durationSeconds: Math.round((performance.now() - started) / 100) / 10,
-    machine,
+    machine: { ...machine, effect4Node: effect4Node() },
     config,
     clients: clientDescriptions,
     happyPath,

@@ -1,18 +1,28 @@
 /**
- * The HTTP clients under comparison, each behind one interface: run `count` GETs with at most
- * `concurrency` in flight (optionally paced: call `i` started no earlier than `startAt(i)`),
- * read every body to its end, and count what succeeded; in the `overload-*` modes, count every
- * attempt too.
+ * The HTTP clients under comparison, each behind one interface (`BenchClient`): run `count` GETs
+ * with at most `concurrency` in flight (optionally paced: call `i` started no earlier than
+ * `startAt(i)`), read every body to its end, and count what succeeded; in the `overload-*`
+ * modes, count every attempt too.
  *
  * Promise libraries run in a pool of `concurrency` loops; Effect clients are built once and run
  * the batch with `Effect.forEach(..., { concurrency })`, as an Effect program would. Each client
- * process imports only its own library.
+ * process imports only its own library. The Effect 4 clients are built in Effect 4 client
+ * processes (`packages/bench-effect4`, under Node 22), not here.
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Effect from "effect/Effect"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
-import type { RetryPolicy } from "effect-http-resilience"
 import type * as Undici from "undici"
+import {
+  attemptCounter,
+  type Batch,
+  batchRecorder,
+  type BatchOutcome,
+  type BenchClient,
+  indices,
+  isOverloadMode,
+  policyFor
+} from "./benchClient.js"
 import type { ClientMode, LibraryId } from "./protocol.js"
 
 export interface Library {
@@ -22,36 +32,92 @@ export interface Library {
   readonly retries: boolean
   /** What the client is, for the report. */
   readonly description: string
+  /**
+   * Whether it is an Effect 4 client: it runs in an Effect 4 client process, under Node 22
+   * (Effect 4's undici transport needs 22.19+), and its ratios are to the Effect 4 line's bare
+   * client and `retryTransient`, measured in the same run.
+   */
+  readonly effect4: boolean
 }
 
 export const libraries: ReadonlyArray<Library> = [
-  { id: "undici", label: "undici.request", retries: false, description: "raw `undici.request` on its own `Agent`" },
-  { id: "fetch", label: "fetch", retries: false, description: "Node's global `fetch`" },
+  {
+    id: "undici",
+    label: "undici.request",
+    retries: false,
+    description: "raw `undici.request` on its own `Agent`",
+    effect4: false
+  },
+  { id: "fetch", label: "fetch", retries: false, description: "Node's global `fetch`", effect4: false },
   {
     id: "effect",
     label: "Effect HttpClient",
     retries: false,
-    description: "bare `@effect/platform` `HttpClient` over `NodeHttpClient.layerUndici`"
+    description: "bare `@effect/platform` `HttpClient` over `NodeHttpClient.layerUndici`",
+    effect4: false
   },
   {
     id: "effect-retry-transient",
     label: "Effect + retryTransient",
     retries: true,
-    description: "the same with `HttpClient.filterStatusOk` and `HttpClient.retryTransient({ times: 2 })`"
+    description: "the same with `HttpClient.filterStatusOk` and `HttpClient.retryTransient({ times: 2 })`",
+    effect4: false
   },
   {
     id: "effect-http-resilience",
     label: "effect-http-resilience",
     retries: true,
-    description: "`ResilientHttpClient.make()` (default policy) over the same `layerUndici`"
+    description: "`ResilientHttpClient.make()` (default policy) over the same `layerUndici`",
+    effect4: false
   },
-  { id: "got", label: "got", retries: true, description: "got with its default retry (2 retries)" },
-  { id: "ky", label: "ky", retries: true, description: "ky with its default retry (2 retries), over `fetch`" },
+  { id: "got", label: "got", retries: true, description: "got with its default retry (2 retries)", effect4: false },
+  {
+    id: "ky",
+    label: "ky",
+    retries: true,
+    description: "ky with its default retry (2 retries), over `fetch`",
+    effect4: false
+  },
   {
     id: "undici-retry-agent",
     label: "undici RetryAgent",
     retries: true,
-    description: "`undici.request` through `new RetryAgent(new Agent())`"
+    description: "`undici.request` through `new RetryAgent(new Agent())`",
+    effect4: false
+  },
+  {
+    id: "effect4",
+    label: "Effect 4 HttpClient",
+    retries: false,
+    description:
+      "bare Effect 4 `effect/http` `HttpClient` over `@effect/platform-node` 4's `NodeHttpClient.layerUndici`",
+    effect4: true
+  },
+  {
+    id: "effect4-retry-transient",
+    label: "Effect 4 + retryTransient",
+    retries: true,
+    description: "the same with `HttpClient.filterStatusOk` and `HttpClient.retryTransient({ times: 2 })`",
+    effect4: true
+  },
+  {
+    id: "effect4-retry-transient-breaker",
+    label: "Effect 4 + retryTransient + withCircuitBreaker",
+    retries: true,
+    description:
+      "the same with `HttpClient.withCircuitBreaker` after `retryTransient`, on `effect/persistence`'s " +
+      "`CircuitBreaker` (memory store): `rate({ threshold: 0.1, size: 100 })` and 5 s open, the nearest to " +
+      "this library's default breaker; in the retry and memory benchmarks `consecutive(Number.MAX_SAFE_INTEGER)`, " +
+      "which never opens",
+    effect4: true
+  },
+  {
+    id: "effect4-http-resilience",
+    label: "effect-http-resilience-effect4",
+    retries: true,
+    description:
+      "`ResilientHttpClient.make()` of `effect-http-resilience-effect4` (default policy) over the same `layerUndici`",
+    effect4: true
   }
 ]
 
@@ -61,75 +127,41 @@ export const libraryById = (id: LibraryId): Library => {
   return library
 }
 
-export interface Batch {
-  readonly urlFor: (index: number) => string
-  readonly count: number
-  readonly concurrency: number
-  /** When present, the latency of call `i` in milliseconds is written at index `i`. */
-  readonly latencies: Float64Array | undefined
-  /** When present, call `i` starts no earlier than this many milliseconds after the batch. */
-  readonly startAt?: ((index: number) => number) | undefined
-}
+/** The bare Effect client `id`'s throughput is compared with: that of its own Effect line. */
+export const bareEffectOf = (id: LibraryId): LibraryId => (libraryById(id).effect4 ? "effect4" : "effect")
 
-export interface BatchOutcome {
-  readonly ok: number
-  readonly failed: number
-}
-
-export interface BenchClient {
-  readonly runBatch: (batch: Batch) => Promise<BatchOutcome>
-  readonly close: () => Promise<void>
-  /** Attempts made so far (every request the library tried to send), when the mode counts them. */
-  readonly attempts?: (() => number) | undefined
-}
-
-/** Whether a mode is one of the overload benchmarks', whose clients count their attempts. */
-export const isOverloadMode = (mode: ClientMode): boolean => mode.startsWith("overload-")
-
-/** A counter of attempts, ticked by the transport (or a hook) under the library's retries. */
-const attemptCounter = () => {
-  let attempts = 0
-  return {
-    tick: (): void => {
-      attempts++
-    },
-    read: (): number => attempts
-  }
-}
+/** The `retryTransient` client `id`'s retry is compared with: that of its own Effect line. */
+export const retryTransientOf = (id: LibraryId): LibraryId =>
+  libraryById(id).effect4 ? "effect4-retry-transient" : "effect-retry-transient"
 
 const sleep = (millis: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, millis))
 
-// A failed call is counted, not thrown: the retry benchmarks expect every call against a lasting
-// 503 to fail.
 const promisePool =
   (call: (url: string) => Promise<void>) =>
   async (batch: Batch): Promise<BatchOutcome> => {
-    const { concurrency, count, latencies, startAt, urlFor } = batch
-    const batchStarted = performance.now()
+    const { concurrency, count, urlFor } = batch
+    const record = batchRecorder(batch)
+    const { waitBefore } = record
     let next = 0
-    let ok = 0
-    let failed = 0
     const lane = async (): Promise<void> => {
       while (next < count) {
         const index = next++
-        if (startAt !== undefined) {
-          const wait = batchStarted + startAt(index) - performance.now()
-          if (wait > 0) await sleep(wait)
-        }
+        const wait = waitBefore?.(index) ?? 0
+        if (wait > 0) await sleep(wait)
         const started = performance.now()
+        let succeeded = true
         try {
           await call(urlFor(index))
-          ok++
         } catch {
-          failed++
+          succeeded = false
         }
-        if (latencies !== undefined) latencies[index] = performance.now() - started
+        record.done(index, started, succeeded)
       }
     }
     const lanes: Array<Promise<void>> = []
     for (let opened = 0; opened < Math.min(concurrency, count); opened++) lanes.push(lane())
     await Promise.all(lanes)
-    return { ok, failed }
+    return record.outcome()
   }
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300
@@ -155,16 +187,6 @@ const fetchCall = async (url: string): Promise<void> => {
   await response.json()
 }
 
-const indexCache = new Map<number, ReadonlyArray<number>>()
-const indices = (count: number): ReadonlyArray<number> => {
-  let cached = indexCache.get(count)
-  if (cached === undefined) {
-    cached = Array.from({ length: count }, (_, index) => index)
-    indexCache.set(count, cached)
-  }
-  return cached
-}
-
 const effectClient = <E>(
   Effect: typeof import("effect/Effect"),
   runtime: ManagedRuntime.ManagedRuntime<HttpClient.HttpClient, never>,
@@ -172,59 +194,32 @@ const effectClient = <E>(
   attempts?: () => number
 ): BenchClient => ({
   attempts,
-  runBatch: async ({ concurrency, count, latencies, startAt, urlFor }) => {
-    let ok = 0
-    let failed = 0
+  runBatch: async (batch) => {
+    const record = batchRecorder(batch)
+    const { waitBefore } = record
     const one = (index: number): Effect.Effect<void> =>
       Effect.suspend(() => {
         const started = performance.now()
-        return Effect.match(call(urlFor(index)), {
-          onFailure: () => {
-            failed++
-            if (latencies !== undefined) latencies[index] = performance.now() - started
-          },
-          onSuccess: () => {
-            ok++
-            if (latencies !== undefined) latencies[index] = performance.now() - started
-          }
+        return Effect.match(call(batch.urlFor(index)), {
+          onFailure: () => record.done(index, started, false),
+          onSuccess: () => record.done(index, started, true)
         })
       })
-    const batchStarted = performance.now()
     const paced =
-      startAt === undefined
+      waitBefore === undefined
         ? one
         : (index: number): Effect.Effect<void> =>
             Effect.suspend(() => {
-              const wait = batchStarted + startAt(index) - performance.now()
+              const wait = waitBefore(index)
               return wait > 0 ? Effect.zipRight(Effect.sleep(wait), one(index)) : one(index)
             })
-    await runtime.runPromise(Effect.forEach(indices(count), paced, { concurrency, discard: true }))
-    return { ok, failed }
+    await runtime.runPromise(
+      Effect.forEach(indices(batch.count), paced, { concurrency: batch.concurrency, discard: true })
+    )
+    return record.outcome()
   },
   close: () => runtime.dispose()
 })
-
-/**
- * This library's policy in a mode: its defaults (made as a program would, with no options) on
- * the happy path and in the overload mode of that name; without the budget, or with the default
- * circuit breaker as well (Polly's sampling defaults), in the other overload modes. In `"retry"`
- * mode, whose benchmarks make every call fail at least once, a budget that never runs dry
- * (Finagle's, ratio 1000): every retry is made and still pays the budget's bookkeeping.
- */
-const policyFor = (mode: ClientMode): RetryPolicy.Options | undefined => {
-  switch (mode) {
-    case "happy":
-      return undefined
-    case "retry":
-      return { retryBudget: { ratio: 1000 } }
-    case "overload-default":
-      return {}
-    case "overload-no-budget":
-      return { retryBudget: "none" }
-    case "overload-breaker":
-      return { circuitBreaker: {} }
-  }
-}
 
 const makeEffectClient = async (id: LibraryId, mode: ClientMode): Promise<BenchClient> => {
   const [Effect, ManagedRuntime, HttpClient, NodeHttpClient] = await Promise.all([
@@ -332,5 +327,10 @@ export const makeClient = async (id: LibraryId, mode: ClientMode): Promise<Bench
     case "effect-retry-transient":
     case "effect-http-resilience":
       return makeEffectClient(id, mode)
+    case "effect4":
+    case "effect4-retry-transient":
+    case "effect4-retry-transient-breaker":
+    case "effect4-http-resilience":
+      throw new Error(`${id} is built in an Effect 4 client process (packages/bench-effect4), not here`)
   }
 }

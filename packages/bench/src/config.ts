@@ -61,7 +61,10 @@ export interface ContentionConfig {
 
 export interface BenchConfig {
   readonly mode: "full" | "quick"
-  /** The clients compared (the retry benchmarks take those that retry). */
+  /**
+   * The clients compared (the retry benchmarks take those that retry; the outage benchmark those
+   * of its configurations whose library is here). The Effect 4 ones run under Node 22.
+   */
   readonly libraries: ReadonlyArray<LibraryId>
   readonly happyPath: HappyPathConfig
   readonly retryCost: RetryCostConfig

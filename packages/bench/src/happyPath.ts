@@ -2,7 +2,7 @@
  * 1. Happy path throughput: every client against `/ok`, at each concurrency, in interleaved
  * rounds (each round starts with a different library), after a warm-up.
  */
-import { libraries } from "./clients.js"
+import { bareEffectOf, libraries } from "./clients.js"
 import type { HappyPathConfig } from "./config.js"
 import { jobTimeoutMillis, type WorkerProcess } from "./processes.js"
 import type { Job, LibraryId } from "./protocol.js"
@@ -15,7 +15,10 @@ export interface HappyPathRow {
   /** Requests per second in each round. */
   readonly roundRequestsPerSecond: ReadonlyArray<number>
   readonly requestsPerSecond: number
-  /** Median over rounds of the ratio to the bare Effect client in the same round. */
+  /**
+   * Median over rounds of the ratio to the bare Effect client of the same Effect line (Effect 4's
+   * for an Effect 4 client, Effect 3's for any other) in the same round.
+   */
   readonly ratioToEffect: number
   /** Median over rounds of the ratio to raw `undici.request` in the same round. */
   readonly ratioToUndici: number
@@ -89,7 +92,7 @@ export const runHappyPath = async (
           concurrency,
           roundRequestsPerSecond: rounds.map((round) => round.rps),
           requestsPerSecond: median(rounds.map((round) => round.rps)),
-          ratioToEffect: medianRatio(rpsOf(library.id), rpsOf("effect")),
+          ratioToEffect: medianRatio(rpsOf(library.id), rpsOf(bareEffectOf(library.id))),
           ratioToUndici: medianRatio(rpsOf(library.id), rpsOf("undici")),
           p50Millis: median(rounds.map((round) => round.p50)),
           p99Millis: median(rounds.map((round) => round.p99))

@@ -8,12 +8,17 @@
  */
 import type { OutageConfig } from "./config.js"
 import {
+  effect4BreakerClient,
+  effect4RetryTransientClient,
   gotClient,
   kyClient,
   type OverloadClient,
   oursWithBreaker,
   oursWithBudget,
   oursWithoutBudget,
+  ours4WithBreaker,
+  ours4WithBudget,
+  ours4WithoutBudget,
   overloadJob,
   perCall,
   refusedOrigin,
@@ -29,7 +34,12 @@ export const outageClients: ReadonlyArray<OverloadClient> = [
   gotClient,
   oursWithoutBudget,
   oursWithBudget,
-  oursWithBreaker
+  oursWithBreaker,
+  effect4RetryTransientClient,
+  effect4BreakerClient,
+  ours4WithoutBudget,
+  ours4WithBudget,
+  ours4WithBreaker
 ]
 
 export interface OutageBatch {
@@ -103,12 +113,16 @@ const runPhase = async (
   second: await runBatch(worker, client, config, `${phase}-2`, origin, server)
 })
 
-/** Starts a fresh client process per compared client, runs both phases, and stops them. */
+/**
+ * Starts a fresh client process per compared client (by default those of {@link outageClients}
+ * whose library is among `libraries`), runs both phases, and stops them.
+ */
 export const runOutage = async (
   server: ServerProcess,
   config: OutageConfig,
   log: (line: string) => void,
-  clients: ReadonlyArray<OverloadClient> = outageClients
+  libraries: ReadonlyArray<LibraryId>,
+  clients: ReadonlyArray<OverloadClient> = outageClients.filter((client) => libraries.includes(client.library))
 ): Promise<OutageResult> => {
   log(`outage: starting ${clients.length} fresh client processes`)
   return withFreshProcesses(server.origin, clients, async (started) => {

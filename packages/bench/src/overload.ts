@@ -3,6 +3,7 @@
  * compare, each in a client process of its own, and the jobs they send.
  */
 import * as Net from "node:net"
+import { libraryById } from "./clients.js"
 import { startWorkerList, stopWorkers, type WorkerProcess } from "./processes.js"
 import type { ClientMode, Job, LibraryId, Route } from "./protocol.js"
 
@@ -15,32 +16,38 @@ export interface OverloadClient {
   readonly label: string
 }
 
-export const retryTransientClient: OverloadClient = {
-  id: "retry-transient",
-  library: "effect-retry-transient",
+/** A library as shipped (retrying at once on `Retry-After: 0` where it would wait), under its own label. */
+const asShipped = (library: LibraryId, id: string = library): OverloadClient => ({
+  id,
+  library,
   mode: "overload-default",
-  label: "Effect + retryTransient"
+  label: libraryById(library).label
+})
+
+/** This library (on one Effect line) without a budget, with its default budget, and with the breaker too. */
+const oursOn = (library: LibraryId, idPrefix: string) => {
+  const { label } = libraryById(library)
+  const ours = (suffix: string, mode: ClientMode, what: string): OverloadClient => ({
+    id: `${idPrefix}-${suffix}`,
+    library,
+    mode,
+    label: `${label}, ${what}`
+  })
+  return [
+    ours("no-budget", "overload-no-budget", "no budget"),
+    ours("budget", "overload-default", "default budget"),
+    ours("breaker", "overload-breaker", "budget + breaker")
+  ] as const
 }
-export const kyClient: OverloadClient = { id: "ky", library: "ky", mode: "overload-default", label: "ky" }
-export const gotClient: OverloadClient = { id: "got", library: "got", mode: "overload-default", label: "got" }
-export const oursWithoutBudget: OverloadClient = {
-  id: "ours-no-budget",
-  library: "effect-http-resilience",
-  mode: "overload-no-budget",
-  label: "effect-http-resilience, no budget"
-}
-export const oursWithBudget: OverloadClient = {
-  id: "ours-budget",
-  library: "effect-http-resilience",
-  mode: "overload-default",
-  label: "effect-http-resilience, default budget"
-}
-export const oursWithBreaker: OverloadClient = {
-  id: "ours-breaker",
-  library: "effect-http-resilience",
-  mode: "overload-breaker",
-  label: "effect-http-resilience, budget + breaker"
-}
+
+export const retryTransientClient = asShipped("effect-retry-transient", "retry-transient")
+export const kyClient = asShipped("ky")
+export const gotClient = asShipped("got")
+export const [oursWithoutBudget, oursWithBudget, oursWithBreaker] = oursOn("effect-http-resilience", "ours")
+
+export const effect4RetryTransientClient = asShipped("effect4-retry-transient")
+export const effect4BreakerClient = asShipped("effect4-retry-transient-breaker")
+export const [ours4WithoutBudget, ours4WithBudget, ours4WithBreaker] = oursOn("effect4-http-resilience", "ours4")
 
 /** A compared client and the fresh process it runs in. */
 export interface Started {

@@ -1,10 +1,13 @@
 /**
  * Forking the server and client processes and talking to them over IPC, every wait bounded.
+ * The Effect 4 clients run under Node 22 (their undici transport needs 22.19+) from their own
+ * package's entry, which imports Effect 4 only; every other process runs on this process's Node.
  */
-import { type ChildProcess, fork } from "node:child_process"
+import { type ChildProcess, execFile, fork } from "node:child_process"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Schema from "effect/Schema"
+import { libraryById } from "./clients.js"
 import {
   FromServer,
   FromWorker,
@@ -34,11 +37,57 @@ const installExitHook = (): void => {
   })
 }
 
-const forkTs = (entry: string, args: ReadonlyArray<string>, exposeGc: boolean): ChildProcess => {
+const node22Script = fileURLToPath(new URL("../../../scripts/node22.sh", import.meta.url))
+
+export interface Node22 {
+  readonly path: string
+  /** As `process.version` says it, e.g. `v22.23.2`. */
+  readonly version: string
+}
+
+const decodeNode22 = Schema.decodeUnknownSync(
+  Schema.parseJson(Schema.Struct({ path: Schema.String, version: Schema.String }))
+)
+
+let node22: Promise<Node22> | undefined
+let node22Found: Node22 | undefined
+
+/**
+ * The Node >= 22.19 that `scripts/node22.sh` finds (the system's if it fits, else a pinned one from
+ * the npm registry), asked once per run.
+ */
+export const node22Binary = (): Promise<Node22> => {
+  node22 ??= new Promise((resolve, reject) => {
+    const script = "console.log(JSON.stringify({ path: process.execPath, version: process.version }))"
+    execFile("bash", [node22Script, "node", "-e", script], { timeout: 300_000 }, (error, stdout, stderr) => {
+      if (error !== null) {
+        reject(new Error(`scripts/node22.sh found no Node 22 for the Effect 4 clients: ${stderr || error.message}`))
+        return
+      }
+      try {
+        node22Found = decodeNode22(stdout.trim())
+        resolve(node22Found)
+      } catch (decodeError) {
+        reject(decodeError)
+      }
+    })
+  })
+  return node22
+}
+
+/** The Node the Effect 4 clients ran under in this run, if any ran. */
+export const effect4Node = (): string | null => node22Found?.version ?? null
+
+const forkTs = (
+  entry: string,
+  args: ReadonlyArray<string>,
+  options: { readonly exposeGc: boolean; readonly execPath?: string | undefined }
+): ChildProcess => {
   installExitHook()
   const child = fork(fileURLToPath(new URL(entry, import.meta.url)), [...args], {
-    execArgv: ["--import", tsxLoader, ...(exposeGc ? ["--expose-gc"] : [])],
-    stdio: ["ignore", "inherit", "inherit", "ipc"]
+    execArgv: ["--import", tsxLoader, ...(options.exposeGc ? ["--expose-gc"] : [])],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    ...(options.execPath === undefined ? {} : { execPath: options.execPath })
   })
   children.add(child)
   child.once("exit", () => children.delete(child))
@@ -139,7 +188,7 @@ const encodeToServer = Schema.encodeSync(ToServer)
 
 /** Forks the bench server and waits until it listens. */
 export const startServerProcess = async (): Promise<ServerProcess> => {
-  const child = forkTs("./serverMain.ts", [], false)
+  const child = forkTs("./serverMain.ts", [], { exposeGc: false })
   const channel = new Channel(child, "server process", Schema.decodeUnknownSync(FromServer))
   const listening = await channel.next(
     (message): message is Extract<FromServer, { _tag: "Listening" }> => message._tag === "Listening",
@@ -177,13 +226,21 @@ export interface WorkerProcess {
 
 const encodeToWorker = Schema.encodeSync(ToWorker)
 
+// Relative to this file: the Effect 4 client processes' entry, in a package of its own.
+const effect4WorkerEntry = "../../bench-effect4/src/workerMain.ts"
+
 /** Forks a client process for `library` and waits until its client is built. */
 export const startWorkerProcess = async (
   library: LibraryId,
   origin: string,
   options: { readonly exposeGc: boolean }
 ): Promise<WorkerProcess> => {
-  const child = forkTs("./workerMain.ts", [library, origin], options.exposeGc)
+  const child = libraryById(library).effect4
+    ? forkTs(effect4WorkerEntry, [library, origin], {
+        exposeGc: options.exposeGc,
+        execPath: (await node22Binary()).path
+      })
+    : forkTs("./workerMain.ts", [library, origin], options)
   const channel = new Channel(child, `${library} client process`, Schema.decodeUnknownSync(FromWorker))
   await channel.next(
     (message): message is Extract<FromWorker, { _tag: "Ready" }> => message._tag === "Ready",

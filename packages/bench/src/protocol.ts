@@ -12,7 +12,11 @@ export const LibraryId = Schema.Literal(
   "effect-http-resilience",
   "got",
   "ky",
-  "undici-retry-agent"
+  "undici-retry-agent",
+  "effect4",
+  "effect4-retry-transient",
+  "effect4-retry-transient-breaker",
+  "effect4-http-resilience"
 )
 export type LibraryId = typeof LibraryId.Type
 

@@ -23,6 +23,8 @@ export interface Machine {
   readonly cpuModel: string
   readonly cores: number
   readonly node: string
+  /** The Node the Effect 4 clients ran under (Node 22, which their transport needs); null if none ran. */
+  readonly effect4Node: string | null
   readonly platform: string
   readonly arch: string
   readonly totalMemoryBytes: number
@@ -34,6 +36,7 @@ export const describeMachine = (): Machine => ({
   cpuModel: Os.cpus()[0]?.model.trim() ?? "unknown",
   cores: Os.availableParallelism(),
   node: process.version,
+  effect4Node: null,
   platform: Os.platform(),
   arch: Os.arch(),
   totalMemoryBytes: Os.totalmem(),
@@ -221,9 +224,10 @@ export const contentionTables = (result: ContentionResult): string => {
 }
 
 const unrefusingBudgetNote =
-  "Every call here fails at least once, so this library runs with a retry budget that never runs dry " +
-  "(`retryBudget: { ratio: 1000 }`): the default one would refuse most of these retries, as it should; " +
-  "its bookkeeping is paid all the same."
+  "Every call here fails at least once, so this library (either line) runs with a retry budget that never runs " +
+  "dry (`retryBudget: { ratio: 1000 }`): the default one would refuse most of these retries, as it should; " +
+  "its bookkeeping is paid all the same. Likewise Effect 4's `withCircuitBreaker` runs with a breaker that " +
+  "never opens (`consecutive(Number.MAX_SAFE_INTEGER)`)."
 
 const percent = (share: number): string => fixed(share * 100, 1)
 
@@ -289,7 +293,9 @@ export const renderMarkdown = (results: BenchResults): string => {
     `# pnpm bench (${results.mode})`,
     "",
     `\`${results.command}\` on ${results.date}: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node} ` +
-      `(${machine.platform}/${machine.arch}), load average ${machine.loadAverageAtStart.join(" / ")} at the start; ` +
+      `(${machine.platform}/${machine.arch})` +
+      (machine.effect4Node === null ? "" : `, the Effect 4 clients on Node ${machine.effect4Node}`) +
+      `, load average ${machine.loadAverageAtStart.join(" / ")} at the start; ` +
       `${fixed(results.durationSeconds, 0)} s. The server and every client run in processes of their own; each ` +
       "figure is a median over interleaved rounds after a warm-up, each ratio a median of same-round ratios."
   ]
@@ -300,8 +306,9 @@ export const renderMarkdown = (results: BenchResults): string => {
       `## 1. Happy path (${integer(results.happyPath.requestsMeasured)} requests per client and concurrency: ` +
         `${config.rounds} rounds of ${integer(config.requestsPerRound)})`,
       "",
-      "`× Effect`: throughput relative to the bare Effect `HttpClient` over the same undici transport; " +
-        "`× undici`: relative to raw `undici.request`.",
+      "`× Effect`: throughput relative to the bare Effect `HttpClient` of the same line over the same undici " +
+        "transport (Effect 3's for every row but the Effect 4 ones, which are relative to the bare Effect 4 client, " +
+        "both on the same Node); `× undici`: relative to raw `undici.request`, on the system's Node.",
       "",
       happyPathTable(results.happyPath)
     )
@@ -314,8 +321,9 @@ export const renderMarkdown = (results: BenchResults): string => {
         `concurrency ${results.config.retryCost.concurrency})`,
       "",
       "Per retry: the CPU time and JS heap bytes of a call retried once, minus those of a plain call in the same " +
-        "round (the second exchange included). got and undici's `RetryAgent` are told to retry at once " +
-        `(they would wait 1 s and 500 ms on \`Retry-After: 0\`). ${unrefusingBudgetNote}`,
+        "round (the second exchange included); `× retryTransient`: relative to the same line's `retryTransient` " +
+        "(Effect 4's for the Effect 4 rows) in the same round. got and undici's `RetryAgent` are told to retry " +
+        `at once (they would wait 1 s and 500 ms on \`Retry-After: 0\`). ${unrefusingBudgetNote}`,
       "",
       retryCostTable(results.retryCost)
     )
@@ -347,7 +355,10 @@ export const renderMarkdown = (results: BenchResults): string => {
         "retry budget's 10 s ttl, so its figure is the budget's once its floor (10 retries per second of ttl, " +
         "lent up front) is used up. Every client allows 3 attempts per call; got is told to retry at once. " +
         "The breaker is `circuitBreaker: {}` (Polly's defaults: 10% failures of at least 100 attempts in 30 s, " +
-        "then 5 s open), with the default budget.",
+        "then 5 s open), with the default budget, on either line. Effect 4's `withCircuitBreaker` has no " +
+        "defaults: it runs after `retryTransient` (as Effect's docs advise) with `rate({ threshold: 0.1, size: " +
+        "100 })` (10% failures of the last 100 calls, at least 100 recorded) and 5 s open, so it counts calls " +
+        "where this library's breaker counts attempts. The Effect 4 clients run under Node 22.",
       "",
       outageTable(outage)
     )

@@ -4,14 +4,12 @@
  * retry: the second exchange and the library's decision to make it. CPU time and JS heap
  * allocations are measured in the client process.
  */
-import { libraries } from "./clients.js"
+import { libraries, retryTransientOf } from "./clients.js"
 import type { RetryCostConfig } from "./config.js"
 import { rotate } from "./happyPath.js"
 import { jobTimeoutMillis, type ServerProcess, type WorkerProcess } from "./processes.js"
 import type { Job, JobResult, LibraryId } from "./protocol.js"
 import { median, medianRatio } from "./stats.js"
-
-export const baselineLibrary: LibraryId = "effect-retry-transient"
 
 export interface RetryCostRow {
   readonly library: LibraryId
@@ -21,7 +19,7 @@ export interface RetryCostRow {
   readonly cpuMicrosPerRetriedCall: number
   readonly cpuMicrosPerRetry: number
   readonly allocatedBytesPerRetry: number
-  /** Median over rounds of the ratio to `retryTransient` in the same round. */
+  /** Median over rounds of the ratio to the same Effect line's `retryTransient` in the same round. */
   readonly cpuRatioToRetryTransient: number
   readonly allocationRatioToRetryTransient: number
   /** Requests the server saw per call: 2 when every call was retried exactly once. */
@@ -100,8 +98,8 @@ export const runRetryCost = async (
         cpuMicrosPerRetriedCall: median(rounds.map((round) => round.retried.cpuMicros / calls)),
         cpuMicrosPerRetry: median(cpuPerRetry(library)),
         allocatedBytesPerRetry: median(bytesPerRetry(library)),
-        cpuRatioToRetryTransient: medianRatio(cpuPerRetry(library), cpuPerRetry(baselineLibrary)),
-        allocationRatioToRetryTransient: medianRatio(bytesPerRetry(library), bytesPerRetry(baselineLibrary)),
+        cpuRatioToRetryTransient: medianRatio(cpuPerRetry(library), cpuPerRetry(retryTransientOf(library))),
+        allocationRatioToRetryTransient: medianRatio(bytesPerRetry(library), bytesPerRetry(retryTransientOf(library))),
         attemptsPerCall: median(rounds.map((round) => round.attemptsPerCall))
       }
     })

@@ -36,13 +36,14 @@ const niceStep = (value: number): number => {
   return 10 * magnitude
 }
 
-/** Horizontal bars: each client's throughput relative to the bare Effect client, per concurrency. */
+/** Horizontal bars: each client's throughput relative to the bare Effect client of its line, per concurrency. */
 export const throughputChart = (result: HappyPathResult): string => {
   const concurrencies = [...new Set(result.rows.map((row) => row.concurrency))]
   const labels = [...new Set(result.rows.map((row) => row.label))]
   const barHeight = 14
   const groupGap = 12
-  const left = 190
+  // Room for the longest label at about 7 px a character (12 px sans-serif).
+  const left = Math.max(190, 20 + 7 * Math.max(0, ...labels.map((label) => label.length)))
   const plotWidth = 460
   const top = 56
   const groupHeight = concurrencies.length * barHeight + groupGap
@@ -57,7 +58,7 @@ export const throughputChart = (result: HappyPathResult): string => {
     text(
       12,
       22,
-      "Happy-path throughput relative to the bare Effect HttpClient (same undici transport)",
+      "Happy-path throughput relative to the bare Effect HttpClient of the same line (same undici transport)",
       'font-size="14" font-weight="bold"'
     ),
     text(12, 40, "median of same-round ratios; higher is faster; dashed lines at 1.0× and 0.97×", 'fill="#555555"')

@@ -3,7 +3,7 @@
  * this process only (wall time, CPU time, JS heap allocations, latencies, memory, sockets).
  */
 import * as V8 from "node:v8"
-import type { BenchClient } from "./clients.js"
+import type { BenchClient } from "./benchClient.js"
 import type { Job, JobResult } from "./protocol.js"
 import { quantileSorted } from "./stats.js"
 

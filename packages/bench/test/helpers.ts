@@ -27,15 +27,19 @@ export interface TinyRun {
 }
 
 /**
- * Runs the given sections of the bench with {@link tinyConfig} once, before the tests of the
- * calling `describe`, into a temporary directory removed after them.
+ * Runs the given sections of the bench with `config` ({@link tinyConfig} by default) once, before
+ * the tests of the calling `describe`, into a temporary directory removed after them.
  */
-export const tinyRun = (sections: ReadonlyArray<SectionName>, timeoutMillis: number): TinyRun => {
+export const tinyRun = (
+  sections: ReadonlyArray<SectionName>,
+  timeoutMillis: number,
+  config: BenchConfig = tinyConfig
+): TinyRun => {
   let outDir = ""
   let output: BenchOutput | undefined
   beforeAll(async () => {
     outDir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "bench-test-"))
-    output = await runBench({ config: tinyConfig, sections, outDir, command: "vitest", log: () => undefined })
+    output = await runBench({ config, sections, outDir, command: "vitest", log: () => undefined })
   }, timeoutMillis)
   afterAll(async () => {
     if (outDir !== "") await Fs.rm(outDir, { recursive: true, force: true })

@@ -1,0 +1,117 @@
+/**
+ * The Effect 4 clients of the bench, built as `packages/bench/src/clients.ts` builds the Effect 3
+ * ones: over `@effect/platform-node` 4's undici transport, run with `Effect.forEach(..., {
+ * concurrency })` on a `ManagedRuntime`, every body read to its end. Each process imports only
+ * what its client needs (this library only in its own process).
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { HttpClient } from "effect/http"
+import { CircuitBreaker } from "effect/persistence"
+import {
+  attemptCounter,
+  batchRecorder,
+  type BenchClient,
+  indices,
+  isOverloadMode,
+  policyFor
+} from "@effect-http-resilience/bench/benchClient"
+import type { ClientMode } from "@effect-http-resilience/bench/protocol"
+import type { Effect4LibraryId } from "./protocol.js"
+
+const effectClient = <E, R>(
+  runtime: ManagedRuntime.ManagedRuntime<R, never>,
+  call: (url: string) => Effect.Effect<unknown, E, R>,
+  attempts?: () => number
+): BenchClient => ({
+  attempts,
+  runBatch: async (batch) => {
+    const record = batchRecorder(batch)
+    const { waitBefore } = record
+    const one = (index: number): Effect.Effect<void, never, R> =>
+      Effect.suspend(() => {
+        const started = performance.now()
+        return Effect.match(call(batch.urlFor(index)), {
+          onFailure: () => record.done(index, started, false),
+          onSuccess: () => record.done(index, started, true)
+        })
+      })
+    const paced =
+      waitBefore === undefined
+        ? one
+        : (index: number): Effect.Effect<void, never, R> =>
+            Effect.suspend(() => {
+              const wait = waitBefore(index)
+              return wait > 0 ? Effect.andThen(Effect.sleep(wait), one(index)) : one(index)
+            })
+    await runtime.runPromise(
+      Effect.forEach(indices(batch.count), paced, { concurrency: batch.concurrency, discard: true })
+    )
+    return record.outcome()
+  },
+  close: () => runtime.dispose()
+})
+
+/**
+ * Effect 4's breaker has no defaults: the nearest to this library's default one (Polly's: 10%
+ * failures of at least 100 samples, then 5 s open) is `rate` over the last 100 calls. In
+ * `"retry"` mode, whose benchmarks make every call fail at least once, a breaker that never
+ * opens, as this library runs with a budget that never runs dry there: its bookkeeping is paid,
+ * every retry made.
+ */
+const breakerFor = (mode: ClientMode) =>
+  CircuitBreaker.layer({
+    tripPolicy:
+      mode === "retry"
+        ? CircuitBreaker.consecutive(Number.MAX_SAFE_INTEGER)
+        : CircuitBreaker.rate({ threshold: 0.1, size: 100 }),
+    openDuration: "5 seconds"
+  }).pipe(Layer.provide(CircuitBreaker.layerStoreMemory()))
+
+const retryTransient = <E, R>(client: HttpClient.HttpClient.With<E, R>) =>
+  client.pipe(HttpClient.filterStatusOk, HttpClient.retryTransient({ times: 2 }))
+
+const readJson =
+  <E, R>(client: HttpClient.HttpClient.With<E, R>) =>
+  (url: string) =>
+    Effect.flatMap(client.get(url), (response) => response.json)
+
+/**
+ * Builds the Effect 4 client `id` in `mode`. As on the Effect 3 line, `retryTransient` makes 3
+ * attempts in all and retries at once on `Retry-After: 0`; in the `overload-*` modes every
+ * attempt is counted where the transport sends it, under the retries.
+ */
+export const makeClient = async (id: Effect4LibraryId, mode: ClientMode): Promise<BenchClient> => {
+  const counter = isOverloadMode(mode) ? attemptCounter() : undefined
+  const counted = (transport: HttpClient.HttpClient) =>
+    counter === undefined
+      ? transport
+      : HttpClient.transformResponse(transport, (send) => Effect.andThen(Effect.sync(counter.tick), send))
+  if (id === "effect4-retry-transient-breaker") {
+    const runtime = ManagedRuntime.make(Layer.merge(NodeHttpClient.layerUndici, breakerFor(mode)))
+    const [transport, breaker] = await runtime.runPromise(
+      Effect.all([Effect.service(HttpClient.HttpClient), Effect.service(CircuitBreaker.CircuitBreaker)])
+    )
+    const guarded = retryTransient(counted(transport)).pipe(HttpClient.withCircuitBreaker({ breaker }))
+    return effectClient(runtime, readJson(guarded), counter?.read)
+  }
+  const runtime = ManagedRuntime.make(NodeHttpClient.layerUndici)
+  const client = counted(await runtime.runPromise(Effect.service(HttpClient.HttpClient)))
+  switch (id) {
+    case "effect4":
+      return effectClient(runtime, readJson(client))
+    case "effect4-retry-transient":
+      return effectClient(runtime, readJson(retryTransient(client)), counter?.read)
+    case "effect4-http-resilience": {
+      const { ResilientHttpClient } = await import("effect-http-resilience-effect4")
+      const policy = policyFor(mode)
+      const make = policy === undefined ? ResilientHttpClient.make() : ResilientHttpClient.make(policy)
+      const resilient = await runtime.runPromise(Effect.provideService(make, HttpClient.HttpClient, client))
+      return effectClient(
+        runtime,
+        (url) => Effect.scoped(Effect.flatMap(resilient.get(url), (response) => response.json)),
+        counter?.read
+      )
+    }
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The parent's messages as an Effect 4 client process decodes them: `packages/bench`'s
+ * `ToWorker` (its Effect 3 schema is the definition; see the meaning of each field there) in
+ * Effect 4's `Schema`, so that this process loads no Effect 3. The compiler holds the two to
+ * the same type.
+ */
+import { Schema } from "effect"
+import type * as Protocol from "@effect-http-resilience/bench/protocol"
+
+/** The libraries this process builds. */
+export const Effect4LibraryId = Schema.Literals([
+  "effect4",
+  "effect4-retry-transient",
+  "effect4-retry-transient-breaker",
+  "effect4-http-resilience"
+])
+export type Effect4LibraryId = typeof Effect4LibraryId.Type
+
+const Job = Schema.Struct({
+  mode: Schema.Literals(["happy", "retry", "overload-default", "overload-no-budget", "overload-breaker"]),
+  route: Schema.Literals(["ok", "fail-once", "always-503", "sparse", "switch"]),
+  keyPrefix: Schema.String,
+  count: Schema.Int,
+  concurrency: Schema.Int,
+  latencies: Schema.Boolean,
+  allocations: Schema.Boolean,
+  memory: Schema.Boolean,
+  origin: Schema.optional(Schema.String),
+  failingShare: Schema.optional(Schema.Number),
+  ratePerSecond: Schema.optional(Schema.Number)
+})
+
+export const ToWorker = Schema.Union([Schema.TaggedStruct("Run", { id: Schema.Number, job: Job })])
+
+// Both ways assignable: the same type as the parent's.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+export const sameAsParent: Same<typeof ToWorker.Type, Protocol.ToWorker> &
+  Same<Effect4LibraryId, Extract<Protocol.LibraryId, `effect4${string}`>> = true

@@ -1,0 +1,110 @@
+/**
+ * What every client process shares, whichever Effect line (or none) its client is built on: the
+ * interface a client implements, the attempt counter of the overload modes, and this library's
+ * policy in each mode. Effect-free, so that the Effect 3 and the Effect 4 client processes both
+ * import it (see `packages/bench-effect4`).
+ */
+import type { ClientMode } from "./protocol.js"
+
+export interface Batch {
+  readonly urlFor: (index: number) => string
+  readonly count: number
+  readonly concurrency: number
+  /** When present, the latency of call `i` in milliseconds is written at index `i`. */
+  readonly latencies: Float64Array | undefined
+  /** When present, call `i` starts no earlier than this many milliseconds after the batch. */
+  readonly startAt?: ((index: number) => number) | undefined
+}
+
+export interface BatchOutcome {
+  readonly ok: number
+  readonly failed: number
+}
+
+export interface BenchClient {
+  readonly runBatch: (batch: Batch) => Promise<BatchOutcome>
+  readonly close: () => Promise<void>
+  /** Attempts made so far (every request the library tried to send), when the mode counts them. */
+  readonly attempts?: (() => number) | undefined
+}
+
+/**
+ * The bookkeeping of one batch, whatever runs its calls: what succeeded and failed, each call's
+ * latency, and the wait before a paced call starts. A failed call is counted, not thrown: the
+ * retry benchmarks expect every call against a lasting 503 to fail.
+ */
+export const batchRecorder = (batch: Batch) => {
+  const { latencies, startAt } = batch
+  const batchStarted = performance.now()
+  let ok = 0
+  let failed = 0
+  return {
+    /** Milliseconds until call `index` may start (0 or less: now); absent when the batch is not paced. */
+    waitBefore:
+      startAt === undefined ? undefined : (index: number): number => batchStarted + startAt(index) - performance.now(),
+    /** Records the end of call `index`, which started at `started` (`performance.now()`). */
+    done: (index: number, started: number, succeeded: boolean): void => {
+      if (succeeded) ok++
+      else failed++
+      if (latencies !== undefined) latencies[index] = performance.now() - started
+    },
+    outcome: (): BatchOutcome => ({ ok, failed })
+  }
+}
+
+/** Whether a mode is one of the overload benchmarks', whose clients count their attempts. */
+export const isOverloadMode = (mode: ClientMode): boolean => mode.startsWith("overload-")
+
+/** A counter of attempts, ticked by the transport (or a hook) under the library's retries. */
+export const attemptCounter = () => {
+  let attempts = 0
+  return {
+    tick: (): void => {
+      attempts++
+    },
+    read: (): number => attempts
+  }
+}
+
+const indexCache = new Map<number, ReadonlyArray<number>>()
+
+/** `[0, 1, …, count - 1]`, made once per count: what an Effect client's `forEach` runs over. */
+export const indices = (count: number): ReadonlyArray<number> => {
+  let cached = indexCache.get(count)
+  if (cached === undefined) {
+    cached = Array.from({ length: count }, (_, index) => index)
+    indexCache.set(count, cached)
+  }
+  return cached
+}
+
+/**
+ * The policy options both lines of this library take in a bench mode (a plain record that both
+ * `RetryPolicy.Options` accept).
+ */
+export interface PolicyOptions {
+  readonly retryBudget?: "none" | { readonly ratio: number }
+  readonly circuitBreaker?: Record<string, never>
+}
+
+/**
+ * This library's policy in a mode: its defaults (made as a program would, with no options) on
+ * the happy path and in the overload mode of that name; without the budget, or with the default
+ * circuit breaker as well (Polly's sampling defaults), in the other overload modes. In `"retry"`
+ * mode, whose benchmarks make every call fail at least once, a budget that never runs dry
+ * (Finagle's, ratio 1000): every retry is made and still pays the budget's bookkeeping.
+ */
+export const policyFor = (mode: ClientMode): PolicyOptions | undefined => {
+  switch (mode) {
+    case "happy":
+      return undefined
+    case "retry":
+      return { retryBudget: { ratio: 1000 } }
+    case "overload-default":
+      return {}
+    case "overload-no-budget":
+      return { retryBudget: "none" }
+    case "overload-breaker":
+      return { circuitBreaker: {} }
+  }
+}
