@@ -439,7 +439,8 @@ describe("RetryPolicy.toSchedule: properties over random policies", () => {
           expect(wait).toBeLessThanOrEqual(options.maxDelay)
         }
       }),
-    { fastCheck: { numRuns: 150 } }
+    // 150 runs take about 3 s alone; the whole suite on 2 shared cores may take several times that.
+    { fastCheck: { numRuns: 150 }, timeout: 30_000 }
   )
 
   it.effect.prop(
