@@ -2,114 +2,75 @@
  * `pnpm demo`: the library against the embedded chaos server, scenario by scenario, with a
  * timeline of every attempt; exits non-zero when a scenario misbehaves.
  * `pnpm demo -- --url <URL>`: one resilient GET against any URL with the default policy.
+ * `pnpm demo -- --line effect4 [--url <URL>]`: the same on the Effect 4 line
+ * (`effect-http-resilience-effect4`), in a process of its own under Node 22
+ * (`scripts/node22.sh`, as Effect 4's Node transport needs), with the chaos server still run here.
  */
+import { spawn } from "node:child_process"
+import { createRequire } from "node:module"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Cause from "effect/Cause"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
 import { ChaosServer } from "@effect-http-resilience/chaos-server"
-import { ResilientHttpClient } from "effect-http-resilience"
-import * as Scenarios from "./demo/Scenarios.js"
+import * as Driver from "./demo/Driver.js"
+import * as Effect3 from "./demo/Effect3.js"
 import * as Timeline from "./demo/Timeline.js"
 
-const style = Timeline.styleFor(process.stdout, process.env)
-const write = (line: string) => process.stdout.write(`${line}\n`)
-
-const usage = "usage: pnpm demo [-- --url <URL>]"
-
-type Mode = { readonly _tag: "Scenarios" } | { readonly _tag: "Url"; readonly url: string }
-
-const parseArgs = (args: ReadonlyArray<string>): Mode | string => {
-  const rest = args.filter((arg) => arg !== "--")
-  if (rest.length === 0) return { _tag: "Scenarios" }
-  if (rest.length === 2 && rest[0] === "--url") {
-    const url = rest[1]!
-    return URL.canParse(url) ? { _tag: "Url", url } : `not a URL: ${url}\n${usage}`
-  }
-  return usage
+const output: Driver.Output = {
+  write: (line) => process.stdout.write(`${line}\n`),
+  style: Timeline.styleFor(process.stdout, process.env)
 }
 
-/** Runs one call with a timeline, over a resilient client made from `policy`. */
-const withTimeline = <A, E, R>(
-  policy: ResilientHttpClient.PolicyInput | undefined,
-  call: Effect.Effect<A, E, R | ResilientHttpClient.ResilientHttpClient>
-) =>
-  Effect.gen(function* () {
-    const timeline = Timeline.make(write, style)
-    const exit = yield* call.pipe(
-      ResilientHttpClient.observeDecisions(timeline.observer),
-      Effect.provide(ResilientHttpClient.layer(policy)),
-      Effect.exit
-    )
-    return { exit, timeline }
+const node22Script = fileURLToPath(new URL("../../../scripts/node22.sh", import.meta.url))
+const effect4Demo = fileURLToPath(new URL("../../examples-effect4/src/demo.ts", import.meta.url))
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+
+/**
+ * Runs the Effect 4 demo with `args` under Node 22, its output on this process's terminal;
+ * succeeds with whether it exited with 0. Interrupting this fiber stops it.
+ */
+const runOnEffect4 = (args: ReadonlyArray<string>) =>
+  Effect.async<boolean, Error>((resume) => {
+    const child = spawn("bash", [node22Script, "node", "--import", tsxLoader, effect4Demo, ...args], {
+      stdio: "inherit"
+    })
+    child.once("error", (error) => resume(Effect.fail(error)))
+    child.once("exit", (code) => resume(Effect.succeed(code === 0)))
+    return Effect.sync(() => child.kill())
   })
 
-const outcomeLine = (exit: Exit.Exit<string, unknown>, timeline: Timeline.Timeline): string => {
-  const attempts = timeline.failedAttempts() + (Exit.isSuccess(exit) ? 1 : 0)
-  const took = Timeline.seconds(timeline.elapsed())
-  if (Exit.isSuccess(exit)) return `${exit.value} (attempt ${attempts}, ${took})`
-  const failure = Cause.failureOption(exit.cause)
-  return `${Option.match(failure, { onNone: () => Cause.pretty(exit.cause), onSome: Scenarios.describeFailure })} (${took})`
-}
+const onEffect3 = <A, E>(f: (line: Driver.Line) => Promise<A>): Effect.Effect<A, E, HttpClient.HttpClient> =>
+  Effect.flatMap(Effect.runtime<HttpClient.HttpClient>(), (runtime) => Effect.promise(() => f(Effect3.line(runtime))))
 
-const runScenarios = Effect.gen(function* () {
-  const server = yield* ChaosServer.ChaosServer
-  write(style.bold(`chaos server on ${server.url}`))
-  const scenarios = Scenarios.all(`demo-${Date.now().toString(36)}`)
-  let misbehaved = 0
-  for (const [index, scenario] of scenarios.entries()) {
-    yield* server.reset
-    write("")
-    write(style.bold(`${index + 1}. ${scenario.title}`))
-    write(style.cyan(`   ${scenario.request}`))
-    const { exit, timeline } = yield* withTimeline(scenario.policy, scenario.run(server.url))
-    const stats = yield* server.stats
-    const problem = scenario.check(exit, { requests: stats.requests.total, elapsedMillis: timeline.elapsed() })
-    const outcome = outcomeLine(exit, timeline)
-    if (problem === undefined) {
-      write(`   ${style.green("ok")}  ${outcome}`)
-    } else {
-      misbehaved++
-      write(`   ${style.red("UNEXPECTED")}  ${outcome}: ${problem}`)
-    }
-  }
-  write("")
-  write(
-    misbehaved === 0
-      ? style.green(`all ${scenarios.length} scenarios behaved as expected`)
-      : style.red(`${misbehaved} of ${scenarios.length} scenarios misbehaved`)
-  )
-  return misbehaved === 0
-}).pipe(Effect.provide(ChaosServer.layer()))
-
-const runUrl = (url: string) =>
+const runScenarios = (line: Driver.LineName) =>
   Effect.gen(function* () {
-    write(style.bold(`GET ${url} with the default policy`))
-    const { exit, timeline } = yield* withTimeline(
-      undefined,
-      Effect.scoped(
-        Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) => client.get(url)).pipe(
-          Effect.flatMap((response) =>
-            Effect.map(response.text, (body) => {
-              const snippet = body.length > 200 ? `${body.slice(0, 200)}...` : body
-              return `${Timeline.describeStatus(response.status)} ${JSON.stringify(snippet)}`
-            })
-          )
-        )
+    const server = yield* ChaosServer.ChaosServer
+    if (line === "effect4") return yield* runOnEffect4(["--server", server.url])
+    return yield* onEffect3((effect3) =>
+      Driver.runScenarios(
+        effect3,
+        {
+          url: server.url,
+          reset: () => Effect.runPromise(server.reset),
+          requests: () => Effect.runPromise(Effect.map(server.stats, (stats) => stats.requests.total))
+        },
+        output
       )
     )
-    const line = outcomeLine(exit, timeline)
-    write(Exit.isSuccess(exit) ? `${style.green("ok")}  ${line}` : `${style.red("failed")}  ${line}`)
-    return Exit.isSuccess(exit)
-  })
+  }).pipe(Effect.provide(ChaosServer.layer()))
 
 const main = Effect.suspend(() => {
-  const mode = parseArgs(process.argv.slice(2))
+  const mode = Driver.parseArgs(process.argv.slice(2))
   if (typeof mode === "string") return Console.error(mode).pipe(Effect.as(false))
-  return mode._tag === "Url" ? runUrl(mode.url) : runScenarios
+  // --server is how this process hands its chaos server to the Effect 4 one, not an option of pnpm demo.
+  if (mode._tag === "Scenarios" && mode.server !== undefined) return Console.error(Driver.usage).pipe(Effect.as(false))
+  if (mode._tag === "Scenarios") return runScenarios(mode.line)
+  if (mode.line === "effect4") return runOnEffect4(["--url", mode.url])
+  return onEffect3((effect3) => Driver.runUrl(effect3, mode.url, output))
 }).pipe(Effect.provide(NodeHttpClient.layerUndici))
 
 NodeRuntime.runMain(main, {

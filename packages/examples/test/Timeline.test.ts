@@ -1,8 +1,9 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { Effect, Exit, Fiber, TestClock } from "effect"
 import { ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
 import * as ScriptedHttpClient from "../../resilience/test/support/ScriptedHttpClient.js"
+import * as Effect3 from "../src/demo/Effect3.js"
 import * as Scenarios from "../src/demo/Scenarios.js"
 import * as Timeline from "../src/demo/Timeline.js"
 
@@ -18,7 +19,7 @@ const timelineOf = (
     const call = Effect.scoped(
       Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) => client.execute(request))
     ).pipe(
-      ResilientHttpClient.observeDecisions(timeline.observer),
+      ResilientHttpClient.observeDecisions(Effect3.observer(timeline)),
       Effect.provide(ResilientHttpClient.layer(policy)),
       Effect.provideService(HttpClient.HttpClient, scripted.client),
       Effect.exit
@@ -26,8 +27,12 @@ const timelineOf = (
     const fiber = yield* Effect.fork(call)
     yield* TestClock.adjust("1 minute")
     const exit = yield* Fiber.join(fiber)
-    const failure = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
-    return { lines, failed: timeline.failedAttempts(), failure }
+    const outcome = Effect3.outcomeOf(Exit.map(exit, (response) => String(response.status)))
+    return {
+      lines,
+      failed: timeline.failedAttempts(),
+      failure: outcome._tag === "Failure" ? outcome.failure : undefined
+    }
   })
 
 describe("demo Timeline", () => {
@@ -72,7 +77,7 @@ describe("demo Timeline", () => {
       expect(lines).toEqual(["  +0.00s  attempt 1  503 Service Unavailable  -> give up (not idempotent)"])
       expect(failed).toBe(1)
       // The outcome line: the failure's own words, without the request the heading shows.
-      expect(Scenarios.describeFailure(failure)).toMatch(
+      expect(failure && Scenarios.describeFailure(failure)).toMatch(
         /^TransientStatus: status 503 on attempt 1; not retried: POST is not idempotent/
       )
     })

@@ -2,18 +2,14 @@
  * The demo's scenarios: the seed programs' behaviours, run against the chaos server, each with
  * what it must show to count as behaving.
  *
+ * Effect-free: each scenario says which call to make, with which policy (plain options both
+ * lines accept), and what must come of it; each Effect line makes the call its own way
+ * (`demo/Effect3.ts` here, `packages/examples-effect4` for Effect 4).
+ *
  * @since 0.1.0
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
-import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
-import { HttpFailure, ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
-import * as PostOrder from "../PostOrder.js"
-import * as TrackSearch from "../TrackSearch.js"
-import { describeStatus } from "./Timeline.js"
+import type { FailureMessage } from "@effect-http-resilience/core"
+import { describeStatus, type FailureView } from "./Timeline.js"
 
 /**
  * What the server and the clock saw of one scenario.
@@ -27,6 +23,55 @@ export interface Observed {
 }
 
 /**
+ * How a scenario's call ended: its one-line summary, or its failure (`failure` when it is an
+ * `HttpFailure`; `text` says what it was either way).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "Success"; readonly value: string }
+  | { readonly _tag: "Failure"; readonly failure: FailureView | undefined; readonly text: string }
+
+type Millis = `${number} millis`
+
+/**
+ * Retry policy options as both lines' `RetryPolicy.Options` take them (plain data).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface PolicyOptions {
+  readonly maxAttempts?: number
+  readonly backoff?:
+    | { readonly _tag: "Exponential"; readonly base: Millis; readonly factor: number }
+    | { readonly _tag: "Constant"; readonly base: Millis }
+    | { readonly _tag: "Linear"; readonly base: Millis }
+  readonly maxDelay?: `${number} seconds`
+  readonly jitter?: "none" | "full" | "equal" | "decorrelated"
+}
+
+const exponential = (base: Millis) => ({ _tag: "Exponential", base, factor: 2 }) as const
+const constant = (base: Millis) => ({ _tag: "Constant", base }) as const
+
+/**
+ * The call a scenario makes, through the `ResilientHttpClient` in context (`Status`, `Product`),
+ * the `PostOrder` example (`PlaceOrder`) or the `TrackSearch` example (`TrackSearch`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Call =
+  /** A GET; its summary is the status, and the `X-Attempt` header if any. */
+  | { readonly _tag: "Status"; readonly path: string }
+  /** `Orders.place` of one item, with an `Idempotency-Key` if given; its summary is the status. */
+  | { readonly _tag: "PlaceOrder"; readonly path: string; readonly idempotencyKey?: string }
+  /** `getJson` of a `{ id, name }` product; its summary is `decoded <name>`. */
+  | { readonly _tag: "Product"; readonly path: string }
+  /** `TrackSearch.search`; its summary is {@link summarizeTracks}. */
+  | { readonly _tag: "TrackSearch"; readonly query: string }
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -35,13 +80,10 @@ export interface Scenario {
   /** The request as a person would write it, for the heading. */
   readonly request: string
   /** The policy of the `ResilientHttpClient` in context when the scenario runs. */
-  readonly policy: ResilientHttpClient.PolicyInput
-  /** Succeeds with a one-line summary of what came back. */
-  readonly run: (
-    baseUrl: string
-  ) => Effect.Effect<string, unknown, ResilientHttpClient.ResilientHttpClient | HttpClient.HttpClient>
+  readonly policy: PolicyOptions
+  readonly call: Call
   /** `undefined` when the scenario behaved as it must; otherwise what was wrong. */
-  readonly check: (exit: Exit.Exit<string, unknown>, observed: Observed) => string | undefined
+  readonly check: (outcome: Outcome, observed: Observed) => string | undefined
 }
 
 /**
@@ -51,44 +93,68 @@ export interface Scenario {
  * @since 0.1.0
  * @category formatting
  */
-export const describeFailure = (error: unknown): string => {
-  if (!HttpFailure.isHttpFailure(error)) return String(error)
-  const request = `${error.request.method} ${error.request.url}: `
-  const message = error.message
-  return `${error._tag}: ${message.startsWith(request) ? message.slice(request.length) : message}`
+export const describeFailure = (failure: FailureView): string => {
+  const request = `${failure.method} ${failure.url}: `
+  const { message } = failure
+  return `${failure._tag}: ${message.startsWith(request) ? message.slice(request.length) : message}`
 }
+
+/**
+ * The summary of a `Status` call: the status, and the chaos server's `X-Attempt` header if any.
+ *
+ * @since 0.3.0
+ * @category formatting
+ */
+export const statusSummary = (status: number, headers: Readonly<Record<string, string | undefined>>): string => {
+  const attempt = headers["x-attempt"]
+  return `${describeStatus(status)}${attempt === undefined ? "" : `, X-Attempt: ${attempt}`}`
+}
+
+/**
+ * The summary of a track search: how many tracks, and the first three with their artists.
+ *
+ * @since 0.3.0
+ * @category formatting
+ */
+export const summarizeTracks = (
+  tracks: ReadonlyArray<{ readonly name: string; readonly artists: ReadonlyArray<{ readonly name: string }> }>
+): string =>
+  [
+    `${tracks.length} tracks`,
+    ...tracks.slice(0, 3).map((track) => `${track.name} - ${track.artists.map((a) => a.name).join(", ")}`)
+  ].join("; ")
 
 type Expected =
   | { readonly succeeds: true; readonly summary?: string }
   | {
-      readonly tag: HttpFailure.HttpFailure["_tag"]
+      readonly tag: FailureView["_tag"]
       readonly status?: number
-      readonly reason?: HttpFailure.ConnectionFailureReason
+      readonly reason?: string
       readonly attempt: number
-      readonly giveUpReason?: RetryPolicy.GiveUpReason
+      readonly giveUpReason?: FailureMessage.GiveUpReason
     }
 
 const expectation =
   (expected: Expected, requests: number, atLeastMillis = 0) =>
-  (exit: Exit.Exit<string, unknown>, observed: Observed): string | undefined => {
+  (outcome: Outcome, observed: Observed): string | undefined => {
     if (observed.requests !== requests) return `the server saw ${observed.requests} requests, expected ${requests}`
     if (observed.elapsedMillis < atLeastMillis) {
       return `took ${observed.elapsedMillis} ms, expected at least ${atLeastMillis} ms`
     }
     if ("succeeds" in expected) {
-      if (Exit.isFailure(exit)) return "expected success"
-      return expected.summary === undefined || exit.value === expected.summary
+      if (outcome._tag === "Failure") return "expected success"
+      return expected.summary === undefined || outcome.value === expected.summary
         ? undefined
-        : `expected "${expected.summary}", got "${exit.value}"`
+        : `expected "${expected.summary}", got "${outcome.value}"`
     }
-    if (Exit.isSuccess(exit)) return `expected ${expected.tag}, got success`
-    const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
-    if (!HttpFailure.isHttpFailure(failure)) return "expected a typed failure"
+    if (outcome._tag === "Success") return `expected ${expected.tag}, got success`
+    const { failure } = outcome
+    if (failure === undefined) return "expected a typed failure"
     const matches =
       failure._tag === expected.tag &&
       failure.attempt === expected.attempt &&
-      (expected.status === undefined || ("status" in failure && failure.status === expected.status)) &&
-      (expected.reason === undefined || (failure._tag === "ConnectionError" && failure.reason === expected.reason)) &&
+      (expected.status === undefined || failure.status === expected.status) &&
+      (expected.reason === undefined || failure.reason === expected.reason) &&
       (expected.giveUpReason === undefined || failure.giveUpReason === expected.giveUpReason)
     const because = expected.giveUpReason === undefined ? "" : ` (${expected.giveUpReason})`
     return matches
@@ -96,22 +162,13 @@ const expectation =
       : `expected ${expected.tag} on attempt ${expected.attempt}${because}, got ${describeFailure(failure)}`
   }
 
-const statusOf = (url: string) =>
-  Effect.scoped(
-    Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) => client.get(url)).pipe(
-      Effect.map((response) => {
-        const attempt = response.headers["x-attempt"]
-        return `${describeStatus(response.status)}${attempt === undefined ? "" : `, X-Attempt: ${attempt}`}`
-      })
-    )
-  )
-
-const placeOrder = (ordersUrl: string, idempotencyKey?: string) =>
-  Effect.flatMap(PostOrder.make({ ordersUrl }), (orders) =>
-    orders.place({ sku: "A-1", quantity: 1 }, { idempotencyKey })
-  ).pipe(Effect.map(describeStatus))
-
-const Product = Schema.Struct({ id: Schema.Number, name: Schema.String })
+/**
+ * The `PostOrder` example's policy (`PostOrder.orderPolicy`) as options.
+ *
+ * @since 0.3.0
+ * @category policies
+ */
+export const orderPolicy: PolicyOptions = { maxAttempts: 3, backoff: exponential("200 millis") }
 
 /**
  * Every scenario, in the order the demo runs them. `key` makes the recovering service's retry key
@@ -124,86 +181,77 @@ export const all = (key: string): ReadonlyArray<Scenario> => [
   {
     title: "A lasting 503 asking for Retry-After: 5, capped at maxDelay 2 s",
     request: "GET /api/status/503",
-    policy: { maxAttempts: 3, backoff: RetryPolicy.exponential("500 millis"), maxDelay: "2 seconds", jitter: "none" },
-    run: (baseUrl) => statusOf(`${baseUrl}/api/status/503`),
+    policy: { maxAttempts: 3, backoff: exponential("500 millis"), maxDelay: "2 seconds", jitter: "none" },
+    call: { _tag: "Status", path: "/api/status/503" },
     check: expectation({ tag: "TransientStatus", status: 503, attempt: 3 }, 3, 3900)
   },
   {
     title: "A service that fails twice with 503 + Retry-After: 1, then recovers",
     request: `GET /api/chaos/retry/${key}?succeedAfter=2&failStatus=503`,
     policy: { maxAttempts: 3, maxDelay: "2 seconds" },
-    run: (baseUrl) => statusOf(`${baseUrl}/api/chaos/retry/${key}?succeedAfter=2&failStatus=503`),
+    call: { _tag: "Status", path: `/api/chaos/retry/${key}?succeedAfter=2&failStatus=503` },
     check: expectation({ succeeds: true, summary: "200 OK, X-Attempt: 3" }, 3, 1900)
   },
   {
     title: "A POST without an Idempotency-Key to a service that fails twice: not retried",
     request: `POST /api/chaos/retry/${key}-unkeyed?succeedAfter=2&retryAfter=none, no Idempotency-Key`,
-    policy: PostOrder.orderPolicy,
-    run: (baseUrl) => placeOrder(`${baseUrl}/api/chaos/retry/${key}-unkeyed?succeedAfter=2&retryAfter=none`),
+    policy: orderPolicy,
+    call: { _tag: "PlaceOrder", path: `/api/chaos/retry/${key}-unkeyed?succeedAfter=2&retryAfter=none` },
     check: expectation({ tag: "TransientStatus", status: 503, attempt: 1, giveUpReason: "not-idempotent" }, 1)
   },
   {
     title: "The same POST with an Idempotency-Key: retried until the service recovers",
     request: `POST /api/chaos/retry/${key}-keyed?succeedAfter=2&retryAfter=none, Idempotency-Key: ${key}-order`,
-    policy: PostOrder.orderPolicy,
-    run: (baseUrl) =>
-      placeOrder(`${baseUrl}/api/chaos/retry/${key}-keyed?succeedAfter=2&retryAfter=none`, `${key}-order`),
+    policy: orderPolicy,
+    call: {
+      _tag: "PlaceOrder",
+      path: `/api/chaos/retry/${key}-keyed?succeedAfter=2&retryAfter=none`,
+      idempotencyKey: `${key}-order`
+    },
     check: expectation({ succeeds: true, summary: "200 OK" }, 3)
   },
   {
     title: "A 400 is permanent: never retried",
     request: "GET /api/status/400",
     policy: { maxAttempts: 3 },
-    run: (baseUrl) => statusOf(`${baseUrl}/api/status/400`),
+    call: { _tag: "Status", path: "/api/status/400" },
     check: expectation({ tag: "PermanentStatus", status: 400, attempt: 1 }, 1)
   },
   {
     title: "A simulated 503 without Retry-After backs off exponentially",
     request: "GET /api/Products/1?error=503",
-    policy: { maxAttempts: 3, backoff: RetryPolicy.exponential("500 millis"), jitter: "none" },
-    run: (baseUrl) => statusOf(`${baseUrl}/api/Products/1?error=503`),
+    policy: { maxAttempts: 3, backoff: exponential("500 millis"), jitter: "none" },
+    call: { _tag: "Status", path: "/api/Products/1?error=503" },
     check: expectation({ tag: "TransientStatus", status: 503, attempt: 3 }, 3, 1400)
   },
   {
     title: "A slow endpoint that then fails: latency and failure together",
     request: "GET /api/Todos/1?delay=0.5&error=503",
-    policy: { maxAttempts: 2, backoff: RetryPolicy.constant("300 millis"), jitter: "none" },
-    run: (baseUrl) => statusOf(`${baseUrl}/api/Todos/1?delay=0.5&error=503`),
+    policy: { maxAttempts: 2, backoff: constant("300 millis"), jitter: "none" },
+    call: { _tag: "Status", path: "/api/Todos/1?delay=0.5&error=503" },
     check: expectation({ tag: "TransientStatus", status: 503, attempt: 2 }, 2, 1250)
   },
   {
     title: "A connection reset before any response",
     request: "GET /api/chaos/reset",
-    policy: { maxAttempts: 3, backoff: RetryPolicy.constant("200 millis"), jitter: "none" },
-    run: (baseUrl) => statusOf(`${baseUrl}/api/chaos/reset`),
+    policy: { maxAttempts: 3, backoff: constant("200 millis"), jitter: "none" },
+    call: { _tag: "Status", path: "/api/chaos/reset" },
     check: expectation({ tag: "ConnectionError", reason: "Transport", attempt: 3 }, 3)
   },
   {
     title: "Invalid JSON in a 200 is a DecodeError: never retried",
     request: "GET /api/chaos/invalid-json, decoded with a Schema",
     policy: { maxAttempts: 3 },
-    run: (baseUrl) =>
-      Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) =>
-        client.getJson(`${baseUrl}/api/chaos/invalid-json`, Product)
-      ).pipe(Effect.map((product) => `decoded ${product.name}`)),
+    call: { _tag: "Product", path: "/api/chaos/invalid-json" },
     check: expectation({ tag: "DecodeError", attempt: 1 }, 1)
   },
   {
     title: "A track search through the EchoPlay-like TrackSearch service",
     request: 'TrackSearch.search("daft punk") -> GET /v1/search?q=daft+punk&type=track',
     policy: {},
-    run: (baseUrl) =>
-      Effect.flatMap(TrackSearch.TrackSearch, (search) => search.search("daft punk")).pipe(
-        Effect.map((tracks) =>
-          [
-            `${tracks.length} tracks`,
-            ...tracks.slice(0, 3).map((track) => `${track.name} - ${track.artists.map((a) => a.name).join(", ")}`)
-          ].join("; ")
-        ),
-        Effect.provide(TrackSearch.layer({ baseUrl }))
-      ),
-    check: (exit, observed) =>
-      expectation({ succeeds: true }, 1)(exit, observed) ??
-      (Exit.isSuccess(exit) && exit.value.startsWith("0 tracks") ? "expected at least one track" : undefined)
+    call: { _tag: "TrackSearch", query: "daft punk" },
+    check: (outcome, observed) =>
+      expectation({ succeeds: true }, 1)(outcome, observed) ??
+      (outcome._tag === "Success" && outcome.value.startsWith("0 tracks") ? "expected at least one track" : undefined)
   }
 ]

@@ -3,14 +3,14 @@
  * `ResilientHttpClient.observeDecisions`) as a timeline a person can follow: attempt, what went
  * wrong, the wait chosen and why (or why it gave up), and the time since the start.
  *
+ * Effect-free, so that the demo prints the same lines on either Effect line: each line turns its
+ * `HttpFailure` and `Decision` into the plain views below (`demo/Effect3.ts` here,
+ * `packages/examples-effect4` for Effect 4).
+ *
  * @since 0.1.0
  */
 import { STATUS_CODES } from "node:http"
-import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import type { HttpFailure, ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
+import type { FailureMessage, RetrySchedule } from "@effect-http-resilience/core"
 
 /**
  * ANSI styling, or none at all.
@@ -76,7 +76,76 @@ export const seconds = (millis: number): string => `${(millis / 1000).toFixed(2)
  */
 export const describeStatus = (status: number): string => `${status} ${STATUS_CODES[status] ?? ""}`.trimEnd()
 
-const giveUpReasons: Record<RetryPolicy.GiveUpReason, string> = {
+/**
+ * The fields of either line's `HttpFailure` that the demo reads.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface HttpFailureLike {
+  readonly _tag: "ConnectionError" | "TransientStatus" | "PermanentStatus" | "DecodeError"
+  readonly attempt: number
+  readonly status?: number
+  readonly reason?: string
+  readonly giveUpReason?: FailureMessage.GiveUpReason | undefined
+  readonly message: string
+  readonly request: { readonly method: string; readonly url: string }
+}
+
+/**
+ * A failure as the demo shows it, whichever line it comes from.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface FailureView {
+  readonly _tag: HttpFailureLike["_tag"]
+  readonly attempt: number
+  /** Of a status failure or a decode error. */
+  readonly status: number | undefined
+  /** Of a `ConnectionError`. */
+  readonly reason: string | undefined
+  /** The server's `Retry-After` on a `TransientStatus`, if it sent one. */
+  readonly retryAfterMillis: number | undefined
+  readonly giveUpReason: FailureMessage.GiveUpReason | undefined
+  readonly message: string
+  readonly method: string
+  readonly url: string
+}
+
+/**
+ * @since 0.3.0
+ * @category constructors
+ */
+export const failureView = (failure: HttpFailureLike, retryAfterMillis: number | undefined): FailureView => ({
+  _tag: failure._tag,
+  attempt: failure.attempt,
+  status: failure.status,
+  reason: failure._tag === "ConnectionError" ? failure.reason : undefined,
+  retryAfterMillis,
+  giveUpReason: failure.giveUpReason,
+  message: failure.message,
+  method: failure.request.method,
+  url: failure.request.url
+})
+
+/**
+ * One decision of the resilient client, as the demo shows it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type DecisionView =
+  | {
+      readonly _tag: "Retry"
+      readonly failure: FailureView
+      readonly delayMillis: number
+      readonly source: RetrySchedule.DelaySource
+      readonly capped: boolean
+    }
+  | { readonly _tag: "GiveUp"; readonly failure: FailureView; readonly reason: FailureMessage.GiveUpReason }
+
+const giveUpReasons: Record<FailureMessage.GiveUpReason, string> = {
   "not-retryable": "not worth retrying",
   "not-idempotent": "not idempotent",
   "one-shot-body": "the body cannot be sent twice",
@@ -87,6 +156,25 @@ const giveUpReasons: Record<RetryPolicy.GiveUpReason, string> = {
   "circuit-open": "circuit open"
 }
 
+const whatFailed = (failure: FailureView): string => {
+  switch (failure._tag) {
+    case "ConnectionError":
+      return `ConnectionError (${failure.reason})`
+    case "DecodeError":
+      return `${describeStatus(failure.status ?? 0)}, body did not decode`
+    case "TransientStatus":
+    case "PermanentStatus":
+      return describeStatus(failure.status ?? 0)
+  }
+}
+
+const whyThisWait = (decision: Extract<DecisionView, { readonly _tag: "Retry" }>): string => {
+  const capped = decision.capped ? ", capped at maxDelay" : ""
+  if (decision.source === "backoff") return `backoff${capped}`
+  const asked = decision.failure.retryAfterMillis
+  return `${asked === undefined ? "Retry-After" : `Retry-After ${seconds(asked)}`}${capped}`
+}
+
 /**
  * A timeline for one call.
  *
@@ -94,32 +182,12 @@ const giveUpReasons: Record<RetryPolicy.GiveUpReason, string> = {
  * @category models
  */
 export interface Timeline {
-  /** Install with `ResilientHttpClient.observeDecisions(timeline.observer)`. */
-  readonly observer: (decision: ResilientHttpClient.Decision) => Effect.Effect<void>
+  /** Writes the line of one decision, taken at `now` (epoch millis, by the fiber's `Clock`). */
+  readonly record: (decision: DecisionView, now: number) => void
   /** Attempts that failed so far. */
   readonly failedAttempts: () => number
   /** Milliseconds since the timeline started. */
   readonly elapsed: () => number
-}
-
-const whatFailed = (failure: HttpFailure.HttpFailure): string => {
-  switch (failure._tag) {
-    case "ConnectionError":
-      return `ConnectionError (${failure.reason})`
-    case "DecodeError":
-      return `${describeStatus(failure.status)}, body did not decode`
-    case "TransientStatus":
-    case "PermanentStatus":
-      return describeStatus(failure.status)
-  }
-}
-
-const whyThisWait = (decision: Extract<ResilientHttpClient.Decision, { readonly _tag: "Retry" }>): string => {
-  const capped = decision.capped ? ", capped at maxDelay" : ""
-  if (decision.source === "backoff") return `backoff${capped}`
-  const asked =
-    decision.failure._tag === "TransientStatus" ? Option.getOrUndefined(decision.failure.retryAfter) : undefined
-  return `${asked === undefined ? "Retry-After" : `Retry-After ${seconds(Duration.toMillis(asked))}`}${capped}`
 }
 
 /**
@@ -130,16 +198,14 @@ const whyThisWait = (decision: Extract<ResilientHttpClient.Decision, { readonly 
  */
 export const make = (write: (line: string) => void, style: Style, start: number = Date.now()): Timeline => {
   let failed = 0
-  // Lines are timed by the fiber's Clock (TestClock in tests).
-  const observer = (decision: ResilientHttpClient.Decision) =>
-    Effect.map(Clock.currentTimeMillis, (now) => {
-      failed++
-      const head = `  ${style.dim(`+${seconds(now - start)}`)}  attempt ${decision.failure.attempt}  ${style.red(whatFailed(decision.failure))}`
-      write(
-        decision._tag === "Retry"
-          ? `${head}  ${style.yellow(`-> wait ${seconds(Duration.toMillis(decision.delay))}`)} (${whyThisWait(decision)})`
-          : `${head}  ${style.yellow("-> give up")} (${giveUpReasons[decision.reason]})`
-      )
-    })
-  return { observer, failedAttempts: () => failed, elapsed: () => Date.now() - start }
+  const record = (decision: DecisionView, now: number): void => {
+    failed++
+    const head = `  ${style.dim(`+${seconds(now - start)}`)}  attempt ${decision.failure.attempt}  ${style.red(whatFailed(decision.failure))}`
+    write(
+      decision._tag === "Retry"
+        ? `${head}  ${style.yellow(`-> wait ${seconds(decision.delayMillis)}`)} (${whyThisWait(decision)})`
+        : `${head}  ${style.yellow("-> give up")} (${giveUpReasons[decision.reason]})`
+    )
+  }
+  return { record, failedAttempts: () => failed, elapsed: () => Date.now() - start }
 }
