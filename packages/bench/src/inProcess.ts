@@ -6,6 +6,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as V8 from "node:v8"
 import * as Effect from "effect/Effect"
 import { ResilientHttpClient } from "effect-http-resilience"
 import { median } from "./stats.js"
@@ -69,25 +70,55 @@ const retries: Record<string, Call> = {
   "ours, one retry": scoped(ResilientHttpClient.withResilience(flakyTransport(), noBudget))
 }
 
-const cpuMicrosPerCall = async (call: Call, n: number, concurrency: number): Promise<number> => {
+interface PerCall {
+  readonly cpuMicros: number
+  readonly allocatedBytes: number
+}
+
+// JS heap bytes allocated in between: what is still there plus what every collection freed.
+const allocationCounter = () => {
+  const profiler = new V8.GCProfiler()
+  const usedAtStart = V8.getHeapStatistics().used_heap_size
+  profiler.start()
+  return (): number => {
+    const profile = profiler.stop()
+    let freed = 0
+    for (const collection of profile.statistics) {
+      freed += collection.beforeGC.heapStatistics.usedHeapSize - collection.afterGC.heapStatistics.usedHeapSize
+    }
+    return V8.getHeapStatistics().used_heap_size - usedAtStart + freed
+  }
+}
+
+const perCall = async (call: Call, n: number, concurrency: number): Promise<PerCall> => {
+  const stopCounting = allocationCounter()
   const start = process.cpuUsage()
   await Effect.runPromise(Effect.forEach(Array.from({ length: n }), call, { discard: true, concurrency }))
   const used = process.cpuUsage(start)
-  return (used.user + used.system) / n
+  return { cpuMicros: (used.user + used.system) / n, allocatedBytes: stopCounting() / n }
 }
 
 const measure = async (calls: Record<string, Call>, n: number, rounds: number, concurrency: number) => {
   const names = Object.keys(calls)
-  for (const name of names) await cpuMicrosPerCall(calls[name]!, Math.min(n, 2_000), concurrency)
-  const samples = new Map<string, Array<number>>()
+  for (const name of names) await perCall(calls[name]!, Math.min(n, 2_000), concurrency)
+  const samples = new Map<string, Array<PerCall>>()
   for (let round = 0; round < rounds; round++) {
     for (const name of names) {
       const list = samples.get(name) ?? []
-      list.push(await cpuMicrosPerCall(calls[name]!, n, concurrency))
+      list.push(await perCall(calls[name]!, n, concurrency))
       samples.set(name, list)
     }
   }
-  return new Map(names.map((name) => [name, median(samples.get(name) ?? [])]))
+  return new Map(
+    names.map((name) => {
+      const list = samples.get(name) ?? []
+      const figures: PerCall = {
+        cpuMicros: median(list.map((sample) => sample.cpuMicros)),
+        allocatedBytes: median(list.map((sample) => sample.allocatedBytes))
+      }
+      return [name, figures] as const
+    })
+  )
 }
 
 const main = async () => {
@@ -95,20 +126,24 @@ const main = async () => {
   const rounds = Number(process.argv[3] ?? 7)
   for (const concurrency of [1, 64]) {
     const happy = await measure(happyPath, n, rounds, concurrency)
-    const bare = happy.get("Effect HttpClient (bare)") ?? 1
-    console.log(`CPU per call, in process, c=${concurrency} (median of ${rounds} rounds of ${n} calls)`)
-    for (const [name, micros] of happy) {
-      console.log(`  ${name.padEnd(28)} ${micros.toFixed(1).padStart(7)} µs   ${(bare / micros).toFixed(2)}x bare`)
+    const bare = happy.get("Effect HttpClient (bare)")?.cpuMicros ?? 1
+    console.log(`Per call, in process, c=${concurrency} (median of ${rounds} rounds of ${n} calls)`)
+    for (const [name, { allocatedBytes, cpuMicros }] of happy) {
+      const kib = (allocatedBytes / 1024).toFixed(1)
+      console.log(
+        `  ${name.padEnd(28)} ${cpuMicros.toFixed(1).padStart(7)} µs CPU  ${(bare / cpuMicros).toFixed(2)}x bare  ${kib.padStart(6)} KiB allocated`
+      )
     }
   }
   // One call at a time: the transports alternate 503 and 200.
   const retried = await measure(retries, Math.round(n / 2), rounds, 1)
-  const cost = (plain: string, once: string) => (retried.get(once) ?? 0) - (retried.get(plain) ?? 0)
-  const theirs = cost("retryTransient, plain", "retryTransient, one retry")
-  const ours = cost("ours, plain", "ours, one retry")
-  console.log("CPU per retry, in process")
-  console.log(`  retryTransient  ${theirs.toFixed(1).padStart(7)} µs`)
-  console.log(`  ours            ${ours.toFixed(1).padStart(7)} µs   ${(ours / theirs).toFixed(2)}x retryTransient`)
+  const cost = (plain: string, once: string, of: keyof PerCall) =>
+    (retried.get(once)?.[of] ?? 0) - (retried.get(plain)?.[of] ?? 0)
+  const line = (label: string, plain: string, once: string) =>
+    `  ${label.padEnd(15)} ${cost(plain, once, "cpuMicros").toFixed(1).padStart(7)} µs CPU  ${(cost(plain, once, "allocatedBytes") / 1024).toFixed(1).padStart(6)} KiB allocated`
+  console.log("Per retry, in process")
+  console.log(line("retryTransient", "retryTransient, plain", "retryTransient, one retry"))
+  console.log(line("ours", "ours, plain", "ours, one retry"))
 }
 
 main()
