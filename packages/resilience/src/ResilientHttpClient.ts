@@ -85,7 +85,7 @@ export class ResilientHttpClient extends Context.Tag("effect-http-resilience/Res
  */
 export declare namespace ResilientHttpClient {
   /**
-   * The service: `execute`, `get` and `getJson`, each retrying as the policy says.
+   * The service: `client`, `execute`, `get` and `getJson`, each retrying as the policy says.
    *
    * @example
    * ```ts

@@ -492,7 +492,8 @@ export const isRetryPolicy: (u: unknown) => u is RetryPolicy = internal.isRetryP
  * The policy as a `Schedule` over failures. For each failure it decides: retry only a
  * transport failure, a timeout or a transient status; only for an idempotent method (GET,
  * HEAD, OPTIONS, TRACE, PUT, DELETE) or a request with an `Idempotency-Key` header, unless
- * `retryNonIdempotent`; never a one-shot streamed body; never beyond `maxAttempts` or
+ * `retryNonIdempotent`; never a body that cannot be sent again whole (anything but bytes, text,
+ * form data, URL parameters or a `Blob`); never beyond `maxAttempts` or
  * `maxElapsed`. The wait is the server's `Retry-After` when respected, otherwise the jittered
  * backoff, and never more than `maxDelay`. Random draws come from Effect's `Random` service,
  * so tests can fix them.

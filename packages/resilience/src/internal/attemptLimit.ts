@@ -3,9 +3,6 @@ import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
-import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { globalValue } from "effect/GlobalValue"
@@ -37,11 +34,6 @@ const scopedRequests = globalValue(
   "@effect/platform/HttpClient/scopedRequests",
   () => new WeakMap<HttpClientRequest.HttpClientRequest, AbortController>()
 )
-
-const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
-
-// The longest delay `setTimeout` holds.
-const maxTimerMillis = 2 ** 31 - 1
 
 /** An `AbortController` that knows whether a transport took its signal. */
 class AttemptController extends AbortController {
@@ -139,6 +131,23 @@ const timedOut = (attempt: Attempt, limitMillis: number): HttpFailure.Connection
   connectionError(attempt, "Timeout", `no response within ${Duration.format(Duration.millis(limitMillis))}`)
 
 /**
+ * Bounds an attempt with the forked race: past `limitMillis` (`Infinity`: no limit), it is
+ * interrupted (which aborts its request) and fails with a `ConnectionError` "Timeout". The
+ * platform-typed client times every attempt this way: its final responses go to code without a
+ * scope, and must keep the platform's own release on garbage collection.
+ *
+ * @internal
+ */
+export const raced = <A, E, R>(
+  attempt: Attempt,
+  limitMillis: number,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | HttpFailure.ConnectionError, R> =>
+  Number.isFinite(limitMillis)
+    ? timeout.timeoutFail(effect, Duration.millis(limitMillis), () => timedOut(attempt, limitMillis))
+    : effect
+
+/**
  * Runs one attempt, `use(send)`, within `limitMillis` (`Infinity`: no limit): past it, the
  * exchange is aborted and fails with a `ConnectionError` "Timeout". `use` receives the send to
  * build on; the limit covers all of `use`, so a reader inside it (getJson) is bounded too.
@@ -154,12 +163,11 @@ export const limited = <A, E, R, E2, R2>(
   use: (send: Effect.Effect<HttpClientResponse.HttpClientResponse, E, R>) => Effect.Effect<A, E2, R2>
 ): Effect.Effect<A, E2 | HttpFailure.ConnectionError, R2> => {
   if (!Number.isFinite(limitMillis)) return use(send)
-  const race = (effect: Effect.Effect<A, E2 | HttpFailure.ConnectionError, R2>) =>
-    timeout.timeoutFail(effect, Duration.millis(limitMillis), () => timedOut(attempt, limitMillis))
+  const race = (effect: Effect.Effect<A, E2 | HttpFailure.ConnectionError, R2>) => raced(attempt, limitMillis, effect)
   return Effect.clockWith((clock) => {
     if (
-      clock !== liveClock ||
-      limitMillis > maxTimerMillis ||
+      clock !== timeout.liveClock ||
+      limitMillis > timeout.maxTimerMillis ||
       state.signal === "lost" ||
       platformReadsScopedRequests === false ||
       scopedRequests.has(attempt.request)

@@ -15,7 +15,6 @@ import * as metrics from "./metrics.js"
 import * as overload from "./overload.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import { release } from "./attemptLimit.js"
-import * as timeout from "./timeout.js"
 
 /**
  * One attempt of a call, given its number and its time limit in milliseconds (`Infinity`:
@@ -35,23 +34,6 @@ export type GiveUp<A, E, R> = (
   failure: HttpFailure.HttpFailure,
   reason: RetryPolicy.GiveUpReason
 ) => Effect.Effect<A, E, R>
-
-/**
- * Bounds an attempt: past `limitMillis`, it is interrupted (which aborts its request) and fails
- * with a `ConnectionError` "Timeout".
- *
- * @internal
- */
-export const limitTime = <A, E, R>(
-  attempt: Attempt,
-  limitMillis: number,
-  effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | HttpFailure.ConnectionError, R> =>
-  Number.isFinite(limitMillis)
-    ? timeout.timeoutFail(effect, Duration.millis(limitMillis), () =>
-        connectionError(attempt, "Timeout", `no response within ${Duration.format(Duration.millis(limitMillis))}`)
-      )
-    : effect
 
 /**
  * Releases the response behind a failure, if one is held: before any wait, and before a
@@ -143,8 +125,8 @@ const retryDecisionOf = (out: unknown, failure: HttpFailure.HttpFailure, waitMil
  * there is one); only a failure builds the retry machinery. After each failure: what must never
  * be retried stops at once; otherwise the schedule decides; a wait that would end past the
  * total deadline is not started; the origin's retry budget is asked; then the decision is
- * reported, the discarded response released, and the wait begins. An open circuit ends the call
- * at once, with no wait.
+ * reported, the discarded response released, and the wait begins. An attempt the open circuit
+ * rejects is not sent, and ends the call at once, with no further wait.
  *
  * @internal
  */

@@ -6,10 +6,12 @@ import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 
-const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
+/** @internal */
+export const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
 
 // The longest delay `setTimeout` holds; the live clock splits longer sleeps, so do they here.
-const maxTimerMillis = 2 ** 31 - 1
+/** @internal */
+export const maxTimerMillis = 2 ** 31 - 1
 
 /**
  * `Effect.timeoutFail`, with the same outcome: on time, `self`'s exit; too late, `self` is

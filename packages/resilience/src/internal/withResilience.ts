@@ -15,14 +15,10 @@ import * as policyInput from "./policyInput.js"
 import * as attemptLimit from "./attemptLimit.js"
 import { TrackedResponse } from "./trackedResponse.js"
 
+// Any error but the platform's. Also what tells the compiler that the attempt loop turned every
+// `HttpClientError` into an `HttpFailure`: the platform's `transform` types its result with the
+// wrapped client's errors too.
 const isOtherError = <E>(error: E): error is Exclude<E, HttpClientError.HttpClientError> =>
-  !HttpClientError.isHttpClientError(error)
-
-// The platform's `transform` types its result with the wrapped client's errors too; the attempt
-// loop turns every `HttpClientError` into an `HttpFailure`, and this says so to the compiler.
-const isHandledError = <E>(
-  error: E | HttpFailure.HttpFailure
-): error is HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError> =>
   !HttpClientError.isHttpClientError(error)
 
 /**
@@ -113,7 +109,7 @@ export const withResolvedPolicy = <E, R>(
         failWithReason
       )
     )
-  ).pipe(HttpClient.catchAll((error) => (isHandledError(error) ? Effect.fail(error) : Effect.die(error))))
+  ).pipe(HttpClient.catchAll((error) => (isOtherError(error) ? Effect.fail(error) : Effect.die(error))))
 }
 
 const resolveOrThrow = (policy: policyInput.PolicyInput | undefined): policyInput.ResolvedPolicy =>
@@ -193,7 +189,7 @@ export const withPlatformTypes = <R>(
     attemptLoop.run(
       policy,
       request,
-      (attempt, limitMillis) => attemptLoop.limitTime(attempt, limitMillis, exchange(attempt, send, policy, false)),
+      (attempt, limitMillis) => attemptLimit.raced(attempt, limitMillis, exchange(attempt, send, policy, false)),
       platformGiveUp
     )
   )
