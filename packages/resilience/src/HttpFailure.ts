@@ -12,7 +12,7 @@ import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import type * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
-import { describeFailure } from "./internal/failureMessage.js"
+import { describeFailure } from "@effect-http-resilience/core/FailureMessage"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
