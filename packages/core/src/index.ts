@@ -144,6 +144,22 @@ export * as RetryPolicyOptions from "./RetryPolicyOptions.js"
 export * as RetrySchedule from "./RetrySchedule.js"
 
 /**
+ * A scripted HTTP transport's Effect-free parts: script steps, which step answers which request,
+ * and the Web `Response` a step becomes.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * ScriptedTransport.stepAt([{ status: 503 }, { status: 200 }], 3) // { status: 200 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as ScriptedTransport from "./ScriptedTransport.js"
+
+/**
  * Checking option records and naming bad values.
  *
  * @example

@@ -1,0 +1,297 @@
+/**
+ * A scripted HTTP transport's Effect-free parts, shared by both libraries' `Testing` modules: the
+ * steps a script is made of (a response, a transport failure, no answer), which step answers the
+ * n-th request, what a transport records of each request, and the Web `Response` a step becomes.
+ * Each library wraps them in its own `HttpClient` (`Testing.scriptedHttpClient`).
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * A scripted response: a status, headers and a body. The body arrives as a stream in chunks of
+ * {@link chunkBytes}, as from a socket; a string body gets `content-type: text/plain;charset=UTF-8`
+ * unless `headers` names one (as a Web `Response` does). 204, 205 and 304 have no body.
+ *
+ * @example
+ * ```ts
+ * import type { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * const tooBusy: ScriptedTransport.ScriptedResponse = { status: 503, headers: { "retry-after": "2" } }
+ * const ok: ScriptedTransport.ScriptedResponse = {
+ *   status: 200,
+ *   headers: { "content-type": "application/json" },
+ *   body: JSON.stringify({ id: 1 })
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScriptedResponse {
+  /** 200 to 599, as a Web `Response` allows. */
+  readonly status: number
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** Empty when absent. */
+  readonly body?: string | undefined
+}
+
+/**
+ * A transport failure: no response at all (a refused or reset connection). `code` is set on the
+ * cause as Node sets it (`"ECONNRESET"`, `"CERT_HAS_EXPIRED"`), which decides whether a retry
+ * can help.
+ *
+ * @example
+ * ```ts
+ * import type { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * const reset: ScriptedTransport.ScriptedTransportError = { transportError: "socket hang up", code: "ECONNRESET" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScriptedTransportError {
+  /** The message of the cause. */
+  readonly transportError: string
+  readonly code?: string | undefined
+}
+
+/**
+ * No answer, ever: the request waits until it is interrupted (an attempt time limit, a deadline),
+ * which aborts its signal.
+ *
+ * @example
+ * ```ts
+ * import type { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * const silence: ScriptedTransport.ScriptedHang = { hang: true }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScriptedHang {
+  readonly hang: true
+}
+
+/**
+ * One step of a script: what the transport does with one request.
+ *
+ * @example
+ * ```ts
+ * import type { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * const steps: ReadonlyArray<ScriptedTransport.ScriptStep> = [
+ *   { transportError: "connect ECONNREFUSED", code: "ECONNREFUSED" },
+ *   { hang: true },
+ *   { status: 200, body: "ok" }
+ * ]
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ScriptStep = ScriptedResponse | ScriptedTransportError | ScriptedHang
+
+/**
+ * What a scripted transport records of one request it was sent.
+ *
+ * @example
+ * ```ts
+ * import type { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * const second: ScriptedTransport.ScriptedRequest = {
+ *   attempt: 2,
+ *   method: "GET",
+ *   url: "https://api.example.com/items",
+ *   headers: { accept: "application/json" },
+ *   sentAtMillis: 2000
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScriptedRequest {
+  /**
+   * 1-based: this is the n-th request the transport was sent. When a test makes one call, it is
+   * the attempt number.
+   */
+  readonly attempt: number
+  readonly method: string
+  /** The full URL, query included. */
+  readonly url: string
+  /** The request's headers, names in lower case. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The `Clock`'s time when the request reached the transport: 0 at the start of a `TestClock` test. */
+  readonly sentAtMillis: number
+}
+
+/**
+ * A script: a list of steps, one per request in order, the last one repeated once the list runs
+ * out; or a function that answers each request.
+ *
+ * @example
+ * ```ts
+ * import type { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * const inOrder: ScriptedTransport.Script = [{ status: 503 }, { status: 200 }]
+ * const byRequest: ScriptedTransport.Script = (request) =>
+ *   request.method === "POST" ? { status: 201 } : request.attempt < 3 ? { status: 502 } : { status: 200 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Script = readonly [ScriptStep, ...ReadonlyArray<ScriptStep>] | ((request: ScriptedRequest) => ScriptStep)
+
+/**
+ * The step of a list for the n-th request (1-based): the last step repeats once the list runs out.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * ScriptedTransport.stepAt(["a", "b"], 1) // "a"
+ * ScriptedTransport.stepAt(["a", "b"], 5) // "b"
+ * ```
+ *
+ * @since 0.1.0
+ * @category scripts
+ */
+export const stepAt = <S>(steps: readonly [S, ...ReadonlyArray<S>], attempt: number): S =>
+  steps[Math.max(0, Math.min(attempt, steps.length) - 1)] ?? steps[0]
+
+/**
+ * The step a script takes for a request. A function that throws is the caller's to handle.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * const request = { attempt: 2, method: "GET", url: "http://localhost/", headers: {}, sentAtMillis: 0 }
+ * ScriptedTransport.stepFor([{ status: 503 }, { status: 200 }], request) // { status: 200 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category scripts
+ */
+export const stepFor = (script: Script, request: ScriptedRequest): ScriptStep =>
+  typeof script === "function" ? script(request) : stepAt(script, request.attempt)
+
+/**
+ * The cause a {@link ScriptedTransportError} fails with: an `Error` with its message, and its
+ * `code` when the step has one.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * ScriptedTransport.transportCause({ transportError: "socket hang up", code: "ECONNRESET" }).code // "ECONNRESET"
+ * ```
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const transportCause = (step: ScriptedTransportError): Error & { readonly code?: string } =>
+  step.code === undefined
+    ? new Error(step.transportError)
+    : Object.assign(new Error(step.transportError), { code: step.code })
+
+/**
+ * Bodies arrive in chunks of this many bytes (16 KiB), as they would from a socket.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * console.log(ScriptedTransport.chunkBytes) // 16384
+ * ```
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const chunkBytes = 16 * 1024
+
+/**
+ * What a body stream reports, and how it may break off.
+ *
+ * @example
+ * ```ts
+ * import type { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * let read = false
+ * const observer: ScriptedTransport.BodyObserver = { onEnd: () => (read = true) }
+ * ```
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export interface BodyObserver {
+  /** Called when the body has been read to its end. */
+  readonly onEnd?: (() => void) | undefined
+  /** Called when the reader cancels the stream. */
+  readonly onCancel?: (() => void) | undefined
+  /** The body breaks off with this error after its first chunk. */
+  readonly failAfterFirstChunk?: string | undefined
+}
+
+/**
+ * A body as a stream of {@link chunkBytes} chunks, produced as the reader pulls.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * const text = await new Response(ScriptedTransport.bodyStream("hello")).text() // "hello"
+ * ```
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const bodyStream = (text: string, observer: BodyObserver = {}): ReadableStream<Uint8Array> => {
+  const bytes = new TextEncoder().encode(text)
+  const error = observer.failAfterFirstChunk
+  let offset = 0
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset < bytes.length && (error === undefined || offset === 0)) {
+        controller.enqueue(bytes.subarray(offset, offset + chunkBytes))
+        offset += chunkBytes
+        return
+      }
+      if (error !== undefined) return controller.error(new Error(error))
+      observer.onEnd?.()
+      controller.close()
+    },
+    cancel() {
+      observer.onCancel?.()
+    }
+  })
+}
+
+const statusesWithoutBody: ReadonlySet<number> = new Set([204, 205, 304])
+
+/**
+ * The Web `Response` a {@link ScriptedResponse} becomes. Throws a `RangeError` for a status a
+ * Web `Response` cannot have (below 200 or above 599).
+ *
+ * @example
+ * ```ts
+ * import { ScriptedTransport } from "@effect-http-resilience/core"
+ *
+ * const response = ScriptedTransport.toWebResponse({ status: 503, headers: { "retry-after": "2" } })
+ * response.headers.get("retry-after") // "2"
+ * ```
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const toWebResponse = (step: ScriptedResponse, observer?: BodyObserver): Response => {
+  const hasBody = !statusesWithoutBody.has(step.status)
+  const headers = new Headers(step.headers)
+  if (hasBody && step.body !== undefined && !headers.has("content-type")) {
+    headers.set("content-type", "text/plain;charset=UTF-8")
+  }
+  return new Response(hasBody ? bodyStream(step.body ?? "", observer) : null, { status: step.status, headers })
+}
