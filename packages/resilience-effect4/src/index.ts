@@ -98,3 +98,19 @@ export * as RetryBudget from "./RetryBudget.js"
  * @category modules
  */
 export * as RetryPolicy from "./RetryPolicy.js"
+
+/**
+ * Testing code that calls HTTP APIs without a server: a scripted `HttpClient` that records when
+ * each request was sent, for exact waits under `TestClock`.
+ *
+ * @example
+ * ```ts
+ * import { Testing } from "effect-http-resilience-effect4"
+ *
+ * const scripted = Testing.scriptedHttpClient([{ status: 503, headers: { "retry-after": "2" } }, { status: 200 }])
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Testing from "./Testing.js"
