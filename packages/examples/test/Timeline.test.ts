@@ -1,27 +1,26 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, TestClock } from "effect"
-import { ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
-import * as ScriptedHttpClient from "../../resilience/test/support/ScriptedHttpClient.js"
+import { ResilientHttpClient, RetryPolicy, Testing } from "effect-http-resilience"
 import * as Effect3 from "../src/demo/Effect3.js"
 import * as Scenarios from "../src/demo/Scenarios.js"
 import * as Timeline from "../src/demo/Timeline.js"
 
 const timelineOf = (
-  script: ReadonlyArray<ScriptedHttpClient.Answer>,
+  script: Testing.Script,
   policy: RetryPolicy.Options,
   request = HttpClientRequest.get("http://api.test/x")
 ) =>
   Effect.gen(function* () {
     const lines: Array<string> = []
     const timeline = Timeline.make((line) => lines.push(line), Timeline.plain, 0)
-    const scripted = ScriptedHttpClient.make(script)
+    const scripted = yield* Testing.scriptedHttpClient(script)
     const call = Effect.scoped(
       Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) => client.execute(request))
     ).pipe(
       ResilientHttpClient.observeDecisions(Effect3.observer(timeline)),
       Effect.provide(ResilientHttpClient.layer(policy)),
-      Effect.provideService(HttpClient.HttpClient, scripted.client),
+      Effect.provide(scripted.layer),
       Effect.exit
     )
     const fiber = yield* Effect.fork(call)

@@ -1,3 +1,10 @@
+/**
+ * Our own tests' scripted transport: the public `Testing.scriptedHttpClient`'s steps on the same
+ * Effect-free core (`ScriptedTransport`), plus what only this library's tests need: how each
+ * response was released (drained, cancelled, aborted, released before the next request), a body
+ * that breaks off, the request objects themselves, and a JSON body by default.
+ */
+import * as ScriptedTransport from "@effect-http-resilience/core/ScriptedTransport"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpClient from "effect/http/HttpClient"
@@ -7,15 +14,12 @@ import * as HttpClientResponse from "effect/http/HttpClientResponse"
 
 /** One scripted answer. The last one repeats once the script runs out. */
 export type Answer =
-  | {
-      readonly status: number
-      readonly headers?: Record<string, string>
-      readonly body?: string
+  | (ScriptedTransport.ScriptedResponse & {
       /** The body breaks off with this error after its first chunk. */
       readonly bodyError?: string
-    }
-  | { readonly transportError: string; readonly code?: string }
-  | { readonly hang: true }
+    })
+  | ScriptedTransport.ScriptedTransportError
+  | ScriptedTransport.ScriptedHang
 
 /** What the scripted server saw of one request and what became of its response. */
 export interface Exchange {
@@ -38,27 +42,10 @@ export interface ScriptedHttpClient {
   readonly times: () => Array<number>
 }
 
-const statusesWithoutBody = new Set([204, 205, 304])
-const chunkBytes = 16 * 1024
-
-const bodyStream = (text: string, exchange: Exchange, error: string | undefined): ReadableStream<Uint8Array> => {
-  const bytes = new TextEncoder().encode(text)
-  let offset = 0
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset < bytes.length && (error === undefined || offset === 0)) {
-        controller.enqueue(bytes.subarray(offset, offset + chunkBytes))
-        offset += chunkBytes
-        return
-      }
-      if (error !== undefined) return controller.error(new Error(error))
-      exchange.drained = true
-      controller.close()
-    },
-    cancel() {
-      exchange.cancelled = true
-    }
-  })
+const nonEmpty = (script: ReadonlyArray<Answer>): readonly [Answer, ...ReadonlyArray<Answer>] => {
+  const [first, ...rest] = script
+  if (first === undefined) throw new Error("a request reached a script without answers")
+  return [first, ...rest]
 }
 
 /**
@@ -71,7 +58,7 @@ export const make = (script: ReadonlyArray<Answer>): ScriptedHttpClient => {
     Effect.flatMap(Clock.currentTimeMillis, (at) => {
       const previous = exchanges.at(-1)
       if (previous !== undefined) previous.releasedBeforeNext = isReleased(previous)
-      const answer = script[Math.min(exchanges.length, script.length - 1)]!
+      const answer = ScriptedTransport.stepAt(nonEmpty(script), exchanges.length + 1)
       const exchange: Exchange = {
         request,
         at,
@@ -86,27 +73,30 @@ export const make = (script: ReadonlyArray<Answer>): ScriptedHttpClient => {
         exchange.aborted = true
       })
       if ("transportError" in answer) {
-        const cause = Object.assign(
-          new Error(answer.transportError),
-          answer.code === undefined ? {} : { code: answer.code }
-        )
         return Effect.fail(
-          new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
+          new HttpClientError.HttpClientError({
+            reason: new HttpClientError.TransportError({ request, cause: ScriptedTransport.transportCause(answer) })
+          })
         )
       }
       if ("hang" in answer) return Effect.never
-      const body = statusesWithoutBody.has(answer.status)
-        ? null
-        : bodyStream(answer.body ?? JSON.stringify({ status: answer.status }), exchange, answer.bodyError)
-      return Effect.succeed(
-        HttpClientResponse.fromWeb(
-          request,
-          new Response(body, {
-            status: answer.status,
-            headers: { "content-type": "application/json", ...answer.headers }
-          })
-        )
+      const response = ScriptedTransport.toWebResponse(
+        {
+          status: answer.status,
+          headers: { "content-type": "application/json", ...answer.headers },
+          body: answer.body ?? JSON.stringify({ status: answer.status })
+        },
+        {
+          onEnd: () => {
+            exchange.drained = true
+          },
+          onCancel: () => {
+            exchange.cancelled = true
+          },
+          failAfterFirstChunk: answer.bodyError
+        }
       )
+      return Effect.succeed(HttpClientResponse.fromWeb(request, response))
     })
   )
   return { client, exchanges, times: () => exchanges.map((exchange) => exchange.at) }

@@ -1,3 +1,11 @@
+/**
+ * Our own tests' scripted transport: the public `Testing.scriptedHttpClient`'s steps on the same
+ * Effect-free core (`ScriptedTransport`), plus what only this library's tests need: how each
+ * response was released (drained, cancelled, aborted, released before the next request), a body that
+ * breaks off, a transport that fails only once its request is aborted, the request objects
+ * themselves, and a JSON body by default.
+ */
+import * as ScriptedTransport from "@effect-http-resilience/core/ScriptedTransport"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -7,15 +15,12 @@ import * as Effect from "effect/Effect"
 
 /** One scripted answer. The last one repeats once the script runs out. */
 export type Answer =
-  | {
-      readonly status: number
-      readonly headers?: Record<string, string>
-      readonly body?: string
+  | (ScriptedTransport.ScriptedResponse & {
       /** The body breaks off with this error after its first chunk. */
       readonly bodyError?: string
-    }
-  | { readonly transportError: string }
-  | { readonly hang: true }
+    })
+  | ScriptedTransport.ScriptedTransportError
+  | ScriptedTransport.ScriptedHang
   /** Hangs until the request's signal aborts it, then fails as a transport would. */
   | { readonly hangUntilAborted: true }
 
@@ -42,29 +47,10 @@ export interface ScriptedHttpClient {
   readonly times: () => Array<number>
 }
 
-const statusesWithoutBody = new Set([204, 205, 304])
-
-// Bodies arrive in chunks of this size, as from a socket.
-const chunkBytes = 16 * 1024
-
-const bodyStream = (text: string, exchange: Exchange, error: string | undefined): ReadableStream<Uint8Array> => {
-  const bytes = new TextEncoder().encode(text)
-  let offset = 0
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset < bytes.length && (error === undefined || offset === 0)) {
-        controller.enqueue(bytes.subarray(offset, offset + chunkBytes))
-        offset += chunkBytes
-        return
-      }
-      if (error !== undefined) return controller.error(new Error(error))
-      exchange.drained = true
-      controller.close()
-    },
-    cancel() {
-      exchange.cancelled = true
-    }
-  })
+const nonEmpty = (script: ReadonlyArray<Answer>): readonly [Answer, ...ReadonlyArray<Answer>] => {
+  const [first, ...rest] = script
+  if (first === undefined) throw new Error("a request reached a script without answers")
+  return [first, ...rest]
 }
 
 /**
@@ -77,7 +63,7 @@ export const make = (script: ReadonlyArray<Answer>): ScriptedHttpClient => {
     Effect.flatMap(Clock.currentTimeMillis, (at) => {
       const previous = exchanges.at(-1)
       if (previous !== undefined) previous.releasedBeforeNext = isReleased(previous)
-      const answer = script[Math.min(exchanges.length, script.length - 1)]!
+      const answer = ScriptedTransport.stepAt(nonEmpty(script), exchanges.length + 1)
       const exchange: Exchange = {
         request,
         at,
@@ -93,7 +79,11 @@ export const make = (script: ReadonlyArray<Answer>): ScriptedHttpClient => {
       })
       if ("transportError" in answer) {
         return Effect.fail(
-          new HttpClientError.RequestError({ request, reason: "Transport", cause: new Error(answer.transportError) })
+          new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            cause: ScriptedTransport.transportCause(answer)
+          })
         )
       }
       if ("hang" in answer) return Effect.never
@@ -107,18 +97,23 @@ export const make = (script: ReadonlyArray<Answer>): ScriptedHttpClient => {
           else signal.addEventListener("abort", abort, { once: true })
         })
       }
-      const body = statusesWithoutBody.has(answer.status)
-        ? null
-        : bodyStream(answer.body ?? JSON.stringify({ status: answer.status }), exchange, answer.bodyError)
-      return Effect.succeed(
-        HttpClientResponse.fromWeb(
-          request,
-          new Response(body, {
-            status: answer.status,
-            headers: { "content-type": "application/json", ...answer.headers }
-          })
-        )
+      const response = ScriptedTransport.toWebResponse(
+        {
+          status: answer.status,
+          headers: { "content-type": "application/json", ...answer.headers },
+          body: answer.body ?? JSON.stringify({ status: answer.status })
+        },
+        {
+          onEnd: () => {
+            exchange.drained = true
+          },
+          onCancel: () => {
+            exchange.cancelled = true
+          },
+          failAfterFirstChunk: answer.bodyError
+        }
       )
+      return Effect.succeed(HttpClientResponse.fromWeb(request, response))
     })
   )
   return { client, exchanges, times: () => exchanges.map((exchange) => exchange.at) }
