@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cli from "./internal/cli.js"
 
-NodeRuntime.runMain(Cli.program(process.argv.slice(2)), { disableErrorReporting: true, teardown: Cli.teardown })
+await Cli.main(process.argv.slice(2))

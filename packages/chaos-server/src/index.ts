@@ -1,32 +1,15 @@
 /**
- * A fault-injecting HTTP server for testing HTTP clients over real loopback sockets, as an Effect
- * layer or a promise.
+ * A fault-injecting HTTP server for testing HTTP clients over real loopback sockets, started with a promise.
+ * This entry point needs no Effect; the Effect layers live at `@effect-http-resilience/chaos-server/effect3`
+ * and `@effect-http-resilience/chaos-server/effect4`.
  *
  * @since 0.1.0
  */
 
 /**
- * The chaos server as an Effect service and layer.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server"
- *
- * const program = Effect.gen(function* () {
- *   const server = yield* ChaosServer.ChaosServer
- *   yield* Effect.log(server.url)
- * }).pipe(Effect.provide(ChaosServer.layer()))
- * ```
- *
- * @since 0.1.0
- * @category modules
- */
-export * as ChaosServer from "./ChaosServer.js"
-
-/**
- * The chaos server as a promise, for programs that do not use Effect.
+ * The chaos server as a promise, for programs with or without Effect: its options, its stats, the error of a
+ * port that cannot be bound, and the handle of a running server.
  *
  * @since 0.1.0
  */
-export { type StartedChaosServer, startChaosServer } from "./startChaosServer.js"
+export { type Options, ServeError, type StartedChaosServer, type Stats, startChaosServer } from "./startChaosServer.js"

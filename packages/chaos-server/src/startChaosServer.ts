@@ -1,13 +1,148 @@
 /**
- * The chaos server for programs that do not use Effect.
+ * The chaos server without Effect: a fault-injecting HTTP server on 127.0.0.1, started and stopped with
+ * promises. The Effect layers (`@effect-http-resilience/chaos-server/effect3` and `/effect4`) wrap it.
+ *
+ * Endpoints (any method unless noted; every JSON answer has `content-type: application/json`):
+ *
+ * - `/api/status/:code` (200-599): that status with `{ status, statusText, category, message }`; 429 and 503
+ *   carry `Retry-After: 5`. `?retryAfter=N` sets the seconds, `?retryAfter=none` omits the header,
+ *   `?retryAfterDate=N` sends an IMF-fixdate N seconds ahead (negative: in the past). 204 and 304 have no body.
+ * - `/api/chaos/retry/:key?succeedAfter=2&failStatus=503`: the first `succeedAfter` requests for the key fail
+ *   with `failStatus` and `Retry-After: 1` (same `retryAfter` options), later ones answer 200. Every answer
+ *   carries `X-Attempt`, the 1-based count of requests for the key.
+ * - `POST /api/orders?succeedAfter=2&failStatus=503` with a JSON object: attempts are counted per
+ *   `Idempotency-Key`; the first `succeedAfter` fail like `/api/chaos/retry/:key`, the next places the order
+ *   (201 `{ orderId, idempotencyKey, attempt, order }`), later ones answer it again (200,
+ *   `Idempotent-Replayed: true`) without placing it twice. Without a key every POST is a first attempt.
+ *   `GET /api/orders/:orderId` answers a placed order.
+ * - `/api/chaos/reset` (connection reset before any byte), `/api/chaos/hang` (no answer, ever),
+ *   `/api/chaos/truncate` (`Content-Length: 100`, 50 bytes, then the connection closes),
+ *   `/api/chaos/invalid-json` (a 200 JSON body cut short), `/api/chaos/slow-body?chunks=10&interval=200`
+ *   (a JSON array trickled one element per chunk, `interval` ms apart; `length=false`: chunked, no
+ *   `Content-Length`).
+ * - `/api/chaos/large-json?bytes=1048576&length=true` (a valid JSON array of exactly `bytes` bytes, 2 B to
+ *   256 MiB, streamed as the client reads), `/api/chaos/redirect-loop` (a `302` to itself).
+ * - Sample data: `/api/Products/:id`, `/api/Todos/:id`, `/v1/search?q=...&type=track` (Spotify-like).
+ * - Any path: `?delay=S` (0 to 60 seconds, fractional allowed) answers late; `?error=CODE` (400-599) answers
+ *   that status with `X-Simulated: true` and `{ status, error, message, simulated: true }`.
+ * - `GET /__stats` ({@link Stats}) and `POST /__reset` (204).
+ *
+ * Malformed input is answered with 400 and `{ error }`, unknown paths with 404, bodies over the limit with 413.
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as ChaosServer from "./ChaosServer.js"
+import * as Server from "./internal/server.js"
+
+/**
+ * Options of a chaos server. Every limit bounds a resource a client could otherwise grow.
+ *
+ * @example
+ * ```ts
+ * import { type Options, startChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const options: Options = { port: 0, maxConnections: 64, maxBodyBytes: 64 * 1024 }
+ * const server = await startChaosServer(options)
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
+  readonly port?: number | undefined
+  /** Most simultaneous connections; further ones are dropped by node. Default 1024. */
+  readonly maxConnections?: number | undefined
+  /**
+   * Most retry keys remembered, and likewise most idempotency keys and placed orders of `/api/orders`; the
+   * least recently used is forgotten first. Default 10,000.
+   */
+  readonly maxRetryKeys?: number | undefined
+  /** Largest request body accepted; a larger one is answered with 413. Default 1 MiB. */
+  readonly maxBodyBytes?: number | undefined
+}
+
+/**
+ * What a chaos server has seen since it started or was last reset. Requests to `/__stats` and `/__reset`
+ * are not counted.
+ *
+ * @example
+ * ```ts
+ * import { type Stats, startChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const server = await startChaosServer()
+ * const stats: Stats = await server.stats()
+ * console.log(stats.requests.total, stats.orders.placed)
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Stats {
+  readonly requests: {
+    /** Requests received. */
+    readonly total: number
+    /** Requests whose handler is still running (delayed, hanging, sabotaged); never reset. */
+    readonly inFlight: number
+    /** Requests per path, query excluded. Beyond 10,000 distinct paths the rest count under "(other)". */
+    readonly byPath: Readonly<Record<string, number>>
+    /** Requests per key of `/api/chaos/retry/:key`: the attempt number the key has reached. */
+    readonly byRetryKey: Readonly<Record<string, number>>
+  }
+  readonly connections: {
+    /** TCP connections accepted. */
+    readonly opened: number
+    /** TCP connections open now; never reset. */
+    readonly open: number
+  }
+  readonly responses: {
+    /**
+     * Bodies `/api/chaos/slow-body` and `/api/chaos/large-json` are still streaming (their request is no longer
+     * in `inFlight` once the headers are sent); it returns to 0 when bodies end or clients leave. Never reset.
+     */
+    readonly streaming: number
+    /**
+     * Body bytes `/api/chaos/slow-body` and `/api/chaos/large-json` have handed to their sockets. The socket
+     * takes more only as the client reads, so a client that stops reading stops this count, give or take what
+     * the socket buffers hold (a few MiB over loopback).
+     */
+    readonly bodyBytesStreamed: number
+  }
+  readonly orders: {
+    /** Orders `POST /api/orders` placed; a replay of an idempotency key places none. */
+    readonly placed: number
+    /** Valid `POST /api/orders` requests per `Idempotency-Key`, replays included: the attempt the key reached. */
+    readonly byIdempotencyKey: Readonly<Record<string, number>>
+  }
+}
+
+/**
+ * The port could not be bound (taken, or not allowed). `cause` is node's error.
+ *
+ * @example
+ * ```ts
+ * import { ServeError, startChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const first = await startChaosServer()
+ * const second = await startChaosServer({ port: first.port }).catch((error: unknown) => error)
+ * console.log(second instanceof ServeError) // true: the port is taken
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class ServeError extends Error {
+  /** The tag Effect's `catchTag` matches, the same in both Effect lines. */
+  readonly _tag = "ServeError"
+  constructor(
+    readonly port: number,
+    override readonly cause: unknown
+  ) {
+    super(
+      `the chaos server could not listen on ${Server.host}:${port}: ${cause instanceof Error ? cause.message : String(cause)}`
+    )
+    this.name = "ServeError"
+  }
+}
 
 /**
  * A chaos server started by {@link startChaosServer}.
@@ -29,15 +164,17 @@ export interface StartedChaosServer {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:41234`. */
   readonly url: string
   readonly port: number
-  readonly stats: () => Promise<ChaosServer.Stats>
+  readonly stats: () => Promise<Stats>
+  /** Clears request counters, retry keys, orders, the opened-connections count and the streamed-bytes count. */
   readonly reset: () => Promise<void>
   /** Stops the server, destroying open connections. Calling it again returns the same promise. */
   readonly close: () => Promise<void>
 }
 
 /**
- * Starts a chaos server on 127.0.0.1 (port 0, a free one, by default). The promise rejects if the port cannot be
- * bound or an option is invalid.
+ * Starts a chaos server on 127.0.0.1 (port 0, a free one, by default). The promise rejects with a
+ * {@link ServeError} if the port cannot be bound, and with a `RangeError` naming the option if an option is
+ * invalid. Needs no Effect.
  *
  * @example
  * ```ts
@@ -51,23 +188,16 @@ export interface StartedChaosServer {
  * @since 0.1.0
  * @category constructors
  */
-export const startChaosServer = async (options?: ChaosServer.Options): Promise<StartedChaosServer> => {
-  const runtime = ManagedRuntime.make(ChaosServer.layer(options))
-  const started = await runtime.runPromiseExit(ChaosServer.ChaosServer)
-  if (Exit.isFailure(started)) {
-    await runtime.dispose()
-    throw Cause.squash(started.cause)
-  }
-  const server = started.value
-  let closing: Promise<void> | undefined
+export const startChaosServer = async (options?: Options): Promise<StartedChaosServer> => {
+  const resolved = Server.resolveOptions(options)
+  const server = await Server.listen(resolved).catch((cause: unknown) => {
+    throw new ServeError(resolved.port, cause)
+  })
   return {
-    url: server.url,
+    url: `http://${Server.host}:${server.port}`,
     port: server.port,
-    stats: () => Effect.runPromise(server.stats),
-    reset: () => Effect.runPromise(server.reset),
-    close: () => {
-      closing ??= runtime.dispose()
-      return closing
-    }
+    stats: async () => server.stats(),
+    reset: async () => server.reset(),
+    close: server.close
   }
 }

@@ -4,7 +4,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { parseArguments } from "../src/internal/cli.js"
+import { parseArguments } from "./support/cli.js"
 import { request } from "./support/client.js"
 
 const packageDirectory = fileURLToPath(new URL("..", import.meta.url))

@@ -30,7 +30,8 @@ describe("GET /__stats", () => {
           },
           // Each request above used a fresh connection; the one answering this request is still open.
           connections: { opened: 6, open: expect.any(Number) },
-          responses: { streaming: 0, bodyBytesStreamed: 0 }
+          responses: { streaming: 0, bodyBytesStreamed: 0 },
+          orders: { placed: 0, byIdempotencyKey: {} }
         })
       })
     )
@@ -112,7 +113,8 @@ describe("POST /__reset", () => {
         expect(yield* server.stats).toEqual({
           requests: { total: 0, inFlight: 0, byPath: {}, byRetryKey: {} },
           connections: { opened: 0, open: 1 },
-          responses: { streaming: 0, bodyBytesStreamed: 0 }
+          responses: { streaming: 0, bodyBytesStreamed: 0 },
+          orders: { placed: 0, byIdempotencyKey: {} }
         })
         // The retry key starts over.
         const attempt = yield* get(server, "/api/chaos/retry/key", { agent })

@@ -8,7 +8,7 @@ import {
   PeriodicExportingMetricReader
 } from "@opentelemetry/sdk-metrics"
 import { Effect, Layer } from "effect"
-import { ChaosServer } from "@effect-http-resilience/chaos-server"
+import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
 import { ResilientHttpClient, RetryBudget } from "effect-http-resilience"
 import * as Metrics from "../src/Metrics.js"
 

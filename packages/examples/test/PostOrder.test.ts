@@ -1,7 +1,7 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { ChaosServer } from "@effect-http-resilience/chaos-server"
+import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
 import * as PostOrder from "../src/PostOrder.js"
 
 const order: PostOrder.Order = { sku: "A-1", quantity: 2 }

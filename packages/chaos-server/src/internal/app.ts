@@ -1,13 +1,8 @@
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import type * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import type * as Http from "node:http"
 import { BadRequest, PayloadTooLarge, quote } from "./errors.js"
+import { type Answer, type Exchange, empty, errorJson, json, silent, sleep } from "./exchange.js"
 import * as Faults from "./faults.js"
+import * as Orders from "./orders.js"
 import {
   delayParam,
   integerParam,
@@ -15,8 +10,7 @@ import {
   parseTarget,
   retryAfterHeader,
   retryAfterParam,
-  retryAfterSeconds,
-  searchParams
+  retryAfterSeconds
 } from "./params.js"
 import * as SampleData from "./sampleData.js"
 import type { ChaosState } from "./state.js"
@@ -34,43 +28,62 @@ export const maxRetryKeyLength = 128
 const statsPath = "/__stats"
 const resetPath = "/__reset"
 
-const json = (
-  body: unknown,
-  status = 200,
-  headers: Record<string, string> = {}
-): HttpServerResponse.HttpServerResponse => HttpServerResponse.unsafeJson(body, { status, headers })
+type Params = Readonly<Record<string, string>>
 
-const errorJson = (status: number, message: string, headers: Record<string, string> = {}) =>
-  json({ error: message }, status, headers)
+interface Route {
+  /** The pattern split at "/": a segment `:name` matches any one segment and names it. */
+  readonly segments: ReadonlyArray<string>
+  /** The methods it accepts, answering 405 with `Allow` to others; any method when absent. */
+  readonly methods: ReadonlyArray<string> | undefined
+  readonly handle: (exchange: Exchange, params: Params) => Answer
+}
 
-const currentQuery = Effect.map(HttpServerRequest.HttpServerRequest, (request) => searchParams(request.url))
+const route = (
+  pattern: string,
+  handle: (exchange: Exchange, params: Params) => Answer,
+  methods?: ReadonlyArray<string>
+): Route => ({ segments: pattern.split("/"), methods, handle })
 
-const pathParam = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
+const decodeSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    throw new BadRequest(`the path segment ${quote(segment)} is not valid percent-encoding`)
+  }
+}
 
-/** Runs `handler` for the listed methods and answers 405 with `Allow` for any other. */
-const onlyMethods = <E, R>(
-  allowed: ReadonlyArray<string>,
-  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    allowed.includes(request.method)
-      ? handler
-      : Effect.succeed(
-          errorJson(405, `${parseTarget(request.url).path} accepts ${allowed.join(", ")}, not ${request.method}`, {
-            allow: allowed.join(", ")
-          })
-        )
-  )
+/** The route whose pattern has as many segments as `path` and agrees on every fixed one, with its parameters. */
+const match = (
+  routes: ReadonlyArray<Route>,
+  path: string
+): { readonly route: Route; readonly params: Params } | undefined => {
+  const segments = path.split("/")
+  for (const candidate of routes) {
+    if (candidate.segments.length !== segments.length) continue
+    const params: Record<string, string> = {}
+    const matches = candidate.segments.every((expected, index) => {
+      const actual = segments[index] ?? ""
+      if (!expected.startsWith(":")) return expected === actual
+      params[expected.slice(1)] = actual
+      return true
+    })
+    if (matches) {
+      // Decoded only once matched, so a malformed escape in an unknown path is a 404 like any unknown path.
+      for (const [name, raw] of Object.entries(params)) params[name] = decodeSegment(raw)
+      return { route: candidate, params }
+    }
+  }
+  return undefined
+}
 
-/** `GET /api/status/:code`: the status asked for, described in JSON. */
-const statusRoute = Effect.gen(function* () {
-  const status = yield* Effect.flatMap(pathParam("code"), (raw) => parseStatus("status", raw, { min: 200, max: 599 }))
-  const query = yield* currentQuery
+/** `/api/status/:code`: the status asked for, described in JSON. */
+const statusRoute = ({ query }: Exchange, params: Params): Answer => {
+  const status = parseStatus("status", params.code ?? "", { min: 200, max: 599 })
   // Servers send Retry-After with 503 and 429 in practice; any other status carries it only when asked to.
   const defaultRetryAfter = status === 503 || status === 429 ? retryAfterSeconds(5) : omitRetryAfter
-  const headers = yield* Effect.flatMap(retryAfterParam(query, defaultRetryAfter), retryAfterHeader)
+  const headers = retryAfterHeader(retryAfterParam(query, defaultRetryAfter))
   if (forbidsContent(status)) {
-    return HttpServerResponse.empty({ status, headers })
+    return empty(status, headers)
   }
   const text = statusText(status)
   return json(
@@ -78,30 +91,28 @@ const statusRoute = Effect.gen(function* () {
     status,
     headers
   )
-})
+}
 
 /**
- * `GET /api/chaos/retry/:key`: the first `succeedAfter` requests for a key fail, later ones succeed. Every
- * answer tells in `X-Attempt` how many requests the key has seen, so a test can check a client's attempt count
- * from the outside.
+ * `/api/chaos/retry/:key`: the first `succeedAfter` requests for a key fail, later ones succeed. Every answer
+ * tells in `X-Attempt` how many requests the key has seen, so a test can check a client's attempt count from
+ * the outside.
  */
-const retryRoute = (state: ChaosState) =>
-  Effect.gen(function* () {
-    const key = yield* pathParam("key")
+const retryRoute =
+  (state: ChaosState) =>
+  ({ query }: Exchange, params: Params): Answer => {
+    const key = params.key ?? ""
     if (key.length === 0 || key.length > maxRetryKeyLength) {
-      return yield* new BadRequest({ message: `retry key must have 1 to ${maxRetryKeyLength} characters` })
+      throw new BadRequest(`retry key must have 1 to ${maxRetryKeyLength} characters`)
     }
-    const query = yield* currentQuery
-    const succeedAfter = yield* integerParam(query, "succeedAfter", { min: 0, max: 1_000_000 }, 2)
+    const succeedAfter = integerParam(query, "succeedAfter", { min: 0, max: 1_000_000 }, 2)
     const rawFailStatus = query.get("failStatus")
-    const failStatus =
-      rawFailStatus === null ? 503 : yield* parseStatus("failStatus", rawFailStatus, { min: 400, max: 599 })
-    const retryAfter = yield* retryAfterParam(query, retryAfterSeconds(1))
+    const failStatus = rawFailStatus === null ? 503 : parseStatus("failStatus", rawFailStatus, { min: 400, max: 599 })
+    const retryAfter = retryAfterParam(query, retryAfterSeconds(1))
     // Count only once the request is known to be valid: a rejected request is not an attempt.
-    const attempt = yield* Effect.sync(() => state.nextAttempt(key))
+    const attempt = state.nextAttempt(key)
     const attemptHeader = { "x-attempt": String(attempt) }
     if (attempt <= succeedAfter) {
-      const headers = yield* retryAfterHeader(retryAfter)
       return json(
         {
           status: failStatus,
@@ -111,7 +122,7 @@ const retryRoute = (state: ChaosState) =>
           succeedAfter
         },
         failStatus,
-        { ...headers, ...attemptHeader }
+        { ...retryAfterHeader(retryAfter), ...attemptHeader }
       )
     }
     return json(
@@ -119,216 +130,276 @@ const retryRoute = (state: ChaosState) =>
       200,
       attemptHeader
     )
-  })
+  }
 
 /** Ids are positive integers; a well-formed id outside the catalogue is a 404, like a missing database row. */
-const resourceRoute = <A>(kind: string, find: (id: number) => A) =>
-  Effect.gen(function* () {
-    const raw = yield* pathParam("id")
+const resourceRoute =
+  <A>(kind: string, find: (id: number) => A) =>
+  (_: Exchange, params: Params): Answer => {
+    const raw = params.id ?? ""
     if (!/^\d{1,9}$/.test(raw)) {
-      return yield* new BadRequest({ message: `${kind} id must be a positive integer, got ${quote(raw)}` })
+      throw new BadRequest(`${kind} id must be a positive integer, got ${quote(raw)}`)
     }
     const id = Number(raw)
     return id >= 1 && id <= SampleData.maxResourceId ? json(find(id)) : errorJson(404, `${kind} ${id} not found`)
-  })
+  }
 
-/** `GET /v1/search?q=&type=track`: a Spotify-like track search. */
-const searchRoute = Effect.gen(function* () {
-  const query = yield* currentQuery
+/** `/v1/search?q=&type=track`: a Spotify-like track search. */
+const searchRoute = ({ query }: Exchange): Answer => {
   const text = query.get("q")
   if (text === null || text.trim().length === 0) {
-    return yield* new BadRequest({ message: "q is required" })
+    throw new BadRequest("q is required")
   }
   if (text.length > SampleData.maxQueryLength) {
-    return yield* new BadRequest({ message: `q must have at most ${SampleData.maxQueryLength} characters` })
+    throw new BadRequest(`q must have at most ${SampleData.maxQueryLength} characters`)
   }
   const type = query.get("type")
   if (type !== "track") {
-    return yield* new BadRequest({
-      message: type === null ? 'type is required and must be "track"' : `type must be "track", got ${quote(type)}`
-    })
+    throw new BadRequest(
+      type === null ? 'type is required and must be "track"' : `type must be "track", got ${quote(type)}`
+    )
   }
   return json(SampleData.searchTracks(text))
-})
+}
 
-const makeRouter = (state: ChaosState) => {
-  const meter: Faults.BodyMeter = {
-    started: () => state.bodyStarted(),
-    ended: () => state.bodyEnded(),
-    sent: (bytes) => state.bodyBytesSent(bytes)
+const makeRoutes = (state: ChaosState): ReadonlyArray<Route> => [
+  route("/api/status/:code", statusRoute),
+  route("/api/chaos/retry/:key", retryRoute(state)),
+  route("/api/chaos/reset", Faults.connectionReset),
+  route("/api/chaos/hang", Faults.hang),
+  route("/api/chaos/truncate", Faults.truncatedResponse),
+  route("/api/chaos/invalid-json", Faults.invalidJson),
+  route("/api/chaos/slow-body", Faults.slowBody),
+  route("/api/chaos/large-json", Faults.largeJson),
+  route(Faults.redirectLoopPath, Faults.redirectLoop),
+  route(Orders.ordersPath, Orders.placeOrder(state), ["POST"]),
+  route(`${Orders.ordersPath}/:orderId`, (_, params) => Orders.findOrder(state)(params.orderId ?? ""), ["GET", "HEAD"]),
+  route("/api/Products/:id", resourceRoute("product", SampleData.product)),
+  route("/api/Todos/:id", resourceRoute("todo", SampleData.todo)),
+  route("/v1/search", searchRoute),
+  route(statsPath, () => json(state.snapshot()), ["GET", "HEAD"]),
+  route(resetPath, () => {
+    state.reset()
+    return empty(204)
+  }, ["POST"])
+]
+
+const dispatch = (routes: ReadonlyArray<Route>, exchange: Exchange): Answer => {
+  const method = exchange.request.method ?? "GET"
+  const found = match(routes, exchange.path)
+  if (found === undefined) {
+    return errorJson(404, `no route for ${method} ${exchange.path}`)
   }
-  return HttpRouter.empty.pipe(
-    HttpRouter.all("/api/status/:code", statusRoute),
-    HttpRouter.all("/api/chaos/retry/:key", retryRoute(state)),
-    HttpRouter.all("/api/chaos/reset", Faults.connectionReset),
-    HttpRouter.all("/api/chaos/hang", Faults.hang),
-    HttpRouter.all("/api/chaos/truncate", Faults.truncatedResponse),
-    HttpRouter.all("/api/chaos/invalid-json", Effect.succeed(Faults.invalidJson)),
-    HttpRouter.all("/api/chaos/slow-body", Faults.slowBody(meter)),
-    HttpRouter.all("/api/chaos/large-json", Faults.largeJson(meter)),
-    HttpRouter.all(Faults.redirectLoopPath, Faults.redirectLoop),
-    HttpRouter.all("/api/Products/:id", resourceRoute("product", SampleData.product)),
-    HttpRouter.all("/api/Todos/:id", resourceRoute("todo", SampleData.todo)),
-    HttpRouter.all("/v1/search", searchRoute),
-    HttpRouter.all(
-      statsPath,
-      onlyMethods(
-        ["GET", "HEAD"],
-        Effect.sync(() => json(state.snapshot()))
-      )
-    ),
-    HttpRouter.all(
-      resetPath,
-      onlyMethods(
-        ["POST"],
-        Effect.sync(() => {
-          state.reset()
-          return HttpServerResponse.empty({ status: 204 })
-        })
-      )
-    )
-  )
+  const { methods } = found.route
+  if (methods !== undefined && !methods.includes(method)) {
+    return errorJson(405, `${exchange.path} accepts ${methods.join(", ")}, not ${method}`, {
+      allow: methods.join(", ")
+    })
+  }
+  return found.route.handle(exchange, found.params)
 }
 
 /**
- * Builds the route table now, under a router configuration of our own: find-my-way answers "not found" to a
- * parameter longer than 100 characters by default, where an over-long retry key deserves a 400 that says why.
- * Node's 16 KiB header limit bounds the request line anyway.
- */
-const compileRouter = <E, R>(router: HttpRouter.HttpRouter<E, R>) =>
-  HttpRouter.toHttpApp(router).pipe(HttpRouter.withRouterConfig({ maxParamLength: 16 * 1024 }))
-
-/**
- * Reads and discards the request body, failing once it exceeds `maxBytes`. Reading it keeps keep-alive
- * connections usable; nothing is buffered, so a large body costs bandwidth, never memory.
+ * Reads the request body, failing once it exceeds `maxBytes`; keeps it only when `keep` (the other endpoints
+ * discard it). Reading it keeps keep-alive connections usable.
  *
- * This listens to node's request directly instead of `request.stream`: that stream destroys the socket when
- * it stops early, and destroying a socket with unread input sends a RST that can wipe out the 413 before the
- * client reads it. Here the request keeps flowing with no listener, so node discards the rest of the body.
+ * Past the limit the request is left flowing with no listener, so node discards the rest of the body: closing
+ * or destroying a socket with unread input sends a RST that can wipe out the 413 before the client reads it.
  */
-const discardBoundedBody = (
-  request: HttpServerRequest.HttpServerRequest,
-  maxBytes: number
-): Effect.Effect<void, PayloadTooLarge | BadRequest> =>
-  Effect.suspend(() => {
-    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-    const declaredLength = request.headers["content-length"]
-    const hasBody = declaredLength !== undefined || request.headers["transfer-encoding"] !== undefined
-    if (!hasBody || incoming.readableEnded) {
-      return Effect.void
-    }
-    if (declaredLength !== undefined && Number(declaredLength) > maxBytes) {
-      // Let the body flow to nowhere: node discards it and the connection stays in sync.
-      incoming.resume()
-      return Effect.fail(new PayloadTooLarge({ limitBytes: maxBytes }))
-    }
-    return readAtMost(incoming, maxBytes)
-  })
-
-const readAtMost = (
-  incoming: Http.IncomingMessage,
-  maxBytes: number
-): Effect.Effect<void, PayloadTooLarge | BadRequest> =>
-  Effect.async<void, PayloadTooLarge | BadRequest>((resume) => {
+const readBody = (request: Http.IncomingMessage, maxBytes: number, keep: boolean): Promise<Buffer | undefined> => {
+  const declaredLength = request.headers["content-length"]
+  const hasBody = declaredLength !== undefined || request.headers["transfer-encoding"] !== undefined
+  if (!hasBody || request.readableEnded) {
+    return Promise.resolve(undefined)
+  }
+  if (declaredLength !== undefined && Number(declaredLength) > maxBytes) {
+    request.resume()
+    return Promise.reject(new PayloadTooLarge(maxBytes))
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
     let received = 0
     const onData = (chunk: Buffer) => {
       received += chunk.length
       if (received > maxBytes) {
         stopListening()
-        resume(Effect.fail(new PayloadTooLarge({ limitBytes: maxBytes })))
+        request.resume()
+        reject(new PayloadTooLarge(maxBytes))
+      } else if (keep) {
+        chunks.push(chunk)
       }
     }
     const onEnd = () => {
       stopListening()
-      resume(Effect.void)
+      resolve(keep ? Buffer.concat(chunks) : undefined)
     }
     const onBroken = () => {
       stopListening()
-      resume(Effect.fail(new BadRequest({ message: "the request body could not be read" })))
+      reject(new BadRequest("the request body could not be read"))
     }
     const stopListening = () => {
-      incoming.off("data", onData)
-      incoming.off("end", onEnd)
-      incoming.off("error", onBroken)
-      incoming.off("aborted", onBroken)
+      request.off("data", onData)
+      request.off("end", onEnd)
+      request.off("error", onBroken)
+      request.off("close", onBroken)
     }
-    incoming.on("data", onData)
-    incoming.on("end", onEnd)
-    incoming.on("error", onBroken)
-    incoming.on("aborted", onBroken)
-    return Effect.sync(stopListening)
+    request.on("data", onData)
+    request.on("end", onEnd)
+    request.on("error", onBroken)
+    request.on("close", onBroken)
   })
+}
 
 /**
  * The faults any path accepts: `?delay=S` answers late and `?error=CODE` replaces the answer with a simulated
- * error. Both are validated before waiting, so a malformed request is refused at once.
+ * error. Both are validated before waiting, so a malformed request is refused at once. Undefined: no fault
+ * replaces the endpoint's answer.
  */
-const withQueryFaults = <E, R>(
-  path: string,
-  query: URLSearchParams,
-  answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-  Effect.gen(function* () {
-    const delay = yield* delayParam(query)
-    const rawError = query.get("error")
-    const simulatedStatus =
-      rawError === null
-        ? Option.none<number>()
-        : Option.some(yield* parseStatus("error", rawError, { min: 400, max: 599 }))
-    if (Option.isSome(delay)) {
-      // Interrupted by the platform when the client disconnects, so an abandoned delay holds nothing.
-      yield* Effect.sleep(delay.value)
+const queryFaults = async ({ path, query, signal }: Exchange): Promise<Answer | undefined> => {
+  const delayMillis = delayParam(query)
+  const rawError = query.get("error")
+  const simulatedStatus = rawError === null ? undefined : parseStatus("error", rawError, { min: 400, max: 599 })
+  if (delayMillis > 0 && !(await sleep(delayMillis, signal))) {
+    // The client left during the wait: nobody to answer.
+    return silent
+  }
+  if (simulatedStatus === undefined) {
+    return undefined
+  }
+  const text = statusText(simulatedStatus)
+  return json(
+    {
+      status: simulatedStatus,
+      error: text,
+      message: `Simulated ${simulatedStatus} ${text} for ${path}`,
+      simulated: true
+    },
+    simulatedStatus,
+    { "x-simulated": "true" }
+  )
+}
+
+/** What the streaming endpoints report (see `Stats.responses`). */
+interface BodyMeter {
+  readonly started: () => void
+  readonly ended: () => void
+  readonly sent: (bytes: number) => void
+}
+
+/** Resolves once the response can take more (or the client left): the next chunk waits for the socket. */
+const drained = (response: Http.ServerResponse, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const done = () => {
+      response.off("drain", done)
+      signal.removeEventListener("abort", done)
+      resolve()
     }
-    if (Option.isSome(simulatedStatus)) {
-      const status = simulatedStatus.value
-      const text = statusText(status)
-      return json(
-        { status, error: text, message: `Simulated ${status} ${text} for ${path}`, simulated: true },
-        status,
-        { "x-simulated": "true" }
-      )
-    }
-    return yield* answer
+    response.once("drain", done)
+    signal.addEventListener("abort", done, { once: true })
   })
 
 /**
- * The whole chaos server as one `HttpApp`: counts the request, bounds its body, applies the query faults,
- * routes it, and turns every expected failure into a JSON answer.
+ * Writes a streamed answer chunk by chunk, asking for the next chunk only once the socket has taken the last:
+ * counting each chunk as it is written counts what the socket accepted, so a client that stops reading stops
+ * the count. The body counts as streaming until it ends or the client leaves.
+ */
+const stream = async (
+  response: Http.ServerResponse,
+  answer: Extract<Answer, { readonly _tag: "Streamed" }>,
+  signal: AbortSignal,
+  meter: BodyMeter
+): Promise<void> => {
+  meter.started()
+  try {
+    response.writeHead(answer.status, answer.headers)
+    for await (const chunk of answer.body(signal)) {
+      if (signal.aborted) return
+      meter.sent(chunk.byteLength)
+      if (!response.write(chunk)) await drained(response, signal)
+    }
+    if (!signal.aborted) response.end()
+  } finally {
+    meter.ended()
+  }
+}
+
+const unexpected = (error: unknown): Answer => {
+  console.error("chaos server handler failed", error)
+  return errorJson(500, "the chaos server failed unexpectedly")
+}
+
+/**
+ * The whole chaos server as one node request listener: counts the request, bounds its body, applies the query
+ * faults, routes it, and turns every refusal into a JSON answer.
  *
  * @internal
  */
-export const makeApp = (state: ChaosState, config: AppConfig): Effect.Effect<HttpApp.Default<never>> =>
-  Effect.map(compileRouter(makeRouter(state)), (router) =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const { path, query } = parseTarget(request.url)
-      const readBody = discardBoundedBody(request, config.maxBodyBytes)
-      if (path === statsPath || path === resetPath) {
-        return yield* Effect.zipRight(readBody, router)
+export const makeRequestListener = (
+  state: ChaosState,
+  config: AppConfig
+): ((request: Http.IncomingMessage, response: Http.ServerResponse) => void) => {
+  const routes = makeRoutes(state)
+  const meter: BodyMeter = {
+    started: () => state.bodyStarted(),
+    ended: () => state.bodyEnded(),
+    sent: (bytes) => state.bodyBytesSent(bytes)
+  }
+
+  const answer = async (exchange: Omit<Exchange, "body">, observes: boolean): Promise<Answer> => {
+    try {
+      const body = await readBody(exchange.request, config.maxBodyBytes, exchange.path === Orders.ordersPath)
+      const withBody: Exchange = { ...exchange, body }
+      if (observes) return dispatch(routes, withBody)
+      return (await queryFaults(withBody)) ?? dispatch(routes, withBody)
+    } catch (error) {
+      if (error instanceof BadRequest) return errorJson(400, error.message)
+      // No "Connection: close": node discards the rest of the body instead (never buffering it, and within the
+      // server's request timeout), and the connection stays reusable.
+      if (error instanceof PayloadTooLarge) return errorJson(413, error.message)
+      return unexpected(error)
+    }
+  }
+
+  return (request, response) => {
+    const { path, query } = parseTarget(request.url ?? "/")
+    const observes = path === statsPath || path === resetPath
+    const aborter = new AbortController()
+    // A request is in flight from its arrival until its answer starts to leave or its connection closes.
+    let inFlight = !observes
+    const finish = () => {
+      if (inFlight) {
+        inFlight = false
+        state.requestFinished()
       }
-      return yield* Effect.acquireUseRelease(
-        Effect.sync(() => state.requestStarted(path)),
-        () => Effect.zipRight(readBody, withQueryFaults(path, query, router)),
-        () => Effect.sync(() => state.requestFinished())
-      )
-    }).pipe(
-      // The platform runs an app uninterruptibly and makes only router handlers interruptible; the delay above
-      // runs outside the router and must stop when the client leaves.
-      Effect.interruptible,
-      Effect.catchTags({
-        BadRequest: (error) => Effect.succeed(errorJson(400, error.message)),
-        // No "Connection: close": closing a socket with unread input makes the kernel send a RST, which can
-        // destroy the 413 before the client reads it. Node discards the rest of the body instead (never
-        // buffering it, and within the server's request timeout), and the connection stays reusable.
-        PayloadTooLarge: (error) => Effect.succeed(errorJson(413, `request body exceeds ${error.limitBytes} bytes`)),
-        RouteNotFound: (error) =>
-          Effect.succeed(errorJson(404, `no route for ${error.request.method} ${parseTarget(error.request.url).path}`))
-      }),
-      Effect.catchAllDefect((defect) =>
-        Effect.as(
-          Effect.logError("chaos server handler failed", defect),
-          errorJson(500, "the chaos server failed unexpectedly")
-        )
-      )
-    )
-  )
+    }
+    if (!observes) state.requestStarted(path)
+    response.once("close", () => {
+      finish()
+      aborter.abort()
+    })
+
+    const send = (result: Answer): Promise<void> | undefined => {
+      if (result._tag === "Silent") return undefined
+      finish()
+      if (response.destroyed) return undefined
+      if (result._tag === "Streamed") return stream(response, result, aborter.signal, meter)
+      const headers =
+        result.body === undefined
+          ? forbidsContent(result.status)
+            ? result.headers
+            : { ...result.headers, "content-length": "0" }
+          : { ...result.headers, "content-length": String(Buffer.byteLength(result.body)) }
+      response.writeHead(result.status, headers)
+      response.end(result.body)
+      return undefined
+    }
+
+    answer({ request, path, query, signal: aborter.signal }, observes)
+      .then(send)
+      .catch((error: unknown) => {
+        // A failure once the answer has started (a broken stream) can only end the connection.
+        if (response.headersSent) response.destroy()
+        else return send(unexpected(error))
+      })
+  }
+}

@@ -1,29 +1,19 @@
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import type * as Net from "node:net"
 import { BadRequest } from "./errors.js"
-import { booleanParam, integerParam, searchParams } from "./params.js"
+import { type Answer, type Exchange, silent, sleep } from "./exchange.js"
+import { booleanParam, integerParam } from "./params.js"
 
 /**
- * Hands the raw socket of the current request to `sabotage`, then never answers.
- *
- * Never answering keeps the platform from writing a response of its own onto the sabotaged socket. Once the
- * socket closes, the platform interrupts the handler exactly as when a client aborts (its 499 for the closed
- * socket is dropped by node), so nothing is left running.
+ * Hands the raw socket of the request to `sabotage` and answers nothing: node's response object is never
+ * used, so node writes nothing of its own onto the sabotaged socket. The request ends when the socket closes.
  */
-const takeOverSocket = (
-  sabotage: (socket: Net.Socket) => void
-): Effect.Effect<never, never, HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.zipRight(
-      Effect.sync(() => sabotage(NodeHttpServerRequest.toIncomingMessage(request).socket)),
-      Effect.never
-    )
-  )
+const takeOverSocket =
+  (sabotage: (socket: Net.Socket) => void) =>
+  (exchange: Exchange): Answer => {
+    const socket = exchange.request.socket
+    if (!socket.destroyed) sabotage(socket)
+    return silent
+  }
 
 /**
  * `/api/chaos/reset`: the connection is reset before any byte of a response is sent. `resetAndDestroy` sends
@@ -31,11 +21,7 @@ const takeOverSocket = (
  *
  * @internal
  */
-export const connectionReset = takeOverSocket((socket) => {
-  if (!socket.destroyed) {
-    socket.resetAndDestroy()
-  }
-})
+export const connectionReset = takeOverSocket((socket) => socket.resetAndDestroy())
 
 /**
  * `/api/chaos/hang`: the request is read and never answered. The socket stays tracked by the server state, so
@@ -43,7 +29,7 @@ export const connectionReset = takeOverSocket((socket) => {
  *
  * @internal
  */
-export const hang: Effect.Effect<never> = Effect.never
+export const hang = (): Answer => silent
 
 /** @internal */
 export const truncatedDeclaredLength = 100
@@ -56,16 +42,11 @@ const truncatedBody = (() => {
 
 /**
  * `/api/chaos/truncate`: a 200 declaring `Content-Length: 100` whose connection is closed after 50 body bytes.
- *
- * The response is written to the socket directly: going through node's `ServerResponse` would make it guard
- * the declared length, and the platform would then try to finish the response itself.
+ * Written to the socket directly: node's response object would guard the declared length.
  *
  * @internal
  */
 export const truncatedResponse = takeOverSocket((socket) => {
-  if (socket.destroyed) {
-    return
-  }
   const head = [
     "HTTP/1.1 200 OK",
     "Content-Type: application/json",
@@ -82,36 +63,12 @@ export const truncatedResponse = takeOverSocket((socket) => {
  *
  * @internal
  */
-export const invalidJson: HttpServerResponse.HttpServerResponse = HttpServerResponse.text(
-  '{"tracks": {"items": [{"id": "1", "name": "Unfinished',
-  { contentType: "application/json" }
-)
-
-/**
- * What the streaming endpoints report (see `Stats.responses`): a body starting and ending, however it ends,
- * and its bytes as they are handed to the socket.
- *
- * @internal
- */
-export interface BodyMeter {
-  readonly started: () => void
-  readonly ended: () => void
-  readonly sent: (bytes: number) => void
-}
-
-// The platform writes a response stream chunk by chunk and waits for the socket to drain before pulling the
-// next one, so counting at the pull counts what the socket accepted, not what the endpoint could produce. The
-// platform interrupts the stream when the client leaves, so `ended` also tells that it left.
-const metered = <E, R>(body: Stream.Stream<Uint8Array, E, R>, meter: BodyMeter): Stream.Stream<Uint8Array, E, R> =>
-  Stream.unwrap(
-    Effect.sync(() => {
-      meter.started()
-      return body.pipe(
-        Stream.tap((part) => Effect.sync(() => meter.sent(part.byteLength))),
-        Stream.ensuring(Effect.sync(meter.ended))
-      )
-    })
-  )
+export const invalidJson = (): Answer => ({
+  _tag: "Complete",
+  status: 200,
+  headers: { "content-type": "application/json" },
+  body: '{"tracks": {"items": [{"id": "1", "name": "Unfinished'
+})
 
 /** @internal */
 export const slowBodyLimits = {
@@ -129,44 +86,35 @@ const encoder = new TextEncoder()
  *
  * @internal
  */
-export const slowBody = (
-  meter: BodyMeter
-): Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest, HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const query = searchParams(request.url)
-    const chunks = yield* integerParam(query, "chunks", { min: 1, max: slowBodyLimits.maxChunks }, 10)
-    const intervalMillis = yield* integerParam(
-      query,
-      "interval",
-      { min: 0, max: slowBodyLimits.maxIntervalMillis },
-      200
-    )
-    const declareLength = yield* booleanParam(query, "length", true)
-    const totalMillis = (chunks - 1) * intervalMillis
-    if (totalMillis > slowBodyLimits.maxTotalMillis) {
-      return yield* new BadRequest({
-        message: `chunks x interval must stay under ${slowBodyLimits.maxTotalMillis} ms, got ${totalMillis} ms`
-      })
-    }
-    const parts = Array.from({ length: chunks }, (_, index) => {
-      const element = JSON.stringify({ chunk: index + 1, of: chunks })
-      return encoder.encode(`${index === 0 ? "[" : ","}${element}${index === chunks - 1 ? "]" : ""}`)
-    })
-    const contentLength = parts.reduce((total, part) => total + part.length, 0)
-    const interval = Duration.millis(intervalMillis)
-    // The first chunk leaves with the headers; each later one waits its interval.
-    const body = Stream.fromIterable(parts).pipe(
-      Stream.zipWithIndex,
-      Stream.mapEffect(([part, index]) =>
-        index === 0 ? Effect.succeed(part) : Effect.as(Effect.sleep(interval), part)
-      )
-    )
-    return HttpServerResponse.stream(metered(body, meter), {
-      contentType: "application/json",
-      ...(declareLength ? { contentLength } : {})
-    })
+export const slowBody = ({ query }: Exchange): Answer => {
+  const chunks = integerParam(query, "chunks", { min: 1, max: slowBodyLimits.maxChunks }, 10)
+  const intervalMillis = integerParam(query, "interval", { min: 0, max: slowBodyLimits.maxIntervalMillis }, 200)
+  const declareLength = booleanParam(query, "length", true)
+  const totalMillis = (chunks - 1) * intervalMillis
+  if (totalMillis > slowBodyLimits.maxTotalMillis) {
+    throw new BadRequest(`chunks x interval must stay under ${slowBodyLimits.maxTotalMillis} ms, got ${totalMillis} ms`)
+  }
+  const parts = Array.from({ length: chunks }, (_, index) => {
+    const element = JSON.stringify({ chunk: index + 1, of: chunks })
+    return encoder.encode(`${index === 0 ? "[" : ","}${element}${index === chunks - 1 ? "]" : ""}`)
   })
+  const contentLength = parts.reduce((total, part) => total + part.length, 0)
+  return {
+    _tag: "Streamed",
+    status: 200,
+    headers: {
+      "content-type": "application/json",
+      ...(declareLength ? { "content-length": String(contentLength) } : {})
+    },
+    // The first chunk leaves with the headers; each later one waits its interval.
+    body: async function* (signal) {
+      for (const [index, part] of parts.entries()) {
+        if (index > 0 && !(await sleep(intervalMillis, signal))) return
+        yield part
+      }
+    }
+  }
+}
 
 /** @internal */
 export const largeJsonLimits = {
@@ -183,23 +131,16 @@ const zeros = encoder.encode("0,".repeat(largeJsonLimits.chunkBytes / 2))
  * The body of `/api/chaos/large-json`: exactly `bytes` bytes of a valid JSON array of zeros, `[0,0,...,0]`
  * (a space before the `]` when the count is even), produced one 64 KiB chunk at a time as the socket drains.
  */
-const largeJsonBody = (bytes: number): Stream.Stream<Uint8Array> => {
+function* largeJsonBody(bytes: number): Generator<Uint8Array> {
   const inner = bytes - 2
   // Between the brackets: `0` at even offsets, `,` at odd ones; an even count ends in a `,`, made a space.
   const closing = inner > 0 && inner % 2 === 0 ? " ]" : "]"
   const zerosLength = inner - (closing.length - 1)
-  const chunkCount = Math.ceil(zerosLength / largeJsonLimits.chunkBytes)
-  // One element per chunk: the platform waits for the socket to drain between chunks, not within one.
-  const middle = Stream.range(0, chunkCount - 1, 1).pipe(
-    Stream.map((index) => {
-      const start = index * largeJsonLimits.chunkBytes
-      return zeros.subarray(0, Math.min(largeJsonLimits.chunkBytes, zerosLength - start))
-    })
-  )
-  return Stream.concat(
-    Stream.make(encoder.encode("[")),
-    Stream.concat(chunkCount > 0 ? middle : Stream.empty, Stream.make(encoder.encode(closing)))
-  )
+  yield encoder.encode("[")
+  for (let start = 0; start < zerosLength; start += largeJsonLimits.chunkBytes) {
+    yield zeros.subarray(0, Math.min(largeJsonLimits.chunkBytes, zerosLength - start))
+  }
+  yield encoder.encode(closing)
 }
 
 /**
@@ -209,24 +150,23 @@ const largeJsonBody = (bytes: number): Stream.Stream<Uint8Array> => {
  *
  * @internal
  */
-export const largeJson = (
-  meter: BodyMeter
-): Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest, HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const query = searchParams(request.url)
-    const bytes = yield* integerParam(
-      query,
-      "bytes",
-      { min: largeJsonLimits.minBytes, max: largeJsonLimits.maxBytes },
-      largeJsonLimits.defaultBytes
-    )
-    const declareLength = yield* booleanParam(query, "length", true)
-    return HttpServerResponse.stream(metered(largeJsonBody(bytes), meter), {
-      contentType: "application/json",
-      ...(declareLength ? { contentLength: bytes } : {})
-    })
-  })
+export const largeJson = ({ query }: Exchange): Answer => {
+  const bytes = integerParam(
+    query,
+    "bytes",
+    { min: largeJsonLimits.minBytes, max: largeJsonLimits.maxBytes },
+    largeJsonLimits.defaultBytes
+  )
+  const declareLength = booleanParam(query, "length", true)
+  return {
+    _tag: "Streamed",
+    status: 200,
+    headers: { "content-type": "application/json", ...(declareLength ? { "content-length": String(bytes) } : {}) },
+    body: async function* () {
+      yield* largeJsonBody(bytes)
+    }
+  }
+}
 
 /** @internal */
 export const redirectLoopPath = "/api/chaos/redirect-loop"
@@ -238,12 +178,8 @@ export const redirectLoopPath = "/api/chaos/redirect-loop"
  *
  * @internal
  */
-export const redirectLoop: Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  never,
-  HttpServerRequest.HttpServerRequest
-> = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-  const query = searchParams(request.url).toString()
-  const location = query === "" ? redirectLoopPath : `${redirectLoopPath}?${query}`
-  return HttpServerResponse.empty({ status: 302, headers: { location } })
-})
+export const redirectLoop = ({ query }: Exchange): Answer => {
+  const search = query.toString()
+  const location = search === "" ? redirectLoopPath : `${redirectLoopPath}?${search}`
+  return { _tag: "Complete", status: 302, headers: { location }, body: undefined }
+}

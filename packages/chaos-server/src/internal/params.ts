@@ -1,7 +1,3 @@
-import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { BadRequest, quote } from "./errors.js"
 
 /**
@@ -24,25 +20,29 @@ export const parseTarget = (url: string): RequestTarget => {
 }
 
 /** @internal */
-export const searchParams = (url: string): URLSearchParams => parseTarget(url).query
-
-/** @internal */
 export interface IntegerRange {
   readonly min: number
   readonly max: number
 }
 
-/** @internal */
-export const parseInteger = (name: string, raw: string, range: IntegerRange): Effect.Effect<number, BadRequest> => {
+/** A decimal integer inside `range`, or undefined. */
+const integerIn = (raw: string, range: IntegerRange): number | undefined => {
   // At most 9 digits keeps Number() exact and rejects absurdly long inputs before converting them.
   const value = /^-?\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN
-  return Number.isNaN(value) || value < range.min || value > range.max
-    ? Effect.fail(
-        new BadRequest({
-          message: `${name} must be an integer between ${range.min} and ${range.max}, got ${quote(raw)}`
-        })
-      )
-    : Effect.succeed(value)
+  return Number.isNaN(value) || value < range.min || value > range.max ? undefined : value
+}
+
+/**
+ * Parses a decimal integer inside `range`; throws {@link BadRequest} otherwise.
+ *
+ * @internal
+ */
+export const parseInteger = (name: string, raw: string, range: IntegerRange): number => {
+  const value = integerIn(raw, range)
+  if (value === undefined) {
+    throw new BadRequest(`${name} must be an integer between ${range.min} and ${range.max}, got ${quote(raw)}`)
+  }
+  return value
 }
 
 /**
@@ -50,14 +50,9 @@ export const parseInteger = (name: string, raw: string, range: IntegerRange): Ef
  *
  * @internal
  */
-export const integerParam = (
-  query: URLSearchParams,
-  name: string,
-  range: IntegerRange,
-  fallback: number
-): Effect.Effect<number, BadRequest> => {
+export const integerParam = (query: URLSearchParams, name: string, range: IntegerRange, fallback: number): number => {
   const raw = query.get(name)
-  return raw === null ? Effect.succeed(fallback) : parseInteger(name, raw, range)
+  return raw === null ? fallback : parseInteger(name, raw, range)
 }
 
 /**
@@ -65,39 +60,29 @@ export const integerParam = (
  *
  * @internal
  */
-export const booleanParam = (
-  query: URLSearchParams,
-  name: string,
-  fallback: boolean
-): Effect.Effect<boolean, BadRequest> => {
+export const booleanParam = (query: URLSearchParams, name: string, fallback: boolean): boolean => {
   const raw = query.get(name)
-  if (raw === null) return Effect.succeed(fallback)
-  if (raw === "true" || raw === "false") return Effect.succeed(raw === "true")
-  return Effect.fail(new BadRequest({ message: `${name} must be true or false, got ${quote(raw)}` }))
+  if (raw === null) return fallback
+  if (raw === "true" || raw === "false") return raw === "true"
+  throw new BadRequest(`${name} must be true or false, got ${quote(raw)}`)
 }
 
 /** @internal */
 export const maxDelaySeconds = 60
 
 /**
- * Reads `?delay=S`: non-negative decimal seconds up to {@link maxDelaySeconds}. Absent means no delay.
+ * Reads `?delay=S`: non-negative decimal seconds up to {@link maxDelaySeconds}, as milliseconds. Absent means 0.
  *
  * @internal
  */
-export const delayParam = (query: URLSearchParams): Effect.Effect<Option.Option<Duration.Duration>, BadRequest> => {
+export const delayParam = (query: URLSearchParams): number => {
   const raw = query.get("delay")
-  if (raw === null) {
-    return Effect.succeed(Option.none())
-  }
+  if (raw === null) return 0
   const seconds = /^\d{1,5}(\.\d{1,9})?$/.test(raw) ? Number(raw) : Number.NaN
   if (Number.isNaN(seconds) || seconds > maxDelaySeconds) {
-    return Effect.fail(
-      new BadRequest({
-        message: `delay must be a number of seconds between 0 and ${maxDelaySeconds}, got ${quote(raw)}`
-      })
-    )
+    throw new BadRequest(`delay must be a number of seconds between 0 and ${maxDelaySeconds}, got ${quote(raw)}`)
   }
-  return Effect.succeed(seconds === 0 ? Option.none() : Option.some(Duration.millis(seconds * 1000)))
+  return seconds * 1000
 }
 
 /**
@@ -124,56 +109,47 @@ const oneDaySeconds = 86_400
  *
  * @internal
  */
-export const retryAfterParam = (
-  query: URLSearchParams,
-  fallback: RetryAfterChoice
-): Effect.Effect<RetryAfterChoice, BadRequest> => {
+export const retryAfterParam = (query: URLSearchParams, fallback: RetryAfterChoice): RetryAfterChoice => {
   const seconds = query.get("retryAfter")
   const dateOffset = query.get("retryAfterDate")
   if (seconds !== null && dateOffset !== null) {
-    return Effect.fail(new BadRequest({ message: "retryAfter and retryAfterDate cannot be combined" }))
+    throw new BadRequest("retryAfter and retryAfterDate cannot be combined")
   }
   if (seconds === "none") {
-    return Effect.succeed(omitRetryAfter)
+    return omitRetryAfter
   }
   if (seconds !== null) {
-    return Effect.map(
-      parseInteger("retryAfter", seconds, { min: 0, max: oneDaySeconds }).pipe(
-        Effect.mapError(
-          () =>
-            new BadRequest({
-              message: `retryAfter must be "none" or an integer number of seconds between 0 and ${oneDaySeconds}, got ${quote(seconds)}`
-            })
-        )
-      ),
-      retryAfterSeconds
-    )
+    const value = integerIn(seconds, { min: 0, max: oneDaySeconds })
+    if (value === undefined) {
+      throw new BadRequest(
+        `retryAfter must be "none" or an integer number of seconds between 0 and ${oneDaySeconds}, got ${quote(seconds)}`
+      )
+    }
+    return retryAfterSeconds(value)
   }
   if (dateOffset !== null) {
-    return Effect.map(
-      parseInteger("retryAfterDate", dateOffset, { min: -oneDaySeconds, max: oneDaySeconds }),
-      (offsetSeconds): RetryAfterChoice => ({ _tag: "Date", offsetSeconds })
-    )
+    return {
+      _tag: "Date",
+      offsetSeconds: parseInteger("retryAfterDate", dateOffset, { min: -oneDaySeconds, max: oneDaySeconds })
+    }
   }
-  return Effect.succeed(fallback)
+  return fallback
 }
 
 /**
- * The `Retry-After` header for a choice, reading the clock at answer time so that a date is relative to the
+ * The `Retry-After` header for a choice. Called when the answer is built, so that a date is relative to the
  * moment the response leaves, not the moment the request arrived (they differ under `?delay=`).
  *
  * @internal
  */
-export const retryAfterHeader = (choice: RetryAfterChoice): Effect.Effect<Record<string, string>> => {
+export const retryAfterHeader = (choice: RetryAfterChoice): Record<string, string> => {
   switch (choice._tag) {
     case "Omit":
-      return Effect.succeed({})
+      return {}
     case "Seconds":
-      return Effect.succeed({ "retry-after": String(choice.seconds) })
+      return { "retry-after": String(choice.seconds) }
     case "Date":
-      return Effect.map(Clock.currentTimeMillis, (now) => ({
-        // toUTCString produces the IMF-fixdate form of RFC 9110, e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
-        "retry-after": new Date(now + choice.offsetSeconds * 1000).toUTCString()
-      }))
+      // toUTCString produces the IMF-fixdate form of RFC 9110, e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
+      return { "retry-after": new Date(Date.now() + choice.offsetSeconds * 1000).toUTCString() }
   }
 }

@@ -1,9 +1,12 @@
 import type * as Net from "node:net"
-import type { Stats } from "../ChaosServer.js"
+import type { Stats } from "../startChaosServer.js"
 
 /** @internal */
 export interface StateLimits {
-  /** Most retry keys remembered at once; the least recently used key is forgotten first. */
+  /**
+   * Most retry keys remembered at once, and likewise most idempotency keys and placed orders; the least
+   * recently used is forgotten first.
+   */
   readonly maxRetryKeys: number
   /** Most distinct paths counted one by one; further paths are counted together under {@link otherPaths}. */
   readonly maxTrackedPaths: number
@@ -25,10 +28,41 @@ const pathKey = (path: string): string =>
   path.length > maxPathKeyLength ? `${path.slice(0, maxPathKeyLength)}...` : path
 
 /**
- * The mutable bookkeeping of one chaos server: request counters, retry-key attempts and open sockets.
+ * Sets `key` as the most recently used entry of `map` (a Map iterates in insertion order, so deleting before
+ * setting keeps the oldest use first), then forgets the least recently used entries beyond `max`.
+ */
+const setRecent = <V>(map: Map<string, V>, key: string, value: V, max: number): void => {
+  map.delete(key)
+  map.set(key, value)
+  while (map.size > max) {
+    const leastRecentlyUsed = map.keys().next()
+    if (leastRecentlyUsed.done === true) break
+    map.delete(leastRecentlyUsed.value)
+  }
+}
+
+/**
+ * An order placed by `POST /api/orders`, answered again as it was for a repeat with its idempotency key.
  *
- * It is a plain class rather than a `Ref` because node reports connections through synchronous event
- * callbacks; the Effect API of the server wraps every access in `Effect.sync`.
+ * @internal
+ */
+export interface PlacedOrder {
+  readonly orderId: string
+  readonly idempotencyKey: string | null
+  /** The attempt of the idempotency key that placed it (1 without a key). */
+  readonly attempt: number
+  /** The JSON object of the request body that placed it. */
+  readonly order: object
+}
+
+interface IdempotencyEntry {
+  readonly attempts: number
+  readonly placed: PlacedOrder | undefined
+}
+
+/**
+ * The mutable bookkeeping of one chaos server: request counters, retry-key attempts, orders and open sockets.
+ * Node reports requests and connections through synchronous callbacks, so plain fields are all it needs.
  *
  * @internal
  */
@@ -41,6 +75,11 @@ export class ChaosState {
   private bodiesStreaming = 0
   private bodyBytesStreamed = 0
   private readonly openSockets = new Set<Net.Socket>()
+  private readonly idempotencyKeys = new Map<string, IdempotencyEntry>()
+  private readonly ordersById = new Map<string, PlacedOrder>()
+  private ordersPlaced = 0
+  // Never reset: an order id stays unique for the life of the server, so an id from before a reset is a 404.
+  private orderSequence = 0
 
   constructor(readonly limits: StateLimits) {}
 
@@ -78,15 +117,37 @@ export class ChaosState {
   /** Counts one more request for `key` and returns its 1-based attempt number. */
   nextAttempt(key: string): number {
     const attempt = (this.attemptsByRetryKey.get(key) ?? 0) + 1
-    // Delete before set so that the Map's insertion order is the order of last use, oldest first.
-    this.attemptsByRetryKey.delete(key)
-    this.attemptsByRetryKey.set(key, attempt)
-    while (this.attemptsByRetryKey.size > this.limits.maxRetryKeys) {
-      const leastRecentlyUsed = this.attemptsByRetryKey.keys().next()
-      if (leastRecentlyUsed.done === true) break
-      this.attemptsByRetryKey.delete(leastRecentlyUsed.value)
-    }
+    setRecent(this.attemptsByRetryKey, key, attempt, this.limits.maxRetryKeys)
     return attempt
+  }
+
+  /**
+   * Counts one more attempt for an idempotency key and returns its 1-based number, with the order the key
+   * placed before, if any.
+   */
+  nextOrderAttempt(key: string): { readonly attempt: number; readonly placed: PlacedOrder | undefined } {
+    const known = this.idempotencyKeys.get(key)
+    const entry = { attempts: (known?.attempts ?? 0) + 1, placed: known?.placed }
+    setRecent(this.idempotencyKeys, key, entry, this.limits.maxRetryKeys)
+    return { attempt: entry.attempts, placed: entry.placed }
+  }
+
+  /** Places an order: gives it an id, remembers it by id and under its idempotency key, counts it. */
+  placeOrder(idempotencyKey: string | null, attempt: number, order: object): PlacedOrder {
+    this.orderSequence++
+    this.ordersPlaced++
+    const placed: PlacedOrder = { orderId: `order-${this.orderSequence}`, idempotencyKey, attempt, order }
+    setRecent(this.ordersById, placed.orderId, placed, this.limits.maxRetryKeys)
+    if (idempotencyKey !== null) {
+      setRecent(this.idempotencyKeys, idempotencyKey, { attempts: attempt, placed }, this.limits.maxRetryKeys)
+    }
+    return placed
+  }
+
+  findOrder(orderId: string): PlacedOrder | undefined {
+    const placed = this.ordersById.get(orderId)
+    if (placed !== undefined) setRecent(this.ordersById, orderId, placed, this.limits.maxRetryKeys)
+    return placed
   }
 
   connectionOpened(socket: Net.Socket): void {
@@ -107,13 +168,16 @@ export class ChaosState {
     }
   }
 
-  /** Forgets counters, byte counts and retry keys. Open connections stay counted: they are still open. */
+  /** Forgets counters, byte counts, retry keys and orders. Open connections stay counted: they are still open. */
   reset(): void {
     this.totalRequests = 0
     this.requestsByPath.clear()
     this.attemptsByRetryKey.clear()
     this.connectionsOpened = 0
     this.bodyBytesStreamed = 0
+    this.idempotencyKeys.clear()
+    this.ordersById.clear()
+    this.ordersPlaced = 0
   }
 
   snapshot(): Stats {
@@ -125,7 +189,13 @@ export class ChaosState {
         byRetryKey: Object.fromEntries(this.attemptsByRetryKey)
       },
       connections: { opened: this.connectionsOpened, open: this.openSockets.size },
-      responses: { streaming: this.bodiesStreaming, bodyBytesStreamed: this.bodyBytesStreamed }
+      responses: { streaming: this.bodiesStreaming, bodyBytesStreamed: this.bodyBytesStreamed },
+      orders: {
+        placed: this.ordersPlaced,
+        byIdempotencyKey: Object.fromEntries(
+          Array.from(this.idempotencyKeys, ([key, entry]): [string, number] => [key, entry.attempts])
+        )
+      }
     }
   }
 }

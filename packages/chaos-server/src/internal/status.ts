@@ -1,4 +1,3 @@
-import * as Effect from "effect/Effect"
 import * as Http from "node:http"
 import { BadRequest, quote } from "./errors.js"
 
@@ -29,7 +28,8 @@ export const forbidsContent = (status: number): boolean => status === 204 || sta
 
 /**
  * Parses a status code the way the fault endpoints accept it: three digits, inside `[min, max]`, and known to
- * node's status table (an unknown code such as 299 has no reason phrase and is almost always a typo).
+ * node's status table (an unknown code such as 299 has no reason phrase and is almost always a typo). Throws
+ * {@link BadRequest} otherwise.
  *
  * @internal
  */
@@ -37,17 +37,13 @@ export const parseStatus = (
   name: string,
   raw: string,
   range: { readonly min: number; readonly max: number }
-): Effect.Effect<number, BadRequest> => {
+): number => {
   const status = /^\d{3}$/.test(raw) ? Number(raw) : Number.NaN
   if (Number.isNaN(status) || status < range.min || status > range.max) {
-    return Effect.fail(
-      new BadRequest({
-        message: `${name} must be an HTTP status code between ${range.min} and ${range.max}, got ${quote(raw)}`
-      })
-    )
+    throw new BadRequest(`${name} must be an HTTP status code between ${range.min} and ${range.max}, got ${quote(raw)}`)
   }
   if (Http.STATUS_CODES[status] === undefined) {
-    return Effect.fail(new BadRequest({ message: `${name} ${status} is not a known HTTP status code` }))
+    throw new BadRequest(`${name} ${status} is not a known HTTP status code`)
   }
-  return Effect.succeed(status)
+  return status
 }

@@ -7,7 +7,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Agent } from "undici"
-import { ChaosServer } from "@effect-http-resilience/chaos-server"
+import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 
 const concurrency = 32

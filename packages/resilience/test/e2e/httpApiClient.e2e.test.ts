@@ -15,7 +15,7 @@ import {
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import { ChaosServer } from "@effect-http-resilience/chaos-server"
+import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../../src/RetryPolicy.js"
 

@@ -7,7 +7,7 @@ import { FetchHttpClient, HttpBody, type HttpClient, HttpClientRequest } from "@
 import { NodeHttpClient } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, type Layer, Option } from "effect"
-import { ChaosServer } from "@effect-http-resilience/chaos-server"
+import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../../src/RetryPolicy.js"
 

@@ -1,0 +1,187 @@
+/**
+ * The chaos server as an Effect 4 service and layer: a fault-injecting HTTP server on 127.0.0.1, started when
+ * the layer is built and stopped when it is released. A thin scoped wrapper over the Effect-free
+ * `startChaosServer` of the package's root, which lists the endpoints; the Effect 3 layer is at `.../effect3`.
+ *
+ * @since 0.2.0
+ */
+import * as Core from "@effect-http-resilience/chaos-server"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+
+/**
+ * Options of a chaos server. Every limit bounds a resource a client could otherwise grow.
+ *
+ * @example
+ * ```ts
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
+ *
+ * const options: ChaosServer.Options = { port: 0, maxConnections: 64, maxBodyBytes: 64 * 1024 }
+ * const TestServer = ChaosServer.layer(options)
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Options = Core.Options
+
+/**
+ * What a chaos server has seen since it started or was last reset. Requests to `/__stats` and `/__reset`
+ * are not counted.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
+ *
+ * const ordersPlaced = Effect.gen(function* () {
+ *   const server = yield* ChaosServer.ChaosServer
+ *   const stats: ChaosServer.Stats = yield* server.stats
+ *   return stats.orders.placed
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Stats = Core.Stats
+
+/**
+ * The port could not be bound. The same class as the root's `ServeError`, tagged `"ServeError"`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
+ *
+ * const program = ChaosServer.make({ port: 8080 }).pipe(
+ *   Effect.catchTag("ServeError", (error: ChaosServer.ServeError) => Effect.logError(error.message)),
+ *   Effect.scoped
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export type ServeError = Core.ServeError
+
+/**
+ * A running chaos server.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
+ *
+ * const program = Effect.gen(function* () {
+ *   const server = yield* ChaosServer.ChaosServer
+ *   const response = yield* Effect.promise(() => fetch(`${server.url}/api/status/503`))
+ *   return response.status // 503
+ * }).pipe(Effect.provide(ChaosServer.layer()))
+ * ```
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class ChaosServer extends Context.Service<ChaosServer, ChaosServer.Service>()(
+  "@effect-http-resilience/chaos-server/ChaosServer"
+) {}
+
+/**
+ * The types that belong to the {@link ChaosServer} service.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export declare namespace ChaosServer {
+  /**
+   * The URL of a running server, its stats and its reset.
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import type { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
+   *
+   * declare const server: ChaosServer.ChaosServer.Service
+   * const total = Effect.map(server.stats, (stats) => stats.requests.total)
+   * ```
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  export interface Service {
+    /** Base URL without a trailing slash, e.g. `http://127.0.0.1:41234`. */
+    readonly url: string
+    readonly port: number
+    readonly stats: Effect.Effect<Stats>
+    /** Clears request counters, retry keys, orders, the opened-connections count and the streamed-bytes count. */
+    readonly reset: Effect.Effect<void>
+  }
+}
+
+/**
+ * Starts a chaos server on 127.0.0.1, stopped when the scope closes. Stopping destroys open connections,
+ * including hanging ones, so it never waits on a client. A port that cannot be bound is a `ServeError`;
+ * invalid options are defects (a `RangeError` naming the option).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
+ *
+ * const program = Effect.scoped(
+ *   Effect.gen(function* () {
+ *     const server = yield* ChaosServer.make({ port: 0 })
+ *     yield* Effect.log(`chaos server on ${server.url}`)
+ *   })
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (options?: Options): Effect.Effect<ChaosServer.Service, ServeError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tryPromise({ try: () => Core.startChaosServer(options), catch: (error) => error }).pipe(
+      Effect.catch((error) => (error instanceof Core.ServeError ? Effect.fail(error) : Effect.die(error)))
+    ),
+    (server) => Effect.promise(server.close)
+  ).pipe(
+    Effect.map((server) => ({
+      url: server.url,
+      port: server.port,
+      stats: Effect.promise(server.stats),
+      reset: Effect.promise(server.reset)
+    }))
+  )
+
+/**
+ * A chaos server as a layer, for tests: `Effect.provide(ChaosServer.layer())` then `yield* ChaosServer.ChaosServer`.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ * import { ResilientHttpClient } from "effect-http-resilience-effect4"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
+ *
+ * const TestLayer = Layer.merge(
+ *   ChaosServer.layer(),
+ *   ResilientHttpClient.layer({ maxAttempts: 3 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * )
+ *
+ * const program = Effect.gen(function* () {
+ *   const server = yield* ChaosServer.ChaosServer
+ *   const http = yield* ResilientHttpClient.ResilientHttpClient
+ *   const response = yield* http.get(`${server.url}/api/chaos/retry/demo?succeedAfter=2&retryAfter=0`)
+ *   return response.headers["x-attempt"] // "3"
+ * }).pipe(Effect.scoped, Effect.provide(TestLayer))
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<ChaosServer, ServeError> =>
+  Layer.effect(ChaosServer, make(options))

@@ -1,0 +1,92 @@
+import * as Http from "node:http"
+import type { Options, Stats } from "../startChaosServer.js"
+import { makeRequestListener } from "./app.js"
+import { ChaosState } from "./state.js"
+
+/** @internal */
+export const defaults = {
+  port: 0,
+  maxConnections: 1024,
+  maxRetryKeys: 10_000,
+  maxTrackedPaths: 10_000,
+  maxBodyBytes: 1024 * 1024
+} as const
+
+/** @internal */
+export const host = "127.0.0.1"
+
+/** @internal */
+export interface ResolvedOptions {
+  readonly port: number
+  readonly maxConnections: number
+  readonly maxRetryKeys: number
+  readonly maxBodyBytes: number
+}
+
+const checkInteger = (name: string, value: number, min: number, max: number): number => {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer between ${min} and ${max}, got ${value}`)
+  }
+  return value
+}
+
+/**
+ * The options with their defaults; throws a `RangeError` naming the first invalid one.
+ *
+ * @internal
+ */
+export const resolveOptions = (options: Options = {}): ResolvedOptions => ({
+  port: checkInteger("port", options.port ?? defaults.port, 0, 65_535),
+  maxConnections: checkInteger("maxConnections", options.maxConnections ?? defaults.maxConnections, 1, 1_000_000),
+  maxRetryKeys: checkInteger("maxRetryKeys", options.maxRetryKeys ?? defaults.maxRetryKeys, 1, 1_000_000),
+  maxBodyBytes: checkInteger("maxBodyBytes", options.maxBodyBytes ?? defaults.maxBodyBytes, 0, Number.MAX_SAFE_INTEGER)
+})
+
+/** @internal */
+export interface RunningServer {
+  readonly port: number
+  readonly stats: () => Stats
+  readonly reset: () => void
+  /** Closes the listener and destroys every open socket; the same promise on every call. */
+  readonly close: () => Promise<void>
+}
+
+/**
+ * Starts listening on 127.0.0.1. Rejects with what node reported when the port cannot be bound.
+ *
+ * @internal
+ */
+export const listen = (options: ResolvedOptions): Promise<RunningServer> =>
+  new Promise((resolve, reject) => {
+    const state = new ChaosState({ maxRetryKeys: options.maxRetryKeys, maxTrackedPaths: defaults.maxTrackedPaths })
+    // noDelay: slow-body chunks must leave when written, not when Nagle's algorithm decides.
+    const server = Http.createServer({ noDelay: true }, makeRequestListener(state, options))
+    server.maxConnections = options.maxConnections
+    server.on("connection", (socket) => state.connectionOpened(socket))
+
+    let closing: Promise<void> | undefined
+    // Without the destroy, `server.close()` would wait for hanging requests and idle keep-alive clients,
+    // possibly forever. Its callback also fires, with an error, when the server is not listening: either way
+    // it has stopped.
+    const close = () => {
+      closing ??= new Promise<void>((closed) => {
+        server.close(() => closed())
+        state.destroyOpenSockets()
+      })
+      return closing
+    }
+
+    server.once("error", reject)
+    server.listen(options.port, host, () => {
+      server.off("error", reject)
+      // A listening server reports errors of its own (accept failing under EMFILE, ...) here; without a
+      // listener node would throw them and end the process.
+      server.on("error", (error) => console.error("chaos server error", error))
+      const address = server.address()
+      if (address === null || typeof address === "string") {
+        close().then(() => reject(new Error("the chaos server listens on TCP, yet node reported no TCP address")))
+        return
+      }
+      resolve({ port: address.port, stats: () => state.snapshot(), reset: () => state.reset(), close })
+    })
+  })
