@@ -1,7 +1,7 @@
 /**
  * Effect 4's HttpClient over @effect/platform-node 4's undici transport, against the chaos server
- * on 127.0.0.1. The chaos server runs on Effect 3 (its own copy, resolved from its package) in this
- * same process, started through its promise API, so nothing of Effect 3 meets Effect 4 here.
+ * on 127.0.0.1. The chaos server runs in this same process, started through its promise API, which
+ * needs no Effect at all (its Effect 4 layer is tested in chaosServerLayer.test.ts).
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"

@@ -2,7 +2,7 @@
  * This library on Effect 4 over real loopback sockets, against the chaos server, through two
  * transports: undici (@effect/platform-node 4's NodeHttpClient) and fetch (effect/http's
  * FetchHttpClient). Waits are scaled down to milliseconds except where a scenario needs seconds.
- * The chaos server runs on Effect 3 in this same process, through its promise API.
+ * The chaos server runs in this same process, through its promise API, which needs no Effect.
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, expect, it } from "@effect/vitest"
