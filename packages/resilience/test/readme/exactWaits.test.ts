@@ -1,0 +1,31 @@
+// The README's example, verbatim, so that CI runs it: README.md, "Testing your code" >
+// "Exact waits on TestClock". readme.test.ts checks that it stays the same as the README's block.
+import { HttpClient } from "@effect/platform"
+import { expect, it } from "@effect/vitest"
+import { Effect, Fiber, TestClock } from "effect"
+import { ResilientHttpClient, Testing } from "effect-http-resilience"
+
+// The code under test: written against HttpClient, made resilient by a layer.
+const getItems = Effect.gen(function* () {
+  const client = yield* HttpClient.HttpClient
+  const response = yield* client.get("https://api.example.com/items")
+  return yield* response.text
+})
+
+it.effect("waits as long as Retry-After asks, then succeeds", () =>
+  Effect.gen(function* () {
+    const scripted = yield* Testing.scriptedHttpClient([
+      { status: 503, headers: { "retry-after": "2" } },
+      { status: 200, body: "ok" }
+    ])
+    const fiber = yield* getItems.pipe(
+      Effect.provide(ResilientHttpClient.layerHttpClient({ maxAttempts: 3 })),
+      Effect.provide(scripted.layer),
+      Effect.fork
+    )
+    yield* TestClock.adjust("2 seconds")
+    expect(yield* Fiber.join(fiber)).toBe("ok")
+    const requests = yield* scripted.requests
+    expect(requests.map((request) => request.sentAtMillis)).toEqual([0, 2000]) // 2 attempts, the second at 2 s
+  })
+)
