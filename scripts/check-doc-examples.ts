@@ -10,8 +10,9 @@
  *    package's own, which npm shows) is written as a file into `packages/resilience/.doc-examples/`
  *    (inside the workspace, so `effect-http-resilience`, the chaos server and the peers resolve
  *    as they do for the package's own tests), or for the Effect 4 line into
- *    `packages/resilience-effect4/.doc-examples/` (Effect 4 resolves there), and type-checked
- *    with the strict base config
+ *    `packages/resilience-effect4/.doc-examples/` (Effect 4 resolves there): the examples of the
+ *    Effect 4 packages' sources and READMEs, and any example that imports the Effect 4 line or
+ *    the chaos server's Effect 4 layer. Each is type-checked with the strict base config
  *    (unused names allowed: examples often declare a value just to show it). Errors are reported
  *    at the line of the example in its source file.
  * 3. The package READMEs stand alone on npm: every link is an absolute URL or an anchor of the
@@ -31,12 +32,19 @@ import { installBlocks, tableWithHeader } from "./readme-sections.js"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const publishable = ["packages/resilience", "packages/core", "packages/chaos-server", "packages/resilience-effect4"]
+/** Sources whose examples are written for Effect 4. */
+const effect4Sources = ["packages/resilience-effect4/", "packages/chaos-server/effect4/"]
+/** Imports that make an example an Effect 4 one wherever it is written (a README can show both lines). */
+const effect4Import =
+  /from\s+"(effect-http-resilience-effect4|@effect-http-resilience\/chaos-server\/effect4)(\/[^"]*)?"/
 /**
- * Where a package's examples are type-checked, so that its imports resolve as its users' do: the
- * Effect 4 line's against Effect 4, everything else against the Effect 3 library's dependencies.
+ * Where an example is type-checked, so that its imports resolve as its users' do: the Effect 4
+ * line's against Effect 4, everything else against the Effect 3 library's dependencies.
  */
-const examplesPackageOf = (source: string): string =>
-  source.startsWith("packages/resilience-effect4/") ? "packages/resilience-effect4" : "packages/resilience"
+const examplesPackageOf = (example: Example): string =>
+  effect4Sources.some((prefix) => example.source.startsWith(prefix)) || effect4Import.test(example.code)
+    ? "packages/resilience-effect4"
+    : "packages/resilience"
 const examplesPackages = ["packages/resilience", "packages/resilience-effect4"]
 const outDirName = ".doc-examples"
 const keep = process.argv.includes("--keep")
@@ -64,15 +72,24 @@ const rel = (file: string): string => Path.relative(root, file)
 // ---------------------------------------------------------------------------------------------
 // Public modules: the TypeScript targets of each publishable package's exports map.
 
+/**
+ * The public modules of a package: the `.ts` targets of its exports map, and the modules they
+ * re-export as a namespace (`export * as X from "./X.js"`), whose exports are public through it.
+ */
 const publicModules = (pkgDir: string): ReadonlyArray<string> => {
   const manifest = JSON.parse(Fs.readFileSync(Path.join(root, pkgDir, "package.json"), "utf8")) as {
     readonly exports: Record<string, string | null>
   }
   const files = new Set<string>()
-  for (const target of Object.values(manifest.exports)) {
-    if (typeof target === "string" && target.endsWith(".ts")) {
-      files.add(Path.join(root, pkgDir, target))
+  const add = (file: string): void => {
+    if (files.has(file)) return
+    files.add(file)
+    for (const [, target] of Fs.readFileSync(file, "utf8").matchAll(/^export \* as \w+ from "(\.[^"]+)\.js"/gm)) {
+      add(Path.join(Path.dirname(file), `${target}.ts`))
     }
+  }
+  for (const target of Object.values(manifest.exports)) {
+    if (typeof target === "string" && target.endsWith(".ts")) add(Path.join(root, pkgDir, target))
   }
   return [...files].sort()
 }
@@ -422,7 +439,7 @@ const typeCheck = (examplesPackage: string, packageExamples: ReadonlyArray<Examp
 for (const examplesPackage of examplesPackages) {
   typeCheck(
     examplesPackage,
-    examples.filter((example) => examplesPackageOf(example.source) === examplesPackage)
+    examples.filter((example) => examplesPackageOf(example) === examplesPackage)
   )
 }
 
