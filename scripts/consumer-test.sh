@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Consumer test: installs the packed packages in a fresh project outside the workspace with plain
+# Consumer test: installs the packed packages in fresh projects outside the workspace with plain
 # npm and the READMEs' own install lines (our package names replaced by the tarballs), then runs
 # an ESM program against the packed chaos server and type-checks a TypeScript program with
-# moduleResolution NodeNext and Bundler. Any failure fails the run.
+# moduleResolution NodeNext and Bundler: an Effect 3 project, an Effect 4 project, and a project
+# without Effect that has only the chaos server. Any failure fails the run.
 #
 # Environment: CONSUMER_TEST_TIMEOUT (seconds, default 420) bounds the whole run;
 # CONSUMER_TEST_KEEP=1 keeps the temporary project for inspection.
@@ -85,8 +86,8 @@ cat > package.json <<JSON
   "overrides": { "@effect-http-resilience/core": "file:$core_tgz" } }
 JSON
 # The install lines of the root README, checked equal in the package README npm shows, then the
-# chaos server's own; our two package names stand for their tarballs.
-"$root/node_modules/.bin/tsx" "$root/scripts/install-from-readme.ts" --cwd "$work/project" \
+# chaos server's own for an Effect 3 project; our two package names stand for their tarballs.
+"$root/node_modules/.bin/tsx" "$root/scripts/install-from-readme.ts" --cwd "$work/project" --project effect3 \
   --tarball "effect-http-resilience=$resilience_tgz" \
   --tarball "@effect-http-resilience/chaos-server=$chaos_tgz" \
   --same-as-first "$root/packages/resilience/README.md" \
@@ -136,8 +137,9 @@ typecheck tsconfig.nodenext.json
 typecheck tsconfig.bundler.json
 
 # The Effect 4 line, in a project of its own (one `effect` per project), installed with its
-# package README's lines; it runs under Node 22 (scripts/node22.sh), as @effect/platform-node 4
-# needs. Its dependency on the core comes from the core's tarball, as above.
+# package README's lines and the chaos server README's lines for an Effect 4 project; it runs
+# under Node 22 (scripts/node22.sh), as @effect/platform-node 4 needs. Its dependency on the core
+# comes from the core's tarball, as above.
 echo "== consumer test (Effect 4): npm install in $work/project-effect4"
 mkdir -p "$work/project-effect4"
 cp "$root/scripts/consumer/effect4/main.mjs" "$root/scripts/consumer/effect4/types.ts" \
@@ -147,9 +149,10 @@ cat > package.json <<JSON
 { "name": "consumer-effect4", "version": "1.0.0", "private": true, "type": "module",
   "overrides": { "@effect-http-resilience/core": "file:$core_tgz" } }
 JSON
-"$root/node_modules/.bin/tsx" "$root/scripts/install-from-readme.ts" --cwd "$work/project-effect4" \
+"$root/node_modules/.bin/tsx" "$root/scripts/install-from-readme.ts" --cwd "$work/project-effect4" --project effect4 \
   --tarball "effect-http-resilience-effect4=$effect4_tgz" \
-  "$root/packages/resilience-effect4/README.md"
+  --tarball "@effect-http-resilience/chaos-server=$chaos_tgz" \
+  "$root/packages/resilience-effect4/README.md" "$root/packages/chaos-server/README.md"
 timeout 300 npm install --no-audit --no-fund --loglevel=error --save-dev \
   "typescript@$typescript_version" "@types/node@$types_node22_version"
 npm ls --depth=0
@@ -159,5 +162,30 @@ echo "== consumer test (Effect 4): ESM program under Node 22"
 timeout 120 bash "$root/scripts/node22.sh" node main.mjs
 
 typecheck tsconfig.nodenext.json
+
+# The chaos server alone, installed with its README's lines for a project without Effect: its root
+# entry point and its CLI must run with no `effect` installed.
+echo "== consumer test (no Effect): npm install in $work/project-plain"
+mkdir -p "$work/project-plain"
+cp "$root/scripts/consumer/plain/main.mjs" "$work/project-plain/"
+cd "$work/project-plain"
+echo '{ "name": "consumer-plain", "version": "1.0.0", "private": true, "type": "module" }' > package.json
+"$root/node_modules/.bin/tsx" "$root/scripts/install-from-readme.ts" --cwd "$work/project-plain" --project no-effect \
+  --tarball "@effect-http-resilience/chaos-server=$chaos_tgz" \
+  "$root/packages/chaos-server/README.md"
+npm ls --depth=0
+
+echo "== consumer test (no Effect): ESM program"
+timeout 60 node main.mjs
+
+echo "== consumer test (no Effect): chaos-server CLI"
+usage=$(timeout 30 ./node_modules/.bin/chaos-server --help)
+case "$usage" in
+  "usage: chaos-server"*) echo "${usage%%$'\n'*}" ;;
+  *)
+    echo "consumer test: unexpected output of chaos-server --help without Effect: $usage"
+    exit 1
+    ;;
+esac
 
 echo "consumer test: passed in $(($(date +%s) - started)) s"

@@ -5,9 +5,11 @@
  * registry before release). Everything else on the lines, version ranges included, is what a
  * reader types, so the test breaks when the README's lines break.
  *
- * usage: tsx scripts/install-from-readme.ts --cwd <dir> [--tarball <name>=<file>]...
+ * usage: tsx scripts/install-from-readme.ts --cwd <dir> [--project <name>] [--tarball <name>=<file>]...
  *          [--same-as-first <readme>]... <readme>...
  *
+ * `--project` names the project being installed: a block labelled for another project
+ * (`<!-- install:start effect4 -->` in an Effect 3 project) is skipped; unlabelled blocks always run.
  * `--same-as-first` names a README whose install blocks must equal those of the first README
  * (the package README that npm shows repeats the repository's lines); it is checked, not run.
  * Every `--tarball` name must appear on some line, so a tarball cannot silently go untested.
@@ -17,7 +19,7 @@ import * as Fs from "node:fs"
 import { installBlocks, installCommands } from "./readme-sections.js"
 
 const usage =
-  "usage: tsx scripts/install-from-readme.ts --cwd <dir> [--tarball <name>=<file>]... [--same-as-first <readme>]... <readme>..."
+  "usage: tsx scripts/install-from-readme.ts --cwd <dir> [--project <name>] [--tarball <name>=<file>]... [--same-as-first <readme>]... <readme>..."
 
 const fail = (message: string): never => {
   console.error(`install-from-readme: ${message}`)
@@ -25,6 +27,7 @@ const fail = (message: string): never => {
 }
 
 let cwd: string | undefined
+let project: string | undefined
 const tarballs = new Map<string, string>()
 const sameAsFirst: Array<string> = []
 const readmes: Array<string> = []
@@ -33,6 +36,7 @@ for (let index = 0; index < args.length; index++) {
   const arg = args[index]!
   const value = () => args[++index] ?? fail(`${arg} needs a value; ${usage}`)
   if (arg === "--cwd") cwd = value()
+  else if (arg === "--project") project = value()
   else if (arg === "--tarball") {
     const [name, file] = value().split(/=(.*)/s)
     if (name === undefined || name === "" || file === undefined || !Fs.existsSync(file))
@@ -81,6 +85,10 @@ const asRun = (arg: string, source: string): string => {
 
 for (const readme of readmes) {
   for (const block of blocksOf(readme)) {
+    if (block.label !== undefined && block.label !== project) {
+      console.log(`== ${readme}:${block.line}: skipped, its lines are for a project "${block.label}"`)
+      continue
+    }
     for (const command of orFail(() => installCommands(block, readme))) {
       const where = `${readme}:${command.line}`
       const [install, ...rest] = command.args

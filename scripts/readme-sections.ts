@@ -3,33 +3,43 @@
  * `<!-- install:start -->` and `<!-- install:end -->`, and tables found by their first header cell.
  * Used by `pnpm docs:check` (the package READMEs repeat the root README's install lines and tables
  * word for word) and by the consumer test (which installs with exactly those lines).
+ *
+ * A block can name the project it is for, `<!-- install:start effect4 -->`, where one README
+ * shows the lines of projects that cannot be one (an Effect 3 and an Effect 4 project); the
+ * consumer test then runs it only in a project of that name.
  */
 
 export const installStart = "<!-- install:start -->"
 export const installEnd = "<!-- install:end -->"
+const installStartLine = /^<!-- install:start(?: ([\w-]+))? -->$/
 
-/** A block between the install markers: its text and the 1-based line of its first line. */
+/**
+ * A block between the install markers: its text, the 1-based line of its first line, and the
+ * project it is for (undefined: any).
+ */
 export interface InstallBlock {
   readonly line: number
   readonly text: string
+  readonly label: string | undefined
 }
 
 /** Every install block of `markdown`, in order. Throws on an unclosed, nested or stray marker. */
 export const installBlocks = (markdown: string, source: string): ReadonlyArray<InstallBlock> => {
   const lines = markdown.split("\n")
   const blocks: Array<InstallBlock> = []
-  let start: number | undefined
+  let start: { readonly index: number; readonly label: string | undefined } | undefined
   lines.forEach((line, index) => {
-    if (line.trim() === installStart) {
+    const opening = installStartLine.exec(line.trim())
+    if (opening !== null) {
       if (start !== undefined) throw new Error(`${source}:${index + 1}: ${installStart} inside an install block`)
-      start = index + 1
+      start = { index: index + 1, label: opening[1] }
     } else if (line.trim() === installEnd) {
       if (start === undefined) throw new Error(`${source}:${index + 1}: ${installEnd} without ${installStart}`)
-      blocks.push({ line: start + 1, text: lines.slice(start, index).join("\n") })
+      blocks.push({ line: start.index + 1, text: lines.slice(start.index, index).join("\n"), label: start.label })
       start = undefined
     }
   })
-  if (start !== undefined) throw new Error(`${source}:${start}: ${installStart} is never closed`)
+  if (start !== undefined) throw new Error(`${source}:${start.index}: ${installStart} is never closed`)
   return blocks
 }
 

@@ -4,7 +4,8 @@ import * as Assert from "node:assert/strict"
 import { createRequire } from "node:module"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { ChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
+import { startChaosServer } from "@effect-http-resilience/chaos-server"
+import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Either, Layer, Option } from "effect"
 import { HttpFailure, ResilientHttpClient, RetryAfter, RetryPolicy } from "effect-http-resilience"
@@ -84,16 +85,24 @@ Assert.equal(failure.status, 503)
 Assert.equal(failure.attempt, 3)
 step("retried call succeeded on attempt 3; an exhausted one failed with TransientStatus after 3 attempts")
 
-// 5. The promise API of the chaos server.
+// 5. The promise API of the chaos server, and its orders endpoint.
 const server = await startChaosServer()
 try {
   const response = await fetch(`${server.url}/api/status/404`)
   Assert.equal(response.status, 404)
   await response.arrayBuffer()
   Assert.equal((await server.stats()).requests.total, 1)
+  const order = await fetch(`${server.url}/api/orders?succeedAfter=0`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "idempotency-key": "consumer" },
+    body: JSON.stringify({ sku: "A-1" })
+  })
+  Assert.equal(order.status, 201)
+  Assert.deepEqual((await order.json()).order, { sku: "A-1" })
+  Assert.equal((await server.stats()).orders.placed, 1)
 } finally {
   await server.close()
 }
-step("startChaosServer works without Effect")
+step("startChaosServer works without Effect; POST /api/orders places an order")
 
 console.log("consumer: all runtime checks passed")

@@ -1,10 +1,16 @@
 // The consumer test's type check (scripts/consumer-test.sh copies it into a fresh project that
 // installed the packed tarballs with npm, then runs `tsc --noEmit` with NodeNext and with Bundler).
-import type { ServeError } from "@effect/platform/HttpServerError"
 import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { ChaosServer, type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
+import {
+  type Options,
+  type ServeError,
+  type StartedChaosServer,
+  type Stats,
+  startChaosServer
+} from "@effect-http-resilience/chaos-server"
 import * as ChaosServerModule from "@effect-http-resilience/chaos-server/ChaosServer"
+import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
 import { type Duration, Effect, type Either, Layer, type Option, Schedule, Schema } from "effect"
 import { type HttpFailure, ResilientHttpClient, RetryAfter, RetryPolicy } from "effect-http-resilience"
 import * as HttpFailureModule from "effect-http-resilience/HttpFailure"
@@ -18,6 +24,9 @@ const sameMake: typeof RetryPolicy.make = RetryPolicyModule.make
 const sameLayer: typeof ResilientHttpClient.layer = ResilientHttpClientModule.layer
 const sameFailure: typeof HttpFailure.ConnectionError = HttpFailureModule.ConnectionError
 const sameChaos: typeof ChaosServer.layer = ChaosServerModule.layer
+// The Effect 3 layer's models are the Effect-free root's.
+const sameOptions: ChaosServer.Options = {} satisfies Options
+const sameStats = (stats: ChaosServer.Stats): Stats => stats
 
 const delay: Option.Option<Duration.Duration> = RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", Date.now())
 
@@ -74,6 +83,8 @@ export {
   FromSchedule,
   handled,
   sameChaos,
+  sameOptions,
+  sameStats,
   sameFailure,
   sameLayer,
   sameMake,

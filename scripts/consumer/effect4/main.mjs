@@ -1,15 +1,17 @@
 // The consumer test's runtime check of the Effect 4 line (scripts/consumer-test.sh copies it into
 // a fresh project that installed the packed tarball with the package README's install lines, and
-// runs it under Node 22). Plain ESM JavaScript. The server is a plain node:http one: the chaos
-// server is an Effect 3 package and cannot share this project's `effect`.
+// runs it under Node 22), with the chaos server installed by its README's Effect 4 lines. Plain
+// ESM JavaScript. Step 3 counts requests with a node:http server of its own; step 4 runs the chaos
+// server's Effect 4 layer on this project's `effect`.
 import * as Assert from "node:assert/strict"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
+import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Option, Result, Schema } from "effect"
-import { HttpClient } from "effect/http"
+import { Effect, Layer, Option, Result, Schema } from "effect"
+import { HttpBody, HttpClient } from "effect/http"
 import { ResilientHttpClient, RetryAfter, RetryPolicy } from "effect-http-resilience-effect4"
 import * as RetryAfterModule from "effect-http-resilience-effect4/RetryAfter"
 
@@ -17,10 +19,14 @@ const step = (name) => console.log(`consumer (Effect 4): ${name}`)
 
 // 1. The installed manifests point at built JavaScript only, and the core came with the library.
 const require = createRequire(import.meta.url)
-for (const name of ["effect-http-resilience-effect4", "@effect-http-resilience/core"]) {
+for (const name of [
+  "effect-http-resilience-effect4",
+  "@effect-http-resilience/core",
+  "@effect-http-resilience/chaos-server"
+]) {
   const manifestPath = require.resolve(`${name}/package.json`)
   const manifest = JSON.parse(Fs.readFileSync(manifestPath, "utf8"))
-  const targets = [manifest.main, manifest.types]
+  const targets = [manifest.main, manifest.types, ...Object.values(manifest.bin ?? {})]
   for (const [subpath, target] of Object.entries(manifest.exports)) {
     if (target === null || subpath === "./package.json") continue
     targets.push(target.types, target.default)
@@ -83,4 +89,30 @@ const program = Effect.gen(function* () {
 await Effect.runPromise(program.pipe(Effect.provide(NodeHttpClient.layerUndici)))
 server.close()
 step("getJson retried a 503 twice over undici, a POST was sent once, the drop-in layer kept a 503 a response")
+
+// 4. The chaos server's Effect 4 layer on this project's effect: a service that recovers on
+// attempt 3, and an order placed once through a POST retried with an Idempotency-Key.
+const chaos = Effect.gen(function* () {
+  const server = yield* ChaosServer.ChaosServer
+  const http = yield* ResilientHttpClient.ResilientHttpClient
+  const recovered = yield* Effect.scoped(http.get(`${server.url}/api/chaos/retry/consumer?succeedAfter=2&retryAfter=0`))
+  Assert.equal(recovered.headers["x-attempt"], "3")
+  const placed = yield* Effect.scoped(
+    http.client.post(`${server.url}/api/orders?retryAfter=0`, {
+      headers: { "idempotency-key": "consumer-order" },
+      body: HttpBody.jsonUnsafe({ sku: "A-1" })
+    })
+  )
+  Assert.equal(placed.status, 201)
+  const stats = yield* server.stats
+  Assert.deepEqual(stats.orders, { placed: 1, byIdempotencyKey: { "consumer-order": 3 } })
+})
+await Effect.runPromise(
+  chaos.pipe(
+    Effect.provide(
+      Layer.merge(ChaosServer.layer(), ResilientHttpClient.layer(fast).pipe(Layer.provide(NodeHttpClient.layerUndici)))
+    )
+  )
+)
+step("the chaos server's Effect 4 layer: a retried GET recovered on attempt 3, an order was placed once")
 console.log("consumer (Effect 4): all runtime checks passed")

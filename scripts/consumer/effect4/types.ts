@@ -1,5 +1,7 @@
 // The consumer test's type check of the Effect 4 line (scripts/consumer-test.sh copies it into a
 // fresh project that installed the packed tarball, then runs `tsc --noEmit` with NodeNext).
+import { type ServeError, startChaosServer } from "@effect-http-resilience/chaos-server"
+import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
 import { NodeHttpClient } from "@effect/platform-node"
 import { type Duration, Effect, Layer, type Option, type Result, Schedule, Schema, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
@@ -46,4 +48,12 @@ const resilient = (client: HttpClient.HttpClient): HttpClient.HttpClient.With<Ht
 
 const live = Layer.provide(fromOptions, NodeHttpClient.layerUndici)
 
-export { checked, delay, fromPolicy, fromSchedule, live, resilient, sameMake, todo }
+// The chaos server's Effect 4 layer, and its Effect-free root, in an Effect 4 project.
+const chaos: Layer.Layer<ChaosServer.ChaosServer, ServeError> = ChaosServer.layer({ port: 0 })
+const placed: Effect.Effect<number, never, ChaosServer.ChaosServer> = Effect.flatMap(
+  Effect.service(ChaosServer.ChaosServer),
+  (server) => Effect.map(server.stats, (stats) => stats.orders.placed)
+)
+const started = startChaosServer()
+
+export { chaos, checked, delay, fromPolicy, fromSchedule, live, placed, resilient, sameMake, started, todo }
