@@ -173,7 +173,7 @@ const makeRoutes = (state: ChaosState): ReadonlyArray<Route> => [
   route("/api/chaos/large-json", Faults.largeJson),
   route(Faults.redirectLoopPath, Faults.redirectLoop),
   route(Orders.ordersPath, Orders.placeOrder(state), ["POST"]),
-  route(`${Orders.ordersPath}/:orderId`, (_, params) => Orders.findOrder(state)(params.orderId ?? ""), ["GET", "HEAD"]),
+  route(`${Orders.ordersPath}/:orderId`, Orders.findOrder(state), ["GET", "HEAD"]),
   route("/api/Products/:id", resourceRoute("product", SampleData.product)),
   route("/api/Todos/:id", resourceRoute("todo", SampleData.todo)),
   route("/v1/search", searchRoute),
@@ -309,6 +309,12 @@ const stream = async (
   signal: AbortSignal,
   meter: BodyMeter
 ): Promise<void> => {
+  if (response.req.method === "HEAD") {
+    // Node sends no body for HEAD and ignores writes: producing one would only count bytes never sent.
+    response.writeHead(answer.status, answer.headers)
+    response.end()
+    return
+  }
   meter.started()
   try {
     response.writeHead(answer.status, answer.headers)

@@ -107,7 +107,8 @@ export const placeOrder =
  */
 export const findOrder =
   (state: ChaosState) =>
-  (orderId: string): Answer => {
+  (_: Exchange, params: Readonly<Record<string, string>>): Answer => {
+    const orderId = params.orderId ?? ""
     const placed = state.findOrder(orderId)
     return placed === undefined ? errorJson(404, `order ${quote(orderId)} not found`) : json(placedBody(placed))
   }
