@@ -86,7 +86,7 @@ const connectionReasons: Readonly<Record<ConnectionFailureReason, string>> = {
   Timeout: "no response in time",
   InvalidRequest: "the request could not be sent",
   Unrecoverable: "unrecoverable transport failure",
-  CircuitOpen: "not sent: the circuit breaker is open"
+  CircuitOpen: "not sent: the circuit breaker for this origin is open"
 }
 
 // A body over the reader's limit explains itself (its message is a predicate: "is larger than …").
@@ -104,7 +104,10 @@ const whatHappened = (failure: Failure): string => {
   const onAttempt = `on attempt ${failure.attempt}`
   switch (failure._tag) {
     case "ConnectionError":
-      return `${connectionReasons[failure.reason]} ${onAttempt}`
+      // Nothing was sent: no attempt to name.
+      return failure.reason === "CircuitOpen"
+        ? connectionReasons.CircuitOpen
+        : `${connectionReasons[failure.reason]} ${onAttempt}`
     case "TransientStatus":
     case "PermanentStatus":
       return `status ${failure.status} ${onAttempt}`
@@ -187,7 +190,10 @@ export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string =
 export const describeOutcome = (failure: Failure): string => {
   const reason = failure.giveUpReason
   const what = whatHappened(failure)
-  return reason === undefined ? what : `${what}; ${describeGiveUp(failure, reason)}`
+  // A call stopped by an open circuit before it sent anything: the first clause says it all.
+  const saidAlready =
+    reason === "circuit-open" && failure._tag === "ConnectionError" && failure.reason === "CircuitOpen"
+  return reason === undefined || saidAlready ? what : `${what}; ${describeGiveUp(failure, reason)}`
 }
 
 /**

@@ -42,6 +42,18 @@ describe("FailureMessage", () => {
     )
   })
 
+  it("an open circuit that stopped a call before it sent anything says so once, in one sentence", () => {
+    const notSent = { _tag: "ConnectionError", request, attempt: 1, reason: "CircuitOpen" } as const
+    expect(FailureMessage.describeFailure({ ...notSent, giveUpReason: "circuit-open" })).toBe(
+      "POST https://api.example.com/orders: not sent: the circuit breaker for this origin is open"
+    )
+    expect(FailureMessage.describeOutcome(notSent)).toBe("not sent: the circuit breaker for this origin is open")
+    // After a real failure, the failure comes first and the circuit says why no retry followed.
+    expect(FailureMessage.describeOutcome(transient(2, "circuit-open"))).toBe(
+      "status 503 on attempt 2; gave up: the circuit breaker for this origin is open"
+    )
+  })
+
   it("a body over the reader's limit says so in its own words", () => {
     const cause = { _tag: "BodyTooLarge", message: "is larger than the limit of 10 bytes (it declares 20)" }
     expect(FailureMessage.describeOutcome({ _tag: "DecodeError", request, attempt: 1, status: 200, cause })).toBe(
