@@ -191,9 +191,7 @@ describe("circuit breaker", () => {
       expect(failure).toMatchObject({ _tag: "ConnectionError", reason: "CircuitOpen", giveUpReason: "circuit-open" })
       if (failure._tag !== "ConnectionError") return
       assert.isTrue(failure.cause instanceof CircuitBreaker.CircuitOpen)
-      expect(failure.message).toBe(
-        `GET ${url}: not sent: the circuit breaker for this origin is open`
-      )
+      expect(failure.message).toBe(`GET ${url}: not sent: the circuit breaker for this origin is open`)
     })
   )
 
