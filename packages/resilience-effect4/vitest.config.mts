@@ -2,9 +2,11 @@
 // that the root vitest.workspace.ts glob (packages/*/vitest.config.ts, vitest 3 on Node 20)
 // leaves this package out; vitest still finds it by default.
 import { defineConfig } from "vitest/config"
+import { sharedTestOptions } from "../../vitest.shared.js"
 
 export default defineConfig({
   test: {
+    ...sharedTestOptions,
     name: "resilience-effect4",
     include: ["test/**/*.test.ts"]
   }

@@ -88,9 +88,10 @@ layer(ChaosServer.layer())("GET /api/status/:code", (it) => {
       const server = yield* ChaosServer.ChaosServer
       const ahead = (yield* get(server, "/api/status/503?retryAfterDate=30")).headers["retry-after"] ?? ""
       expect(ahead).toMatch(imfFixdate)
-      // The date has whole seconds, so it may be up to 1 s earlier than now + 30 s.
+      // The date has whole seconds, so it may be up to 1 s earlier than now + 30 s, and busy cores
+      // may take a few more seconds to read it.
       const aheadSeconds = (Date.parse(ahead) - Date.now()) / 1000
-      expect(aheadSeconds).toBeGreaterThan(28)
+      expect(aheadSeconds).toBeGreaterThan(20)
       expect(aheadSeconds).toBeLessThanOrEqual(30)
 
       const past = (yield* get(server, "/api/status/429?retryAfterDate=-60")).headers["retry-after"] ?? ""

@@ -50,9 +50,10 @@ describe("GET /api/chaos/hang", () => {
       yield* Scope.close(scope, Exit.void).pipe(
         // Closing is uninterruptible: disconnect it so that the timeout can report a stuck shutdown.
         Effect.disconnect,
-        Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "shutdown waited on the hanging request" })
+        Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => "shutdown waited on the hanging request" })
       )
-      expect(performance.now() - closingStarted).toBeLessThan(1000)
+      // The hanging request would hold it for ever; busy cores may take a few seconds.
+      expect(performance.now() - closingStarted).toBeLessThan(10_000)
 
       const failure = yield* Fiber.join(patientClient).pipe(Effect.flip)
       expect(failure.stage).toBe("request")

@@ -11,6 +11,7 @@ import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
 import type * as HttpFailure from "../../src/HttpFailure.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../../src/RetryPolicy.js"
+import { eventually } from "../support/eventually.js"
 
 const transports: ReadonlyArray<readonly [string, Layer.Layer<HttpClient.HttpClient>]> = [
   ["undici", NodeHttpClient.layerUndici],
@@ -52,25 +53,23 @@ type Get = (
 const get: Get = (client, url) => client.get(url)
 
 layer(ChaosServer.layer(), { excludeTestServices: true })("against the chaos server", (it) => {
-  it.effect(
-    "a lasting 503 with Retry-After: 5 and maxDelay 2 s: 3 attempts in about 4 s, the 503 handed back",
-    () =>
-      Effect.gen(function* () {
-        const { client, requestsTo, server } = yield* prepare({
-          maxAttempts: 3,
-          backoff: RetryPolicy.exponential("500 millis"),
-          maxDelay: "2 seconds",
-          jitter: "none"
-        })
-        const started = Date.now()
-        const failure = yield* failureOf(get(client, `${server.url}/api/status/503`))
-        const elapsed = Date.now() - started
-        expect(failure).toMatchObject({ _tag: "TransientStatus", status: 503, attempt: 3 })
-        expect(elapsed).toBeGreaterThanOrEqual(3950)
-        expect(elapsed).toBeLessThan(6000)
-        expect(yield* requestsTo("/api/status/503")).toBe(3)
-      }).pipe(Effect.provide(NodeHttpClient.layerUndici)),
-    { timeout: 15_000 }
+  it.effect("a lasting 503 with Retry-After: 5 and maxDelay 2 s: 3 attempts in about 4 s, the 503 handed back", () =>
+    Effect.gen(function* () {
+      const { client, requestsTo, server } = yield* prepare({
+        maxAttempts: 3,
+        backoff: RetryPolicy.exponential("500 millis"),
+        maxDelay: "2 seconds",
+        jitter: "none"
+      })
+      const started = Date.now()
+      const failure = yield* failureOf(get(client, `${server.url}/api/status/503`))
+      const elapsed = Date.now() - started
+      expect(failure).toMatchObject({ _tag: "TransientStatus", status: 503, attempt: 3 })
+      expect(elapsed).toBeGreaterThanOrEqual(3950)
+      // Uncapped, the waits would be 5 s each (10 s); the rest is room for busy cores.
+      expect(elapsed).toBeLessThan(9000)
+      expect(yield* requestsTo("/api/status/503")).toBe(3)
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici))
   )
 
   for (const [name, transport] of transports) {
@@ -170,8 +169,10 @@ layer(ChaosServer.layer(), { excludeTestServices: true })("against the chaos ser
             expect(failure).toMatchObject(expected)
             expect(yield* requestsTo(path.split("?")[0]!)).toBe(requests)
             // Nothing is left running at the server: aborted and drained requests are finished.
-            yield* Effect.sleep("50 millis")
-            expect((yield* server.stats).requests.inFlight).toBe(0)
+            yield* eventually(
+              Effect.map(server.stats, (stats) => stats.requests.inFlight === 0),
+              "no request in flight at the server"
+            )
           }).pipe(Effect.provide(transport))
         )
       }

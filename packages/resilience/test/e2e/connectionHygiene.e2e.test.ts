@@ -44,33 +44,30 @@ const openSockets = () => process.getActiveResourcesInfo().filter((kind) => kind
 
 layer(ChaosServer.layer(), { excludeTestServices: true })("connection hygiene", (it) => {
   for (const { calls, layer: transport, transport: name } of cases) {
-    it.effect(
-      `${calls} calls x 3 attempts against a lasting 503 over ${name} reuse connections and leak none`,
-      () =>
-        Effect.gen(function* () {
-          const server = yield* ChaosServer.ChaosServer
-          yield* server.reset
-          const socketsBefore = openSockets()
-          // No retry budget: every call makes its 3 attempts, the load this test is about.
-          const client = yield* ResilientHttpClient.make({ maxAttempts: 3, jitter: "none", retryBudget: "none" })
-          const failures = yield* Effect.forEach(
-            Array.from({ length: calls }, (_, i) => i),
-            () => Effect.flip(Effect.scoped(client.get(`${server.url}/api/status/503?retryAfter=0`))),
-            { concurrency }
-          )
-          expect(failures.every((failure) => failure._tag === "TransientStatus" && failure.attempt === 3)).toBe(true)
-          const stats = yield* server.stats
-          const requests = calls * 3
-          expect(stats.requests.byPath["/api/status/503"]).toBe(requests)
-          // Drained bodies let keep-alive reuse connections: never more open than the pool, and
-          // far fewer opened than requests (one per request if responses were left to the GC).
-          expect(stats.connections.open, "connections open at the server").toBeLessThanOrEqual(maxConnections)
-          expect(stats.connections.opened, "connections opened").toBeLessThan(requests / 10)
-          expect(stats.requests.inFlight, "requests still in flight").toBe(0)
-          // Idle keep-alive sockets may stay pooled in the client, but none beyond the pool.
-          expect(openSockets() - socketsBefore, "sockets the client still holds").toBeLessThanOrEqual(maxConnections)
-        }).pipe(Effect.provide(transport)),
-      { timeout: 60_000 }
+    it.effect(`${calls} calls x 3 attempts against a lasting 503 over ${name} reuse connections and leak none`, () =>
+      Effect.gen(function* () {
+        const server = yield* ChaosServer.ChaosServer
+        yield* server.reset
+        const socketsBefore = openSockets()
+        // No retry budget: every call makes its 3 attempts, the load this test is about.
+        const client = yield* ResilientHttpClient.make({ maxAttempts: 3, jitter: "none", retryBudget: "none" })
+        const failures = yield* Effect.forEach(
+          Array.from({ length: calls }, (_, i) => i),
+          () => Effect.flip(Effect.scoped(client.get(`${server.url}/api/status/503?retryAfter=0`))),
+          { concurrency }
+        )
+        expect(failures.every((failure) => failure._tag === "TransientStatus" && failure.attempt === 3)).toBe(true)
+        const stats = yield* server.stats
+        const requests = calls * 3
+        expect(stats.requests.byPath["/api/status/503"]).toBe(requests)
+        // Drained bodies let keep-alive reuse connections: never more open than the pool, and
+        // far fewer opened than requests (one per request if responses were left to the GC).
+        expect(stats.connections.open, "connections open at the server").toBeLessThanOrEqual(maxConnections)
+        expect(stats.connections.opened, "connections opened").toBeLessThan(requests / 10)
+        expect(stats.requests.inFlight, "requests still in flight").toBe(0)
+        // Idle keep-alive sockets may stay pooled in the client, but none beyond the pool.
+        expect(openSockets() - socketsBefore, "sockets the client still holds").toBeLessThanOrEqual(maxConnections)
+      }).pipe(Effect.provide(transport))
     )
   }
 })

@@ -189,12 +189,15 @@ layer(ChaosServer.layer(), { excludeTestServices: true })("hostile servers (issu
             const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
             lines.push(Cause.isEmpty(cause) ? text : `${text} ${Cause.pretty(cause)}`)
           })
-          const client = yield* ResilientHttpClient.make({ ...fast, attemptTimeout: "100 millis" })
+          // A short limit only where the server never answers: busy cores can take longer than
+          // that to answer a 503.
+          const client = yield* ResilientHttpClient.make(fast)
+          const hanging = yield* ResilientHttpClient.make({ ...fast, attemptTimeout: "100 millis" })
           const statuses = yield* failureOf(client.get(`${server.url}/api/status/503?retryAfter=0`)).pipe(
             Effect.provide(Logger.replace(Logger.defaultLogger, capturing)),
             Logger.withMinimumLogLevel(LogLevel.Debug)
           )
-          const timeouts = yield* failureOf(client.get(`${server.url}/api/chaos/hang`)).pipe(
+          const timeouts = yield* failureOf(hanging.get(`${server.url}/api/chaos/hang`)).pipe(
             Effect.provide(Logger.replace(Logger.defaultLogger, capturing)),
             Logger.withMinimumLogLevel(LogLevel.Debug)
           )

@@ -44,24 +44,20 @@ layer(ChaosServer.layer(), { excludeTestServices: true })("overload protection o
         expect(budgeted.perCall).toBeLessThanOrEqual((calls + 130 + 2) / calls)
         const refused = budgeted.failures.filter((failure) => failure.giveUpReason === "retry-budget-exhausted")
         expect(refused.length).toBeGreaterThan(100)
-      }).pipe(Effect.provide(NodeHttpClient.layerUndici)),
-    { timeout: 20_000 }
+      }).pipe(Effect.provide(NodeHttpClient.layerUndici))
   )
 
-  it.effect(
-    "an outage with the breaker: after it opens, calls end at once and nothing reaches the server",
-    () =>
-      Effect.gen(function* () {
-        const guarded = yield* outage({
-          ...fast,
-          retryBudget: "none",
-          circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(5), breakDuration: "30 seconds" }
-        })
-        // Five failed attempts open the circuit (a few more were in flight at that moment).
-        expect(guarded.perCall * calls).toBeLessThan(5 + 16 * 3)
-        const rejected = guarded.failures.filter((failure) => failure.giveUpReason === "circuit-open")
-        expect(rejected.length).toBeGreaterThan(calls - 30)
-      }).pipe(Effect.provide(NodeHttpClient.layerUndici)),
-    { timeout: 20_000 }
+  it.effect("an outage with the breaker: after it opens, calls end at once and nothing reaches the server", () =>
+    Effect.gen(function* () {
+      const guarded = yield* outage({
+        ...fast,
+        retryBudget: "none",
+        circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(5), breakDuration: "30 seconds" }
+      })
+      // Five failed attempts open the circuit (a few more were in flight at that moment).
+      expect(guarded.perCall * calls).toBeLessThan(5 + 16 * 3)
+      const rejected = guarded.failures.filter((failure) => failure.giveUpReason === "circuit-open")
+      expect(rejected.length).toBeGreaterThan(calls - 30)
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici))
   )
 })
