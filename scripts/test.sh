@@ -1,18 +1,33 @@
 #!/usr/bin/env bash
-# `pnpm test`: every suite in the repository, in two vitest runs. First the vitest 3 projects on the
-# system's Node (vitest.workspace.ts: the Effect 3 library, chaos server, examples, bench), then the
-# Effect 4 package's vitest 5 under Node 22 (`pnpm test:effect4`, through scripts/node22.sh). Both
-# always run, so one run reports every failure; the status is the first non-zero one. Each run ends
-# with its own vitest summary (`Tests  N passed`), which .ci/run adds up.
+# `pnpm test`: every suite but the slow ones, in two vitest runs side by side: the vitest 3
+# projects on the system's Node (vitest.workspace.ts: core, the Effect 3 library, chaos server,
+# examples), and the Effect 4 package's vitest 5 under Node 22 (`pnpm test:effect4`, through
+# scripts/node22.sh). `pnpm test:slow` runs the projects named "slow-*" (the bench's tests, the
+# demo end to end); CI runs both.
+#
+# Side by side because most of the suites' time is waiting (sockets, child processes, timers), not
+# CPU. The Effect 4 run's output is held back and printed after the vitest 3 run's, so the two never
+# interleave. Each ends with its own summary (`Tests  N passed`), which .ci/run adds up. The status
+# is the first non-zero one.
 #
 # Arguments go to the vitest 3 run only, e.g. `pnpm test -- --project resilience`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-pnpm exec vitest run "$@"
+# vitest 3 runs one worker per core less one: a single worker on two cores, so every file waits for
+# the last. Three workers overlap the waits.
+workers="${TEST_WORKERS:-3}"
+
+effect4_log="$(mktemp)"
+trap 'rm -f "$effect4_log"' EXIT
+pnpm test:effect4 >"$effect4_log" 2>&1 &
+effect4_pid=$!
+
+pnpm exec vitest run --project '!slow-*' --maxWorkers="$workers" --minWorkers=1 "$@"
 effect3=$?
-pnpm test:effect4
+wait "$effect4_pid"
 effect4=$?
+cat "$effect4_log"
 
 if [ "$effect3" -ne 0 ]; then
   exit "$effect3"

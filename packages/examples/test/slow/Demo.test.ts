@@ -1,15 +1,16 @@
 /**
- * `pnpm demo -- --line effect4`: the demo's own process (Node 20, Effect 3) runs the chaos server
- * and starts the Effect 4 demo under Node 22 through scripts/node22.sh; its output and exit code
- * are the demo's.
+ * `pnpm demo` end to end, as a newcomer runs it: the Effect 3 scenarios in the demo's own process,
+ * and `pnpm demo -- --line effect4`, where that process runs the chaos server and starts the
+ * Effect 4 demo under Node 22 through scripts/node22.sh; its output and exit code are the demo's.
+ * Each run takes its real waits (about 20 s), so these run in `pnpm test:slow`.
  */
 import * as ChildProcess from "node:child_process"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { describe, expect, it } from "vitest"
-import * as Driver from "../src/demo/Driver.js"
+import * as Driver from "../../src/demo/Driver.js"
 
-const demo = fileURLToPath(new URL("../src/demo.ts", import.meta.url))
+const demo = fileURLToPath(new URL("../../src/demo.ts", import.meta.url))
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
 
 /** Runs `pnpm demo -- <args>` as the root script does (tsx on this Node), without colour. */
@@ -32,6 +33,20 @@ const runDemo = (args: ReadonlyArray<string>) =>
   })
 
 describe("pnpm demo", () => {
+  it("runs every scenario on the Effect 3 line and exits 0", async () => {
+    const { code, stderr, stdout } = await runDemo([])
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+    const lines = stdout.split("\n")
+    expect(
+      lines.filter((line) =>
+        /^ {2}\+\d+\.\d\ds {2}attempt 1 {2}503 Service Unavailable {2}-> give up \(not idempotent\)$/.test(line)
+      )
+    ).toHaveLength(1)
+    expect(lines.filter((line) => line.startsWith("   ok  "))).toHaveLength(10)
+    expect(stdout.trimEnd().endsWith("all 10 scenarios behaved as expected")).toBe(true)
+  }, 240_000)
+
   it("runs every scenario on the Effect 4 line, under Node 22, with the same timeline and exit code", async () => {
     const { code, stderr, stdout } = await runDemo(["--line", "effect4"])
     expect(stderr).toBe("")
@@ -58,24 +73,4 @@ describe("pnpm demo", () => {
     expect(stdout).toBe("")
     expect(stderr.trim()).toBe(Driver.usage)
   }, 60_000)
-})
-
-describe("the demo's command line", () => {
-  it("reads --line and --url, and --server only as the Effect 3 process hands its chaos server on", () => {
-    expect(Driver.parseArgs([])).toEqual({ _tag: "Scenarios", line: "effect3", server: undefined })
-    expect(Driver.parseArgs(["--", "--line", "effect4"])).toEqual({
-      _tag: "Scenarios",
-      line: "effect4",
-      server: undefined
-    })
-    expect(Driver.parseArgs(["--line", "effect4", "--url", "http://api.test/x"])).toEqual({
-      _tag: "Url",
-      line: "effect4",
-      url: "http://api.test/x"
-    })
-    expect(Driver.parseArgs(["--server", "http://127.0.0.1:1"])).toMatchObject({ server: "http://127.0.0.1:1" })
-    expect(Driver.parseArgs(["--url", "nope"])).toMatch(/^not a URL: nope/)
-    expect(Driver.parseArgs(["--line"])).toBe(Driver.usage)
-    expect(Driver.parseArgs(["--url", "http://a.test", "--server", "http://b.test"])).toBe(Driver.usage)
-  })
 })

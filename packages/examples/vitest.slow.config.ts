@@ -1,0 +1,11 @@
+import { defineProject } from "vitest/config"
+import { sharedTestOptions } from "../../vitest.shared.js"
+
+// "slow-": run by `pnpm test:slow`: `pnpm demo` end to end on both lines, in processes of its own.
+export default defineProject({
+  test: {
+    ...sharedTestOptions,
+    name: "slow-examples",
+    include: ["test/slow/**/*.test.ts"]
+  }
+})
