@@ -142,8 +142,8 @@ typecheck tsconfig.bundler.json
 # comes from the core's tarball, as above.
 echo "== consumer test (Effect 4): npm install in $work/project-effect4"
 mkdir -p "$work/project-effect4"
-cp "$root/scripts/consumer/effect4/main.mjs" "$root/scripts/consumer/effect4/types.ts" \
-  "$root/scripts/consumer/tsconfig.nodenext.json" "$work/project-effect4/"
+cp "$root/scripts/consumer/effect4/main.mjs" "$root/scripts/consumer/effect4/node20.mjs" \
+  "$root/scripts/consumer/effect4/types.ts" "$root/scripts/consumer/tsconfig.nodenext.json" "$work/project-effect4/"
 cd "$work/project-effect4"
 cat > package.json <<JSON
 { "name": "consumer-effect4", "version": "1.0.0", "private": true, "type": "module",
@@ -160,6 +160,10 @@ npm ls --all @effect-http-resilience/core
 
 echo "== consumer test (Effect 4): ESM program under Node 22"
 timeout 120 bash "$root/scripts/node22.sh" node main.mjs
+
+# The README's way on older Node: the library over FetchHttpClient, with the system's Node.
+echo "== consumer test (Effect 4): FetchHttpClient under the system's Node ($(node --version))"
+timeout 120 node node20.mjs
 
 typecheck tsconfig.nodenext.json
 

@@ -6,16 +6,26 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { describe, expect, it } from "vitest"
 
-const readme = Fs.readFileSync(Path.join(import.meta.dirname, "../../README.md"), "utf8")
-const section = readme.slice(readme.indexOf("## Testing your code"))
-const blocks = [...section.slice(0, section.indexOf("\n## ", 1)).matchAll(/```ts\n([\s\S]*?)\n```/g)].map(
-  (match) => match[1] ?? ""
-)
+/** The ```ts blocks of a README's "Testing your code" section. */
+const testingExamples = (path: string) => {
+  const readme = Fs.readFileSync(Path.join(import.meta.dirname, path), "utf8")
+  const section = readme.slice(readme.indexOf("## Testing your code"))
+  return [...section.slice(0, section.indexOf("\n## ", 1)).matchAll(/```ts\n([\s\S]*?)\n```/g)].map(
+    (match) => match[1] ?? ""
+  )
+}
+const blocks = testingExamples("../../README.md")
+// The repository's README shows the first of them.
+const rootBlocks = testingExamples("../../../../README.md")
 const files = ["exactWaits.test.ts", "chaosServer.e2e.test.ts"]
 
 describe("README, Testing your code", () => {
   it("has one example per test file of test/readme", () => {
     expect(blocks).toHaveLength(files.length)
+  })
+
+  it("the repository's README shows the TestClock example as it is here", () => {
+    expect(rootBlocks).toEqual([blocks[0]])
   })
 
   it.each(files.map((file, index) => [file, index] as const))(
