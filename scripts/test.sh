@@ -23,7 +23,7 @@ trap 'rm -f "$effect4_log"' EXIT
 pnpm test:effect4 >"$effect4_log" 2>&1 &
 effect4_pid=$!
 
-pnpm exec vitest run --project '!slow-*' --maxWorkers="$workers" --minWorkers=1 "$@"
+pnpm exec vitest run --project '!slow-*' --maxWorkers="$workers" --minWorkers="$workers" "$@"
 effect3=$?
 wait "$effect4_pid"
 effect4=$?

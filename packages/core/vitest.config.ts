@@ -4,6 +4,9 @@ import { sharedTestOptions } from "../../vitest.shared.js"
 export default defineProject({
   test: {
     ...sharedTestOptions,
+    // Its files share no global state, so one worker loads the modules once for all of them: the
+    // loading, not the tests, was most of this project's time.
+    isolate: false,
     name: "core",
     include: ["test/**/*.test.ts"],
     exclude: ["test/slow/**"]
