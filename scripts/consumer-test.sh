@@ -5,7 +5,7 @@
 # moduleResolution NodeNext and Bundler: an Effect 3 project, an Effect 4 project, and a project
 # without Effect that has only the chaos server. Any failure fails the run.
 #
-# Environment: CONSUMER_TEST_TIMEOUT (seconds, default 420) bounds the whole run;
+# Environment: CONSUMER_TEST_TIMEOUT (seconds, default 900: npm installs in four projects, on busy cores) bounds the whole run;
 # CONSUMER_TEST_KEEP=1 keeps the temporary project for inspection.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ root="$PWD"
 
 # Bound the whole run: re-run this script under `timeout`, which signals the process group.
 if [ -z "${CONSUMER_TEST_BOUNDED:-}" ]; then
-  CONSUMER_TEST_BOUNDED=1 exec timeout --kill-after=15 "${CONSUMER_TEST_TIMEOUT:-420}" bash "$0" "$@"
+  CONSUMER_TEST_BOUNDED=1 exec timeout --kill-after=15 "${CONSUMER_TEST_TIMEOUT:-900}" bash "$0" "$@"
 fi
 
 PNPM="npx -y pnpm@10.34.9"
