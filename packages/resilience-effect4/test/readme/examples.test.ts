@@ -1,0 +1,193 @@
+/**
+ * The examples of the READMEs and of the JSDoc that make HTTP calls, run as written against a live
+ * chaos server: the Effect 4 line's here (those of this package and those importing the Effect 4
+ * packages), the Effect 3 line's in packages/resilience/test/readme/examples.test.ts. scripts/doc-examples.ts says how a
+ * README marks its ```ts blocks and how an example becomes a module: it is written into a directory
+ * of this package with `http://127.0.0.1:8080` replaced by the URL of a chaos server started for it
+ * (port 0, 127.0.0.1), imported, and its Effect run; its check then asserts what its comments
+ * promise, and an example aimed at port 8080 must have reached the live server.
+ *
+ * It fails when an example stops working, when a README block has no marker, when an example marked
+ * to run has no check here (or a check no example), and when a JSDoc example naming port 8080 is not
+ * listed here. No wall-clock bound: a run takes what its waits take (2 s for the orders examples,
+ * the server's Retry-After: 1 twice), and the runs overlap.
+ */
+import { type StartedChaosServer, type Stats, startChaosServer } from "@effect-http-resilience/chaos-server"
+import { Cause, Duration, Effect, Exit, Logger, type Scope } from "effect"
+import { ResilientHttpClient } from "effect-http-resilience-effect4"
+import * as Fs from "node:fs"
+import * as Url from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as DocExamples from "../../../../scripts/doc-examples.js"
+
+interface Outcome {
+  /** What the example's Effect succeeded with (nothing for a module). */
+  readonly value: unknown
+  /** The Effect's log lines, `LEVEL message`. */
+  readonly logs: ReadonlyArray<string>
+  readonly decisions: ReadonlyArray<ResilientHttpClient.Decision>
+  /** The live server (still open) and its stats after the run. */
+  readonly server: StartedChaosServer
+  readonly stats: Stats
+}
+
+type Check = (outcome: Outcome) => void | Promise<void>
+
+/** Every decision in words: `retry 1 after 1000 ms (retry-after)`, `give up: not-idempotent`. */
+const described = (decisions: ReadonlyArray<ResilientHttpClient.Decision>) =>
+  decisions.map((decision) =>
+    decision._tag === "Retry"
+      ? `retry ${decision.failure.attempt} after ${Duration.toMillis(decision.delay)} ms (${decision.source})`
+      : `give up: ${decision.reason}`
+  )
+
+/** A POST /api/orders with an Idempotency-Key: two 503s with Retry-After: 1, each waited, then placed. */
+const orderPlacedAfterTwoRetries = (outcome: Outcome) => {
+  expect(described(outcome.decisions).slice(0, 2)).toEqual([
+    "retry 1 after 1000 ms (retry-after)",
+    "retry 2 after 1000 ms (retry-after)"
+  ])
+  expect(outcome.stats.orders).toMatchObject({ placed: 1, byIdempotencyKey: { "order-42": 3 } })
+}
+
+/** What each README example marked to run on this line promises, by `README#ID`. */
+const readmeChecks: Record<string, Check> = {
+  "packages/chaos-server/README.md#effect4-layer": ({ value }) => {
+    expect(value).toEqual([201, 1]) // the comment: the order is placed once
+  },
+  "packages/resilience-effect4/README.md#quick-start": ({ value }) => {
+    expect(value).toEqual({ id: 7, name: "Product 7", price: expect.any(Number) })
+  },
+  "packages/resilience-effect4/README.md#typed-failures": (outcome) => {
+    expect(outcome.value).toEqual([201, "Product 7"])
+    orderPlacedAfterTwoRetries(outcome)
+  }
+}
+
+/** The JSDoc examples this line runs, and those naming port 8080 that it does not, with why. */
+const jsdocRuns: Record<
+  string,
+  { readonly target: DocExamples.Target; readonly check: Check } | { readonly notRun: string }
+> = {
+  "packages/resilience-effect4/src/ResilientHttpClient.ts#ResilientHttpClient": {
+    target: { _tag: "Binding", name: "program" },
+    check: ({ value }) => expect(value).toEqual({ id: 1, title: "Todo 1" })
+  },
+  "packages/resilience-effect4/src/ResilientHttpClient.ts#ResilientHttpClient.Service": {
+    notRun: "a fragment that shows the service's types: its `http` is declared, not built"
+  },
+  "packages/resilience-effect4/src/ResilientHttpClient.ts#make": {
+    target: { _tag: "Binding", name: "program" },
+    check: ({ value }) => expect(value).toBe(200)
+  },
+  "packages/resilience-effect4/src/ResilientHttpClient.ts#withResilience": {
+    target: { _tag: "Binding", name: "program" },
+    check: (outcome) => {
+      expect(outcome.value).toBe(201)
+      orderPlacedAfterTwoRetries(outcome)
+    }
+  },
+  "packages/resilience-effect4/src/ResilientHttpClient.ts#layerHttpClient": {
+    target: { _tag: "LastStatement" },
+    check: ({ value }) => expect(value).toBe(200)
+  },
+  "packages/chaos-server/effect4/src/ChaosServer.ts#ChaosServer": {
+    target: { _tag: "Binding", name: "program" },
+    check: ({ value }) => expect(value).toBe(503)
+  },
+  "packages/chaos-server/effect4/src/ChaosServer.ts#layer": {
+    target: { _tag: "Binding", name: "program" },
+    check: ({ value }) => expect(value).toBe("3")
+  },
+  "packages/chaos-server/effect4/src/ChaosServer.ts#ServeError": {
+    notRun: "it binds port 8080 on purpose, to show the failure when the port is taken; a test takes no fixed port"
+  }
+}
+
+const line: DocExamples.EffectLine = "effect4"
+const readme = DocExamples.readmeExamples()
+const readmeRuns = readme.examples.filter((example) => example.effectLine === line && example.marker?._tag === "Run")
+const jsdoc = DocExamples.jsdocExamples().filter((example) => example.effectLine === line)
+
+let dir = ""
+beforeAll(() => {
+  dir = DocExamples.runnableDir(line)
+})
+afterAll(() => {
+  if (dir !== "") Fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/** Runs the example against a chaos server of its own, then its check. */
+const run = async (example: DocExamples.Example, target: DocExamples.Target, check: Check): Promise<void> => {
+  const server = await startChaosServer()
+  try {
+    const path = DocExamples.writeRunnable(example, target, server.url, dir)
+    const module = (await import(Url.pathToFileURL(path).href)) as { readonly example?: unknown }
+    const logs: Array<string> = []
+    const decisions: Array<ResilientHttpClient.Decision> = []
+    let value: unknown
+    if (target._tag !== "Module") {
+      const effect = module.example
+      if (!Effect.isEffect(effect)) throw new Error(`${example.key}: what it runs is not an Effect`)
+      const capture = Logger.make(({ logLevel, message }) => {
+        logs.push(`${logLevel.toUpperCase()} ${(Array.isArray(message) ? message : [message]).map(String).join(" ")}`)
+      })
+      const exit = await Effect.runPromiseExit(
+        (effect as Effect.Effect<unknown, unknown, Scope.Scope>).pipe(
+          Effect.scoped,
+          ResilientHttpClient.observeDecisions((decision) => Effect.sync(() => void decisions.push(decision))),
+          Effect.provide(Logger.layer([capture]))
+        )
+      )
+      if (Exit.isFailure(exit)) {
+        throw new Error(`${example.key} failed: ${Cause.pretty(exit.cause)}\nits logs: ${logs.join("\n")}`)
+      }
+      value = exit.value
+    }
+    const stats = await server.stats()
+    if (/(127\.0\.0\.1|localhost):8080/.test(example.code)) {
+      expect(stats.requests.total, "requests that reached the live server").toBeGreaterThan(0)
+    }
+    await check({ value, logs, decisions, server, stats })
+  } finally {
+    await server.close()
+  }
+}
+
+describe("the README and JSDoc examples of the Effect 4 line, against a live chaos server", () => {
+  it("every ```ts block of the READMEs is marked: run, tested by a file that holds it, or not run", () => {
+    expect(readme.problems).toEqual([])
+    expect(
+      readme.examples.filter((example) => example.effectLine === line).flatMap(DocExamples.markerProblems)
+    ).toEqual([])
+  })
+
+  it("every README example marked to run here has a check, and every check its example", () => {
+    expect(readmeRuns.map((example) => example.key).sort()).toEqual(Object.keys(readmeChecks).sort())
+  })
+
+  it("every JSDoc example naming port 8080 is listed here, and every one listed exists", () => {
+    const keys = jsdoc.map((example) => example.key)
+    const missing = jsdoc.filter((example) => DocExamples.namesPort8080(example.code) && !(example.key in jsdocRuns))
+    expect(missing.map((example) => `${example.source}:${example.line}: ${example.key}`)).toEqual([])
+    expect(Object.keys(jsdocRuns).filter((key) => !keys.includes(key))).toEqual([])
+  })
+
+  describe.concurrent("each runs as written", () => {
+    for (const example of readmeRuns) {
+      it(example.key, async () => {
+        const check = readmeChecks[example.key]
+        if (example.marker?._tag !== "Run" || check === undefined) throw new Error(`${example.key}: no check`)
+        await run(example, example.marker.target, check)
+      })
+    }
+    for (const [key, entry] of Object.entries(jsdocRuns)) {
+      if (!("check" in entry)) continue
+      it(key, async () => {
+        const example = jsdoc.find((candidate) => candidate.key === key)
+        if (example === undefined) throw new Error(`${key}: no such JSDoc example`)
+        await run(example, entry.target, entry.check)
+      })
+    }
+  })
+})
