@@ -1,6 +1,6 @@
 /**
- * The forked race that times an attempt where the signal cannot (TestClock, a transport that
- * does not take our signal) and bounds a release without one: its edge cases.
+ * The forked race that times every attempt and bounds the release of a discarded response: its
+ * edge cases.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber, Logger, LogLevel, TestClock } from "effect"

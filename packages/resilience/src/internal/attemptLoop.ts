@@ -14,7 +14,7 @@ import * as decisions from "./decisions.js"
 import * as metrics from "./metrics.js"
 import * as overload from "./overload.js"
 import type { ResolvedPolicy } from "./policyInput.js"
-import { release } from "./attemptLimit.js"
+import { drain } from "./responseBody.js"
 
 /**
  * One attempt of a call, given its number and its time limit in milliseconds (`Infinity`:
@@ -43,7 +43,7 @@ export type GiveUp<A, E, R> = (
  */
 export const releaseHeld = (failure: HttpFailure.HttpFailure): Effect.Effect<void> => {
   const response = takeHeldResponse(failure)
-  return response === undefined ? Effect.void : release(response)
+  return response === undefined ? Effect.void : drain(response)
 }
 
 /**

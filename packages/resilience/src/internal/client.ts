@@ -47,7 +47,6 @@ const makeService = (
   policy: policyInput.ResolvedPolicy
 ): ResilientHttpClient.ResilientHttpClient.Service => {
   const client = withResolvedPolicy(underlying, policy)
-  const limits = attemptLimit.makeLimitState()
 
   const getJson = <A, I, R>(
     url: string | URL,
@@ -62,8 +61,10 @@ const makeService = (
       policy,
       request,
       (attempt, limitMillis) =>
-        attemptLimit.limited(limits, attempt, limitMillis, true, send, (sent) =>
-          Effect.flatMap(exchange(attempt, sent, policy, true), (response) =>
+        attemptLimit.limited(
+          attempt,
+          limitMillis,
+          Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
             Effect.flatMap(readJson(response, attempt, policy.maxBodyBytes), (json) =>
               Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
             )

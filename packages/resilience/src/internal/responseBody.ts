@@ -31,29 +31,13 @@ const collectAtMost = (
     (collected, chunk) => collected.push(chunk)
   )
 
-/**
- * How a read is bounded in time: `undefined` when too late.
- *
- * @internal
- */
-export type Bound = <A, E>(read: Effect.Effect<A, E>) => Effect.Effect<A, E | undefined>
-
-/**
- * No bound of its own: for a body whose request a timer of the caller's aborts when it is too
- * late, which ends the read.
- *
- * @internal
- */
-export const boundElsewhere: Bound = (read) => read
-
 // Never fails: `undefined` when the body could not be read (in time).
 const readAtMost = (
   response: HttpClientResponse.HttpClientResponse,
-  maxBytes: number,
-  bound: Bound = withinReadTime
+  maxBytes: number
 ): Effect.Effect<Body.Collected | undefined> =>
   collectAtMost(response, maxBytes).pipe(
-    bound,
+    withinReadTime,
     Effect.orElseSucceed(() => undefined)
   )
 
@@ -67,34 +51,17 @@ const abortBody = (response: HttpClientResponse.HttpClientResponse): Effect.Effe
  *
  * @internal
  */
-export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
-  Effect.asVoid(drainWithin(response, withinReadTime, false))
-
-/**
- * Reads a small body to its end within `bound`: `true` when it was, `false` when it was too
- * large, too slow or broke off. A too large body is aborted here unless `abortable` says the
- * caller will end its request itself. Never fails.
- *
- * @internal
- */
-export const drainWithin = (
-  response: HttpClientResponse.HttpClientResponse,
-  bound: Bound,
-  abortable: boolean
-): Effect.Effect<boolean> => {
+export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> => {
   switch (Body.releasePlan(response.headers)) {
     case "nothing":
-      return Effect.succeed(true)
+      return Effect.void
     case "abort":
-      return abortable ? Effect.succeed(false) : Effect.as(abortBody(response), false)
+      return abortBody(response)
     case "read-whole":
       // A declared length bounds the body: read it whole, without a stream around it.
-      return Effect.match(bound(response.arrayBuffer), { onFailure: () => false, onSuccess: () => true })
+      return Effect.ignore(withinReadTime(response.arrayBuffer))
     case "read-at-most":
-      return Effect.map(
-        readAtMost(response, Body.drainMaxBytes, bound),
-        (collected) => collected !== undefined && collected.size <= Body.drainMaxBytes
-      )
+      return Effect.asVoid(readAtMost(response, Body.drainMaxBytes))
   }
 }
 

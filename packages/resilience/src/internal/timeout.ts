@@ -6,12 +6,10 @@ import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 
-/** @internal */
-export const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
+const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
 
 // The longest delay `setTimeout` holds; the live clock splits longer sleeps, so do they here.
-/** @internal */
-export const maxTimerMillis = 2 ** 31 - 1
+const maxTimerMillis = 2 ** 31 - 1
 
 /**
  * `Effect.timeoutFail`, with the same outcome: on time, `self`'s exit; too late, `self` is

@@ -25,8 +25,6 @@ export class TrackedResponse implements HttpClientResponse.HttpClientResponse {
   readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
   readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
   bodyTaken = false
-  /** The body was read to its end: nothing of it is left to release. */
-  bodyRead = false
   // Some transports build a new Headers object on every access: built once here.
   private cachedHeaders: Headers.Headers | undefined
 
@@ -35,10 +33,7 @@ export class TrackedResponse implements HttpClientResponse.HttpClientResponse {
   private taking<A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E> {
     return Effect.suspend(() => {
       this.bodyTaken = true
-      return Effect.map(read, (value) => {
-        this.bodyRead = true
-        return value
-      })
+      return read
     })
   }
 

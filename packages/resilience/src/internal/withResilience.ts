@@ -13,6 +13,7 @@ import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } fro
 import { describeOutcome } from "@effect-http-resilience/core/FailureMessage"
 import * as policyInput from "./policyInput.js"
 import * as attemptLimit from "./attemptLimit.js"
+import { drain } from "./responseBody.js"
 import { TrackedResponse } from "./trackedResponse.js"
 
 // Any error but the platform's. Also what tells the compiler that the attempt loop turned every
@@ -68,6 +69,7 @@ export const failWithReason = (
   Effect.zipRight(attemptLoop.releaseHeld(failure), Effect.fail(attemptLoop.withGiveUpReason(failure, reason)))
 
 // The response goes to the caller; its scope releases the body if the caller leaves it unread.
+// A body taken is the reader's: the platform ends its request when the read stops.
 const bindToScope = (
   scope: Scope.Scope,
   response: HttpClientResponse.HttpClientResponse
@@ -76,13 +78,7 @@ const bindToScope = (
   return Effect.as(
     Scope.addFinalizer(
       scope,
-      Effect.suspend(() =>
-        tracked.bodyRead
-          ? Effect.void
-          : tracked.bodyTaken
-            ? Effect.sync(() => attemptLimit.endRequest(response))
-            : attemptLimit.release(response)
-      )
+      Effect.suspend(() => (tracked.bodyTaken ? Effect.void : drain(response)))
     ),
     tracked
   )
@@ -96,15 +92,16 @@ export const withResolvedPolicy = <E, R>(
   HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
   R | Scope.Scope
 > => {
-  const limits = attemptLimit.makeLimitState()
   return HttpClient.transform(self, (send, request) =>
     Effect.flatMap(Effect.scope, (scope) =>
       attemptLoop.run(
         policy,
         request,
         (attempt, limitMillis) =>
-          attemptLimit.limited(limits, attempt, limitMillis, false, send, (sent) =>
-            Effect.flatMap(exchange(attempt, sent, policy, true), (response) => bindToScope(scope, response))
+          attemptLimit.limited(
+            attempt,
+            limitMillis,
+            Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response))
           ),
         failWithReason
       )
@@ -189,7 +186,7 @@ export const withPlatformTypes = <R>(
     attemptLoop.run(
       policy,
       request,
-      (attempt, limitMillis) => attemptLimit.raced(attempt, limitMillis, exchange(attempt, send, policy, false)),
+      (attempt, limitMillis) => attemptLimit.limited(attempt, limitMillis, exchange(attempt, send, policy, false)),
       platformGiveUp
     )
   )
