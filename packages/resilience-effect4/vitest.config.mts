@@ -7,7 +7,17 @@ import { sharedTestOptions } from "../../vitest.shared.js"
 export default defineConfig({
   test: {
     ...sharedTestOptions,
-    name: "resilience-effect4",
-    include: ["test/**/*.test.ts"]
+    projects: [
+      {
+        extends: true,
+        // The unit suites share no global state: one worker loads the modules once for all.
+        test: { name: "resilience-effect4", include: ["test/*.test.ts"], isolate: false }
+      },
+      {
+        extends: true,
+        // Over real sockets, and the README's examples: a module graph per file, as on Effect 3.
+        test: { name: "resilience-effect4-e2e", include: ["test/e2e/**/*.test.ts", "test/readme/**/*.test.ts"] }
+      }
+    ]
   }
 })
