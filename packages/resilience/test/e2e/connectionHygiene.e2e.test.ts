@@ -32,7 +32,7 @@ interface Case {
 }
 
 const cases: ReadonlyArray<Case> = [
-  { transport: "undici (pool of 32)", layer: pooledUndici, calls: 400 },
+  { transport: "undici (pool of 32)", layer: pooledUndici, calls: 200 },
   { transport: "fetch", layer: FetchHttpClient.layer, calls: 300 }
 ]
 
