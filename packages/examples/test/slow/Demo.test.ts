@@ -32,39 +32,38 @@ const runDemo = (args: ReadonlyArray<string>) =>
     child.once("close", (code) => resolve({ code, stdout, stderr }))
   })
 
+/** The demo exited 0 with every scenario behaving; its stdout's lines. */
+const expectEveryScenarioPassed = (run: {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}) => {
+  expect(run.stderr).toBe("")
+  expect(run.code).toBe(0)
+  const lines = run.stdout.split("\n")
+  // The timeline of the unkeyed POST, whatever the time it took.
+  expect(
+    lines.filter((line) =>
+      /^ {2}\+\d+\.\d\ds {2}attempt 1 {2}503 Service Unavailable {2}-> give up \(not idempotent\)$/.test(line)
+    )
+  ).toHaveLength(1)
+  expect(lines.filter((line) => line.startsWith("   ok  "))).toHaveLength(10)
+  expect(run.stdout.trimEnd().endsWith("all 10 scenarios behaved as expected")).toBe(true)
+  return lines
+}
+
 describe("pnpm demo", () => {
   it("runs every scenario on the Effect 3 line and exits 0", async () => {
-    const { code, stderr, stdout } = await runDemo([])
-    expect(stderr).toBe("")
-    expect(code).toBe(0)
-    const lines = stdout.split("\n")
-    expect(
-      lines.filter((line) =>
-        /^ {2}\+\d+\.\d\ds {2}attempt 1 {2}503 Service Unavailable {2}-> give up \(not idempotent\)$/.test(line)
-      )
-    ).toHaveLength(1)
-    expect(lines.filter((line) => line.startsWith("   ok  "))).toHaveLength(10)
-    expect(stdout.trimEnd().endsWith("all 10 scenarios behaved as expected")).toBe(true)
+    expectEveryScenarioPassed(await runDemo([]))
   }, 240_000)
 
   it("runs every scenario on the Effect 4 line, under Node 22, with the same timeline and exit code", async () => {
-    const { code, stderr, stdout } = await runDemo(["--line", "effect4"])
-    expect(stderr).toBe("")
-    expect(code).toBe(0)
-    const lines = stdout.split("\n")
+    const lines = expectEveryScenarioPassed(await runDemo(["--line", "effect4"]))
     const [, major] =
       /^chaos server on http:\/\/127\.0\.0\.1:\d+, effect-http-resilience-effect4 on Effect 4 \(Node v(\d+)\./.exec(
         lines[0] ?? ""
       ) ?? []
     expect(Number(major), lines[0]).toBeGreaterThanOrEqual(22)
-    // The timeline of the unkeyed POST, whatever the time it took.
-    expect(
-      lines.filter((line) =>
-        /^ {2}\+\d+\.\d\ds {2}attempt 1 {2}503 Service Unavailable {2}-> give up \(not idempotent\)$/.test(line)
-      )
-    ).toHaveLength(1)
-    expect(lines.filter((line) => line.startsWith("   ok  "))).toHaveLength(10)
-    expect(stdout.trimEnd().endsWith("all 10 scenarios behaved as expected")).toBe(true)
   }, 240_000)
 
   it("exits with 1 and the usage on an unknown line", async () => {
