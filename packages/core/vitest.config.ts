@@ -8,7 +8,6 @@ export default defineProject({
     // loading, not the tests, was most of this project's time.
     isolate: false,
     name: "core",
-    include: ["test/**/*.test.ts"],
-    exclude: ["test/slow/**"]
+    include: ["test/**/*.test.ts"]
   }
 })
