@@ -164,7 +164,8 @@ export const run = <A, E, R, E2, R2>(
     ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
       const retriedAfter = previous === undefined ? undefined : RetryBudgetCore.failureKindOf(previous)
       const sent = Effect.tap(attemptOnce(attempt, limitMillis), () => budget.onSuccess(origin.key, retriedAfter))
-      const counted = Effect.andThen(origin.attempts, sent)
+      // Counted once the breaker lets it through: a rejected attempt is never sent.
+      const counted = Effect.andThen(previous === undefined ? origin.attempts : origin.resent, sent)
       if (breaker === undefined) return counted
       return Effect.flatMap(breaker, (circuits) => circuits.execute(counted, origin.key, overload.breakerOutcome))
     }
@@ -230,7 +231,6 @@ export const run = <A, E, R, E2, R2>(
                 .pipe(
                   Effect.andThen(releaseHeld(failure)),
                   Effect.andThen(waitMillis > 0 ? Effect.sleep(Duration.millis(waitMillis)) : Effect.void),
-                  Effect.andThen(origin.retries),
                   Effect.andThen(resend)
                 )
             })

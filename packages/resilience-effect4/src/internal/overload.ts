@@ -61,7 +61,8 @@ export const makeGuards = (policy: RetryPolicy.RetryPolicy): Guards => ({
 export interface Origin {
   readonly key: string
   readonly attempts: Effect.Effect<void>
-  readonly retries: Effect.Effect<void>
+  /** An attempt after the first: both counters. */
+  readonly resent: Effect.Effect<void>
   readonly giveUp: (reason: RetryPolicy.GiveUpReason) => Effect.Effect<void>
 }
 
@@ -77,10 +78,12 @@ const origins = new ByAuthority((key) => {
     if (origin === undefined) {
       const attributes = { ...metrics.originAttributes(key), [metrics.attribute.requestMethod]: method }
       const giveUps = new Map<string, Effect.Effect<void>>()
+      const attempts = counted(metrics.attempts, attributes)
+      const retries = counted(metrics.retries, attributes)
       origin = {
         key,
-        attempts: counted(metrics.attempts, attributes),
-        retries: counted(metrics.retries, attributes),
+        attempts,
+        resent: Effect.andThen(attempts, retries),
         giveUp: (reason) => {
           let update = giveUps.get(reason)
           if (update === undefined) {
