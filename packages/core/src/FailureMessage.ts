@@ -18,7 +18,13 @@
  * @since 0.1.0
  * @category models
  */
-export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest" | "Unrecoverable" | "CircuitOpen"
+export type ConnectionFailureReason =
+  | "Transport"
+  | "Timeout"
+  | "InvalidRequest"
+  | "Unrecoverable"
+  | "CircuitOpen"
+  | "CoolingDown"
 
 /**
  * Why a call stopped retrying (the libraries' `RetryPolicy.GiveUpReason`).
@@ -86,7 +92,8 @@ const connectionReasons: Readonly<Record<ConnectionFailureReason, string>> = {
   Timeout: "no response in time",
   InvalidRequest: "the request could not be sent",
   Unrecoverable: "unrecoverable transport failure",
-  CircuitOpen: "not sent: the circuit breaker for this origin is open"
+  CircuitOpen: "not sent: the circuit breaker for this origin is open",
+  CoolingDown: "not sent: the origin is cooling down after a 429 with Retry-After"
 }
 
 // A body over the reader's limit explains itself (its message is a predicate: "is larger than …").
@@ -105,8 +112,8 @@ const whatHappened = (failure: Failure): string => {
   switch (failure._tag) {
     case "ConnectionError":
       // Nothing was sent: no attempt to name.
-      return failure.reason === "CircuitOpen"
-        ? connectionReasons.CircuitOpen
+      return failure.reason === "CircuitOpen" || failure.reason === "CoolingDown"
+        ? connectionReasons[failure.reason]
         : `${connectionReasons[failure.reason]} ${onAttempt}`
     case "TransientStatus":
     case "PermanentStatus":
@@ -148,6 +155,12 @@ const notRetryableBecause = (failure: Failure): string => {
  * @category formatting
  */
 export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string => {
+  // Nothing was sent: the origin's cool-down, asked by another call's 429, stopped this one.
+  if (failure._tag === "ConnectionError" && failure.reason === "CoolingDown") {
+    return reason === "deadline-exceeded"
+      ? "gave up: the total timeout would pass before the cool-down ends"
+      : "gave up: the cool-down is longer than maxDelay"
+  }
   switch (reason) {
     case "not-retryable":
       return `not retried: ${notRetryableBecause(failure)}`

@@ -8,6 +8,24 @@
  */
 
 /**
+ * One call's decisions, with no I/O and no Effect: send (after how long, under which limit) or stop.
+ *
+ * @example
+ * ```ts
+ * import { CallMachine } from "@effect-http-resilience/core"
+ *
+ * const call = CallMachine.start(
+ *   { attemptTimeoutMillis: 10_000, totalTimeoutMillis: 30_000, maxDelayMillis: 30_000, whenRetryAfterExceedsMaxDelay: "give-up" },
+ *   0
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as CallMachine from "./CallMachine.js"
+
+/**
  * The circuit breaker state machine of one origin (Polly's sampling semantics).
  *
  * @example

@@ -77,3 +77,20 @@ describe("FailureMessage", () => {
     for (const message of messages) expect(message).toMatch(/^(gave up|not retried)/)
   })
 })
+
+describe("a call the origin's cool-down stopped before it sent anything", () => {
+  it("says nothing was sent, and why it stopped", () => {
+    const failure = {
+      _tag: "ConnectionError",
+      request: { method: "GET", url: "https://api.example.com/items" },
+      attempt: 1,
+      reason: "CoolingDown"
+    } as const
+    expect(FailureMessage.describeOutcome({ ...failure, giveUpReason: "deadline-exceeded" })).toBe(
+      "not sent: the origin is cooling down after a 429 with Retry-After; gave up: the total timeout would pass before the cool-down ends"
+    )
+    expect(FailureMessage.describeOutcome({ ...failure, giveUpReason: "retry-after-exceeds-max-delay" })).toBe(
+      "not sent: the origin is cooling down after a 429 with Retry-After; gave up: the cool-down is longer than maxDelay"
+    )
+  })
+})
