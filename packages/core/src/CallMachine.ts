@@ -92,7 +92,13 @@ export const budgetRefused: Answer = stop("retry-budget-exhausted")
 
 // A wait that ends past the deadline is not started; an origin cooling down for longer than the
 // policy allows a wait either stretches it to the cap or stops the call, as a Retry-After would.
-const send = (call: Call, attempt: number, nowMillis: number, plannedMillis: number, coolDownMillis: number): Answer => {
+const send = (
+  call: Call,
+  attempt: number,
+  nowMillis: number,
+  plannedMillis: number,
+  coolDownMillis: number
+): Answer => {
   const { limits } = call
   let waitMillis = Math.max(0, plannedMillis)
   let addedMillis = 0

@@ -40,9 +40,10 @@ describe("CallMachine", () => {
       _tag: "Stop",
       reason: "not-idempotent"
     })
-    expect(CallMachine.afterFailure(call, 3, 0, undefined, { _tag: "Done", reason: "attempts-exhausted" }, 0)).toEqual(
-      { _tag: "Stop", reason: "attempts-exhausted" }
-    )
+    expect(CallMachine.afterFailure(call, 3, 0, undefined, { _tag: "Done", reason: "attempts-exhausted" }, 0)).toEqual({
+      _tag: "Stop",
+      reason: "attempts-exhausted"
+    })
   })
 
   it("does not start a wait that would end at or past the deadline", () => {
