@@ -26,6 +26,21 @@
 export * as CallMachine from "./CallMachine.js"
 
 /**
+ * Per-origin cool-downs after a `429` with `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * import { CoolDown } from "@effect-http-resilience/core"
+ *
+ * const table = new CoolDown.CoolDownTable()
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as CoolDown from "./CoolDown.js"
+
+/**
  * The circuit breaker state machine of one origin (Polly's sampling semantics).
  *
  * @example

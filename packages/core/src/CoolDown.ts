@@ -1,0 +1,77 @@
+/**
+ * Per-origin cool-downs: after a `429` with `Retry-After`, every call to the origin that shares
+ * the table holds off until the time asked has passed. Times are monotonic milliseconds.
+ *
+ * @since 0.2.0
+ */
+
+/**
+ * How many origins a table keeps cooling down at once, at most; past it, the cool-down that ends
+ * first is dropped. Cool-downs that have ended are dropped as they are met.
+ *
+ * @since 0.2.0
+ * @category defaults
+ */
+export const maxOrigins = 10_000
+
+/**
+ * The cool-downs of many origins, each forgotten when it ends.
+ *
+ * @example
+ * ```ts
+ * import { CoolDown } from "@effect-http-resilience/core"
+ *
+ * const table = new CoolDown.CoolDownTable()
+ * table.start("https://api.example.com:443", 30_000, 1_000)
+ * table.left("https://api.example.com:443", 11_000) // 20000
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export class CoolDownTable {
+  // origin -> when its cool-down ends (monotonic ms)
+  private readonly ends = new Map<string, number>()
+
+  constructor(private readonly capacity: number = maxOrigins) {}
+
+  /** Starts or lengthens the origin's cool-down to end `millis` after `nowMillis`; never shortens it. */
+  start(origin: string, millis: number, nowMillis: number): void {
+    if (!(millis > 0)) return
+    const end = nowMillis + millis
+    const current = this.ends.get(origin)
+    if (current !== undefined && current >= end) return
+    if (current === undefined && this.ends.size >= this.capacity) this.evict(nowMillis)
+    this.ends.set(origin, end)
+  }
+
+  /** Milliseconds left of the origin's cool-down; 0 when there is none. */
+  left(origin: string, nowMillis: number): number {
+    if (this.ends.size === 0) return 0
+    const end = this.ends.get(origin)
+    if (end === undefined) return 0
+    if (end <= nowMillis) {
+      this.ends.delete(origin)
+      return 0
+    }
+    return end - nowMillis
+  }
+
+  /** Origins held now, ended ones included until they are met. */
+  get size(): number {
+    return this.ends.size
+  }
+
+  private evict(nowMillis: number): void {
+    let earliest: string | undefined
+    let earliestEnd = Number.POSITIVE_INFINITY
+    for (const [origin, end] of this.ends) {
+      if (end <= nowMillis) this.ends.delete(origin)
+      else if (end < earliestEnd) {
+        earliest = origin
+        earliestEnd = end
+      }
+    }
+    if (this.ends.size >= this.capacity && earliest !== undefined) this.ends.delete(earliest)
+  }
+}
