@@ -38,7 +38,13 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * @since 0.1.0
  * @category models
  */
-export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest" | "Unrecoverable" | "CircuitOpen"
+export type ConnectionFailureReason =
+  | "Transport"
+  | "Timeout"
+  | "InvalidRequest"
+  | "Unrecoverable"
+  | "CircuitOpen"
+  | "CoolingDown"
 
 /**
  * No HTTP response at all.

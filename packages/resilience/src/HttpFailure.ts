@@ -26,6 +26,9 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  *   redirects, an unsupported protocol, a TLS certificate that does not verify. Never retried.
  * - `"CircuitOpen"`: not sent: the origin's circuit breaker is open (the `cause` is the
  *   breaker's `CircuitOpen`, which says when it lets a probe through). Ends the call at once.
+ * - `"CoolingDown"`: not sent: another call's `429` with `Retry-After` cooled the origin down
+ *   for longer than this call may wait (past `maxDelay` under `whenRetryAfterExceedsMaxDelay:
+ *   "give-up"`, or past its total timeout). Ends the call at once.
  *
  * @example
  * ```ts
@@ -38,7 +41,13 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * @since 0.1.0
  * @category models
  */
-export type ConnectionFailureReason = "Transport" | "Timeout" | "InvalidRequest" | "Unrecoverable" | "CircuitOpen"
+export type ConnectionFailureReason =
+  | "Transport"
+  | "Timeout"
+  | "InvalidRequest"
+  | "Unrecoverable"
+  | "CircuitOpen"
+  | "CoolingDown"
 
 /**
  * No HTTP response at all.
