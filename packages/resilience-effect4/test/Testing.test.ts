@@ -1,3 +1,4 @@
+// @generated from templates/test/Testing.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber } from "effect"
 import { HttpClient } from "effect/http"
@@ -33,7 +34,7 @@ describe("Testing.scriptedHttpClient", () => {
         { attempt: 2, method: "POST", url: "https://api.test/items", headers: {}, sentAtMillis: 1500 },
         { attempt: 3, method: "GET", url: "https://api.test/items", headers: {}, sentAtMillis: 1500 }
       ])
-      yield* client.get("https://api.test/traced")
+      yield* scripted.client.get("https://api.test/traced")
       expect(Object.keys((yield* scripted.requests)[3]?.headers ?? {}).sort()).toEqual(["b3", "traceparent"])
     })
   )

@@ -1,6 +1,7 @@
-import { HttpClient } from "@effect/platform"
+// @generated from templates/test/Testing.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { HttpClient } from "@effect/platform"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
 import * as Testing from "../src/Testing.js"
@@ -65,14 +66,13 @@ describe("Testing.scriptedHttpClient", () => {
     Effect.gen(function* () {
       const policy = { maxAttempts: 3, jitter: "none", backoff: RetryPolicy.linear("500 millis") } as const
       const reset = yield* Testing.scriptedHttpClient([{ transportError: "socket hang up", code: "ECONNRESET" }])
-      const resetCall = ResilientHttpClient.make(policy).pipe(
+      const resetFiber = yield* ResilientHttpClient.make(policy).pipe(
         Effect.flatMap((service) => service.get("https://reset.test/items")),
         Effect.scoped,
         Effect.provide(reset.layer),
         Effect.flip,
         Effect.fork
       )
-      const resetFiber = yield* resetCall
       yield* TestClock.adjust("10 seconds")
       const resetFailure = yield* Fiber.join(resetFiber)
       assert(resetFailure._tag === "ConnectionError")

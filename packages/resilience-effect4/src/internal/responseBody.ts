@@ -1,11 +1,14 @@
+// @generated from templates/src/internal/responseBody.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// Sizes, the release plan and the byte arithmetic are the shared core's (ResponseBody).
 import * as Body from "@effect-http-resilience/core/ResponseBody"
-import * as Effect from "effect/Effect"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as HttpFailure from "../HttpFailure.js"
 
-// Bounded in time, `undefined` when too late. Releasing runs in scope finalizers, which are
+// Releasing must not hold up the retry: a body that trickles is aborted, not waited for. Bounded
+// in time, `undefined` when too late. Releasing runs in scope finalizers, which are
 // uninterruptible: the read itself is made interruptible, or the limit could never stop it.
 const withinReadTime = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E | undefined> =>
   Effect.timeoutOrElse(Effect.interruptible(read), {

@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/retryAfter.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as core from "@effect-http-resilience/core/RetryAfter"
 import * as Duration from "effect/Duration"
 import type * as Headers from "effect/http/Headers"

@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/retryAfterSchedule.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
@@ -16,8 +17,8 @@ export interface RetryAfterOptions {
 }
 
 /**
- * Wraps the schedule's step: its wait, replaced by the server's delay and capped (the core's
- * rule); a server's delay over the cap under "give-up" ends the schedule with its last output.
+ * Wraps the schedule: its wait, replaced by the server's delay and capped (the core's rule); a
+ * server's delay over the cap under "give-up" ends the schedule with its last output.
  *
  * @internal
  */

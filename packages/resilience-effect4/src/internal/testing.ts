@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/testing.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as ScriptedTransport from "@effect-http-resilience/core/ScriptedTransport"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"

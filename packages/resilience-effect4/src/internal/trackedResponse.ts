@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/trackedResponse.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import type * as Cookies from "effect/http/Cookies"
 import type * as Headers from "effect/http/Headers"
 import type * as HttpClientError from "effect/http/HttpClientError"
@@ -14,10 +15,13 @@ import type * as Socket from "effect/socket/Socket"
 import * as Stream from "effect/Stream"
 
 /**
- * A response handed to a caller, which knows whether the caller has taken its body (started to
- * read it, taken its stream, or upgraded it). Only an untaken body needs releasing when the
- * caller's scope closes; a body whose read started is the reader's.
+ * A response handed to a caller, which knows whether the caller has taken its body: started to
+ * read it, taken its stream, or upgraded it. Only an untaken body needs releasing when the caller's
+ * scope closes; a body whose read started is the reader's (a read that fails or is interrupted
+ * has already ended it, so it must not be drained a second time).
  *
+ * A class rather than an object literal: one is made per call, and getters on a prototype cost
+ * nothing to make, where an object literal's own getters cost more than the rest of the call.
  * `HttpClientResponse.toWeb` does not see through it (Effect keeps that hook private).
  *
  * @internal

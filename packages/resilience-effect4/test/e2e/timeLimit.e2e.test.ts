@@ -1,6 +1,8 @@
+// @generated from templates/test/e2e/timeLimit.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * The attempt time limit holds whatever the wrapped client does (issue #16; Effect 4's line, a forked race, always did), over real loopback
+ * The attempt time limit holds whatever the wrapped client does (issue #16), over real loopback
  * sockets: a redirect followed inside the resilient client, and one request value in flight twice.
+ * (Effect 4's line, a forked race, always held it.)
  * A small node:http server in this file redirects to the chaos server's hang and holds requests
  * until the test answers them; nothing here waits a fixed time.
  */
@@ -51,10 +53,7 @@ const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | undefined =>
 
 // Generous: a hang past it is the bug, not a slow machine.
 const withinBound = <A, E, R>(call: Effect.Effect<A, E, R>) =>
-  Effect.timeoutOrElse(call, {
-    duration: "30 seconds",
-    orElse: () => Effect.fail("the call outlived its time limits")
-  })
+  Effect.timeoutOrElse(call, { duration: "30 seconds", orElse: () => Effect.fail("the call outlived its time limits") })
 
 for (const [name, transport] of transports) {
   describe(`Effect 4 attempt time limit over ${name}`, () => {

@@ -1,3 +1,4 @@
+// @generated from templates/test/readme/chaosServer.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 // The README's example, verbatim, so that CI runs it: README.md, "Testing your code" >
 // "End to end against the chaos server". readme.test.ts checks that it stays the same as the README's block.
 import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"

@@ -1,3 +1,4 @@
+// @generated from templates/test/support/ScriptedHttpClient.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Our own tests' scripted transport: the public `Testing.scriptedHttpClient`'s steps on the same
  * Effect-free core (`ScriptedTransport`), plus what only this library's tests need: how each
@@ -26,9 +27,11 @@ export interface Exchange {
   readonly request: HttpClientRequest.HttpClientRequest
   readonly at: number
   readonly status: number | undefined
-  /** The body was read to its end, or cancelled by its reader, or its request aborted. */
+  /** The body was read to its end. */
   drained: boolean
+  /** The body stream was cancelled by its reader. */
   cancelled: boolean
+  /** The request's abort signal fired. */
   aborted: boolean
   /** Whether this exchange's response was released when the next request arrived. */
   releasedBeforeNext: boolean | undefined
@@ -49,8 +52,8 @@ const nonEmpty = (script: ReadonlyArray<Answer>): readonly [Answer, ...ReadonlyA
 }
 
 /**
- * An in-memory Effect 4 HttpClient that answers from a script, records every request with the
- * (Test)Clock time it arrived, and how each response was released.
+ * An in-memory HttpClient that answers from a script, records every request with the
+ * (Test)Clock time it arrived, and records how each response was released.
  */
 export const make = (script: ReadonlyArray<Answer>): ScriptedHttpClient => {
   const exchanges: Array<Exchange> = []

@@ -1,3 +1,4 @@
+// @generated from templates/test/support/eventually.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as Effect from "effect/Effect"
 
 /**

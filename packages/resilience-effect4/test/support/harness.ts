@@ -1,3 +1,4 @@
+// @generated from templates/test/support/harness.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"

@@ -1,3 +1,5 @@
+// @generated from templates/src/internal/responseBody.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// Sizes, the release plan and the byte arithmetic are the shared core's (ResponseBody).
 import * as Body from "@effect-http-resilience/core/ResponseBody"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -7,16 +9,11 @@ import * as Stream from "effect/Stream"
 import * as HttpFailure from "../HttpFailure.js"
 import * as timeout from "./timeout.js"
 
-// Sizes, the release plan and the byte arithmetic are the shared core's (ResponseBody).
-
-// Releasing must not hold up the retry: a body that trickles is aborted, not waited for.
-/** @internal */
-export const bodyReadTimeout = Duration.millis(Body.readTimeoutMillis)
-
-// Bounded in time, and `undefined` when too late. Releasing runs in scope finalizers, which
-// are uninterruptible: the read itself is made interruptible, or the limit could never stop it.
+// Releasing must not hold up the retry: a body that trickles is aborted, not waited for. Bounded
+// in time, `undefined` when too late. Releasing runs in scope finalizers, which are
+// uninterruptible: the read itself is made interruptible, or the limit could never stop it.
 const withinReadTime = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E | undefined> =>
-  timeout.timeoutFail(Effect.interruptible(read), bodyReadTimeout, () => undefined)
+  timeout.timeoutFail(Effect.interruptible(read), Duration.millis(Body.readTimeoutMillis), () => undefined)
 
 // Reads at most `maxBytes` (plus the chunk that crosses it). Stopping early interrupts the
 // stream, which cancels the body and aborts the request.
@@ -31,7 +28,7 @@ const collectAtMost = (
     (collected, chunk) => collected.push(chunk)
   )
 
-// Never fails: `undefined` when the body could not be read (in time).
+// Never fails: `undefined` when the body could not be read in time.
 const readAtMost = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number
@@ -86,7 +83,7 @@ export const readTextAtMost = (
 ): Effect.Effect<string, HttpClientError.ResponseError | HttpFailure.BodyTooLarge> => {
   const length = Body.declaredLength(response.headers)
   if (length !== undefined && length > maxBytes) {
-    return Effect.zipRight(
+    return Effect.andThen(
       abortBody(response),
       Effect.fail(new HttpFailure.BodyTooLarge({ limit: maxBytes, seen: length, declared: true }))
     )

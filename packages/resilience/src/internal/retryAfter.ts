@@ -1,6 +1,7 @@
+// @generated from templates/src/internal/retryAfter.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as core from "@effect-http-resilience/core/RetryAfter"
-import type * as Headers from "@effect/platform/Headers"
 import * as Duration from "effect/Duration"
+import type * as Headers from "@effect/platform/Headers"
 import * as Option from "effect/Option"
 
 // The parsing is the shared core's, in milliseconds; this line speaks Option<Duration>.

@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/retryAfterSchedule.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
@@ -18,7 +19,12 @@ const serverDelayMillis = (failure: HttpFailure.HttpFailure): number | undefined
     ? Duration.toMillis(failure.retryAfter.value)
     : undefined
 
-/** @internal */
+/**
+ * Wraps the schedule: its wait, replaced by the server's delay and capped (the core's rule); a
+ * server's delay over the cap under "give-up" ends the schedule with its last output.
+ *
+ * @internal
+ */
 export const withRetryAfter = dual<
   (
     options?: RetryAfterOptions

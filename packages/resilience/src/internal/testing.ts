@@ -1,10 +1,11 @@
+// @generated from templates/src/internal/testing.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as ScriptedTransport from "@effect-http-resilience/core/ScriptedTransport"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Testing from "../Testing.js"

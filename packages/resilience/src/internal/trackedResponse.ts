@@ -1,9 +1,10 @@
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+// @generated from templates/src/internal/trackedResponse.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import type * as Cookies from "@effect/platform/Cookies"
 import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import type * as UrlParams from "@effect/platform/UrlParams"
 import * as Effect from "effect/Effect"
 import * as Inspectable from "effect/Inspectable"
@@ -11,10 +12,10 @@ import type * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 
 /**
- * A response handed to a caller, which knows whether the caller has taken its body: started
- * to read it whole, or taken its stream. Only an untaken body needs releasing; a body whose
- * read started is the reader's (a read that fails or is interrupted has already ended it, so
- * it must not be drained a second time).
+ * A response handed to a caller, which knows whether the caller has taken its body: started to
+ * read it, taken its stream. Only an untaken body needs releasing when the caller's
+ * scope closes; a body whose read started is the reader's (a read that fails or is interrupted
+ * has already ended it, so it must not be drained a second time).
  *
  * A class rather than an object literal: one is made per call, and getters on a prototype cost
  * nothing to make, where an object literal's own getters cost more than the rest of the call.

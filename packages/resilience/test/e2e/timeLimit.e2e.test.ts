@@ -1,13 +1,14 @@
+// @generated from templates/test/e2e/timeLimit.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * The attempt time limit holds whatever the wrapped client does (issue #16), over real loopback
  * sockets: a redirect followed inside the resilient client, and one request value in flight twice.
  * A small node:http server in this file redirects to the chaos server's hang and holds requests
  * until the test answers them; nothing here waits a fixed time.
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, type Layer, Option } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import * as Http from "node:http"
 import { afterAll, beforeAll } from "vitest"
 import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"

@@ -1,3 +1,4 @@
+// @generated from templates/test/readme/exactWaits.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 // The README's example, verbatim, so that CI runs it: README.md, "Testing your code" >
 // "Exact waits on TestClock". readme.test.ts checks that it stays the same as the README's block.
 import { HttpClient } from "@effect/platform"

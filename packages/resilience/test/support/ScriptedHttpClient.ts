@@ -1,17 +1,18 @@
+// @generated from templates/test/support/ScriptedHttpClient.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Our own tests' scripted transport: the public `Testing.scriptedHttpClient`'s steps on the same
  * Effect-free core (`ScriptedTransport`), plus what only this library's tests need: how each
- * response was released (drained, cancelled, aborted, released before the next request), a body that
- * breaks off, a transport that fails only once its request is aborted, the request objects
+ * response was released (drained, cancelled, aborted, released before the next request), a body
+ * that breaks off, a transport that fails only once its request is aborted, the request objects
  * themselves, and a JSON body by default.
  */
 import * as ScriptedTransport from "@effect-http-resilience/core/ScriptedTransport"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
 
 /** One scripted answer. The last one repeats once the script runs out. */
 export type Answer =

@@ -1,10 +1,11 @@
-import * as HttpClient from "@effect/platform/HttpClient"
+// @generated from templates/test/support/harness.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as HttpClient from "@effect/platform/HttpClient"
 import type * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import type * as HttpFailure from "../../src/HttpFailure.js"
@@ -19,8 +20,8 @@ export interface Run<A> {
 }
 
 /**
- * Runs one call of the resilient client over a scripted transport, advancing the TestClock
- * far enough for every wait, and returns how it ended and what the transport saw.
+ * Runs one call of the resilient client over a scripted transport, advancing the TestClock far
+ * enough for every wait, and returns how it ended and what the transport saw.
  */
 export const runScripted = <A>(
   script: ReadonlyArray<ScriptedHttpClient.Answer>,
