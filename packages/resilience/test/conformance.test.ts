@@ -1,0 +1,80 @@
+/**
+ * The conformance scenarios (packages/conformance) on Effect 3, through the public API: each
+ * scenario's calls go through `withResilience` over `Testing.scriptedHttpClient`, on the
+ * TestClock. The scripted client's responses are handed over with a body that records its
+ * release; metrics are read from `Metric.snapshot`, only the scenario's own host's series.
+ */
+import { HttpBody, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import * as Conformance from "@effect-http-resilience/conformance"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber, Metric, MetricState, Stream, TestClock } from "effect"
+import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
+import * as Testing from "../src/Testing.js"
+
+const counters: Effect.Effect<ReadonlyArray<Conformance.MetricReading>> = Effect.map(Metric.snapshot, (pairs) =>
+  pairs.flatMap((pair) =>
+    MetricState.isCounterState(pair.metricState)
+      ? [
+          {
+            name: pair.metricKey.name,
+            attributes: Object.fromEntries(pair.metricKey.tags.map((tag) => [tag.key, tag.value])),
+            value: Number(pair.metricState.count)
+          }
+        ]
+      : []
+  )
+)
+
+const bodies = {
+  none: HttpBody.empty,
+  text: HttpBody.text("payload"),
+  stream: HttpBody.stream(Stream.make(new TextEncoder().encode("payload")))
+}
+
+const requestOf = (scenario: Conformance.Scenario) =>
+  HttpClientRequest.make(scenario.request.method)(Conformance.urlOf(scenario), {
+    headers: scenario.request.headers ?? {},
+    body: bodies[scenario.request.body ?? "none"]
+  })
+
+const play = (scenario: Conformance.Scenario) =>
+  Effect.gen(function* () {
+    const clock = yield* Effect.clock
+    const recorder = Conformance.record(scenario, () => clock.unsafeCurrentTimeMillis())
+    const scripted = yield* Testing.scriptedHttpClient(scenario.script)
+    const client = scripted.client.pipe(
+      HttpClient.transformResponse(
+        Effect.flatMap((response) =>
+          Effect.map(scripted.requests, (sent) =>
+            HttpClientResponse.fromWeb(response.request, recorder.response(sent.length))
+          )
+        )
+      ),
+      ResilientHttpClient.withResilience(scenario.policy)
+    )
+    const call = client.execute(requestOf(scenario)).pipe(
+      Effect.map((response) => ({ status: response.status })),
+      Effect.scoped,
+      Effect.catchAll((failure) => Effect.succeed({ failure })),
+      Effect.map(recorder.callEnded)
+    )
+    const before = yield* counters
+    const calls = Effect.forEach(Conformance.callsOf(scenario), (_, i) =>
+      Effect.zipRight(
+        Effect.suspend(() => Effect.sleep(recorder.waitBeforeCall(i))),
+        call
+      )
+    )
+    const fiber = yield* Effect.fork(calls)
+    yield* TestClock.adjust("1 hour")
+    yield* Fiber.join(fiber)
+    return recorder.result(yield* scripted.requests, before, yield* counters)
+  })
+
+describe("conformance, Effect 3", () => {
+  for (const scenario of Conformance.scenarios) {
+    it.effect(`${scenario.id}: ${scenario.description}`, () =>
+      Effect.map(play(scenario), (result) => expect(result).toEqual(scenario.expected))
+    )
+  }
+})
