@@ -1,6 +1,7 @@
 /**
  * The circuit breaker of one origin, as a plain state machine: no Effect, time passed in as
- * `nowMillis`. Both libraries' `CircuitBreaker` services wrap it.
+ * `nowMillis` (a monotonic clock's milliseconds, so that a stepped wall clock changes no
+ * decision). Both libraries' `CircuitBreaker` services wrap it.
  *
  * Semantics are Polly v8's (`CircuitStateController`, `AdvancedCircuitBehavior`,
  * `RollingHealthMetrics`), with three deliberate differences:
@@ -16,6 +17,7 @@
  *
  * @since 0.1.0
  */
+import { idleTimeToLiveMillis } from "./Origin.js"
 import * as Settings from "./Settings.js"
 
 /**
@@ -610,6 +612,31 @@ export class CircuitBreakerMachine {
   /** Closed with nothing sampled: indistinguishable from a fresh breaker, so it may be dropped. */
   isPristine(nowMillis: number): boolean {
     return this.state === "Closed" && this.health.isEmpty(nowMillis)
+  }
+
+  /**
+   * Whether the circuit may be forgotten (and start again closed, with nothing sampled): it is
+   * pristine, or it has gone unused for `idleMillis` (`Origin.idleTimeToLiveMillis`, one hour,
+   * by default), counted for an open or half-open circuit from the end of its break or of its
+   * probe's slot, whichever is later. So a `consecutive` streak is forgotten after an idle hour,
+   * and an open circuit an idle hour after its break ended. An isolated circuit is never
+   * forgotten: it is held open by hand until closed.
+   */
+  isIdle(nowMillis: number, lastUsedMillis: number, idleMillis: number = idleTimeToLiveMillis): boolean {
+    switch (this.state) {
+      case "Isolated":
+        return false
+      case "Closed":
+        return nowMillis - lastUsedMillis >= idleMillis || this.health.isEmpty(nowMillis)
+      case "Open":
+      case "HalfOpen":
+        return nowMillis - Math.max(lastUsedMillis, this.blockedUntil) >= idleMillis
+    }
+  }
+
+  /** Held open by hand ({@link isolate}): never evicted to make room for another origin. */
+  isIsolated(): boolean {
+    return this.state === "Isolated"
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Origins (scheme, host, port) as keys of per-origin state: the retry budget and the circuit
- * breaker keep one entry per origin, and forget entries that hold nothing.
+ * breaker keep one entry per origin, forget entries that hold nothing or have gone idle, and hold
+ * a bounded number of origins.
  *
  * @since 0.1.0
  */
@@ -89,9 +90,86 @@ export const originParts = (origin: string): OriginParts => {
 }
 
 /**
- * Per-origin entries, created on first use. Entries that are indistinguishable from fresh ones
- * are dropped now and then (at most once per `sweepEveryMillis`, when a new origin arrives), so a
- * client that talks to many hosts does not keep state for every host it ever saw.
+ * How long an origin's entry may go unused before a table forgets it: one hour, as Effect 4's
+ * in-memory circuit breaker store (`idleTimeToLive`). The state machines decide what counts as
+ * idle: an entry that holds nothing is forgotten at once, one that holds a break is kept this
+ * long past the break's end (see `RetryBudget.isIdle`, `CircuitBreakerMachine.isIdle`).
+ *
+ * @example
+ * ```ts
+ * import { Origin } from "@effect-http-resilience/core"
+ *
+ * console.log(Origin.idleTimeToLiveMillis) // 3600000
+ * ```
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const idleTimeToLiveMillis = 60 * 60 * 1000
+
+/**
+ * How many origins a table holds at most, by default: past it, a new origin makes room by
+ * evicting the least recently used one (see {@link OriginTable}).
+ *
+ * @example
+ * ```ts
+ * import { Origin } from "@effect-http-resilience/core"
+ *
+ * console.log(Origin.maxOriginsDefault) // 10000
+ * ```
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const maxOriginsDefault = 10_000
+
+/**
+ * How a table forgets: what happens to a dropped entry, which entries it must never evict, how
+ * many origins it holds and how often it looks for idle ones.
+ *
+ * @example
+ * ```ts
+ * import type { Origin } from "@effect-http-resilience/core"
+ *
+ * const options: Origin.OriginTableOptions<{ count: number }> = { maxOrigins: 100 }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OriginTableOptions<E> {
+  /** Called for every entry dropped, idle or evicted. */
+  readonly onEvict?: ((entry: E) => void) | undefined
+  /** Entries never evicted to make room (a circuit isolated by hand); idle rules still apply. */
+  readonly isPinned?: ((entry: E) => boolean) | undefined
+  /** At most this many origins (pinned ones may exceed it); {@link maxOriginsDefault}. */
+  readonly maxOrigins?: number | undefined
+  /** Looks for idle entries at most this often, when a new origin arrives; 60 s. */
+  readonly sweepEveryMillis?: number | undefined
+}
+
+interface Slot<E> {
+  readonly entry: E
+  lastUsedMillis: number
+  /** When the slot last moved to the end of the map's order, which is thus least recently used first. */
+  movedAtMillis: number
+}
+
+// An origin in use moves to the end of the order at most once a second: recency to the second,
+// for one comparison per lookup on the hot path.
+const recencyStepMillis = 1000
+
+/**
+ * Per-origin entries, created on first use, and bounded two ways:
+ *
+ * - idle entries are dropped now and then (at most once per `sweepEveryMillis`, when a new
+ *   origin arrives): `isIdle(entry, now, lastUsed)` decides, with the time the entry was last
+ *   looked up by {@link OriginTable.get};
+ * - a table holds at most `maxOrigins` origins: a new origin past that evicts the least recently
+ *   used entry (to the second) that is not pinned.
+ *
+ * Times are a monotonic clock's milliseconds, so a stepped wall clock neither expires nor keeps
+ * anything.
  *
  * @example
  * ```ts
@@ -99,50 +177,84 @@ export const originParts = (origin: string): OriginParts => {
  *
  * const counters = new Origin.OriginTable(
  *   () => ({ count: 0 }),
- *   (entry) => entry.count === 0
+ *   (entry, now, lastUsed) => entry.count === 0 || now - lastUsed >= Origin.idleTimeToLiveMillis
  * )
- * counters.get("https://api.example.com:443", Date.now()).count++
+ * counters.get("https://api.example.com:443", performance.now()).count++
  * ```
  *
  * @since 0.1.0
  * @category constructors
  */
 export class OriginTable<E> {
-  private readonly entries = new Map<string, E>()
+  private readonly slots = new Map<string, Slot<E>>()
   private lastSweep = Number.NEGATIVE_INFINITY
+  private readonly onEvict: (entry: E) => void
+  private readonly isPinned: (entry: E) => boolean
+  private readonly sweepEveryMillis: number
+  readonly maxOrigins: number
 
   constructor(
     private readonly create: (origin: string, nowMillis: number) => E,
-    private readonly isIdle: (entry: E, nowMillis: number) => boolean,
-    private readonly onEvict: (entry: E) => void = () => {},
-    private readonly sweepEveryMillis = 60_000
-  ) {}
-
-  get(origin: string, nowMillis: number): E {
-    const existing = this.entries.get(origin)
-    if (existing !== undefined) return existing
-    this.sweep(nowMillis)
-    const created = this.create(origin, nowMillis)
-    this.entries.set(origin, created)
-    return created
+    private readonly isIdle: (entry: E, nowMillis: number, lastUsedMillis: number) => boolean,
+    options: OriginTableOptions<E> = {}
+  ) {
+    this.onEvict = options.onEvict ?? (() => {})
+    this.isPinned = options.isPinned ?? (() => false)
+    this.maxOrigins = Math.max(1, options.maxOrigins ?? maxOriginsDefault)
+    this.sweepEveryMillis = options.sweepEveryMillis ?? 60_000
   }
 
+  /** The origin's entry, created if there is none; counts as a use. */
+  get(origin: string, nowMillis: number): E {
+    const slot = this.slots.get(origin)
+    if (slot !== undefined) {
+      slot.lastUsedMillis = nowMillis
+      if (nowMillis - slot.movedAtMillis >= recencyStepMillis) {
+        slot.movedAtMillis = nowMillis
+        this.slots.delete(origin)
+        this.slots.set(origin, slot)
+      }
+      return slot.entry
+    }
+    if (nowMillis - this.lastSweep >= this.sweepEveryMillis) this.dropIdle(nowMillis)
+    if (this.slots.size >= this.maxOrigins) this.evictLeastRecentlyUsed()
+    const entry = this.create(origin, nowMillis)
+    this.slots.set(origin, { entry, lastUsedMillis: nowMillis, movedAtMillis: nowMillis })
+    return entry
+  }
+
+  /** The origin's entry if there is one; not a use. */
   peek(origin: string): E | undefined {
-    return this.entries.get(origin)
+    return this.slots.get(origin)?.entry
   }
 
   get size(): number {
-    return this.entries.size
+    return this.slots.size
   }
 
-  private sweep(nowMillis: number): void {
-    if (nowMillis - this.lastSweep < this.sweepEveryMillis) return
+  /** Drops every idle entry now. */
+  dropIdle(nowMillis: number): void {
     this.lastSweep = nowMillis
-    for (const [origin, entry] of this.entries) {
-      if (this.isIdle(entry, nowMillis)) {
-        this.entries.delete(origin)
-        this.onEvict(entry)
+    for (const [origin, slot] of this.slots) {
+      if (this.isIdle(slot.entry, nowMillis, slot.lastUsedMillis)) {
+        this.slots.delete(origin)
+        this.onEvict(slot.entry)
       }
+    }
+  }
+
+  private evictLeastRecentlyUsed(): void {
+    // Oldest first; a pinned entry goes to the back, and each entry is looked at once at most.
+    let left = this.slots.size
+    for (const [origin, slot] of this.slots) {
+      if (left-- === 0) return
+      this.slots.delete(origin)
+      if (this.isPinned(slot.entry)) {
+        this.slots.set(origin, slot)
+        continue
+      }
+      this.onEvict(slot.entry)
+      return
     }
   }
 }
@@ -178,7 +290,8 @@ const hash = 35
 
 /**
  * What is worked out once per origin, found by a URL's authority (parsing a URL on every call
- * costs more than what it keys). Bounded: past `maxEntries` authorities it starts over.
+ * costs more than what it keys). Bounded: past `maxEntries` authorities (1024 by default), a new
+ * one evicts the one that came first.
  *
  * @example
  * ```ts
@@ -196,17 +309,27 @@ export class ByAuthority<V> {
 
   constructor(
     private readonly make: (origin: string) => V,
-    private readonly maxEntries = 1024
+    readonly maxEntries = 1024
   ) {}
 
   get(url: string): V {
     const authority = authorityOf(url)
     let entry = this.entries.get(authority)
     if (entry === undefined) {
-      if (this.entries.size >= this.maxEntries) this.entries.clear()
+      if (this.entries.size >= this.maxEntries) {
+        // First in, first out: a lookup costs no bookkeeping, and an evicted entry is cheap to make again.
+        for (const oldest of this.entries.keys()) {
+          this.entries.delete(oldest)
+          break
+        }
+      }
       entry = this.make(originOf(authority))
       this.entries.set(authority, entry)
     }
     return entry
+  }
+
+  get size(): number {
+    return this.entries.size
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Retry budgets for one origin, as plain state machines: no Effect, time passed in as
- * `nowMillis`, nothing random. Both libraries' `RetryBudget` services wrap them.
+ * `nowMillis` (a monotonic clock's milliseconds, so that a stepped wall clock changes no
+ * decision), nothing random. Both libraries' `RetryBudget` services wrap them.
  *
  * The protocol a caller follows, once per call:
  *
@@ -17,6 +18,7 @@
  *
  * @since 0.1.0
  */
+import { idleTimeToLiveMillis } from "./Origin.js"
 import * as Settings from "./Settings.js"
 
 /**
@@ -492,6 +494,33 @@ export const makeRetryBudgetState = (settings: RetryBudgetSettings, nowMillis: n
       return unlimited
   }
 }
+
+/**
+ * Whether an origin's budget may be forgotten: it is indistinguishable from a fresh one (a
+ * Finagle budget once its `ttl` has passed without calls), or it has gone unused for
+ * `idleMillis` (`Origin.idleTimeToLiveMillis`, one hour, by default). A token bucket or an
+ * AWS quota drained by failures and then left alone for that long starts over full, as a budget
+ * for an origin never seen would. Times are a monotonic clock's milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "@effect-http-resilience/core"
+ *
+ * const budget = RetryBudget.makeRetryBudgetState(RetryBudget.tokenBucketDefaults, 0)
+ * budget.onFailure(0, "transient-status")
+ * RetryBudget.isIdle(budget, 1000, 0) // false: it holds a failure, and was used a second ago
+ * RetryBudget.isIdle(budget, 3_600_000, 0) // true: unused for an hour
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const isIdle = (
+  state: RetryBudgetState,
+  nowMillis: number,
+  lastUsedMillis: number,
+  idleMillis: number = idleTimeToLiveMillis
+): boolean => nowMillis - lastUsedMillis >= idleMillis || state.isPristine(nowMillis)
 
 /**
  * What a failed attempt tells a budget: the kind of trouble, or `undefined` for failures that

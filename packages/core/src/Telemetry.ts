@@ -150,6 +150,98 @@ export const originAttributes = (origin: string): Readonly<Record<string, string
 }
 
 /**
+ * How many distinct origins get metric attributes of their own, per process and Effect line: a
+ * series in Effect's metric registry lives as long as the process, so a client that calls many
+ * hosts (a crawler, a webhook sender) would otherwise add series without end. Origins past it
+ * share {@link overflowValue}.
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * console.log(Telemetry.maxOriginLabelValues) // 1000
+ * ```
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const maxOriginLabelValues = 1000
+
+/**
+ * The value of `url.scheme`, `server.address` and `server.port` for an origin past
+ * {@link maxOriginLabelValues}: OpenTelemetry's value for what overflows a set of known values.
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * console.log(Telemetry.overflowValue) // "_OTHER"
+ * ```
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const overflowValue = "_OTHER"
+
+/**
+ * The origin attributes of every origin past the cap.
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * Telemetry.overflowAttributes // { "server.address": "_OTHER", "url.scheme": "_OTHER", "server.port": "_OTHER" }
+ * ```
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const overflowAttributes: Readonly<Record<string, string>> = {
+  [attribute.serverAddress]: overflowValue,
+  [attribute.urlScheme]: overflowValue,
+  [attribute.serverPort]: overflowValue
+}
+
+/**
+ * Origin attributes with a cap on distinct origins: the first `maxOrigins` origins seen keep
+ * their own for good (their series already exist), later ones get the overflow's. `make` turns
+ * attributes into what a line's metrics take, once per labelled origin; the result is cached,
+ * so the same origin always gets the same value (Effect 3 caches metric hooks by label array).
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * const labels = Telemetry.cappedOriginAttributes((attributes) => attributes, 1)
+ * labels.of("https://a.example:443") // { "server.address": "a.example", ... }
+ * labels.of("https://b.example:443") === labels.overflow // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const cappedOriginAttributes = <A>(
+  make: (attributes: Readonly<Record<string, string>>) => A,
+  maxOrigins: number = maxOriginLabelValues
+): { readonly of: (origin: string) => A; readonly overflow: A; readonly size: () => number } => {
+  const labelled = new Map<string, A>()
+  const overflow = make(overflowAttributes)
+  return {
+    of: (origin) => {
+      let labels = labelled.get(origin)
+      if (labels === undefined) {
+        if (labelled.size >= maxOrigins) return overflow
+        labels = make(originAttributes(origin))
+        labelled.set(origin, labels)
+      }
+      return labels
+    },
+    overflow,
+    size: () => labelled.size
+  }
+}
+
+/**
  * A retry decision as plain data: the failure it follows and, for a retry, the wait in
  * milliseconds and where it came from; for a give-up, why.
  *

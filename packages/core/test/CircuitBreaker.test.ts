@@ -368,3 +368,55 @@ describe("checkSettings (Polly's ranges)", () => {
     })
   }
 })
+
+describe("CircuitBreakerMachine: when a circuit may be forgotten", () => {
+  const hour = 60 * 60 * 1000
+
+  it("a fresh circuit, or one whose samples all expired, at once", () => {
+    const machine = new CircuitBreakerMachine(sampling({ samplingDurationMillis: 10_000 }))
+    expect(machine.isIdle(0, 0)).toBe(true)
+    attempt(machine, 0, failure)
+    expect(machine.isIdle(1, 0)).toBe(false)
+    expect(machine.isIdle(10_000, 0)).toBe(true)
+  })
+
+  it("a consecutive streak after an idle hour: the streak is forgotten", () => {
+    const machine = new CircuitBreakerMachine(consecutive(3))
+    attempt(machine, 0, failure)
+    attempt(machine, 10, failure)
+    expect(machine.isIdle(10 + hour - 1, 10)).toBe(false)
+    expect(machine.isIdle(10 + hour, 10)).toBe(true)
+    expect(machine.isIdle(2 * hour, 0, 2 * hour)).toBe(true) // a shorter idle time when asked
+  })
+
+  it("an open circuit an idle hour after its break ended, not before", () => {
+    const machine = opened(0, consecutive(1, { breakDurationMillis: 5000, maxBreakDurationMillis: 30_000 }))
+    expect(machine.isIdle(hour, 0)).toBe(false) // the break ended at 5 s: 5 s short of an idle hour
+    expect(machine.isIdle(5000 + hour, 0)).toBe(true)
+    // A break lengthened by Retry-After counts to its end.
+    const long = new CircuitBreakerMachine(
+      consecutive(1, { breakDurationMillis: 5000, maxBreakDurationMillis: 30_000 })
+    )
+    long.report(0, permitted(long.tryAcquire(0)), { _tag: "Failure", retryAfterMillis: 20_000 })
+    expect(long.isIdle(5000 + hour, 0)).toBe(false)
+    expect(long.isIdle(20_000 + hour, 0)).toBe(true)
+  })
+
+  it("a half-open circuit an idle hour after its probe's slot ends", () => {
+    const machine = opened(0, consecutive(1, { breakDurationMillis: 5000, maxBreakDurationMillis: 5000 }))
+    permitted(machine.tryAcquire(5000)) // the probe, its slot held until 10 s
+    expect(machine.snapshot(5000)._tag).toBe("HalfOpen")
+    expect(machine.isIdle(5000 + hour, 5000)).toBe(false)
+    expect(machine.isIdle(10_000 + hour, 5000)).toBe(true)
+  })
+
+  it("an isolated circuit never, and it is what a table must not evict", () => {
+    const machine = new CircuitBreakerMachine(consecutive(1))
+    machine.isolate()
+    expect(machine.isIsolated()).toBe(true)
+    expect(machine.isIdle(100 * hour, 0)).toBe(false)
+    machine.close()
+    expect(machine.isIsolated()).toBe(false)
+    expect(machine.isIdle(100 * hour, 0)).toBe(true)
+  })
+})

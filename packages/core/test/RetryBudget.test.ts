@@ -5,6 +5,7 @@ import {
   checkSettings,
   type FinagleSettings,
   finagleDefaults,
+  isIdle,
   makeRetryBudgetState,
   type RetryBudgetSettings,
   tokenBucketDefaults,
@@ -381,4 +382,34 @@ describe("checkSettings", () => {
       expect(checkSettings(settings)?.option).toBe(option)
     })
   }
+})
+
+describe("isIdle: when an origin's budget may be forgotten", () => {
+  const hour = 60 * 60 * 1000
+
+  it("a Finagle budget once its ttl passed without calls, as it is then pristine", () => {
+    const budget = makeRetryBudgetState(finagle({ ttlMillis: 10_000 }), 0)
+    budget.onRequest(0)
+    expect(budget.tryRetry(0, "transient-status")).toBe(true)
+    expect(isIdle(budget, 5000, 0)).toBe(false)
+    expect(isIdle(budget, 11_000, 0)).toBe(true)
+  })
+
+  it("a drained token bucket or AWS quota after an idle hour, not before", () => {
+    for (const settings of [tokenBucketDefaults, awsQuotaDefaults] as const) {
+      const budget = makeRetryBudgetState(settings, 0)
+      for (let i = 0; i < 200; i++) {
+        budget.onFailure(0, "transient-status")
+        budget.tryRetry(0, "transient-status")
+      }
+      expect(budget.isPristine(hour)).toBe(false)
+      expect(isIdle(budget, hour - 1, 0)).toBe(false)
+      expect(isIdle(budget, hour, 0)).toBe(true)
+      expect(isIdle(budget, 2 * hour, hour + 1)).toBe(false) // counted from the last use
+    }
+  })
+
+  it("a full token bucket at once", () => {
+    expect(isIdle(makeRetryBudgetState(tokenBucketDefaults, 0), 0, 0)).toBe(true)
+  })
 })

@@ -212,7 +212,7 @@ describe("per-origin state is dropped once it is back to fresh", () => {
     const table = new OriginTable<{ readonly origin: string; idle: boolean }>(
       (origin) => ({ origin, idle: false }),
       (entry) => entry.idle,
-      (entry) => evicted.push(entry.origin)
+      { onEvict: (entry) => evicted.push(entry.origin) }
     )
     const a = table.get("a", 0)
     table.get("b", 0)

@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import { durationCodec, fromChecked, type InvalidRetryPolicy, type Validated } from "./invalidOption.js"
 import * as metrics from "./metrics.js"
+import { monotonicMillis } from "./retryBudgetService.js"
 
 /** @internal */
 export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{
@@ -124,20 +125,30 @@ const makeService = (
   changes: PubSub.PubSub<CircuitBreaker.StateChange>,
   scope: Scope.Scope
 ): Effect.Effect<CircuitBreaker.CircuitBreaker.Service> => {
+  // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
+  // `CircuitBreakerMachine.isIdle`); an isolated one is kept until closed by hand. Effect's
+  // breaker keeps nothing per key of its own: its state is this store's.
   const table = new OriginTable<Entry>(
     (origin) => ({
       origin,
       machine: new core.CircuitBreakerMachine(settings),
       attributes: metrics.originAttributes(origin)
     }),
-    (entry, nowMillis) => entry.machine.isPristine(nowMillis)
+    (entry, nowMillis, lastUsedMillis) => entry.machine.isIdle(nowMillis, lastUsedMillis),
+    { isPinned: (entry) => entry.machine.isIsolated() }
   )
 
-  const stateMetric = (entry: Entry, state: core.StateTag) =>
-    Metric.withAttributes(metrics.circuitBreakerState, {
-      ...entry.attributes,
-      [metrics.attribute.circuitState]: metrics.circuitStateValue[state]
-    })
+  // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
+  const setState = (entry: Entry, state: core.StateTag, value: 0 | 1): Effect.Effect<void> =>
+    metrics.isOverflow(entry.attributes)
+      ? Effect.void
+      : Metric.update(
+          Metric.withAttributes(metrics.circuitBreakerState, {
+            ...entry.attributes,
+            [metrics.attribute.circuitState]: metrics.circuitStateValue[state]
+          }),
+          value
+        )
 
   // In the step that made the change: the gauge, the counter, the stream and the callback.
   const announce = (entry: Entry, transition: core.Transition | undefined): Effect.Effect<void> => {
@@ -150,8 +161,8 @@ const makeService = (
     })
     return Effect.all(
       [
-        Metric.update(stateMetric(entry, transition.from), 0),
-        Metric.update(stateMetric(entry, transition.to), 1),
+        setState(entry, transition.from, 0),
+        setState(entry, transition.to, 1),
         Metric.update(transitions, 1),
         PubSub.publish(changes, change),
         onStateChange === undefined ? Effect.void : onStateChange(change)
@@ -163,11 +174,11 @@ const makeService = (
   const withEntry = <A, E>(origin: string, f: (entry: Entry, nowMillis: number) => Effect.Effect<A, E>) =>
     Effect.clockWith((clock) =>
       Effect.suspend(() => {
-        const nowMillis = clock.currentTimeMillisUnsafe()
+        const nowMillis = monotonicMillis(clock)
         const fresh = table.peek(origin) === undefined
         const entry = table.get(origin, nowMillis)
         const run = f(entry, nowMillis)
-        return fresh ? Effect.andThen(Metric.update(stateMetric(entry, "Closed"), 1), run) : run
+        return fresh ? Effect.andThen(setState(entry, "Closed", 1), run) : run
       })
     )
 
@@ -253,7 +264,7 @@ const makeService = (
       Effect.sync((): CircuitBreaker.State => {
         const entry = table.peek(origin)
         if (entry === undefined) return { _tag: "Closed", origin }
-        const snapshot = entry.machine.snapshot(clock.currentTimeMillisUnsafe())
+        const snapshot = entry.machine.snapshot(monotonicMillis(clock))
         switch (snapshot._tag) {
           case "Closed":
           case "Isolated":

@@ -1,7 +1,8 @@
 /**
  * Every metric of the library, by the shared core's names (the Effect 3 line reports the same):
  * counters, and the breaker's state as a gauge with one series per state. Attributes are the
- * core's too; an origin is split into `url.scheme`, `server.address` and `server.port`.
+ * core's too; an origin is split into `url.scheme`, `server.address` and `server.port`, for at
+ * most `Telemetry.maxOriginLabelValues` distinct origins.
  *
  * @internal
  */
@@ -40,5 +41,17 @@ export const circuitBreakerRejections = counter(Telemetry.metrics.circuitBreaker
 /** @internal */
 export const circuitStateValue = Telemetry.circuitStateValue
 
-/** @internal */
-export const originAttributes = Telemetry.originAttributes
+const originAttributesCapped = Telemetry.cappedOriginAttributes((attributes) => attributes)
+
+/**
+ * `url.scheme`, `server.address`, `server.port` of an origin key, one record per origin; past
+ * the first `Telemetry.maxOriginLabelValues` (1000) origins of the process, the `_OTHER`
+ * overflow's, so the global registry holds a bounded number of series.
+ *
+ * @internal
+ */
+export const originAttributes: (origin: string) => Readonly<Record<string, string>> = originAttributesCapped.of
+
+/** Whether attributes are the overflow's: a gauge of per-origin state has no meaning summed. @internal */
+export const isOverflow = (attributes: Readonly<Record<string, string>>): boolean =>
+  attributes === originAttributesCapped.overflow

@@ -1,5 +1,6 @@
 import * as core from "@effect-http-resilience/core/RetryBudget"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
@@ -46,6 +47,15 @@ const toCoreSettings = (settings: RetryBudget.Settings): core.RetryBudgetSetting
 export const validate = (input?: unknown): Validated<RetryBudget.Settings> =>
   Result.map(fromChecked(core.resolveInput(input, durationCodec)), toPublicSettings)
 
+/**
+ * The clock's monotonic time in milliseconds (`process.hrtime` on the live clock; TestClock
+ * moves it forward with its time), for every duration the budget and the breaker measure: a
+ * stepped wall clock must change no decision.
+ *
+ * @internal
+ */
+export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.monotonicTimeNanosUnsafe() / 1_000_000n)
+
 interface Entry {
   readonly state: core.RetryBudgetState
   readonly refused: Effect.Effect<void>
@@ -59,14 +69,14 @@ export const makeService = (publicSettings: RetryBudget.Settings): RetryBudget.R
       state: core.makeRetryBudgetState(settings, nowMillis),
       refused: Metric.update(Metric.withAttributes(metrics.retryBudgetRefusals, metrics.originAttributes(origin)), 1)
     }),
-    (entry, nowMillis) => entry.state.isPristine(nowMillis)
+    (entry, nowMillis, lastUsedMillis) => core.isIdle(entry.state, nowMillis, lastUsedMillis)
   )
   // One synchronous step from reading the clock to updating the state: no other fiber can run
   // in between, so concurrent callers see a consistent budget.
   const withState = <A>(origin: string, f: (entry: Entry, nowMillis: number) => A): Effect.Effect<A> =>
     Effect.clockWith((clock) =>
       Effect.sync(() => {
-        const nowMillis = clock.currentTimeMillisUnsafe()
+        const nowMillis = monotonicMillis(clock)
         return f(table.get(origin, nowMillis), nowMillis)
       })
     )
@@ -84,7 +94,7 @@ export const makeService = (publicSettings: RetryBudget.Settings): RetryBudget.R
     balance: (origin) =>
       Effect.clockWith((clock) =>
         Effect.sync(() => {
-          const nowMillis = clock.currentTimeMillisUnsafe()
+          const nowMillis = monotonicMillis(clock)
           // Reading an origin never seen does not start keeping state for it.
           const state = table.peek(origin)?.state ?? core.makeRetryBudgetState(settings, nowMillis)
           return state.balance(nowMillis)

@@ -13,6 +13,7 @@ import * as Stream from "effect/Stream"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as metrics from "./metrics.js"
+import { monotonicMillis } from "./retryBudgetService.js"
 import { durationCodec, fromChecked, type Validated } from "./settingsInput.js"
 
 /** @internal */
@@ -129,20 +130,30 @@ const stateLabel = (state: core.StateTag): MetricLabel.MetricLabel =>
 const previousStateLabel = (state: core.StateTag): MetricLabel.MetricLabel =>
   MetricLabel.make(metrics.attribute.circuitPreviousState, metrics.circuitStateValue[state])
 
+// The state gauge of origins past the label cap is not kept: their states summed mean nothing.
+const setState = (labels: ReadonlyArray<MetricLabel.MetricLabel>, state: core.StateTag, value: 0 | 1): void => {
+  if (!metrics.isOverflow(labels)) metrics.circuitBreakerState.unsafeUpdate(value, [...labels, stateLabel(state)])
+}
+
 const makeService = (
   resolved: Resolved,
   changes: PubSub.PubSub<CircuitBreaker.StateChange>
 ): CircuitBreaker.CircuitBreaker.Service => {
   const { settings, onStateChange } = resolved
+  // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
+  // `CircuitBreakerMachine.isIdle`); an isolated one is kept until closed by hand.
   const table = new OriginTable<Entry>(
     (origin) => {
       const labels = metrics.originLabels(origin)
-      metrics.circuitBreakerState.unsafeUpdate(1, [...labels, stateLabel("Closed")])
+      setState(labels, "Closed", 1)
       return { origin, machine: new core.CircuitBreakerMachine(settings), labels, retired: false }
     },
-    (entry, nowMillis) => entry.machine.isPristine(nowMillis),
-    (entry) => {
-      entry.retired = true
+    (entry, nowMillis, lastUsedMillis) => entry.machine.isIdle(nowMillis, lastUsedMillis),
+    {
+      onEvict: (entry) => {
+        entry.retired = true
+      },
+      isPinned: (entry) => entry.machine.isIsolated()
     }
   )
 
@@ -150,8 +161,8 @@ const makeService = (
   // the counters see changes in the order they happened even when fibers race. (The metric
   // updates carry the origin's attributes, not the calling fiber's metric tags.)
   const announce = (entry: Entry, transition: core.Transition): CircuitBreaker.StateChange => {
-    metrics.circuitBreakerState.unsafeUpdate(0, [...entry.labels, stateLabel(transition.from)])
-    metrics.circuitBreakerState.unsafeUpdate(1, [...entry.labels, stateLabel(transition.to)])
+    setState(entry.labels, transition.from, 0)
+    setState(entry.labels, transition.to, 1)
     metrics.circuitBreakerTransitions.unsafeUpdate(1, [
       ...entry.labels,
       previousStateLabel(transition.from),
@@ -171,7 +182,7 @@ const makeService = (
   ): Effect.Effect<A, E> =>
     Effect.clockWith((clock) =>
       Effect.suspend(() => {
-        const nowMillis = clock.unsafeCurrentTimeMillis()
+        const nowMillis = monotonicMillis(clock)
         return f(table.get(origin, nowMillis), nowMillis)
       })
     )
@@ -186,7 +197,7 @@ const makeService = (
           Effect.suspend(() => {
             if (reported || entry.retired) return Effect.void
             reported = true
-            const transition = entry.machine.report(clock.unsafeCurrentTimeMillis(), permit, toCoreOutcome(outcome))
+            const transition = entry.machine.report(monotonicMillis(clock), permit, toCoreOutcome(outcome))
             return transition === undefined ? Effect.void : notify(announce(entry, transition))
           })
         )
@@ -246,7 +257,7 @@ const makeService = (
         Effect.sync((): CircuitBreaker.State => {
           const entry = table.peek(origin)
           if (entry === undefined) return { _tag: "Closed", origin }
-          const snapshot = entry.machine.snapshot(clock.unsafeCurrentTimeMillis())
+          const snapshot = entry.machine.snapshot(monotonicMillis(clock))
           switch (snapshot._tag) {
             case "Closed":
             case "Isolated":

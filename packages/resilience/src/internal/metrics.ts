@@ -49,6 +49,20 @@ export const circuitBreakerRejections = counter(Telemetry.metrics.circuitBreaker
 /** The attribute value of a circuit state. @internal */
 export const circuitStateValue = Telemetry.circuitStateValue
 
-/** `url.scheme`, `server.address`, `server.port` of an origin key. @internal */
-export const originLabels = (origin: string): ReadonlyArray<MetricLabel.MetricLabel> =>
-  Object.entries(Telemetry.originAttributes(origin)).map(([key, value]) => MetricLabel.make(key, value))
+const originLabelsCapped = Telemetry.cappedOriginAttributes(
+  (attributes): ReadonlyArray<MetricLabel.MetricLabel> =>
+    Object.entries(attributes).map(([key, value]) => MetricLabel.make(key, value))
+)
+
+/**
+ * `url.scheme`, `server.address`, `server.port` of an origin key, one array per origin; past the
+ * first `Telemetry.maxOriginLabelValues` (1000) origins of the process, the `_OTHER` overflow's,
+ * so the global registry holds a bounded number of series.
+ *
+ * @internal
+ */
+export const originLabels: (origin: string) => ReadonlyArray<MetricLabel.MetricLabel> = originLabelsCapped.of
+
+/** Whether labels are the overflow's: a gauge of per-origin state has no meaning summed. @internal */
+export const isOverflow = (labels: ReadonlyArray<MetricLabel.MetricLabel>): boolean =>
+  labels === originLabelsCapped.overflow

@@ -1,5 +1,6 @@
 import * as core from "@effect-http-resilience/core/RetryBudget"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -42,16 +43,25 @@ export const toPublicSettings = (settings: core.RetryBudgetSettings): RetryBudge
 }
 
 /** @internal */
-/** @internal */
 export const toCoreSettings = (settings: RetryBudget.Settings): core.RetryBudgetSettings => {
   if (settings._tag !== "Finagle") return settings
   const { ttl, ...rest } = settings
   return { ...rest, ttlMillis: Duration.toMillis(ttl) }
 }
 
+/** @internal */
 export const validate = (
   input?: RetryBudget.Input
 ): Either.Either<RetryBudget.Settings, RetryPolicy.InvalidRetryPolicy> => Either.map(resolve(input), toPublicSettings)
+
+/**
+ * The clock's monotonic time in milliseconds (hrtime on the live clock; TestClock moves it with
+ * its time), for every duration the budget and the breaker measure: a stepped wall clock must
+ * change no decision.
+ *
+ * @internal
+ */
+export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
 
 interface Entry {
   readonly state: core.RetryBudgetState
@@ -79,6 +89,7 @@ const unlimitedService = (settings: RetryBudget.Settings): RetryBudget.RetryBudg
 export interface SyncBudget {
   /** Whether `onSuccess` does anything: Finagle's does not, and a call's success then costs nothing. */
   readonly countsSuccesses: boolean
+  /** `nowMillis`, here and for the state's methods, is {@link monotonicMillis}. */
   readonly stateFor: (origin: string, nowMillis: number) => core.RetryBudgetState
   readonly refused: (origin: string) => void
 }
@@ -99,14 +110,14 @@ export const makeService = (settings: core.RetryBudgetSettings): RetryBudget.Ret
       state: core.makeRetryBudgetState(settings, nowMillis),
       refused: Metric.increment(Metric.taggedWithLabels(metrics.retryBudgetRefusals, metrics.originLabels(origin)))
     }),
-    (entry, nowMillis) => entry.state.isPristine(nowMillis)
+    (entry, nowMillis, lastUsedMillis) => core.isIdle(entry.state, nowMillis, lastUsedMillis)
   )
   // One synchronous step from reading the clock to updating the state: no other fiber can run
   // in between, so concurrent callers see a consistent budget.
   const withState = <A>(origin: string, f: (entry: Entry, nowMillis: number) => A): Effect.Effect<A> =>
     Effect.clockWith((clock) =>
       Effect.sync(() => {
-        const nowMillis = clock.unsafeCurrentTimeMillis()
+        const nowMillis = monotonicMillis(clock)
         return f(table.get(origin, nowMillis), nowMillis)
       })
     )
@@ -125,7 +136,7 @@ export const makeService = (settings: core.RetryBudgetSettings): RetryBudget.Ret
     balance: (origin) =>
       Effect.clockWith((clock) =>
         Effect.sync(() => {
-          const nowMillis = clock.unsafeCurrentTimeMillis()
+          const nowMillis = monotonicMillis(clock)
           // Reading an origin never seen does not start keeping state for it.
           const state = table.peek(origin)?.state ?? core.makeRetryBudgetState(settings, nowMillis)
           return state.balance(nowMillis)
