@@ -2,236 +2,291 @@
  * The scenarios both lines must play out alike. Each has its own host (its id), so its overload
  * state and metric series are its own. Waits are exact: jitter is off.
  */
-import type { Release, Scenario } from "./Scenario.js"
+import type { GiveUpReason } from "@effect-http-resilience/core/FailureMessage"
+import type { ScriptStep } from "@effect-http-resilience/core/ScriptedTransport"
+import type { MetricValues, Outcome, PolicyOptions, Release, Scenario } from "./Scenario.js"
 
 const exact = { jitter: "none" } as const
+const every100ms = { ...exact, backoff: { _tag: "Constant", base: 100 } } as const
+const consecutive = (failures: number) => ({ _tag: "Consecutive", failures }) as const
+
 const get = { method: "GET", path: "/items" } as const
-const ok = { status: 200, body: "ok" } as const
-const unavailable = { status: 503 } as const
-const noGiveUps = {} as const
+const postOrder = { method: "POST", path: "/orders", body: "text" } as const
 
-const drained = (request: number, atMillis: number): Release => ({ request, atMillis, how: "drained" })
+const ok: ScriptStep = { status: 200, body: "ok" }
+const unavailable: ScriptStep = { status: 503 }
+const hang: ScriptStep = { hang: true }
+const reset: ScriptStep = { transportError: "socket hang up", code: "ECONNRESET" }
+const unavailableFor = (retryAfter: string): ScriptStep => ({ status: 503, headers: { "retry-after": retryAfter } })
+/** Over the 64 KiB a release reads: aborted, not drained. */
+const largeBody = "x".repeat(100_000)
 
-/** Counters of a scenario in which the breaker and the budget say nothing. */
-const counted = (attempts: number, retries: number, giveUps: Readonly<Record<string, number>> = noGiveUps) => ({
-  attempts,
-  retries,
-  giveUps,
-  retryBudgetRefusals: 0,
-  circuitBreakerRejections: 0
+const succeeded = (atMillis: number, status = 200): Outcome => ({ atMillis, status })
+const transient = (atMillis: number, attempt: number, giveUpReason: GiveUpReason, status = 503): Outcome => ({
+  atMillis,
+  failure: "TransientStatus",
+  status,
+  attempt,
+  giveUpReason
+})
+const circuitOpen = (atMillis: number): Outcome => ({
+  atMillis,
+  failure: "ConnectionError",
+  reason: "CircuitOpen",
+  attempt: 1,
+  giveUpReason: "circuit-open"
+})
+const timedOut = (atMillis: number, attempt: number, giveUpReason: GiveUpReason): Outcome => ({
+  atMillis,
+  failure: "ConnectionError",
+  reason: "Timeout",
+  attempt,
+  giveUpReason
 })
 
-export const scenarios: ReadonlyArray<Scenario> = [
-  {
-    id: "success-first-try",
-    description: "A 200 at once: one request, no wait; the response is released when the caller's scope closes.",
-    policy: {},
-    request: get,
-    script: [ok],
+const drained = (request: number, atMillis: number): Release => ({ request, atMillis, how: "drained" })
+const cancelled = (request: number, atMillis: number): Release => ({ request, atMillis, how: "cancelled" })
+/** Each request's response drained when it was sent: the time of its failure, or of a success the caller did not read. */
+const drainedAsSent = (...sentAtMillis: ReadonlyArray<number>): ReadonlyArray<Release> =>
+  sentAtMillis.map((atMillis, i) => drained(i + 1, atMillis))
+
+/** Counters: `attempts` and `retries`, give-ups by reason, and budget refusals and breaker rejections if any. */
+const counted = (
+  attempts: number,
+  retries: number,
+  giveUps: Readonly<Record<string, number>> = {},
+  overload: Partial<Pick<MetricValues, "retryBudgetRefusals" | "circuitBreakerRejections">> = {}
+): MetricValues => ({ attempts, retries, giveUps, retryBudgetRefusals: 0, circuitBreakerRejections: 0, ...overload })
+
+/** A scenario, by default a GET under `exact` (default options, jitter off) and one call at 0. */
+const scenario = (
+  fields: Omit<Scenario, "policy" | "request"> & {
+    readonly policy?: PolicyOptions
+    readonly request?: Scenario["request"]
+  }
+): Scenario => ({ policy: exact, request: get, ...fields })
+
+/** A single call that retried through `sentAtMillis` to a 200, every response drained when it came. */
+const retriedToSuccess = (
+  fields: Pick<Scenario, "id" | "description" | "script"> & { readonly policy?: PolicyOptions },
+  sentAtMillis: ReadonlyArray<number>
+): Scenario => {
+  const last = sentAtMillis.at(-1) ?? 0
+  return scenario({
+    ...fields,
+    expected: {
+      sentAtMillis,
+      outcomes: [succeeded(last)],
+      released: drainedAsSent(...sentAtMillis),
+      metrics: counted(sentAtMillis.length, sentAtMillis.length - 1)
+    }
+  })
+}
+
+/** A single call that ends at its first attempt with that attempt's 503 (or `status`), released at once. */
+const stoppedAtFirst = (
+  fields: Pick<Scenario, "id" | "description" | "script"> & Partial<Pick<Scenario, "policy" | "request">>,
+  giveUpReason: GiveUpReason,
+  overload: Partial<Pick<MetricValues, "retryBudgetRefusals" | "circuitBreakerRejections">> = {}
+): Scenario =>
+  scenario({
+    ...fields,
     expected: {
       sentAtMillis: [0],
-      outcomes: [{ atMillis: 0, status: 200 }],
+      outcomes: [transient(0, 1, giveUpReason)],
       released: [drained(1, 0)],
-      metrics: counted(1, 0)
+      metrics: counted(1, 0, { [giveUpReason]: 1 }, overload)
     }
-  },
-  {
-    id: "default-backoff",
-    description: "503, 503, 200 with the default backoff (500 ms doubling): waits of 500 and 1000 ms.",
-    policy: exact,
-    request: get,
-    script: [unavailable, unavailable, ok],
-    expected: {
-      sentAtMillis: [0, 500, 1500],
-      outcomes: [{ atMillis: 1500, status: 200 }],
-      released: [drained(1, 0), drained(2, 500), drained(3, 1500)],
-      metrics: counted(3, 2)
-    }
-  },
-  {
-    id: "backoff-capped-by-max-delay",
-    description: "Exponential 500 ms doubling, capped at 1500 ms: waits of 500, 1000, 1500, 1500 ms.",
-    policy: { ...exact, maxAttempts: 5, maxDelay: 1500 },
-    request: get,
-    script: [unavailable, unavailable, unavailable, unavailable, ok],
-    expected: {
-      sentAtMillis: [0, 500, 1500, 3000, 4500],
-      outcomes: [{ atMillis: 4500, status: 200 }],
-      released: [drained(1, 0), drained(2, 500), drained(3, 1500), drained(4, 3000), drained(5, 4500)],
-      metrics: counted(5, 4)
-    }
-  },
-  {
-    id: "linear-backoff",
-    description: "Linear 200 ms: waits of 200 and 400 ms.",
-    policy: { ...exact, backoff: { _tag: "Linear", base: 200 } },
-    request: get,
-    script: [{ status: 502 }, { status: 504 }, ok],
-    expected: {
-      sentAtMillis: [0, 200, 600],
-      outcomes: [{ atMillis: 600, status: 200 }],
-      released: [drained(1, 0), drained(2, 200), drained(3, 600)],
-      metrics: counted(3, 2)
-    }
-  },
-  {
+  })
+
+export const scenarios: ReadonlyArray<Scenario> = [
+  // Waits: the backoff, Retry-After, their cap.
+  retriedToSuccess(
+    {
+      id: "success-first-try",
+      description: "A 200 at once: one request; the response is released when the caller's scope closes.",
+      policy: {},
+      script: [ok]
+    },
+    [0]
+  ),
+  retriedToSuccess(
+    {
+      id: "default-backoff",
+      description: "503, 503, 200 with the default backoff (500 ms doubling): waits of 500 and 1000 ms.",
+      script: [unavailable, unavailable, ok]
+    },
+    [0, 500, 1500]
+  ),
+  retriedToSuccess(
+    {
+      id: "backoff-capped-by-max-delay",
+      description: "Exponential 500 ms doubling, capped at 1500 ms: waits of 500, 1000, 1500, 1500 ms.",
+      policy: { ...exact, maxAttempts: 5, maxDelay: 1500 },
+      script: [unavailable, { status: 502 }, { status: 504 }, { status: 500 }, ok]
+    },
+    [0, 500, 1500, 3000, 4500]
+  ),
+  scenario({
     id: "attempts-exhausted",
     description: "A lasting 503: three attempts 100 ms apart, then the last 503 with attempts-exhausted.",
-    policy: { ...exact, backoff: { _tag: "Constant", base: 100 } },
-    request: get,
+    policy: every100ms,
     script: [unavailable],
     expected: {
       sentAtMillis: [0, 100, 200],
-      outcomes: [
-        { atMillis: 200, failure: "TransientStatus", status: 503, attempt: 3, giveUpReason: "attempts-exhausted" }
-      ],
-      released: [drained(1, 0), drained(2, 100), drained(3, 200)],
+      outcomes: [transient(200, 3, "attempts-exhausted")],
+      released: drainedAsSent(0, 100, 200),
       metrics: counted(3, 2, { "attempts-exhausted": 1 })
     }
-  },
-  {
-    id: "retry-after-seconds",
-    description: "Retry-After: 2 replaces the backoff: the retry goes 2 s later.",
-    policy: exact,
-    request: get,
-    script: [{ status: 503, headers: { "retry-after": "2" } }, ok],
-    expected: {
-      sentAtMillis: [0, 2000],
-      outcomes: [{ atMillis: 2000, status: 200 }],
-      released: [drained(1, 0), drained(2, 2000)],
-      metrics: counted(2, 1)
-    }
-  },
-  {
-    id: "retry-after-http-date",
-    description: "Retry-After as an HTTP-date 3 s after the TestClock's start: the retry goes at 3 s.",
-    policy: exact,
-    request: get,
-    script: [{ status: 429, headers: { "retry-after": "Thu, 01 Jan 1970 00:00:03 GMT" } }, ok],
-    expected: {
-      sentAtMillis: [0, 3000],
-      outcomes: [{ atMillis: 3000, status: 200 }],
-      released: [drained(1, 0), drained(2, 3000)],
-      metrics: counted(2, 1)
-    }
-  },
-  {
-    id: "retry-after-ignored",
-    description: 'retryAfter: "ignore": the backoff (100 ms) decides, not Retry-After: 5.',
-    policy: { ...exact, retryAfter: "ignore", backoff: { _tag: "Constant", base: 100 } },
-    request: get,
-    script: [{ status: 503, headers: { "retry-after": "5" } }, ok],
-    expected: {
-      sentAtMillis: [0, 100],
-      outcomes: [{ atMillis: 100, status: 200 }],
-      released: [drained(1, 0), drained(2, 100)],
-      metrics: counted(2, 1)
-    }
-  },
-  {
-    id: "retry-after-over-cap-waits-max-delay",
-    description: "Retry-After: 5 over a 1 s maxDelay, by default: wait the cap, then retry.",
-    policy: { ...exact, maxDelay: 1000 },
-    request: get,
-    script: [{ status: 503, headers: { "retry-after": "5" } }, ok],
-    expected: {
-      sentAtMillis: [0, 1000],
-      outcomes: [{ atMillis: 1000, status: 200 }],
-      released: [drained(1, 0), drained(2, 1000)],
-      metrics: counted(2, 1)
-    }
-  },
-  {
-    id: "retry-after-over-cap-gives-up",
-    description: 'Retry-After: 5 over a 1 s maxDelay under "give-up": stop at once with that 503.',
-    policy: { ...exact, maxDelay: 1000, whenRetryAfterExceedsMaxDelay: "give-up" },
-    request: get,
-    script: [{ status: 503, headers: { "retry-after": "5" } }, ok],
+  }),
+  retriedToSuccess(
+    {
+      id: "retry-after-seconds",
+      description: "Retry-After: 2 replaces the backoff: the retry goes 2 s later.",
+      script: [unavailableFor("2"), ok]
+    },
+    [0, 2000]
+  ),
+  retriedToSuccess(
+    {
+      id: "retry-after-http-date",
+      description: "A 429's Retry-After as an HTTP-date 3 s after the TestClock's start: the retry goes at 3 s.",
+      script: [{ status: 429, headers: { "retry-after": "Thu, 01 Jan 1970 00:00:03 GMT" } }, ok]
+    },
+    [0, 3000]
+  ),
+  retriedToSuccess(
+    {
+      id: "retry-after-zero",
+      description: "Retry-After: 0 replaces a 1 s backoff: the retry goes at once.",
+      policy: { ...exact, backoff: { _tag: "Constant", base: 1000 } },
+      script: [unavailableFor("0"), ok]
+    },
+    [0, 0]
+  ),
+  retriedToSuccess(
+    {
+      id: "retry-after-ignored",
+      description: 'retryAfter: "ignore": the backoff (100 ms) decides, not Retry-After: 5.',
+      policy: { ...every100ms, retryAfter: "ignore" },
+      script: [unavailableFor("5"), ok]
+    },
+    [0, 100]
+  ),
+  retriedToSuccess(
+    {
+      id: "rate-limit-reset-only-on-429",
+      description:
+        "X-RateLimit-Reset on a 503 is a quota, not a wait (the 100 ms backoff); RateLimit-Reset: 2 on a 429 is.",
+      policy: every100ms,
+      script: [
+        { status: 503, headers: { "x-ratelimit-reset": "5" } },
+        { status: 429, headers: { "ratelimit-reset": "2" } },
+        ok
+      ]
+    },
+    [0, 100, 2100]
+  ),
+  retriedToSuccess(
+    {
+      id: "retry-after-over-cap-waits-max-delay",
+      description: "Retry-After: 5 over a 1 s maxDelay, by default: wait the cap, then retry.",
+      policy: { ...exact, maxDelay: 1000 },
+      script: [unavailableFor("5"), ok]
+    },
+    [0, 1000]
+  ),
+  stoppedAtFirst(
+    {
+      id: "retry-after-over-cap-gives-up",
+      description: 'Retry-After: 5 over a 1 s maxDelay under "give-up": stop at once with that 503.',
+      policy: { ...exact, maxDelay: 1000, whenRetryAfterExceedsMaxDelay: "give-up" },
+      script: [unavailableFor("5"), ok]
+    },
+    "retry-after-exceeds-max-delay"
+  ),
+  stoppedAtFirst(
+    {
+      id: "retry-after-unrepresentable-gives-up",
+      description:
+        "A Retry-After too large to represent is the largest delay, not malformed: over the cap, so give up.",
+      policy: { ...exact, whenRetryAfterExceedsMaxDelay: "give-up" },
+      script: [unavailableFor("99999999999999999999"), ok]
+    },
+    "retry-after-exceeds-max-delay"
+  ),
+
+  // What may be sent again.
+  stoppedAtFirst(
+    {
+      id: "post-not-retried",
+      description: "A POST without an Idempotency-Key is not retried.",
+      request: postOrder,
+      script: [unavailable, ok]
+    },
+    "not-idempotent"
+  ),
+  stoppedAtFirst(
+    {
+      id: "post-blank-idempotency-key",
+      description: "A blank Idempotency-Key is no key: the POST is not retried.",
+      request: { ...postOrder, headers: { "idempotency-key": "  " } },
+      script: [unavailable, ok]
+    },
+    "not-idempotent"
+  ),
+  scenario({
+    id: "post-transport-error-not-retried",
+    description:
+      "A POST without a key is not retried after a connection failure either: it may have reached the server.",
+    request: postOrder,
+    script: [{ transportError: "connect ECONNREFUSED", code: "ECONNREFUSED" }, ok],
     expected: {
       sentAtMillis: [0],
       outcomes: [
-        {
-          atMillis: 0,
-          failure: "TransientStatus",
-          status: 503,
-          attempt: 1,
-          giveUpReason: "retry-after-exceeds-max-delay"
-        }
+        { atMillis: 0, failure: "ConnectionError", reason: "Transport", attempt: 1, giveUpReason: "not-idempotent" }
       ],
-      released: [drained(1, 0)],
-      metrics: counted(1, 0, { "retry-after-exceeds-max-delay": 1 })
-    }
-  },
-  {
-    id: "post-not-retried",
-    description: "A POST without an Idempotency-Key is not retried.",
-    policy: exact,
-    request: { method: "POST", path: "/orders", body: "text" },
-    script: [unavailable, ok],
-    expected: {
-      sentAtMillis: [0],
-      outcomes: [{ atMillis: 0, failure: "TransientStatus", status: 503, attempt: 1, giveUpReason: "not-idempotent" }],
-      released: [drained(1, 0)],
+      released: [],
       metrics: counted(1, 0, { "not-idempotent": 1 })
     }
-  },
-  {
-    id: "post-blank-idempotency-key",
-    description: "A blank Idempotency-Key is no key: the POST is not retried.",
-    policy: exact,
-    request: { method: "POST", path: "/orders", headers: { "idempotency-key": "  " }, body: "text" },
-    script: [unavailable, ok],
-    expected: {
-      sentAtMillis: [0],
-      outcomes: [{ atMillis: 0, failure: "TransientStatus", status: 503, attempt: 1, giveUpReason: "not-idempotent" }],
-      released: [drained(1, 0)],
-      metrics: counted(1, 0, { "not-idempotent": 1 })
-    }
-  },
-  {
+  }),
+  scenario({
     id: "post-with-idempotency-key",
     description: "A POST with an Idempotency-Key is retried like a GET.",
-    policy: exact,
-    request: { method: "POST", path: "/orders", headers: { "idempotency-key": "order-42" }, body: "text" },
+    request: { ...postOrder, headers: { "idempotency-key": "order-42" } },
     script: [unavailable, { status: 201, body: "created" }],
     expected: {
       sentAtMillis: [0, 500],
-      outcomes: [{ atMillis: 500, status: 201 }],
-      released: [drained(1, 0), drained(2, 500)],
+      outcomes: [succeeded(500, 201)],
+      released: drainedAsSent(0, 500),
       metrics: counted(2, 1)
     }
-  },
-  {
+  }),
+  scenario({
     id: "patch-retry-non-idempotent",
     description: "retryNonIdempotent: true retries a PATCH without a key.",
     policy: { ...exact, retryNonIdempotent: true },
     request: { method: "PATCH", path: "/orders/1", body: "text" },
-    script: [{ transportError: "socket hang up", code: "ECONNRESET" }, ok],
+    script: [reset, ok],
     expected: {
       sentAtMillis: [0, 500],
-      outcomes: [{ atMillis: 500, status: 200 }],
+      outcomes: [succeeded(500)],
       released: [drained(2, 500)],
       metrics: counted(2, 1)
     }
-  },
-  {
-    id: "one-shot-body",
-    description: "A PUT whose body is a stream is not retried: the first attempt consumed it.",
-    policy: exact,
-    request: { method: "PUT", path: "/items/1", body: "stream" },
-    script: [unavailable, ok],
-    expected: {
-      sentAtMillis: [0],
-      outcomes: [{ atMillis: 0, failure: "TransientStatus", status: 503, attempt: 1, giveUpReason: "one-shot-body" }],
-      released: [drained(1, 0)],
-      metrics: counted(1, 0, { "one-shot-body": 1 })
-    }
-  },
-  {
+  }),
+  stoppedAtFirst(
+    {
+      id: "one-shot-body",
+      description: "A PUT whose body is a stream is not retried: the first attempt consumed it.",
+      request: { method: "PUT", path: "/items/1", body: "stream" },
+      script: [unavailable, ok]
+    },
+    "one-shot-body"
+  ),
+  scenario({
     id: "permanent-status",
     description: "A 404 is permanent: not retried, its body read for the failure.",
-    policy: exact,
-    request: get,
     script: [{ status: 404, body: "no such item" }, ok],
     expected: {
       sentAtMillis: [0],
@@ -239,25 +294,21 @@ export const scenarios: ReadonlyArray<Scenario> = [
       released: [drained(1, 0)],
       metrics: counted(1, 0, { "not-retryable": 1 })
     }
-  },
-  {
+  }),
+  scenario({
     id: "transport-error-then-success",
     description: "A reset connection is retried after the backoff.",
-    policy: exact,
-    request: get,
-    script: [{ transportError: "socket hang up", code: "ECONNRESET" }, ok],
+    script: [reset, ok],
     expected: {
       sentAtMillis: [0, 500],
-      outcomes: [{ atMillis: 500, status: 200 }],
+      outcomes: [succeeded(500)],
       released: [drained(2, 500)],
       metrics: counted(2, 1)
     }
-  },
-  {
+  }),
+  scenario({
     id: "unrecoverable-transport-error",
     description: "An expired certificate cannot be cured by sending again: not retried.",
-    policy: exact,
-    request: get,
     script: [{ transportError: "certificate has expired", code: "CERT_HAS_EXPIRED" }, ok],
     expected: {
       sentAtMillis: [0],
@@ -267,150 +318,194 @@ export const scenarios: ReadonlyArray<Scenario> = [
       released: [],
       metrics: counted(1, 0, { "not-retryable": 1 })
     }
-  },
-  {
+  }),
+
+  // Releasing what is not handed back.
+  scenario({
+    id: "large-bodies-aborted",
+    description: "A discarded 503 with a body over 64 KiB is aborted before the wait, not drained.",
+    policy: every100ms,
+    script: [{ status: 503, body: largeBody }, ok],
+    expected: {
+      sentAtMillis: [0, 100],
+      outcomes: [succeeded(100)],
+      released: [cancelled(1, 0), drained(2, 100)],
+      metrics: counted(2, 1)
+    }
+  }),
+  scenario({
+    id: "large-unread-success-aborted",
+    description: "A 200 the caller does not read, its body over 64 KiB: aborted when the caller's scope closes.",
+    script: [{ status: 200, body: largeBody }],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [succeeded(0)],
+      released: [cancelled(1, 0)],
+      metrics: counted(1, 0)
+    }
+  }),
+
+  // Time limits.
+  scenario({
     id: "attempt-timeout-then-success",
     description: "A hang ends at attemptTimeout (1 s); the retry goes 100 ms later and succeeds.",
-    policy: { ...exact, attemptTimeout: 1000, backoff: { _tag: "Constant", base: 100 } },
-    request: get,
-    script: [{ hang: true }, ok],
+    policy: { ...every100ms, attemptTimeout: 1000 },
+    script: [hang, ok],
     expected: {
       sentAtMillis: [0, 1100],
-      outcomes: [{ atMillis: 1100, status: 200 }],
+      outcomes: [succeeded(1100)],
       released: [drained(2, 1100)],
       metrics: counted(2, 1)
     }
-  },
-  {
+  }),
+  scenario({
     id: "attempt-timeout-exhausted",
     description: "Two hangs, each ended at attemptTimeout: a Timeout with attempts-exhausted.",
-    policy: { ...exact, maxAttempts: 2, attemptTimeout: 1000, backoff: { _tag: "Constant", base: 100 } },
-    request: get,
-    script: [{ hang: true }],
+    policy: { ...every100ms, maxAttempts: 2, attemptTimeout: 1000 },
+    script: [hang],
     expected: {
       sentAtMillis: [0, 1100],
-      outcomes: [
-        {
-          atMillis: 2100,
-          failure: "ConnectionError",
-          reason: "Timeout",
-          attempt: 2,
-          giveUpReason: "attempts-exhausted"
-        }
-      ],
+      outcomes: [timedOut(2100, 2, "attempts-exhausted")],
       released: [],
       metrics: counted(2, 1, { "attempts-exhausted": 1 })
     }
-  },
-  {
+  }),
+  scenario({
     id: "total-timeout-cuts-attempt",
     description: "totalTimeout (2.5 s) cuts an attempt's 10 s limit to what remains: deadline-exceeded at 2.5 s.",
     policy: { ...exact, totalTimeout: 2500 },
-    request: get,
-    script: [{ hang: true }],
+    script: [hang],
     expected: {
       sentAtMillis: [0],
-      outcomes: [
-        {
-          atMillis: 2500,
-          failure: "ConnectionError",
-          reason: "Timeout",
-          attempt: 1,
-          giveUpReason: "deadline-exceeded"
-        }
-      ],
+      outcomes: [timedOut(2500, 1, "deadline-exceeded")],
       released: [],
       metrics: counted(1, 0, { "deadline-exceeded": 1 })
     }
-  },
-  {
-    id: "deadline-before-wait",
-    description: "A wait that would end past totalTimeout is not started: the 503 at once, deadline-exceeded.",
-    policy: { ...exact, totalTimeout: 1000, backoff: { _tag: "Constant", base: 2000 } },
-    request: get,
-    script: [unavailable, ok],
+  }),
+  scenario({
+    id: "total-timeout-cuts-retry",
+    description: "A 1 s attempt limit, a 100 ms wait, 1.5 s in all: the second attempt gets the 400 ms left.",
+    policy: { ...every100ms, attemptTimeout: 1000, totalTimeout: 1500 },
+    script: [hang],
     expected: {
-      sentAtMillis: [0],
-      outcomes: [
-        { atMillis: 0, failure: "TransientStatus", status: 503, attempt: 1, giveUpReason: "deadline-exceeded" }
-      ],
-      released: [drained(1, 0)],
-      metrics: counted(1, 0, { "deadline-exceeded": 1 })
+      sentAtMillis: [0, 1100],
+      outcomes: [timedOut(1500, 2, "deadline-exceeded")],
+      released: [],
+      metrics: counted(2, 1, { "deadline-exceeded": 1 })
     }
-  },
-  {
+  }),
+  stoppedAtFirst(
+    {
+      id: "deadline-before-wait",
+      description: "A wait that would end past totalTimeout is not started: the 503 at once, deadline-exceeded.",
+      policy: { ...exact, totalTimeout: 1000, backoff: { _tag: "Constant", base: 2000 } },
+      script: [unavailable, ok]
+    },
+    "deadline-exceeded"
+  ),
+  scenario({
     id: "max-elapsed",
     description: "maxElapsed 1 s, waits of 600 ms: the second wait would end at 1.2 s, so it is not started.",
     policy: { ...exact, maxAttempts: 5, maxElapsed: 1000, backoff: { _tag: "Constant", base: 600 } },
-    request: get,
     script: [unavailable],
     expected: {
       sentAtMillis: [0, 600],
-      outcomes: [
-        { atMillis: 600, failure: "TransientStatus", status: 503, attempt: 2, giveUpReason: "deadline-exceeded" }
-      ],
-      released: [drained(1, 0), drained(2, 600)],
+      outcomes: [transient(600, 2, "deadline-exceeded")],
+      released: drainedAsSent(0, 600),
       metrics: counted(2, 1, { "deadline-exceeded": 1 })
     }
-  },
-  {
+  }),
+
+  // Overload protection.
+  scenario({
     id: "retry-budget-exhausted",
     description: "A token bucket of 4: one retry (3 tokens left), then the second is refused at once.",
-    policy: {
-      ...exact,
-      maxAttempts: 5,
-      backoff: { _tag: "Constant", base: 100 },
-      retryBudget: { _tag: "TokenBucket", options: { maxTokens: 4 } }
-    },
-    request: get,
+    policy: { ...every100ms, maxAttempts: 5, retryBudget: { _tag: "TokenBucket", options: { maxTokens: 4 } } },
     script: [unavailable],
     expected: {
       sentAtMillis: [0, 100],
-      outcomes: [
-        { atMillis: 100, failure: "TransientStatus", status: 503, attempt: 2, giveUpReason: "retry-budget-exhausted" }
-      ],
-      released: [drained(1, 0), drained(2, 100)],
-      metrics: { ...counted(2, 1, { "retry-budget-exhausted": 1 }), retryBudgetRefusals: 1 }
+      outcomes: [transient(100, 2, "retry-budget-exhausted")],
+      released: drainedAsSent(0, 100),
+      metrics: counted(2, 1, { "retry-budget-exhausted": 1 }, { retryBudgetRefusals: 1 })
     }
-  },
-  {
+  }),
+  scenario({
     id: "breaker-consecutive-1",
-    description: "consecutive(1) against a lasting 503: one request, the retry rejected, circuit-open with the 503.",
-    policy: {
-      ...exact,
-      backoff: { _tag: "Constant", base: 100 },
-      circuitBreaker: { tripPolicy: { _tag: "Consecutive", failures: 1 } }
-    },
-    request: get,
+    description:
+      "consecutive(1) against a lasting 503: one request; the retry is rejected after its wait; circuit-open with the 503.",
+    policy: { ...every100ms, circuitBreaker: { tripPolicy: consecutive(1) } },
     script: [unavailable],
     expected: {
       sentAtMillis: [0],
-      outcomes: [{ atMillis: 100, failure: "TransientStatus", status: 503, attempt: 1, giveUpReason: "circuit-open" }],
+      outcomes: [transient(100, 1, "circuit-open")],
       released: [drained(1, 0)],
-      metrics: { ...counted(1, 0, { "circuit-open": 1 }), circuitBreakerRejections: 1 }
+      metrics: counted(1, 0, { "circuit-open": 1 }, { circuitBreakerRejections: 1 })
     }
-  },
-  {
+  }),
+  scenario({
+    id: "breaker-consecutive-2",
+    description: "consecutive(2): the second 503 opens the circuit, so the third attempt is rejected.",
+    policy: { ...every100ms, circuitBreaker: { tripPolicy: consecutive(2) } },
+    script: [unavailable],
+    expected: {
+      sentAtMillis: [0, 100],
+      outcomes: [transient(200, 2, "circuit-open")],
+      released: drainedAsSent(0, 100),
+      metrics: counted(2, 1, { "circuit-open": 1 }, { circuitBreakerRejections: 1 })
+    }
+  }),
+  retriedToSuccess(
+    {
+      id: "breaker-ignores-429",
+      description: "A 429 is not a breaker sample: consecutive(1) stays closed and the retry goes out.",
+      policy: { ...exact, circuitBreaker: { tripPolicy: consecutive(1) } },
+      script: [{ status: 429, headers: { "retry-after": "1" } }, ok]
+    },
+    [0, 1000]
+  ),
+  scenario({
     id: "breaker-half-open-probe",
     description:
-      "consecutive(1), 1 s break: a call during the break is not sent; after it, one probe goes and its 200 closes the circuit.",
-    policy: {
-      ...exact,
-      maxAttempts: 1,
-      circuitBreaker: { tripPolicy: { _tag: "Consecutive", failures: 1 }, breakDuration: 1000 }
-    },
-    request: get,
+      "consecutive(1), 1 s break: a call during it is not sent; after it, one probe goes and its 200 closes the circuit.",
+    policy: { ...exact, maxAttempts: 1, circuitBreaker: { tripPolicy: consecutive(1), breakDuration: 1000 } },
     script: [unavailable, ok],
     calls: [0, 500, 1000],
     expected: {
       sentAtMillis: [0, 1000],
-      outcomes: [
-        { atMillis: 0, failure: "TransientStatus", status: 503, attempt: 1, giveUpReason: "attempts-exhausted" },
-        { atMillis: 500, failure: "ConnectionError", reason: "CircuitOpen", attempt: 1, giveUpReason: "circuit-open" },
-        { atMillis: 1000, status: 200 }
-      ],
-      released: [drained(1, 0), drained(2, 1000)],
-      metrics: { ...counted(2, 0, { "attempts-exhausted": 1, "circuit-open": 1 }), circuitBreakerRejections: 1 }
+      outcomes: [transient(0, 1, "attempts-exhausted"), circuitOpen(500), succeeded(1000)],
+      released: drainedAsSent(0, 1000),
+      metrics: counted(2, 0, { "attempts-exhausted": 1, "circuit-open": 1 }, { circuitBreakerRejections: 1 })
     }
-  }
+  }),
+  scenario({
+    id: "breaker-probe-fails",
+    description: "A probe that fails opens the circuit again for a full break: the next probe goes 1 s later.",
+    policy: { ...exact, maxAttempts: 1, circuitBreaker: { tripPolicy: consecutive(1), breakDuration: 1000 } },
+    script: [unavailable, unavailable, ok],
+    calls: [0, 1000, 1500, 2000],
+    expected: {
+      sentAtMillis: [0, 1000, 2000],
+      outcomes: [
+        transient(0, 1, "attempts-exhausted"),
+        transient(1000, 1, "attempts-exhausted"),
+        circuitOpen(1500),
+        succeeded(2000)
+      ],
+      released: drainedAsSent(0, 1000, 2000),
+      metrics: counted(3, 0, { "attempts-exhausted": 2, "circuit-open": 1 }, { circuitBreakerRejections: 1 })
+    }
+  }),
+  scenario({
+    id: "breaker-retry-after-lengthens-break",
+    description: "Retry-After: 3 on the 503 that opens a 1 s break lengthens it to 3 s.",
+    policy: { ...exact, maxAttempts: 1, circuitBreaker: { tripPolicy: consecutive(1), breakDuration: 1000 } },
+    script: [unavailableFor("3"), ok],
+    calls: [0, 1500, 3000],
+    expected: {
+      sentAtMillis: [0, 3000],
+      outcomes: [transient(0, 1, "attempts-exhausted"), circuitOpen(1500), succeeded(3000)],
+      released: drainedAsSent(0, 3000),
+      metrics: counted(2, 0, { "attempts-exhausted": 1, "circuit-open": 1 }, { circuitBreakerRejections: 1 })
+    }
+  })
 ]
