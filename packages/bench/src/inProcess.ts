@@ -1,149 +1,198 @@
 /**
- * CPU per call of each Effect client over in-memory transports (no sockets, no second
- * process): what the client itself costs, without the network's noise, and the ablations that
- * account for it. `pnpm bench:profile` runs it; under `node --cpu-prof` it shows where the time
- * goes. Medians over interleaved rounds; every ratio is to the bare client of the same run.
+ * `pnpm bench:profile`: CPU time and JS heap allocated per call of each Effect client over
+ * in-memory transports (no sockets, no second process), what the client itself costs without
+ * the network's noise. The Effect 3 line here, then the Effect 4 line in a child process under
+ * Node 22 (`packages/bench-effect4/src/inProcess.ts`); each is compared with its own bare
+ * client and `retryTransient`, in interleaved rounds (`profile.ts`). Under `node --cpu-prof` it
+ * shows where the time goes.
+ *
+ * usage: pnpm bench:profile [--quick] [--calls=N] [--rounds=N] [--outage-calls=N] [--ablations] [--effect3-only]
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as V8 from "node:v8"
+import { spawn } from "node:child_process"
+import { createRequire } from "node:module"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import { ResilientHttpClient } from "effect-http-resilience"
-import { median } from "./stats.js"
+import { policyFor } from "./benchClient.js"
+import { node22Binary } from "./processes.js"
+import { type Batch, type LineProfile, parseProfileArgs, profileArgs, runProfile } from "./profile.js"
+
+type Request = Parameters<typeof HttpClientResponse.fromWeb>[0]
 
 const okBody = JSON.stringify({ ok: true })
-const ok = (request: Parameters<typeof HttpClientResponse.fromWeb>[0]) =>
+const ok = (request: Request) =>
   HttpClientResponse.fromWeb(
     request,
     new Response(okBody, { status: 200, headers: { "content-type": "application/json", "content-length": "11" } })
   )
+const unavailable = (request: Request) =>
+  HttpClientResponse.fromWeb(
+    request,
+    new Response('{"error":"down"}', { status: 503, headers: { "retry-after": "0", "content-length": "16" } })
+  )
 
 const steady = HttpClient.make((request) => Effect.sync(() => ok(request)))
 
-// Every other request is a 503 with `Retry-After: 0`: each call fails once, then succeeds.
-const flakyTransport = () => {
+// Every other request is a 503 with `Retry-After: 0`: run one at a time, each call fails once, then succeeds.
+const flaky = () => {
   let requests = 0
-  return HttpClient.make((request) =>
-    Effect.sync(() => {
-      requests++
-      return requests % 2 === 1
-        ? HttpClientResponse.fromWeb(
-            request,
-            new Response('{"error":"down"}', { status: 503, headers: { "retry-after": "0", "content-length": "16" } })
-          )
-        : ok(request)
-    })
-  )
+  return HttpClient.make((request) => Effect.sync(() => (++requests % 2 === 1 ? unavailable(request) : ok(request))))
 }
 
-const url = "http://in-memory.test/ok"
 const retryTransient = (client: HttpClient.HttpClient) =>
   client.pipe(HttpClient.filterStatusOk, HttpClient.retryTransient({ times: 2 }))
-const noBudget = { retryBudget: "none" } as const
 
-type Call = () => Effect.Effect<unknown, unknown>
+type Policy = Parameters<typeof ResilientHttpClient.make>[0]
+// The defaults as a plain record, as a program passes its options; in the retried rows a budget
+// that never runs dry, as in `pnpm bench` (every call there retries).
+const happyPolicy: Policy = {}
+const retryPolicy: Policy = policyFor("retry")
 
-const unscoped =
-  (client: HttpClient.HttpClient.With<unknown>): Call =>
+/** Runs the calls with `transport` as the `HttpClient` in context; a failure is recorded, not thrown. */
+const batchOf =
+  <E>(transport: HttpClient.HttpClient, call: () => Effect.Effect<unknown, E, HttpClient.HttpClient>): Batch =>
+  async (calls, concurrency) => {
+    let firstFailure: string | undefined
+    const recorded = Effect.tapErrorCause(Effect.suspend(call), (cause) =>
+      Effect.sync(() => {
+        firstFailure ??= Cause.pretty(cause)
+      })
+    )
+    await Effect.runPromise(
+      Effect.forEach(Array.from({ length: calls }), () => Effect.ignore(recorded), { discard: true, concurrency }).pipe(
+        Effect.provideService(HttpClient.HttpClient, transport)
+      )
+    )
+    return { firstFailure }
+  }
+
+const readJson =
+  <E>(client: HttpClient.HttpClient.With<E>, url: string) =>
   () =>
     Effect.flatMap(client.get(url), (response) => response.json)
-const scoped =
-  (client: HttpClient.HttpClient.With<unknown, import("effect/Scope").Scope>): Call =>
+const readJsonScoped =
+  <E>(client: HttpClient.HttpClient.With<E>, url: string) =>
   () =>
     Effect.scoped(Effect.flatMap(client.get(url), (response) => response.json))
 
-const happyPath: Record<string, Call> = {
-  "Effect HttpClient (bare)": unscoped(steady),
-  "bare, in a Scope": scoped(steady),
-  "Effect + retryTransient": unscoped(retryTransient(steady)),
-  "effect-http-resilience": scoped(ResilientHttpClient.withResilience(steady)),
-  "  without time limits": scoped(
-    ResilientHttpClient.withResilience(steady, { attemptTimeout: "infinity", totalTimeout: "infinity" })
-  ),
-  "  without retry budget": scoped(ResilientHttpClient.withResilience(steady, noBudget))
-}
-
-const retries: Record<string, Call> = {
-  "retryTransient, plain": unscoped(retryTransient(steady)),
-  "retryTransient, one retry": unscoped(retryTransient(flakyTransport())),
-  "ours, plain": scoped(ResilientHttpClient.withResilience(steady, noBudget)),
-  "ours, one retry": scoped(ResilientHttpClient.withResilience(flakyTransport(), noBudget))
-}
-
-interface PerCall {
-  readonly cpuMicros: number
-  readonly allocatedBytes: number
-}
-
-// JS heap bytes allocated in between: what is still there plus what every collection freed.
-const allocationCounter = () => {
-  const profiler = new V8.GCProfiler()
-  const usedAtStart = V8.getHeapStatistics().used_heap_size
-  profiler.start()
-  return (): number => {
-    const profile = profiler.stop()
-    let freed = 0
-    for (const collection of profile.statistics) {
-      freed += collection.beforeGC.heapStatistics.usedHeapSize - collection.afterGC.heapStatistics.usedHeapSize
-    }
-    return V8.getHeapStatistics().used_heap_size - usedAtStart + freed
+// Built once, as a layer does, and looked up as a service by each call.
+const once =
+  (transport: HttpClient.HttpClient, policy: Policy) =>
+  async (url: string): Promise<Batch> => {
+    const service = await Effect.runPromise(
+      Effect.provideService(ResilientHttpClient.make(policy), HttpClient.HttpClient, transport)
+    )
+    return batchOf(transport, () =>
+      Effect.scoped(
+        Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) =>
+          Effect.flatMap(client.get(url), (response) => response.json)
+        )
+      ).pipe(Effect.provideService(ResilientHttpClient.ResilientHttpClient, service))
+    )
   }
-}
 
-const perCall = async (call: Call, n: number, concurrency: number): Promise<PerCall> => {
-  const stopCounting = allocationCounter()
-  const start = process.cpuUsage()
-  await Effect.runPromise(Effect.forEach(Array.from({ length: n }), call, { discard: true, concurrency }))
-  const used = process.cpuUsage(start)
-  return { cpuMicros: (used.user + used.system) / n, allocatedBytes: stopCounting() / n }
-}
+// The README's pattern: the `HttpClient` in context, made resilient inside the effect of each call.
+const perCall =
+  (transport: HttpClient.HttpClient, policy: Policy) =>
+  async (url: string): Promise<Batch> =>
+    batchOf(transport, () =>
+      Effect.scoped(
+        Effect.flatMap(HttpClient.HttpClient, (http) =>
+          Effect.flatMap(http.pipe(ResilientHttpClient.withResilience(policy)).get(url), (response) => response.json)
+        )
+      )
+    )
 
-const measure = async (calls: Record<string, Call>, n: number, rounds: number, concurrency: number) => {
-  const names = Object.keys(calls)
-  for (const name of names) await perCall(calls[name]!, Math.min(n, 2_000), concurrency)
-  const samples = new Map<string, Array<PerCall>>()
-  for (let round = 0; round < rounds; round++) {
-    for (const name of names) {
-      const list = samples.get(name) ?? []
-      list.push(await perCall(calls[name]!, n, concurrency))
-      samples.set(name, list)
-    }
-  }
-  return new Map(
-    names.map((name) => {
-      const list = samples.get(name) ?? []
-      const figures: PerCall = {
-        cpuMicros: median(list.map((sample) => sample.cpuMicros)),
-        allocatedBytes: median(list.map((sample) => sample.allocatedBytes))
-      }
-      return [name, figures] as const
+/** The requests a total outage receives from `calls` calls made with `call`. */
+const outage = async (
+  call: (
+    url: string
+  ) => Effect.Effect<unknown, unknown, HttpClient.HttpClient | ResilientHttpClient.ResilientHttpClient>,
+  url: string,
+  calls: number
+): Promise<number> => {
+  let requests = 0
+  const down = HttpClient.make((request) =>
+    Effect.sync(() => {
+      requests++
+      return unavailable(request)
     })
   )
+  const shared = await Effect.runPromise(Effect.provideService(ResilientHttpClient.make(), HttpClient.HttpClient, down))
+  await Effect.runPromise(
+    Effect.forEach(Array.from({ length: calls }), () => Effect.exit(call(url)), {
+      discard: true,
+      concurrency: 64
+    }).pipe(
+      Effect.provideService(HttpClient.HttpClient, down),
+      Effect.provideService(ResilientHttpClient.ResilientHttpClient, shared)
+    )
+  )
+  return requests
+}
+
+const effect3: LineProfile = {
+  title: `Effect 3 (Node ${process.version})`,
+  happy: {
+    bare: async (url) => batchOf(steady, readJson(steady, url)),
+    retryTransient: async (url) => batchOf(steady, readJson(retryTransient(steady), url)),
+    once: once(steady, happyPolicy),
+    perCall: perCall(steady, happyPolicy),
+    bareScoped: async (url) => batchOf(steady, readJsonScoped(steady, url)),
+    onceNoTimeLimits: once(steady, { attemptTimeout: "infinity", totalTimeout: "infinity" }),
+    onceNoBudget: once(steady, { retryBudget: "none" })
+  },
+  retried: {
+    retryTransient: async (url) => batchOf(steady, readJson(retryTransient(flaky()), url)),
+    once: (url) => once(flaky(), retryPolicy)(url),
+    perCall: (url) => perCall(flaky(), retryPolicy)(url)
+  },
+  outage: {
+    perCall: (url, calls) =>
+      outage(
+        (url) =>
+          Effect.scoped(
+            Effect.flatMap(HttpClient.HttpClient, (http) => http.pipe(ResilientHttpClient.withResilience()).get(url))
+          ),
+        url,
+        calls
+      ),
+    shared: (url, calls) =>
+      outage(
+        (url) => Effect.scoped(Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) => client.get(url))),
+        url,
+        calls
+      )
+  }
+}
+
+// Children run the TypeScript sources through tsx, as the bench's client processes do.
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+const effect4Entry = fileURLToPath(new URL("../../bench-effect4/src/inProcess.ts", import.meta.url))
+
+/** The Effect 4 line, in a process of its own under Node 22; its tables go to this process's stdout. */
+const runEffect4 = async (args: ReadonlyArray<string>): Promise<void> => {
+  const { path } = await node22Binary()
+  const child = spawn(path, ["--import", tsxLoader, effect4Entry, ...args], { stdio: "inherit" })
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject)
+    child.once("exit", resolve)
+  })
+  if (code !== 0) throw new Error(`bench:profile: the Effect 4 line exited with ${code}`)
 }
 
 const main = async () => {
-  const n = Number(process.argv[2] ?? 20_000)
-  const rounds = Number(process.argv[3] ?? 7)
-  for (const concurrency of [1, 64]) {
-    const happy = await measure(happyPath, n, rounds, concurrency)
-    const bare = happy.get("Effect HttpClient (bare)")?.cpuMicros ?? 1
-    console.log(`Per call, in process, c=${concurrency} (median of ${rounds} rounds of ${n} calls)`)
-    for (const [name, { allocatedBytes, cpuMicros }] of happy) {
-      const kib = (allocatedBytes / 1024).toFixed(1)
-      console.log(
-        `  ${name.padEnd(28)} ${cpuMicros.toFixed(1).padStart(7)} µs CPU  ${(bare / cpuMicros).toFixed(2)}x bare  ${kib.padStart(6)} KiB allocated`
-      )
-    }
-  }
-  // One call at a time: the transports alternate 503 and 200.
-  const retried = await measure(retries, Math.round(n / 2), rounds, 1)
-  const cost = (plain: string, once: string, of: keyof PerCall) =>
-    (retried.get(once)?.[of] ?? 0) - (retried.get(plain)?.[of] ?? 0)
-  const line = (label: string, plain: string, once: string) =>
-    `  ${label.padEnd(15)} ${cost(plain, once, "cpuMicros").toFixed(1).padStart(7)} µs CPU  ${(cost(plain, once, "allocatedBytes") / 1024).toFixed(1).padStart(6)} KiB allocated`
-  console.log("Per retry, in process")
-  console.log(line("retryTransient", "retryTransient, plain", "retryTransient, one retry"))
-  console.log(line("ours", "ours, plain", "ours, one retry"))
+  const options = parseProfileArgs(process.argv.slice(2))
+  const started = performance.now()
+  await runProfile(effect3, options)
+  if (!options.effect3Only) await runEffect4(profileArgs(options))
+  console.log(`\nbench:profile took ${((performance.now() - started) / 1000).toFixed(0)} s`)
 }
 
-main()
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exitCode = 1
+})
