@@ -1,3 +1,4 @@
+// @generated from templates/test/conformance.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * The conformance scenarios (packages/conformance) on Effect 4, through the public API: each
  * scenario's calls go through `withResilience` over `Testing.scriptedHttpClient`, on the
@@ -54,13 +55,14 @@ const play = (scenario: Conformance.Scenario) =>
       Effect.map(recorder.callEnded)
     )
     const before = yield* counters
+    // Each call waits on the TestClock for its start time, then runs to its end.
     const calls = Effect.forEach(Conformance.callsOf(scenario), (_, i) =>
       Effect.andThen(
         Effect.suspend(() => Effect.sleep(recorder.waitBeforeCall(i))),
         call
       )
     )
-    const fiber = yield* Effect.forkChild(calls, { startImmediately: true })
+    const fiber = yield* Effect.forkChild(calls)
     yield* TestClock.adjust("1 hour")
     yield* Fiber.join(fiber)
     return recorder.result(yield* scripted.requests, before, yield* counters)

@@ -1,13 +1,14 @@
+// @generated from templates/test/conformance.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * The conformance scenarios (packages/conformance) on Effect 3, through the public API: each
  * scenario's calls go through `withResilience` over `Testing.scriptedHttpClient`, on the
  * TestClock. The scripted client's responses are handed over with a body that records its
  * release; metrics are read from `Metric.snapshot`, only the scenario's own host's series.
  */
-import { HttpBody, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import * as Conformance from "@effect-http-resilience/conformance"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Metric, MetricState, Stream, TestClock } from "effect"
+import { HttpBody, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as Testing from "../src/Testing.js"
 
@@ -59,6 +60,7 @@ const play = (scenario: Conformance.Scenario) =>
       Effect.map(recorder.callEnded)
     )
     const before = yield* counters
+    // Each call waits on the TestClock for its start time, then runs to its end.
     const calls = Effect.forEach(Conformance.callsOf(scenario), (_, i) =>
       Effect.zipRight(
         Effect.suspend(() => Effect.sleep(recorder.waitBeforeCall(i))),
