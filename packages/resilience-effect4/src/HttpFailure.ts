@@ -1,3 +1,4 @@
+// @generated from templates/src/HttpFailure.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * The failures a resilient HTTP call can end with: a tagged union in the error channel.
  *
@@ -20,13 +21,16 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * Why no HTTP response arrived.
  *
  * - `"Transport"`: the connection was refused, reset or broke before a response (retried).
- * - `"Timeout"`: no response within the policy's `attemptTimeout` (retried).
+ * - `"Timeout"`: no response headers within the policy's `attemptTimeout` (retried).
  * - `"InvalidRequest"`: the request could not be sent at all (a malformed URL, a body that
  *   could not be encoded). Never retried.
  * - `"Unrecoverable"`: sending again cannot cure it: too many redirects, an unsupported
  *   protocol, a TLS certificate that does not verify. Never retried.
  * - `"CircuitOpen"`: not sent: the origin's circuit breaker is open (the `cause` is the
  *   breaker's rejection, which says when it lets a probe through). Ends the call at once.
+ * - `"CoolingDown"`: not sent: another call's `429` with `Retry-After` cooled the origin down
+ *   for longer than this call may wait (past `maxDelay` under `whenRetryAfterExceedsMaxDelay:
+ *   "give-up"`, or past its total timeout). Ends the call at once.
  *
  * @example
  * ```ts

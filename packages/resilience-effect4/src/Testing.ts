@@ -1,3 +1,4 @@
+// @generated from templates/src/Testing.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Testing code that calls HTTP APIs without a server: a scripted `HttpClient` that answers each
  * request from a script (responses, transport failures, silence) and records every request with

@@ -1,18 +1,20 @@
+// @generated from templates/src/HttpFailure.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * The failures a resilient HTTP call can end with: a tagged union in the error channel.
  *
  * Every failure carries the `request` it belongs to and the 1-based `attempt` that produced it,
- * so the failure a caller finally sees tells how many attempts were made.
+ * so the failure a caller finally sees tells how many attempts were made, and once the call
+ * stopped, `giveUpReason` says why; its `message` says all of it in words.
  *
  * @since 0.1.0
  */
-import type * as Headers from "@effect/platform/Headers"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { describeFailure } from "@effect-http-resilience/core/FailureMessage"
+import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
+import type * as Headers from "@effect/platform/Headers"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as Option from "effect/Option"
-import * as Predicate from "effect/Predicate"
-import { describeFailure } from "@effect-http-resilience/core/FailureMessage"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
@@ -21,9 +23,9 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * - `"Transport"`: the connection was refused, reset or broke before a response (retried).
  * - `"Timeout"`: no response headers within the policy's `attemptTimeout` (retried).
  * - `"InvalidRequest"`: the request could not be sent at all (a malformed URL, a body that
- *   could not be encoded). Sending it again cannot help, so it is never retried.
- * - `"Unrecoverable"`: the exchange failed in a way that sending again cannot cure: too many
- *   redirects, an unsupported protocol, a TLS certificate that does not verify. Never retried.
+ *   could not be encoded). Never retried.
+ * - `"Unrecoverable"`: sending again cannot cure it: too many redirects, an unsupported
+ *   protocol, a TLS certificate that does not verify. Never retried.
  * - `"CircuitOpen"`: not sent: the origin's circuit breaker is open (the `cause` is the
  *   breaker's `CircuitOpen`, which says when it lets a probe through). Ends the call at once.
  * - `"CoolingDown"`: not sent: another call's `429` with `Retry-After` cooled the origin down
@@ -32,10 +34,9 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  *
  * @example
  * ```ts
- * import { HttpFailure } from "effect-http-resilience"
+ * import type { HttpFailure } from "effect-http-resilience"
  *
- * const describe = (reason: HttpFailure.ConnectionFailureReason): string =>
- *   reason === "Timeout" ? "no answer in time" : reason === "Transport" ? "connection failed" : "not sendable"
+ * const retried = (reason: HttpFailure.ConnectionFailureReason): boolean => reason === "Transport" || reason === "Timeout"
  * ```
  *
  * @since 0.1.0
@@ -87,17 +88,12 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
  *
  * @example
  * ```ts
- * import { Duration, Effect, Option } from "effect"
+ * import { Effect } from "effect"
  * import type { HttpFailure } from "effect-http-resilience"
  *
  * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
  *
- * const handled = call.pipe(
- *   Effect.catchTag("TransientStatus", (e) => {
- *     const wait = Option.match(e.retryAfter, { onNone: () => "no Retry-After", onSome: Duration.format })
- *     return Effect.succeed(`${e.status} after ${e.attempt} attempts (${wait})`)
- *   })
- * )
+ * const handled = call.pipe(Effect.catchTag("TransientStatus", (e) => Effect.succeed(`${e.status} after ${e.attempt}`)))
  * ```
  *
  * @since 0.1.0
@@ -117,9 +113,9 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
 }
 
 /**
- * A response not worth retrying (any other non-2xx status). `body` is a bounded snippet of
- * the response body (at most 8 KiB, read with a short time limit) for diagnostics: it is
- * never decoded as data, and is empty when the body could not be read.
+ * A response not worth retrying (any other non-2xx status). `body` is a bounded snippet (at
+ * most 8 KiB, read with a short time limit) for diagnostics, never decoded as data; empty when
+ * unreadable.
  *
  * @example
  * ```ts
@@ -150,8 +146,8 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
 }
 
 /**
- * A successful response whose body did not decode (invalid JSON, or JSON that does not
- * match the schema). Never retried: the server answered, and would answer the same again.
+ * A successful response whose body did not decode (invalid JSON, a schema mismatch, a body
+ * over `maxBodyBytes`). Never retried: the server answered, and would answer the same again.
  *
  * @example
  * ```ts
@@ -160,9 +156,7 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
  *
  * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
  *
- * const logged = call.pipe(
- *   Effect.tapErrorTag("DecodeError", (e) => Effect.logError(`status ${e.status}: unexpected body`, e.cause))
- * )
+ * const logged = call.pipe(Effect.tapErrorTag("DecodeError", (e) => Effect.logError(`status ${e.status}`, e.cause)))
  * ```
  *
  * @since 0.1.0
@@ -181,21 +175,16 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
 }
 
 /**
- * The cause of a {@link DecodeError} when a body is larger than the limit a reader set
- * (`getJson`'s `maxBodyBytes`): reading stopped at the limit and the connection was released.
+ * The cause of a {@link DecodeError} when a body is larger than the limit (`maxBodyBytes`):
+ * reading stopped at the limit and the connection was released.
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
  * import { HttpFailure } from "effect-http-resilience"
  *
- * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
+ * declare const failure: HttpFailure.DecodeError
  *
- * const tooLarge = call.pipe(
- *   Effect.catchTag("DecodeError", (e) =>
- *     HttpFailure.isBodyTooLarge(e.cause) ? Effect.succeed(`over ${e.cause.limit} bytes`) : Effect.fail(e)
- *   )
- * )
+ * const overLimit = HttpFailure.isBodyTooLarge(failure.cause) ? failure.cause.limit : undefined
  * ```
  *
  * @since 0.2.0
@@ -216,39 +205,13 @@ export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{
 }
 
 /**
- * Whether a value is a {@link BodyTooLarge}.
- *
- * @example
- * ```ts
- * import { HttpFailure } from "effect-http-resilience"
- *
- * declare const failure: HttpFailure.DecodeError
- *
- * const overLimit = HttpFailure.isBodyTooLarge(failure.cause)
- * ```
- *
- * @since 0.2.0
- * @category guards
- */
-export const isBodyTooLarge = (u: unknown): u is BodyTooLarge => u instanceof BodyTooLarge
-
-/**
  * Every way a resilient HTTP call can fail.
  *
  * @example
  * ```ts
  * import type { HttpFailure } from "effect-http-resilience"
  *
- * const describe = (failure: HttpFailure.HttpFailure): string => {
- *   switch (failure._tag) {
- *     case "ConnectionError":
- *       return `no response (${failure.reason}) after ${failure.attempt} attempts`
- *     case "TransientStatus":
- *     case "PermanentStatus":
- *     case "DecodeError":
- *       return `status ${failure.status} after ${failure.attempt} attempts`
- *   }
- * }
+ * const attempts = (failure: HttpFailure.HttpFailure): number => failure.attempt
  * ```
  *
  * @since 0.1.0
@@ -257,17 +220,29 @@ export const isBodyTooLarge = (u: unknown): u is BodyTooLarge => u instanceof Bo
 export type HttpFailure = ConnectionError | TransientStatus | PermanentStatus | DecodeError
 
 /**
+ * Whether a value is a {@link BodyTooLarge}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience"
+ *
+ * HttpFailure.isBodyTooLarge(new HttpFailure.BodyTooLarge({ limit: 10, seen: 20, declared: true })) // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isBodyTooLarge = (u: unknown): u is BodyTooLarge => u instanceof BodyTooLarge
+
+/**
  * Whether a value is a {@link ConnectionError}.
  *
  * @example
  * ```ts
  * import { HttpFailure } from "effect-http-resilience"
  *
- * declare const failure: HttpFailure.HttpFailure
- *
- * if (HttpFailure.isConnectionError(failure)) {
- *   console.log(failure.attempt)
- * }
+ * declare const error: unknown
+ * if (HttpFailure.isConnectionError(error)) console.log(error.reason)
  * ```
  *
  * @since 0.1.0
@@ -282,11 +257,8 @@ export const isConnectionError = (u: unknown): u is ConnectionError => u instanc
  * ```ts
  * import { HttpFailure } from "effect-http-resilience"
  *
- * declare const failure: HttpFailure.HttpFailure
- *
- * if (HttpFailure.isTransientStatus(failure)) {
- *   console.log(failure.attempt)
- * }
+ * declare const error: unknown
+ * if (HttpFailure.isTransientStatus(error)) console.log(error.status)
  * ```
  *
  * @since 0.1.0
@@ -301,11 +273,8 @@ export const isTransientStatus = (u: unknown): u is TransientStatus => u instanc
  * ```ts
  * import { HttpFailure } from "effect-http-resilience"
  *
- * declare const failure: HttpFailure.HttpFailure
- *
- * if (HttpFailure.isPermanentStatus(failure)) {
- *   console.log(failure.attempt)
- * }
+ * declare const error: unknown
+ * if (HttpFailure.isPermanentStatus(error)) console.log(error.body)
  * ```
  *
  * @since 0.1.0
@@ -320,11 +289,8 @@ export const isPermanentStatus = (u: unknown): u is PermanentStatus => u instanc
  * ```ts
  * import { HttpFailure } from "effect-http-resilience"
  *
- * declare const failure: HttpFailure.HttpFailure
- *
- * if (HttpFailure.isDecodeError(failure)) {
- *   console.log(failure.attempt)
- * }
+ * declare const error: unknown
+ * if (HttpFailure.isDecodeError(error)) console.log(error.cause)
  * ```
  *
  * @since 0.1.0
@@ -342,18 +308,17 @@ export const isDecodeError = (u: unknown): u is DecodeError => u instanceof Deco
  *
  * declare const call: Effect.Effect<string, unknown>
  *
- * const onlyHttp = call.pipe(
- *   Effect.catchIf(HttpFailure.isHttpFailure, (e) => Effect.succeed(e._tag))
- * )
+ * const onlyHttp = call.pipe(Effect.catchIf(HttpFailure.isHttpFailure, (e) => Effect.succeed(e._tag)))
  * ```
  *
  * @since 0.1.0
  * @category guards
  */
-export const isHttpFailure: (u: unknown) => u is HttpFailure = Predicate.or(
-  Predicate.or(isConnectionError, isTransientStatus),
-  Predicate.or(isPermanentStatus, isDecodeError)
-)
+export const isHttpFailure = (u: unknown): u is HttpFailure =>
+  u instanceof ConnectionError ||
+  u instanceof TransientStatus ||
+  u instanceof PermanentStatus ||
+  u instanceof DecodeError
 
 /**
  * Whether a failure is of a kind that another attempt could cure: a transport failure, a
@@ -364,13 +329,10 @@ export const isHttpFailure: (u: unknown) => u is HttpFailure = Predicate.or(
  * import { HttpFailure } from "effect-http-resilience"
  *
  * declare const failure: HttpFailure.HttpFailure
- *
  * const worthAnotherTry = HttpFailure.isRetryableKind(failure)
  * ```
  *
  * @since 0.1.0
  * @category predicates
  */
-export const isRetryableKind = (failure: HttpFailure): boolean =>
-  failure._tag === "TransientStatus" ||
-  (failure._tag === "ConnectionError" && (failure.reason === "Transport" || failure.reason === "Timeout"))
+export const isRetryableKind: (failure: HttpFailure) => boolean = RetrySchedule.isRetryableKind

@@ -1,3 +1,4 @@
+// @generated from templates/src/Testing.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Testing code that calls HTTP APIs without a server: a scripted `HttpClient` that answers each
  * request from a script (responses, transport failures, silence) and records every request with
@@ -85,8 +86,8 @@ export type Script = ScriptedTransport.Script
  *
  * @example
  * ```ts
- * import { HttpClient } from "@effect/platform"
  * import { Effect } from "effect"
+ * import { HttpClient } from "@effect/platform"
  * import { Testing } from "effect-http-resilience"
  *
  * const program = Effect.gen(function* () {
@@ -115,8 +116,8 @@ export interface ScriptedHttpClient {
  *
  * @example
  * ```ts
- * import { HttpClient } from "@effect/platform"
  * import { Effect, Fiber, TestClock, TestContext } from "effect"
+ * import { HttpClient } from "@effect/platform"
  * import { ResilientHttpClient, Testing } from "effect-http-resilience"
  *
  * const test = Effect.gen(function* () {

@@ -1,6 +1,7 @@
+// @generated from templates/src/internal/invalidOption.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 // The error every bad option of this library is, and how options are read: the checks are the
-// shared core's (the same names, ranges and messages as the Effect 3 line); this module gives
-// them Effect 4's Duration and Result.
+// shared core's (the same names, ranges and messages on both lines); this module gives them
+// Effect 4's Duration and Result.
 import * as Settings from "@effect-http-resilience/core/Settings"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -37,10 +38,6 @@ export type Validated<A> = Result.Result<A, InvalidRetryPolicy>
 /** @internal */
 export const fromChecked = <A>(checked: Settings.Checked<A>): Validated<A> =>
   checked._tag === "Valid" ? Result.succeed(checked.value) : Result.fail(new InvalidRetryPolicy(checked.problem))
-
-/** @internal */
-export const invalid = (option: string, reason: string, value: unknown): Validated<never> =>
-  Result.fail(new InvalidRetryPolicy({ option, reason, value }))
 
 // The shapes `Duration.fromInput` reads; it gives None for any of them it cannot read.
 const isInputShaped = (input: unknown): input is Duration.Input =>

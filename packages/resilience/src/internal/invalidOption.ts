@@ -1,9 +1,12 @@
-// The error every bad option of this library is, and how it names the value given (the
-// wording is the shared core's). A module of its own: the policy, the budget and the breaker all
-// validate options with it.
+// @generated from templates/src/internal/invalidOption.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// The error every bad option of this library is, and how options are read: the checks are the
+// shared core's (the same names, ranges and messages on both lines); this module gives them
+// Effect 3's Duration and Either.
 import * as Settings from "@effect-http-resilience/core/Settings"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 
 const describeDuration = (value: object): string | undefined =>
   Duration.isDuration(value) ? Duration.format(value) : undefined
@@ -27,4 +30,18 @@ export class IsTransientStatusError extends Data.TaggedError("IsTransientStatusE
   override get message(): string {
     return Settings.predicateThrewMessage(this.status, this.cause)
   }
+}
+
+/** @internal */
+export type Validated<A> = Either.Either<A, InvalidRetryPolicy>
+
+/** @internal */
+export const fromChecked = <A>(checked: Settings.Checked<A>): Validated<A> =>
+  checked._tag === "Valid" ? Either.right(checked.value) : Either.left(new InvalidRetryPolicy(checked.problem))
+
+/** Effect 3's Duration, as the core's option checks read durations. @internal */
+export const durationCodec: Settings.DurationCodec<Duration.Duration> = {
+  decode: (input) => Option.getOrUndefined(Duration.decodeUnknown(input)),
+  infinity: Duration.infinity,
+  toMillis: Duration.toMillis
 }
