@@ -83,12 +83,13 @@ export const start = (limits: Limits, nowMillis: number): Call => ({
 const stop = (reason: GiveUpReason): Answer => ({ _tag: "Stop", reason })
 
 /**
- * The retry budget refused the retry the machine planned.
+ * The retry budget's answer to a retry the machine planned: the retry as planned, or a stop.
  *
  * @since 0.2.0
  * @category answers
  */
-export const budgetRefused: Answer = stop("retry-budget-exhausted")
+export const afterBudget = (planned: Answer, allowed: boolean): Answer =>
+  allowed || planned._tag === "Stop" ? planned : stop("retry-budget-exhausted")
 
 // A wait that ends past the deadline is not started; an origin cooling down for longer than the
 // policy allows a wait either stretches it to the cap or stops the call, as a Retry-After would.

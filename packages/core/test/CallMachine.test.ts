@@ -77,6 +77,13 @@ describe("CallMachine", () => {
     expect(CallMachine.first(call, 0, 20_000)._tag).toBe("Send")
   })
 
+  it("stops a planned retry the budget refuses", () => {
+    const call = CallMachine.start(limits(), 0)
+    const planned = CallMachine.afterFailure(call, 1, 0, undefined, delay(500), 0)
+    expect(CallMachine.afterBudget(planned, true)).toBe(planned)
+    expect(CallMachine.afterBudget(planned, false)).toEqual({ _tag: "Stop", reason: "retry-budget-exhausted" })
+  })
+
   it("cools an origin down only for a 429 with a Retry-After", () => {
     expect(CallMachine.coolDownAsked(429, 3_000)).toBe(3_000)
     expect(CallMachine.coolDownAsked(429, undefined)).toBe(0)

@@ -1,6 +1,7 @@
+import * as CallMachine from "@effect-http-resilience/core/CallMachine"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as Clock from "effect/Clock"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
@@ -13,6 +14,8 @@ import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
 import * as metrics from "./metrics.js"
 import * as overload from "./overload.js"
+import * as ResilienceStore from "../ResilienceStore.js"
+import * as resilienceStore from "./resilienceStore.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import { drain } from "./responseBody.js"
 
@@ -100,8 +103,24 @@ const isRetryDecision = (out: unknown): out is RetryPolicy.RetryDecision =>
 const giveUpReasonOf = (out: unknown): RetryPolicy.GiveUpReason =>
   isRetryDecision(out) && out._tag === "GiveUp" ? out.reason : "attempts-exhausted"
 
-// A policy's own decision says where its wait came from; any other schedule's is inferred.
-const retryDecisionOf = (out: unknown, failure: HttpFailure.HttpFailure, waitMillis: number): decisions.Decision => {
+// A policy's own decision says where its wait came from, unless the origin's cool-down
+// stretched it; any other schedule's is inferred.
+const retryDecisionOf = (
+  out: unknown,
+  failure: HttpFailure.HttpFailure,
+  answer: Extract<CallMachine.Answer, { _tag: "Send" }>,
+  coolDownMillis: number
+): decisions.Decision => {
+  const waitMillis = answer.waitMillis
+  if (answer.coolDownMillis > 0) {
+    return {
+      _tag: "Retry",
+      failure,
+      delay: Duration.millis(waitMillis),
+      source: "retry-after",
+      capped: waitMillis < coolDownMillis
+    }
+  }
   if (isRetryDecision(out) && out._tag === "Retry") {
     return { _tag: "Retry", failure, delay: out.delay, source: out.source, capped: out.capped }
   }
@@ -117,14 +136,32 @@ const retryDecisionOf = (out: unknown, failure: HttpFailure.HttpFailure, waitMil
   }
 }
 
+// Durations on the monotonic clock: a wall clock stepped by an hour changes no decision.
+const monotonicMillis = (clock: Clock.Clock): number => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
+
+const scheduleAnswer = (
+  out: unknown,
+  decision: ScheduleDecision.ScheduleDecision,
+  now: number
+): CallMachine.ScheduleAnswer =>
+  ScheduleDecision.isDone(decision)
+    ? { _tag: "Done", reason: giveUpReasonOf(out) }
+    : { _tag: "Delay", millis: ScheduleIntervals.start(decision.intervals) - now }
+
+const coolDownOf = (failure: HttpFailure.HttpFailure): number =>
+  failure._tag === "TransientStatus" && failure.retryAfter._tag === "Some"
+    ? CallMachine.coolDownAsked(failure.status, Duration.toMillis(failure.retryAfter.value))
+    : 0
+
 /**
- * The attempt loop, the pipeline's retry stage: total deadline -> retry (schedule, retry
- * budget) -> circuit breaker -> attempt time limit -> transport.
+ * The attempt loop, the pipeline's retry stage: total deadline -> retry (schedule, cool-down,
+ * retry budget) -> circuit breaker -> attempt time limit -> transport. What to do next is the
+ * core's `CallMachine`'s answer; this sends, sleeps, releases and reports as it says.
  *
  * The first attempt runs with nothing around it but its time limit (and the breaker, when
- * there is one); only a failure builds the retry machinery. After each failure: what must never
- * be retried stops at once; otherwise the schedule decides; a wait that would end past the
- * total deadline is not started; the origin's retry budget is asked; then the decision is
+ * there is one), after the origin's cool-down if another call's 429 started one. After each
+ * failure the machine hears what must never be retried, the schedule's answer and the
+ * cool-down; a retry it plans still needs the origin's retry budget; then the decision is
  * reported, the discarded response released, and the wait begins. An attempt the open circuit
  * rejects is not sent, and ends the call at once, with no further wait.
  *
@@ -136,131 +173,168 @@ export const run = <A, E, R, E2, R2>(
   attemptOnce: AttemptOnce<A, HttpFailure.HttpFailure | E, R>,
   giveUp: GiveUp<A, E2, R2>
 ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> =>
-  Effect.clockWith((clock) => {
-    const startMillis = clock.unsafeCurrentTimeMillis()
-    const deadline = startMillis + policy.totalTimeoutMillis
-    const firstLimit = Math.min(policy.attemptTimeoutMillis, policy.totalTimeoutMillis)
-    const { budget, syncBudget, breaker } = policy.guards
-    const origin = overload.originFor(request.url)
-    const attemptLabels = origin.labels(request.method)
+  Effect.flatMap(ResilienceStore.ResilienceStore, (given) =>
+    Effect.clockWith((clock) => {
+      const store = resilienceStore.concrete(given, clock)
+      const startMillis = monotonicMillis(clock)
+      const call = CallMachine.start(policy.limits, startMillis)
+      const { budget, syncBudget, breaker } = overload.guardsFor(store, policy)
+      const origin = overload.originFor(request.url)
+      const attemptLabels = origin.labels(request.method)
+      const coolDownLeft = policy.shareRetryAfter ? store.coolDownLeft(origin.key) : noCoolDown
 
-    // The decision's failure says why, as the one handed back does; `giveUp` gets the failure
-    // as it came, the key to its held response.
-    const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) => {
-      metrics.giveUps.unsafeUpdate(1, origin.giveUpLabels(request.method, reason))
-      return Effect.zipRight(
-        decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason }),
-        giveUp(failure, reason)
-      )
-    }
-
-    // An attempt through the breaker, if there is one, which may reject it unsent.
-    const guarded = (
-      attempt: Attempt,
-      limitMillis: number,
-      previous: HttpFailure.HttpFailure | undefined
-    ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
-      const sent = attemptOnce(attempt, limitMillis)
-      const counted =
-        syncBudget !== undefined && !syncBudget.countsSuccesses ? sent : Effect.tap(sent, () => budgetSuccess(previous))
-      const countSent = (): void => {
-        metrics.attempts.unsafeUpdate(1, attemptLabels)
-        if (previous !== undefined) metrics.retries.unsafeUpdate(1, attemptLabels)
+      // The decision's failure says why, as the one handed back does; `giveUp` gets the failure
+      // as it came, the key to its held response.
+      const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) => {
+        metrics.giveUps.unsafeUpdate(1, origin.giveUpLabels(request.method, reason))
+        return Effect.zipRight(
+          decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason }),
+          giveUp(failure, reason)
+        )
       }
-      if (breaker === undefined) {
-        countSent()
-        return counted
-      }
-      // Counted once the breaker lets it through: a rejected attempt is never sent.
-      const admitted = Effect.suspend(() => {
-        countSent()
-        return counted
-      })
-      return Effect.flatMap(breaker, (circuits) => circuits.execute(admitted, origin.key, overload.breakerOutcome))
-    }
 
-    // What follows an attempt's failure: an open circuit ends the call at once, with the last
-    // real failure when there was one, else with the breaker's rejection; any other failure
-    // goes to the schedule.
-    const onAttemptFailure =
-      (attempt: Attempt, previous: HttpFailure.HttpFailure | undefined, state: unknown) =>
-      (
-        error: HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen
-      ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> => {
-        if (isCircuitOpen(error)) {
-          return stop(previous ?? connectionError(attempt, "CircuitOpen", error), "circuit-open")
+      // An attempt through the breaker, if there is one, which may reject it unsent.
+      const guarded = (
+        attempt: Attempt,
+        limitMillis: number,
+        previous: HttpFailure.HttpFailure | undefined
+      ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
+        const sent = attemptOnce(attempt, limitMillis)
+        const counted =
+          syncBudget !== undefined && !syncBudget.countsSuccesses
+            ? sent
+            : Effect.tap(sent, () => budgetSuccess(previous))
+        const countSent = (): void => {
+          metrics.attempts.unsafeUpdate(1, attemptLabels)
+          if (previous !== undefined) metrics.retries.unsafeUpdate(1, attemptLabels)
         }
-        if (HttpFailure.isHttpFailure(error)) return afterFailure(error, state)
-        return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
-      }
-
-    const budgetSuccess = (previous: HttpFailure.HttpFailure | undefined): Effect.Effect<void> => {
-      const retriedAfter = previous === undefined ? undefined : overload.failureKind(previous)
-      if (syncBudget === undefined) return budget.onSuccess(origin.key, retriedAfter)
-      return Effect.clockWith((clock) =>
-        Effect.sync(() => {
-          const now = clock.unsafeCurrentTimeMillis()
-          syncBudget.stateFor(origin.key, now).onSuccess(now, retriedAfter)
+        if (breaker === undefined) {
+          countSent()
+          return counted
+        }
+        // Counted once the breaker lets it through: a rejected attempt is never sent.
+        const admitted = Effect.suspend(() => {
+          countSent()
+          return counted
         })
-      )
-    }
-
-    // Records the failure with the budget and asks it for a retry: false is a refusal.
-    const askBudget = (failure: HttpFailure.HttpFailure, now: number): Effect.Effect<boolean> => {
-      const kind = overload.failureKind(failure)
-      if (kind === undefined) return Effect.succeed(true)
-      if (syncBudget === undefined) {
-        return Effect.zipRight(budget.onFailure(origin.key, kind), budget.tryRetry(origin.key, kind))
+        return Effect.flatMap(breaker, (circuits) => circuits.execute(admitted, origin.key, overload.breakerOutcome))
       }
-      const state = syncBudget.stateFor(origin.key, now)
-      state.onFailure(now, kind)
-      if (state.tryRetry(now, kind)) return Effect.succeed(true)
-      syncBudget.refused(origin.key)
-      return Effect.succeed(false)
-    }
 
-    const afterFailure = (
-      failure: HttpFailure.HttpFailure,
-      state: unknown
-    ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> => {
-      const refusal = policy.refusal(failure)
-      if (refusal !== undefined) return stop(failure, refusal)
-      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.flatMap(policy.schedule.step(now, failure, state), ([next, out, decision]) => {
-          if (ScheduleDecision.isDone(decision)) return stop(failure, giveUpReasonOf(out))
-          const waitMillis = Math.max(0, ScheduleIntervals.start(decision.intervals) - now)
-          if (now + waitMillis >= deadline) return stop(failure, "deadline-exceeded")
-          return Effect.flatMap(askBudget(failure, now), (allowed) => {
-            if (!allowed) return stop(failure, "retry-budget-exhausted")
-            const attempt: Attempt = { request, attempt: failure.attempt + 1 }
-            const limit = Math.min(policy.attemptTimeoutMillis, deadline - now - waitMillis)
-            // Built once the wait is over: a wait that is interrupted sends, and counts, nothing.
-            const resend = Effect.suspend(() =>
-              Effect.catchAll(
-                Effect.annotateSpans(guarded(attempt, limit, failure), "http.request.resend_count", failure.attempt),
-                onAttemptFailure(attempt, failure, next)
-              )
-            )
-            return decisions
-              .report(retryDecisionOf(out, failure, waitMillis))
-              .pipe(
-                Effect.zipRight(releaseHeld(failure)),
-                Effect.zipRight(waitMillis > 0 ? Effect.sleep(Duration.millis(waitMillis)) : Effect.void),
-                Effect.zipRight(resend)
-              )
+      // What follows an attempt's failure: an open circuit ends the call at once, with the last
+      // real failure when there was one, else with the breaker's rejection; any other failure
+      // goes to the machine.
+      const onAttemptFailure =
+        (attempt: Attempt, previous: HttpFailure.HttpFailure | undefined, state: unknown) =>
+        (
+          error: HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen
+        ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> => {
+          if (isCircuitOpen(error)) {
+            return stop(previous ?? connectionError(attempt, "CircuitOpen", error), "circuit-open")
+          }
+          if (HttpFailure.isHttpFailure(error)) return afterFailure(error, state)
+          return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
+        }
+
+      const budgetSuccess = (previous: HttpFailure.HttpFailure | undefined): Effect.Effect<void> => {
+        const retriedAfter = previous === undefined ? undefined : overload.failureKind(previous)
+        if (syncBudget === undefined) return budget.onSuccess(origin.key, retriedAfter)
+        return Effect.clockWith((clock) =>
+          Effect.sync(() => {
+            const now = clock.unsafeCurrentTimeMillis()
+            syncBudget.stateFor(origin.key, now).onSuccess(now, retriedAfter)
           })
-        })
-      )
-    }
+        )
+      }
 
-    if (syncBudget !== undefined) syncBudget.stateFor(origin.key, startMillis).onRequest(startMillis)
-    const firstAttempt: Attempt = { request, attempt: 1 }
-    const first = Effect.catchAll(
-      guarded(firstAttempt, firstLimit, undefined),
-      onAttemptFailure(firstAttempt, undefined, policy.schedule.initial)
-    )
-    return syncBudget === undefined ? Effect.zipRight(budget.onRequest(origin.key), first) : first
-  })
+      // Records the failure with the budget and asks it for a retry: false is a refusal.
+      const askBudget = (failure: HttpFailure.HttpFailure): Effect.Effect<boolean> => {
+        const kind = overload.failureKind(failure)
+        if (kind === undefined) return Effect.succeed(true)
+        if (syncBudget === undefined) {
+          return Effect.zipRight(budget.onFailure(origin.key, kind), budget.tryRetry(origin.key, kind))
+        }
+        return Effect.clockWith((clock) => {
+          const now = clock.unsafeCurrentTimeMillis()
+          const state = syncBudget.stateFor(origin.key, now)
+          state.onFailure(now, kind)
+          if (state.tryRetry(now, kind)) return Effect.succeed(true)
+          syncBudget.refused(origin.key)
+          return Effect.succeed(false)
+        })
+      }
+
+      // A 429's Retry-After, told to every call sharing the store before this one plans its wait.
+      const tellCoolDown = (failure: HttpFailure.HttpFailure): Effect.Effect<number> => {
+        const asked = policy.shareRetryAfter ? coolDownOf(failure) : 0
+        return asked > 0 ? Effect.zipRight(store.coolDown(origin.key, asked), coolDownLeft) : coolDownLeft
+      }
+
+      const afterFailure = (
+        failure: HttpFailure.HttpFailure,
+        state: unknown
+      ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> => {
+        const refusal = policy.refusal(failure)
+        if (refusal !== undefined) return stop(failure, refusal)
+        const now = monotonicMillis(clock)
+        return Effect.flatMap(policy.schedule.step(now, failure, state), ([next, out, decision]) =>
+          Effect.flatMap(tellCoolDown(failure), (coolDown) => {
+            const answer = CallMachine.afterFailure(
+              call,
+              failure.attempt,
+              now,
+              undefined,
+              scheduleAnswer(out, decision, now),
+              coolDown
+            )
+            if (answer._tag === "Stop") return stop(failure, answer.reason)
+            return Effect.flatMap(askBudget(failure), (allowed) => {
+              const confirmed = CallMachine.afterBudget(answer, allowed)
+              if (confirmed._tag === "Stop") return stop(failure, confirmed.reason)
+              const attempt: Attempt = { request, attempt: answer.attempt }
+              // Built once the wait is over: a wait that is interrupted sends, and counts, nothing.
+              const resend = Effect.suspend(() =>
+                Effect.catchAll(
+                  Effect.annotateSpans(
+                    guarded(attempt, answer.limitMillis, failure),
+                    "http.request.resend_count",
+                    failure.attempt
+                  ),
+                  onAttemptFailure(attempt, failure, next)
+                )
+              )
+              return decisions
+                .report(retryDecisionOf(out, failure, answer, coolDown))
+                .pipe(
+                  Effect.zipRight(releaseHeld(failure)),
+                  Effect.zipRight(sleep(answer.waitMillis)),
+                  Effect.zipRight(resend)
+                )
+            })
+          })
+        )
+      }
+
+      if (syncBudget !== undefined) syncBudget.stateFor(origin.key, startMillis).onRequest(startMillis)
+      const firstAttempt: Attempt = { request, attempt: 1 }
+      const first = Effect.flatMap(coolDownLeft, (coolDown) => {
+        const answer = CallMachine.first(call, startMillis, coolDown)
+        if (answer._tag === "Stop") return stop(connectionError(firstAttempt, "CoolingDown", undefined), answer.reason)
+        return Effect.zipRight(
+          sleep(answer.waitMillis),
+          Effect.catchAll(
+            guarded(firstAttempt, answer.limitMillis, undefined),
+            onAttemptFailure(firstAttempt, undefined, policy.schedule.initial)
+          )
+        )
+      })
+      return syncBudget === undefined ? Effect.zipRight(budget.onRequest(origin.key), first) : first
+    })
+  )
+
+const noCoolDown = Effect.succeed(0)
+
+const sleep = (millis: number): Effect.Effect<void> =>
+  millis > 0 ? Effect.sleep(Duration.millis(millis)) : Effect.void
 
 const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => Predicate.isTagged(error, "CircuitOpen")
 

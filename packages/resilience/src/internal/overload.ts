@@ -9,15 +9,16 @@ import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
+import type * as ResilienceStore from "../ResilienceStore.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as metrics from "./metrics.js"
+import type { ResolvedPolicy } from "./policyInput.js"
 import { ByAuthority } from "@effect-http-resilience/core/Origin"
 import * as retryBudgetService from "./retryBudgetService.js"
 
 /**
- * What one client guards its origins with: the retry budget (always present; "none" is an
- * unlimited one) and, when configured, the circuit breaker (made on first use, since making one
- * is an effect and a combinator is applied synchronously).
+ * What a call guards its origin with, from the store: the retry budget (always present; "none"
+ * is an unlimited one) and, when configured, the circuit breaker.
  *
  * @internal
  */
@@ -32,33 +33,35 @@ const isBudgetService = (
   budget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
 ): budget is RetryBudget.RetryBudget.Service => "tryRetry" in budget
 
-/** @internal */
-export const makeGuards = (policy: RetryPolicy.RetryPolicy): Guards => {
-  const budget = isBudgetService(policy.retryBudget)
-    ? policy.retryBudget
-    : retryBudgetService.makeService(retryBudgetService.toCoreSettings(policy.retryBudget))
+const makeGuards = (store: ResilienceStore.ResilienceStore.Service, policy: ResolvedPolicy): Guards => {
+  const input = policy.retryBudget
+  const budget = isBudgetService(input) ? input : store.retryBudget(input)
+  const breaker = policy.circuitBreaker
   return {
     budget,
     syncBudget: retryBudgetService.syncBudgets.get(budget),
-    breaker: breakerOf(policy.circuitBreaker)
+    breaker:
+      breaker === "none" ? undefined : "acquire" in breaker ? Effect.succeed(breaker) : store.circuitBreaker(breaker)
   }
 }
 
-const breakerOf = (
-  input: RetryPolicy.RetryPolicy["circuitBreaker"]
-): Effect.Effect<CircuitBreaker.CircuitBreaker.Service> | undefined => {
-  if (input === "none") return undefined
-  if ("acquire" in input) return Effect.succeed(input)
-  let made: CircuitBreaker.CircuitBreaker.Service | undefined
-  // The options were validated with the policy: making the breaker cannot fail.
-  return Effect.suspend(() =>
-    made !== undefined
-      ? Effect.succeed(made)
-      : Effect.map(Effect.orDie(circuitBreakerService.make(input)), (breaker) => {
-          made ??= breaker
-          return made
-        })
-  )
+// Worked out once per store and policy: the store hands out the same budget and breaker to
+// every policy with the same settings, so this only saves the lookups.
+const guardsByStore = new WeakMap<ResilienceStore.ResilienceStore.Service, WeakMap<ResolvedPolicy, Guards>>()
+
+/** @internal */
+export const guardsFor = (store: ResilienceStore.ResilienceStore.Service, policy: ResolvedPolicy): Guards => {
+  let byPolicy = guardsByStore.get(store)
+  if (byPolicy === undefined) {
+    byPolicy = new WeakMap()
+    guardsByStore.set(store, byPolicy)
+  }
+  let guards = byPolicy.get(policy)
+  if (guards === undefined) {
+    guards = makeGuards(store, policy)
+    byPolicy.set(policy, guards)
+  }
+  return guards
 }
 
 /**
