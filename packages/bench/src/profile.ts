@@ -4,8 +4,8 @@
  * command line, the CPU and allocation of a batch of calls, interleaved rounds, and the tables.
  * Each line only says how to run its rows.
  */
-import * as V8 from "node:v8"
 import { median, medianRatio } from "./stats.js"
+import { allocationCounter } from "./worker.js"
 
 export interface ProfileOptions {
   /** Calls per row and round. */
@@ -72,21 +72,6 @@ interface ProfileRow {
 interface PerCall {
   readonly cpuMicros: number
   readonly allocatedBytes: number
-}
-
-// JS heap bytes allocated in between: what is still there plus what every collection freed.
-const allocationCounter = () => {
-  const profiler = new V8.GCProfiler()
-  const usedAtStart = V8.getHeapStatistics().used_heap_size
-  profiler.start()
-  return (): number => {
-    const profile = profiler.stop()
-    let freed = 0
-    for (const collection of profile.statistics) {
-      freed += collection.beforeGC.heapStatistics.usedHeapSize - collection.afterGC.heapStatistics.usedHeapSize
-    }
-    return V8.getHeapStatistics().used_heap_size - usedAtStart + freed
-  }
 }
 
 const perCall = async (row: ProfileRow, calls: number): Promise<PerCall> => {

@@ -69,9 +69,11 @@ export const urlFor = (workerOrigin: string, job: Job): ((index: number) => stri
   }
 }
 
-// Bytes allocated on the JS heap between start and stop: what is still there plus what every
-// collection in between freed.
-const allocationCounter = () => {
+/**
+ * Starts counting the bytes allocated on the JS heap; the function returned stops and gives
+ * them: what is still there plus what every collection in between freed.
+ */
+export const allocationCounter = (): (() => number) => {
   const profiler = new V8.GCProfiler()
   const usedAtStart = V8.getHeapStatistics().used_heap_size
   profiler.start()
