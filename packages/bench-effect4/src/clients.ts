@@ -105,6 +105,21 @@ export const makeClient = async (id: Effect4LibraryId, mode: ClientMode): Promis
     case "effect4-http-resilience": {
       const { ResilientHttpClient } = await import("effect-http-resilience-effect4")
       const policy = policyFor(mode)
+      if (mode === "overload-per-call") {
+        // The README's pattern: the `HttpClient` in context, made resilient inside each call's effect.
+        const perCall = Effect.service(HttpClient.HttpClient).pipe(
+          Effect.map(ResilientHttpClient.withResilience(policy)),
+          Effect.provideService(HttpClient.HttpClient, client)
+        )
+        return effectClient(
+          runtime,
+          (url) =>
+            Effect.scoped(
+              Effect.flatMap(perCall, (resilient) => Effect.flatMap(resilient.get(url), (response) => response.json))
+            ),
+          counter?.read
+        )
+      }
       const make = policy === undefined ? ResilientHttpClient.make() : ResilientHttpClient.make(policy)
       const resilient = await runtime.runPromise(Effect.provideService(make, HttpClient.HttpClient, client))
       return effectClient(

@@ -17,7 +17,14 @@ export const Effect4LibraryId = Schema.Literals([
 export type Effect4LibraryId = typeof Effect4LibraryId.Type
 
 const Job = Schema.Struct({
-  mode: Schema.Literals(["happy", "retry", "overload-default", "overload-no-budget", "overload-breaker"]),
+  mode: Schema.Literals([
+    "happy",
+    "retry",
+    "overload-default",
+    "overload-no-budget",
+    "overload-breaker",
+    "overload-per-call"
+  ]),
   route: Schema.Literals(["ok", "fail-once", "always-503", "sparse", "switch"]),
   keyPrefix: Schema.String,
   count: Schema.Int,

@@ -89,7 +89,7 @@ export interface PolicyOptions {
 
 /**
  * This library's policy in a mode: its defaults (made as a program would, with no options) on
- * the happy path and in the overload mode of that name; without the budget, or with the default
+ * the happy path, in the overload mode of that name and applied per call; without the budget, or with the default
  * circuit breaker as well (Polly's sampling defaults), in the other overload modes. In `"retry"`
  * mode, whose benchmarks make every call fail at least once, a budget that never runs dry
  * (Finagle's, ratio 1000): every retry is made and still pays the budget's bookkeeping.
@@ -101,6 +101,7 @@ export const policyFor = (mode: ClientMode): PolicyOptions | undefined => {
     case "retry":
       return { retryBudget: { ratio: 1000 } }
     case "overload-default":
+    case "overload-per-call":
       return {}
     case "overload-no-budget":
       return { retryBudget: "none" }

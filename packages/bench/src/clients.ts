@@ -251,6 +251,22 @@ const makeEffectClient = async (id: LibraryId, mode: ClientMode): Promise<BenchC
     case "effect-http-resilience": {
       const { ResilientHttpClient } = await import("effect-http-resilience")
       const policy = policyFor(mode)
+      if (mode === "overload-per-call") {
+        // The README's pattern: the `HttpClient` in context, made resilient inside each call's effect.
+        const perCall = HttpClient.HttpClient.pipe(
+          Effect.map(ResilientHttpClient.withResilience(policy)),
+          Effect.provideService(HttpClient.HttpClient, client)
+        )
+        return effectClient(
+          Effect,
+          runtime,
+          (url) =>
+            Effect.scoped(
+              Effect.flatMap(perCall, (resilient) => Effect.flatMap(resilient.get(url), (response) => response.json))
+            ),
+          counter?.read
+        )
+      }
       const make = policy === undefined ? ResilientHttpClient.make() : ResilientHttpClient.make(policy)
       const resilient = await runtime.runPromise(Effect.provideService(make, HttpClient.HttpClient, client))
       return effectClient(

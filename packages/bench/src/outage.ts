@@ -13,9 +13,11 @@ import {
   gotClient,
   kyClient,
   type OverloadClient,
+  oursPerCall,
   oursWithBreaker,
   oursWithBudget,
   oursWithoutBudget,
+  ours4PerCall,
   ours4WithBreaker,
   ours4WithBudget,
   ours4WithoutBudget,
@@ -35,11 +37,13 @@ export const outageClients: ReadonlyArray<OverloadClient> = [
   oursWithoutBudget,
   oursWithBudget,
   oursWithBreaker,
+  oursPerCall,
   effect4RetryTransientClient,
   effect4BreakerClient,
   ours4WithoutBudget,
   ours4WithBudget,
-  ours4WithBreaker
+  ours4WithBreaker,
+  ours4PerCall
 ]
 
 export interface OutageBatch {

@@ -24,7 +24,10 @@ const asShipped = (library: LibraryId, id: string = library): OverloadClient => 
   label: libraryById(library).label
 })
 
-/** This library (on one Effect line) without a budget, with its default budget, and with the breaker too. */
+/**
+ * This library (on one Effect line) without a budget, with its default budget, with the breaker
+ * too, and with its defaults applied per call.
+ */
 const oursOn = (library: LibraryId, idPrefix: string) => {
   const { label } = libraryById(library)
   const ours = (suffix: string, mode: ClientMode, what: string): OverloadClient => ({
@@ -36,18 +39,25 @@ const oursOn = (library: LibraryId, idPrefix: string) => {
   return [
     ours("no-budget", "overload-no-budget", "no budget"),
     ours("budget", "overload-default", "default budget"),
-    ours("breaker", "overload-breaker", "budget + breaker")
+    ours("breaker", "overload-breaker", "budget + breaker"),
+    ours("per-call", "overload-per-call", "applied per call")
   ] as const
 }
 
 export const retryTransientClient = asShipped("effect-retry-transient", "retry-transient")
 export const kyClient = asShipped("ky")
 export const gotClient = asShipped("got")
-export const [oursWithoutBudget, oursWithBudget, oursWithBreaker] = oursOn("effect-http-resilience", "ours")
+export const [oursWithoutBudget, oursWithBudget, oursWithBreaker, oursPerCall] = oursOn(
+  "effect-http-resilience",
+  "ours"
+)
 
 export const effect4RetryTransientClient = asShipped("effect4-retry-transient")
 export const effect4BreakerClient = asShipped("effect4-retry-transient-breaker")
-export const [ours4WithoutBudget, ours4WithBudget, ours4WithBreaker] = oursOn("effect4-http-resilience", "ours4")
+export const [ours4WithoutBudget, ours4WithBudget, ours4WithBreaker, ours4PerCall] = oursOn(
+  "effect4-http-resilience",
+  "ours4"
+)
 
 /** A compared client and the fresh process it runs in. */
 export interface Started {

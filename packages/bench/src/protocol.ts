@@ -24,9 +24,18 @@ export type LibraryId = typeof LibraryId.Type
  * How a worker configures its library: as shipped, or with the retry waits a benchmark needs.
  * The `overload-*` modes are those of the overload benchmarks: as `retry`, each attempt counted
  * in the client (a refused connection never reaches the server to be counted there), and this
- * library with its default retry budget, without one, or with the default circuit breaker too.
+ * library with its default retry budget, without one, or with the default circuit breaker too;
+ * `overload-per-call`: its defaults, with `withResilience` applied inside the effect of each call
+ * (the package README's pattern) rather than to one client built once.
  */
-export const ClientMode = Schema.Literal("happy", "retry", "overload-default", "overload-no-budget", "overload-breaker")
+export const ClientMode = Schema.Literal(
+  "happy",
+  "retry",
+  "overload-default",
+  "overload-no-budget",
+  "overload-breaker",
+  "overload-per-call"
+)
 export type ClientMode = typeof ClientMode.Type
 
 export const ServerStats = Schema.Struct({

@@ -358,7 +358,9 @@ export const renderMarkdown = (results: BenchResults): string => {
         "then 5 s open), with the default budget, on either line. Effect 4's `withCircuitBreaker` has no " +
         "defaults: it runs after `retryTransient` (as Effect's docs advise) with `rate({ threshold: 0.1, size: " +
         "100 })` (10% failures of the last 100 calls, at least 100 recorded) and 5 s open, so it counts calls " +
-        "where this library's breaker counts attempts. The Effect 4 clients run under Node 22.",
+        'where this library\'s breaker counts attempts. "Applied per call": the defaults, with `withResilience` ' +
+        "applied inside the effect of each call (the package README's pattern), so each call builds its own " +
+        "client. The Effect 4 clients run under Node 22.",
       "",
       outageTable(outage)
     )

@@ -36,7 +36,8 @@ describe("pnpm bench, the Effect 4 rows", () => {
       "effect4-retry-transient-breaker",
       "ours4-no-budget",
       "ours4-budget",
-      "ours4-breaker"
+      "ours4-breaker",
+      "ours4-per-call"
     ])
     const version = run.output().results.machine.effect4Node
     const [major = 0, minor = 0] = (version ?? "").slice(1).split(".").map(Number)
