@@ -19,7 +19,7 @@ export interface ProfileOptions {
   readonly effect3Only: boolean
 }
 
-// About 2 and 5 minutes for both lines on 2 busy cores.
+// About 1 and 2.5 minutes for both lines on 2 busy cores (4 with the ablations).
 const fullRun: ProfileOptions = { calls: 3_000, rounds: 5, outageCalls: 2_000, ablations: false, effect3Only: false }
 const quickRun: ProfileOptions = { calls: 1_000, rounds: 3, outageCalls: 1_000, ablations: false, effect3Only: false }
 
