@@ -85,6 +85,24 @@ export * as RetryAfter from "./RetryAfter.js"
 export * as RetryBudget from "./RetryBudget.js"
 
 /**
+ * Where overload state lives: per origin, the retry budget, the circuit breaker and the
+ * `Retry-After` cool-down. One in-memory store per process unless a layer provides another.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ResilienceStore } from "effect-http-resilience-effect4"
+ *
+ * declare const program: Effect.Effect<void>
+ * const isolated = program.pipe(Effect.provide(ResilienceStore.layerMemory()))
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as ResilienceStore from "./ResilienceStore.js"
+
+/**
  * Retry policies: plain options, validated once, turned into an Effect `Schedule`.
  *
  * @example

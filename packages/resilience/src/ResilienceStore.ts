@@ -1,7 +1,8 @@
+// @generated from templates/src/ResilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Where overload state lives: per origin, the retry budget, the circuit breaker and the
  * `Retry-After` cool-down. Every call reads the store from its context; unless a layer provides
- * another, that is one in-memory store per process, so a client built once per program and one
+ * another, that is the default in-memory store, so a client built once per program and one
  * built inside every call share the same budget, breaker and cool-down for an origin.
  *
  * @since 0.2.0
@@ -70,7 +71,7 @@ export const makeMemory: () => ResilienceStore.Service = internal.makeMemory
 
 /**
  * An isolated in-memory store for what runs under the layer: a test, a tenant. Calls outside it
- * keep using the process-wide store.
+ * keep using the default store.
  *
  * @example
  * ```ts

@@ -1,5 +1,6 @@
-import type { HttpClient } from "@effect/platform"
+// @generated from templates/test/resilienceStore.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { describe, expect, it } from "@effect/vitest"
+import type { HttpClient } from "@effect/platform"
 import { Cause, Clock, Duration, Effect, Exit, Fiber, Option, type Scope, TestClock } from "effect"
 import * as CircuitBreaker from "../src/CircuitBreaker.js"
 import * as ResilienceStore from "../src/ResilienceStore.js"

@@ -1,6 +1,7 @@
+import * as CallMachine from "@effect-http-resilience/core/CallMachine"
 import * as RetryBudgetCore from "@effect-http-resilience/core/RetryBudget"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
-import * as Clock from "effect/Clock"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -13,6 +14,8 @@ import type * as RetryPolicy from "../RetryPolicy.js"
 import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
 import * as overload from "./overload.js"
+import * as ResilienceStore from "../ResilienceStore.js"
+import * as resilienceStore from "./resilienceStore.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import { drain } from "./responseBody.js"
 import { serverDelayMillis } from "./retryPolicy.js"
@@ -97,9 +100,25 @@ const isRetryDecision = (out: unknown): out is RetryPolicy.RetryDecision =>
 const giveUpReasonOf = (out: unknown): RetryPolicy.GiveUpReason =>
   isRetryDecision(out) && out._tag === "GiveUp" ? out.reason : "attempts-exhausted"
 
-// A policy's own decision says where its wait came from; any other schedule's is inferred.
-const retryDecisionOf = (out: unknown, failure: HttpFailure.HttpFailure, waitMillis: number): decisions.Decision =>
-  isRetryDecision(out) && out._tag === "Retry"
+// A policy's own decision says where its wait came from, unless the origin's cool-down
+// stretched it; any other schedule's is inferred.
+const retryDecisionOf = (
+  out: unknown,
+  failure: HttpFailure.HttpFailure,
+  answer: Extract<CallMachine.Answer, { _tag: "Send" }>,
+  coolDownMillis: number
+): decisions.Decision => {
+  const waitMillis = answer.waitMillis
+  if (answer.coolDownMillis > 0) {
+    return {
+      _tag: "Retry",
+      failure,
+      delay: Duration.millis(waitMillis),
+      source: "retry-after",
+      capped: waitMillis < coolDownMillis
+    }
+  }
+  return isRetryDecision(out) && out._tag === "Retry"
     ? { _tag: "Retry", failure, delay: out.delay, source: out.source, capped: out.capped }
     : {
         _tag: "Retry",
@@ -107,6 +126,7 @@ const retryDecisionOf = (out: unknown, failure: HttpFailure.HttpFailure, waitMil
         delay: Duration.millis(waitMillis),
         ...RetrySchedule.inferSource(serverDelayMillis(failure), waitMillis)
       }
+}
 
 const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => Predicate.isTagged(error, "CircuitOpen")
 
@@ -114,17 +134,30 @@ const isOtherError = <E>(
   error: E | HttpFailure.HttpFailure | CircuitBreaker.CircuitOpen
 ): error is Exclude<E, HttpFailure.HttpFailure> => !isCircuitOpen(error) && !HttpFailure.isHttpFailure(error)
 
+// Durations on the monotonic clock: a wall clock stepped by an hour changes no decision.
+const monotonicMillis = (clock: Clock.Clock): number => Number(clock.monotonicTimeNanosUnsafe() / 1_000_000n)
+
+const coolDownOf = (failure: HttpFailure.HttpFailure): number =>
+  failure._tag === "TransientStatus" ? CallMachine.coolDownAsked(failure.status, serverDelayMillis(failure)) : 0
+
+const noCoolDown = Effect.succeed(0)
+
+const sleep = (millis: number): Effect.Effect<void> =>
+  millis > 0 ? Effect.sleep(Duration.millis(millis)) : Effect.void
+
 /**
- * The attempt loop, the pipeline's retry stage: total deadline -> retry (schedule, retry
- * budget) -> circuit breaker -> attempt time limit -> transport.
+ * The attempt loop, the pipeline's retry stage: total deadline -> retry (schedule, cool-down,
+ * retry budget) -> circuit breaker -> attempt time limit -> transport. What to do next is the
+ * core's `CallMachine`'s answer; this sends, sleeps, releases and reports as it says.
  *
  * The first attempt runs with nothing around it but its time limit (and the breaker, when there
- * is one); only a failure builds the retry machinery (the schedule's step). After each failure:
- * what must never be retried stops at once; otherwise the schedule decides; a wait that would
- * end past the total deadline is not started; the origin's retry budget is asked; then the
- * decision is reported, the discarded response released, and the wait begins. An open circuit
- * ends the call at once, with no wait: with the last real failure, or with the breaker's
- * rejection as a `ConnectionError` "CircuitOpen" when nothing was sent yet.
+ * is one), after the origin's cool-down if another call's 429 started one; only a failure builds
+ * the retry machinery (the schedule's step). After each failure the machine hears what must
+ * never be retried, the schedule's answer and the cool-down; a retry it plans still needs the
+ * origin's retry budget; then the decision is reported, the discarded response released, and
+ * the wait begins. An open circuit ends the call at once, with no wait: with the last real
+ * failure, or with the breaker's rejection as a `ConnectionError` "CircuitOpen" when nothing
+ * was sent yet.
  *
  * @internal
  */
@@ -134,114 +167,133 @@ export const run = <A, E, R, E2, R2>(
   attemptOnce: AttemptOnce<A, HttpFailure.HttpFailure | E, R>,
   giveUp: GiveUp<A, E2, R2>
 ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> =>
-  Effect.clockWith((clock) => {
-    const deadline = clock.currentTimeMillisUnsafe() + policy.totalTimeoutMillis
-    const firstLimit = Math.min(policy.attemptTimeoutMillis, policy.totalTimeoutMillis)
-    const { budget, breaker } = policy.guards
-    const origin = overload.originFor(request.url, request.method)
-    type Outcome = Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2>
-    // The schedule's step, made at the first failure: its state is this call's.
-    let step:
-      | ((now: number, failure: HttpFailure.HttpFailure) => Pull.Pull<[unknown, Duration.Duration], never, unknown>)
-      | undefined
+  Effect.flatMap(ResilienceStore.ResilienceStore, (given) =>
+    Effect.clockWith((clock) => {
+      const store = resilienceStore.concrete(given, clock)
+      const startMillis = monotonicMillis(clock)
+      const call = CallMachine.start(policy.limits, startMillis)
+      const { budget, breaker } = overload.guardsFor(store, policy)
+      const origin = overload.originFor(request.url, request.method)
+      const coolDownLeft = policy.shareRetryAfter ? store.coolDownLeft(origin.key) : noCoolDown
+      type Outcome = Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2>
+      // The schedule's step, made at the first failure: its state is this call's.
+      let step:
+        | ((now: number, failure: HttpFailure.HttpFailure) => Pull.Pull<[unknown, Duration.Duration], never, unknown>)
+        | undefined
 
-    // The decision's failure says why, as the one handed back does; `giveUp` gets the failure
-    // as it came, the key to its held response.
-    const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Outcome =>
-      Effect.andThen(
+      // The decision's failure says why, as the one handed back does; `giveUp` gets the failure
+      // as it came, the key to its held response.
+      const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Outcome =>
         Effect.andThen(
-          origin.giveUp(reason),
-          decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
-        ),
-        giveUp(failure, reason)
-      )
+          Effect.andThen(
+            origin.giveUp(reason),
+            decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
+          ),
+          giveUp(failure, reason)
+        )
 
-    // An attempt through the breaker, if there is one, which may reject it unsent.
-    const guarded = (
-      attempt: Attempt,
-      limitMillis: number,
-      previous: HttpFailure.HttpFailure | undefined
-    ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
-      const retriedAfter = previous === undefined ? undefined : RetryBudgetCore.failureKindOf(previous)
-      const sent = Effect.tap(attemptOnce(attempt, limitMillis), () => budget.onSuccess(origin.key, retriedAfter))
-      // Counted once the breaker lets it through: a rejected attempt is never sent.
-      const counted = Effect.andThen(previous === undefined ? origin.attempts : origin.resent, sent)
-      if (breaker === undefined) return counted
-      return Effect.flatMap(breaker, (circuits) => circuits.execute(counted, origin.key, overload.breakerOutcome))
-    }
-
-    // What follows an attempt's failure: an open circuit ends the call at once; any other
-    // failure goes to the schedule; anything else is the caller's.
-    const onAttemptFailure =
-      (attempt: Attempt, previous: HttpFailure.HttpFailure | undefined) =>
-      (error: HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen): Outcome => {
-        if (isCircuitOpen(error))
-          return stop(previous ?? connectionError(attempt, "CircuitOpen", error), "circuit-open")
-        if (HttpFailure.isHttpFailure(error)) return afterFailure(error)
-        return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
+      // An attempt through the breaker, if there is one, which may reject it unsent.
+      const guarded = (
+        attempt: Attempt,
+        limitMillis: number,
+        previous: HttpFailure.HttpFailure | undefined
+      ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
+        const retriedAfter = previous === undefined ? undefined : RetryBudgetCore.failureKindOf(previous)
+        const sent = Effect.tap(attemptOnce(attempt, limitMillis), () => budget.onSuccess(origin.key, retriedAfter))
+        // Counted once the breaker lets it through: a rejected attempt is never sent.
+        const counted = Effect.andThen(previous === undefined ? origin.attempts : origin.resent, sent)
+        if (breaker === undefined) return counted
+        return Effect.flatMap(breaker, (circuits) => circuits.execute(counted, origin.key, overload.breakerOutcome))
       }
 
-    // Records the failure with the budget and asks it for a retry: false is a refusal.
-    const askBudget = (failure: HttpFailure.HttpFailure): Effect.Effect<boolean> => {
-      const kind = RetryBudgetCore.failureKindOf(failure)
-      if (kind === undefined) return Effect.succeed(true)
-      return Effect.andThen(budget.onFailure(origin.key, kind), budget.tryRetry(origin.key, kind))
-    }
+      // What follows an attempt's failure: an open circuit ends the call at once; any other
+      // failure goes to the machine; anything else is the caller's.
+      const onAttemptFailure =
+        (attempt: Attempt, previous: HttpFailure.HttpFailure | undefined) =>
+        (error: HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen): Outcome => {
+          if (isCircuitOpen(error))
+            return stop(previous ?? connectionError(attempt, "CircuitOpen", error), "circuit-open")
+          if (HttpFailure.isHttpFailure(error)) return afterFailure(error)
+          return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
+        }
 
-    const decide = (
-      failure: HttpFailure.HttpFailure,
-      now: number
-    ): Effect.Effect<readonly [unknown, number] | readonly [unknown]> =>
-      Effect.suspend(() => {
-        const stepNow = step!
-        return Pull.matchEffect(stepNow(now, failure), {
-          onSuccess: ([out, delay]) => Effect.succeed([out, Duration.toMillis(delay)] as const),
-          onFailure: Effect.failCause,
-          onDone: (out) => Effect.succeed([out] as const)
-        })
-      })
+      // Records the failure with the budget and asks it for a retry: false is a refusal.
+      const askBudget = (failure: HttpFailure.HttpFailure): Effect.Effect<boolean> => {
+        const kind = RetryBudgetCore.failureKindOf(failure)
+        if (kind === undefined) return Effect.succeed(true)
+        return Effect.andThen(budget.onFailure(origin.key, kind), budget.tryRetry(origin.key, kind))
+      }
 
-    const afterFailure = (failure: HttpFailure.HttpFailure): Outcome => {
-      const refusal = policy.refusal(failure)
-      if (refusal !== undefined) return stop(failure, refusal)
-      const stepped =
-        step === undefined
-          ? Effect.map(Schedule.toStep(policy.schedule), (made) => {
-              step = made
-            })
-          : Effect.void
-      return Effect.andThen(
-        stepped,
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.flatMap(decide(failure, now), (decided): Outcome => {
-            const out = decided[0]
-            if (decided.length === 1) return stop(failure, giveUpReasonOf(out))
-            const waitMillis = Math.max(0, decided[1])
-            if (now + waitMillis >= deadline) return stop(failure, "deadline-exceeded")
-            return Effect.flatMap(askBudget(failure), (allowed): Outcome => {
-              if (!allowed) return stop(failure, "retry-budget-exhausted")
-              const attempt: Attempt = { request, attempt: failure.attempt + 1 }
-              const limit = Math.min(policy.attemptTimeoutMillis, deadline - now - waitMillis)
-              const resend = Effect.catch(
-                Effect.annotateSpans(guarded(attempt, limit, failure), "http.request.resend_count", failure.attempt),
-                onAttemptFailure(attempt, failure)
-              )
-              return decisions
-                .report(retryDecisionOf(out, failure, waitMillis))
-                .pipe(
-                  Effect.andThen(releaseHeld(failure)),
-                  Effect.andThen(waitMillis > 0 ? Effect.sleep(Duration.millis(waitMillis)) : Effect.void),
-                  Effect.andThen(resend)
-                )
-            })
+      // A 429's Retry-After, told to every call sharing the store before this one plans its wait.
+      const tellCoolDown = (failure: HttpFailure.HttpFailure): Effect.Effect<number> => {
+        const asked = policy.shareRetryAfter ? coolDownOf(failure) : 0
+        return asked > 0 ? Effect.andThen(store.coolDown(origin.key, asked), coolDownLeft) : coolDownLeft
+      }
+
+      const decide = (
+        failure: HttpFailure.HttpFailure,
+        now: number
+      ): Effect.Effect<readonly [unknown, CallMachine.ScheduleAnswer]> =>
+        Effect.suspend(() => {
+          const stepNow = step!
+          return Pull.matchEffect(stepNow(now, failure), {
+            onSuccess: ([out, delay]) =>
+              Effect.succeed([out, { _tag: "Delay", millis: Duration.toMillis(delay) }] as const),
+            onFailure: Effect.failCause,
+            onDone: (out) => Effect.succeed([out, { _tag: "Done", reason: giveUpReasonOf(out) }] as const)
           })
-        )
-      )
-    }
+        })
 
-    const firstAttempt: Attempt = { request, attempt: 1 }
-    return Effect.andThen(
-      budget.onRequest(origin.key),
-      Effect.catch(guarded(firstAttempt, firstLimit, undefined), onAttemptFailure(firstAttempt, undefined))
-    )
-  })
+      const afterFailure = (failure: HttpFailure.HttpFailure): Outcome => {
+        const refusal = policy.refusal(failure)
+        if (refusal !== undefined) return stop(failure, refusal)
+        const stepped =
+          step === undefined
+            ? Effect.map(Schedule.toStep(policy.schedule), (made) => {
+                step = made
+              })
+            : Effect.void
+        const now = monotonicMillis(clock)
+        return Effect.andThen(
+          stepped,
+          Effect.flatMap(decide(failure, now), ([out, scheduled]) =>
+            Effect.flatMap(tellCoolDown(failure), (coolDown): Outcome => {
+              const answer = CallMachine.afterFailure(call, failure.attempt, now, undefined, scheduled, coolDown)
+              if (answer._tag === "Stop") return stop(failure, answer.reason)
+              return Effect.flatMap(askBudget(failure), (allowed): Outcome => {
+                const confirmed = CallMachine.afterBudget(answer, allowed)
+                if (confirmed._tag === "Stop") return stop(failure, confirmed.reason)
+                const attempt: Attempt = { request, attempt: answer.attempt }
+                const resend = Effect.catch(
+                  Effect.annotateSpans(
+                    guarded(attempt, answer.limitMillis, failure),
+                    "http.request.resend_count",
+                    failure.attempt
+                  ),
+                  onAttemptFailure(attempt, failure)
+                )
+                return decisions
+                  .report(retryDecisionOf(out, failure, answer, coolDown))
+                  .pipe(
+                    Effect.andThen(releaseHeld(failure)),
+                    Effect.andThen(sleep(answer.waitMillis)),
+                    Effect.andThen(resend)
+                  )
+              })
+            })
+          )
+        )
+      }
+
+      const firstAttempt: Attempt = { request, attempt: 1 }
+      const first = Effect.flatMap(coolDownLeft, (coolDown): Outcome => {
+        const answer = CallMachine.first(call, startMillis, coolDown)
+        if (answer._tag === "Stop") return stop(connectionError(firstAttempt, "CoolingDown", undefined), answer.reason)
+        return Effect.andThen(
+          sleep(answer.waitMillis),
+          Effect.catch(guarded(firstAttempt, answer.limitMillis, undefined), onAttemptFailure(firstAttempt, undefined))
+        )
+      })
+      return Effect.andThen(budget.onRequest(origin.key), first)
+    })
+  )

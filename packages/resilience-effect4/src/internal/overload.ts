@@ -8,16 +8,15 @@ import * as EffectBreaker from "effect/persistence/CircuitBreaker"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryBudget from "../RetryBudget.js"
+import type * as ResilienceStore from "../ResilienceStore.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
-import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as metrics from "./metrics.js"
-import * as retryBudgetService from "./retryBudgetService.js"
+import type { ResolvedPolicy } from "./policyInput.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 
 /**
- * What one client guards its origins with: the retry budget (always present; "none" is an
- * unlimited one) and, when configured, the circuit breaker (made on first use, since making one
- * is an effect and a combinator is applied synchronously).
+ * What a call guards its origin with, from the store: the retry budget (always present; "none"
+ * is an unlimited one) and, when configured, the circuit breaker.
  *
  * @internal
  */
@@ -30,28 +29,34 @@ const isBudgetService = (
   budget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
 ): budget is RetryBudget.RetryBudget.Service => "tryRetry" in budget
 
-const breakerOf = (
-  input: RetryPolicy.RetryPolicy["circuitBreaker"]
-): Effect.Effect<CircuitBreaker.CircuitBreaker.Service> | undefined => {
-  if (input === "none") return undefined
-  if ("acquire" in input) return Effect.succeed(input)
-  let made: CircuitBreaker.CircuitBreaker.Service | undefined
-  // The options were validated with the policy: making the breaker cannot fail.
-  return Effect.suspend(() =>
-    made !== undefined
-      ? Effect.succeed(made)
-      : Effect.map(Effect.orDie(circuitBreakerService.make(input)), (breaker) => {
-          made ??= breaker
-          return made
-        })
-  )
+const makeGuards = (store: ResilienceStore.ResilienceStore.Service, policy: ResolvedPolicy): Guards => {
+  const input = policy.retryBudget
+  const breaker = policy.circuitBreaker
+  return {
+    budget: isBudgetService(input) ? input : store.retryBudget(input),
+    breaker:
+      breaker === "none" ? undefined : "acquire" in breaker ? Effect.succeed(breaker) : store.circuitBreaker(breaker)
+  }
 }
 
+// Worked out once per store and policy: the store hands out the same budget and breaker to
+// every policy with the same settings, so this only saves the lookups.
+const guardsByStore = new WeakMap<ResilienceStore.ResilienceStore.Service, WeakMap<ResolvedPolicy, Guards>>()
+
 /** @internal */
-export const makeGuards = (policy: RetryPolicy.RetryPolicy): Guards => ({
-  budget: isBudgetService(policy.retryBudget) ? policy.retryBudget : retryBudgetService.makeService(policy.retryBudget),
-  breaker: breakerOf(policy.circuitBreaker)
-})
+export const guardsFor = (store: ResilienceStore.ResilienceStore.Service, policy: ResolvedPolicy): Guards => {
+  let byPolicy = guardsByStore.get(store)
+  if (byPolicy === undefined) {
+    byPolicy = new WeakMap()
+    guardsByStore.set(store, byPolicy)
+  }
+  let guards = byPolicy.get(policy)
+  if (guards === undefined) {
+    guards = makeGuards(store, policy)
+    byPolicy.set(policy, guards)
+  }
+  return guards
+}
 
 /**
  * An origin and its metrics per method, worked out once per origin and method.

@@ -1,16 +1,20 @@
+// @generated from templates/src/internal/policyInput.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+import type * as CallMachine from "@effect-http-resilience/core/CallMachine"
 import * as Duration from "effect/Duration"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
 import type * as HttpFailure from "../HttpFailure.js"
+import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import type { InvalidRetryPolicy } from "./invalidOption.js"
-import { type Guards, makeGuards } from "./overload.js"
 import { withRetryAfter } from "./retryAfterSchedule.js"
 import * as retryPolicy from "./retryPolicy.js"
 
 /**
  * What a policy input comes to, for the attempt loop: the schedule that decides waits, what
- * must never be retried whatever the schedule says, the time limits, and the guards.
+ * must never be retried whatever the schedule says, the call's limits, and which budget and
+ * breaker to ask of the store.
  *
  * @internal
  */
@@ -18,13 +22,12 @@ export interface ResolvedPolicy {
   readonly schedule: Schedule.Schedule<unknown, HttpFailure.HttpFailure>
   readonly refusal: (failure: HttpFailure.HttpFailure) => RetryPolicy.GiveUpReason | undefined
   readonly isTransientStatus: (status: number) => boolean
-  /** `Infinity` when off. */
-  readonly attemptTimeoutMillis: number
-  /** `Infinity` when off. */
-  readonly totalTimeoutMillis: number
+  readonly limits: CallMachine.Limits
   readonly maxBodyBytes: number
-  /** The retry budget and circuit breaker, one set per client. */
-  readonly guards: Guards
+  /** Whether a 429's `Retry-After` cools its origin down for every call sharing the store. */
+  readonly shareRetryAfter: boolean
+  readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
+  readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
 }
 
 /**
@@ -42,27 +45,71 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   schedule: retryPolicy.toSchedule(policy),
   refusal: (failure) => retryPolicy.nonRetryableReason(failure, policy),
   isTransientStatus: policy.isTransientStatus,
-  attemptTimeoutMillis: Duration.toMillis(policy.attemptTimeout),
-  totalTimeoutMillis: Duration.toMillis(policy.totalTimeout),
+  limits: {
+    attemptTimeoutMillis: Duration.toMillis(policy.attemptTimeout),
+    totalTimeoutMillis: Duration.toMillis(policy.totalTimeout),
+    maxDelayMillis: Duration.toMillis(policy.maxDelay),
+    whenRetryAfterExceedsMaxDelay: policy.whenRetryAfterExceedsMaxDelay
+  },
   maxBodyBytes: policy.maxBodyBytes,
-  guards: makeGuards(policy)
+  shareRetryAfter: policy.retryAfter === "respect",
+  retryBudget: policy.retryBudget,
+  circuitBreaker: policy.circuitBreaker
 })
 
-// A caller's own schedule decides when and how long, with the default Retry-After handling and
-// cap applied; what must never be retried stays out of its reach, and the default limits apply.
+// A caller's own schedule decides when and how long, with the default Retry-After handling
+// and cap applied; what must never be retried stays out of its reach, and the default time
+// limits apply.
 const fromSchedule = (schedule: Schedule.Schedule<unknown, HttpFailure.HttpFailure>): ResolvedPolicy => ({
-  ...fromPolicy(retryPolicy.defaultPolicy),
+  ...defaultResolved,
   schedule: withRetryAfter(schedule, {
     maxDelay: retryPolicy.defaultPolicy.maxDelay,
     whenRetryAfterExceedsMaxDelay: retryPolicy.defaultPolicy.whenRetryAfterExceedsMaxDelay
   })
 })
 
+const defaultResolved = fromPolicy(retryPolicy.defaultPolicy)
+
+// Resolved once per input value: a client built inside every call with the same policy (or the
+// same options, written out anew each time) costs what one built once does.
+const byIdentity = new WeakMap<object, Result.Result<ResolvedPolicy, InvalidRetryPolicy>>()
+const byOptionsText = new Map<string, Result.Result<ResolvedPolicy, InvalidRetryPolicy>>()
+const maxOptionsTexts = 256
+
+// Options made only of data (numbers, strings, Durations, nested records) are keyed by their
+// text; any function or service in them keys by identity only.
+const optionsText = (options: RetryPolicy.Options): string | undefined => {
+  let plain = true
+  const text = JSON.stringify(options, (_key, value: unknown) => {
+    if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") plain = false
+    // JSON writes NaN and Infinity as null: keep them apart.
+    return typeof value === "number" && !Number.isFinite(value) ? { number: String(value) } : value
+  })
+  return plain ? text : undefined
+}
+
+const resolveOptions = (options: RetryPolicy.Options): Result.Result<ResolvedPolicy, InvalidRetryPolicy> => {
+  const text = optionsText(options)
+  const cached = text === undefined ? undefined : byOptionsText.get(text)
+  if (cached !== undefined) return cached
+  const resolved = Result.map(retryPolicy.validate(options), fromPolicy)
+  if (text !== undefined) {
+    if (byOptionsText.size >= maxOptionsTexts) byOptionsText.clear()
+    byOptionsText.set(text, resolved)
+  }
+  return resolved
+}
+
 /** @internal */
 export const resolve = (input: PolicyInput | undefined): Result.Result<ResolvedPolicy, InvalidRetryPolicy> => {
-  // Resolved anew for each client: each has budgets and breakers of its own.
-  if (input === undefined) return Result.succeed(fromPolicy(retryPolicy.defaultPolicy))
-  if (Schedule.isSchedule(input)) return Result.succeed(fromSchedule(input))
-  if (retryPolicy.isRetryPolicy(input)) return Result.succeed(fromPolicy(input))
-  return Result.map(retryPolicy.validate(input), fromPolicy)
+  if (input === undefined) return Result.succeed(defaultResolved)
+  const known = byIdentity.get(input)
+  if (known !== undefined) return known
+  const resolved = Schedule.isSchedule(input)
+    ? Result.succeed(fromSchedule(input))
+    : retryPolicy.isRetryPolicy(input)
+      ? Result.succeed(fromPolicy(input))
+      : resolveOptions(input)
+  byIdentity.set(input, resolved)
+  return resolved
 }

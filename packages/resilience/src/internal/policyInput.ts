@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/policyInput.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import type * as CallMachine from "@effect-http-resilience/core/CallMachine"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
@@ -6,6 +7,7 @@ import type * as CircuitBreaker from "../CircuitBreaker.js"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
+import type { InvalidRetryPolicy } from "./invalidOption.js"
 import { withRetryAfter } from "./retryAfterSchedule.js"
 import * as retryPolicy from "./retryPolicy.js"
 
@@ -70,8 +72,8 @@ const defaultResolved = fromPolicy(retryPolicy.defaultPolicy)
 
 // Resolved once per input value: a client built inside every call with the same policy (or the
 // same options, written out anew each time) costs what one built once does.
-const byIdentity = new WeakMap<object, Either.Either<ResolvedPolicy, RetryPolicy.InvalidRetryPolicy>>()
-const byOptionsText = new Map<string, Either.Either<ResolvedPolicy, RetryPolicy.InvalidRetryPolicy>>()
+const byIdentity = new WeakMap<object, Either.Either<ResolvedPolicy, InvalidRetryPolicy>>()
+const byOptionsText = new Map<string, Either.Either<ResolvedPolicy, InvalidRetryPolicy>>()
 const maxOptionsTexts = 256
 
 // Options made only of data (numbers, strings, Durations, nested records) are keyed by their
@@ -86,9 +88,7 @@ const optionsText = (options: RetryPolicy.Options): string | undefined => {
   return plain ? text : undefined
 }
 
-const resolveOptions = (
-  options: RetryPolicy.Options
-): Either.Either<ResolvedPolicy, RetryPolicy.InvalidRetryPolicy> => {
+const resolveOptions = (options: RetryPolicy.Options): Either.Either<ResolvedPolicy, InvalidRetryPolicy> => {
   const text = optionsText(options)
   const cached = text === undefined ? undefined : byOptionsText.get(text)
   if (cached !== undefined) return cached
@@ -101,9 +101,7 @@ const resolveOptions = (
 }
 
 /** @internal */
-export const resolve = (
-  input: PolicyInput | undefined
-): Either.Either<ResolvedPolicy, RetryPolicy.InvalidRetryPolicy> => {
+export const resolve = (input: PolicyInput | undefined): Either.Either<ResolvedPolicy, InvalidRetryPolicy> => {
   if (input === undefined) return Either.right(defaultResolved)
   const known = byIdentity.get(input)
   if (known !== undefined) return known

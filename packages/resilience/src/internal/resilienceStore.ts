@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/resilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as CoolDowns from "@effect-http-resilience/core/CoolDown"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -6,6 +7,8 @@ import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as retryBudgetService from "./retryBudgetService.js"
+
+type Service = ResilienceStore.ResilienceStore.Service
 
 // Durations on the monotonic clock: a wall clock stepped by an hour changes no cool-down.
 const monotonicMillis = (clock: Clock.Clock): number => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
@@ -24,21 +27,23 @@ const callbackId = (callback: object | undefined): number => {
   return id
 }
 
+// Options reach the store validated (by the policy); an invalid one keys by what it is.
 const breakerKey = (options: CircuitBreaker.Options): string => {
-  const resolved = circuitBreakerService.resolve(options)
-  // Options reach the store validated (by the policy); an invalid one keys by what it is.
-  const settings = resolved._tag === "Right" ? resolved.right.settings : options
+  const validated = circuitBreakerService.validate(options)
+  const settings = validated._tag === "Right" ? validated.right : options
   return `${callbackId(options.onStateChange)} ${JSON.stringify(settings)}`
 }
 
+const budgetKey = (settings: RetryBudget.Settings): string => JSON.stringify(settings)
+
 /** @internal */
-export const makeMemory = (): ResilienceStore.ResilienceStore.Service => {
+export const makeMemory = (): Service => {
   const budgets = new Map<string, RetryBudget.RetryBudget.Service>()
   const breakers = new Map<string, CircuitBreaker.CircuitBreaker.Service>()
   const coolDowns = new CoolDowns.CoolDownTable()
   return {
     retryBudget: (settings) => {
-      const key = JSON.stringify(retryBudgetService.toCoreSettings(settings))
+      const key = budgetKey(settings)
       let budget = budgets.get(key)
       if (budget === undefined) {
         budget = retryBudgetService.makeService(retryBudgetService.toCoreSettings(settings))
@@ -68,10 +73,10 @@ export const makeMemory = (): ResilienceStore.ResilienceStore.Service => {
 // The default store is one per Clock: in production the process's one clock, so one store per
 // process; under TestClock each test has a clock, so a store, of its own. A store's times are
 // its clock's: state kept on one clock means nothing on another.
-const byClock = new WeakMap<Clock.Clock, ResilienceStore.ResilienceStore.Service>()
+const byClock = new WeakMap<Clock.Clock, Service>()
 
 /** @internal */
-export const memoryFor = (clock: Clock.Clock): ResilienceStore.ResilienceStore.Service => {
+export const memoryFor = (clock: Clock.Clock): Service => {
   let store = byClock.get(clock)
   if (store === undefined) {
     store = makeMemory()
@@ -84,7 +89,7 @@ const routedBudgets = new Map<string, RetryBudget.RetryBudget.Service>()
 
 // The default's budget for these settings, answering from the store of the caller's clock.
 const routedBudget = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.Service => {
-  const key = JSON.stringify(retryBudgetService.toCoreSettings(settings))
+  const key = budgetKey(settings)
   let budget = routedBudgets.get(key)
   if (budget === undefined) {
     const on = <A>(f: (budget: RetryBudget.RetryBudget.Service) => Effect.Effect<A>): Effect.Effect<A> =>
@@ -107,7 +112,7 @@ const routedBudget = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.S
  *
  * @internal
  */
-export const processDefault: ResilienceStore.ResilienceStore.Service = {
+export const processDefault: Service = {
   retryBudget: routedBudget,
   circuitBreaker: (options) => Effect.clockWith((clock) => memoryFor(clock).circuitBreaker(options)),
   coolDown: (origin, millis) => Effect.clockWith((clock) => memoryFor(clock).coolDown(origin, millis)),
@@ -119,7 +124,5 @@ export const processDefault: ResilienceStore.ResilienceStore.Service = {
  *
  * @internal
  */
-export const concrete = (
-  store: ResilienceStore.ResilienceStore.Service,
-  clock: Clock.Clock
-): ResilienceStore.ResilienceStore.Service => (store === processDefault ? memoryFor(clock) : store)
+export const concrete = (store: Service, clock: Clock.Clock): Service =>
+  store === processDefault ? memoryFor(clock) : store

@@ -1,0 +1,93 @@
+// @generated from templates/src/ResilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+/**
+ * Where overload state lives: per origin, the retry budget, the circuit breaker and the
+ * `Retry-After` cool-down. Every call reads the store from its context; unless a layer provides
+ * another, that is the default in-memory store, so a client built once per program and one
+ * built inside every call share the same budget, breaker and cool-down for an origin.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as CircuitBreaker from "./CircuitBreaker.js"
+import * as internal from "./internal/resilienceStore.js"
+import type * as RetryBudget from "./RetryBudget.js"
+
+/**
+ * The store service. It never appears in a client's requirements: a call without one in its
+ * context uses the default, one in-memory store per `Clock`: in production the process's one
+ * clock, so one store per process; under `TestClock` each test has a store of its own.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ResilienceStore } from "effect-http-resilience-effect4"
+ *
+ * // What is left of an origin's cool-down, in the store calls use.
+ * const left = Effect.flatMap(ResilienceStore.ResilienceStore, (store) =>
+ *   store.coolDownLeft("https://api.example.com:443")
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export const ResilienceStore: Context.Reference<ResilienceStore.Service> = Context.Reference<ResilienceStore.Service>(
+  "effect-http-resilience-effect4/ResilienceStore",
+  { defaultValue: () => internal.processDefault }
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export declare namespace ResilienceStore {
+  /**
+   * What a store keeps, as operations a round trip could serve: a shared store (one on Redis,
+   * say) implements the same.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Service {
+    /** The retry budget with these settings: one per settings, shared by every client of the store. */
+    readonly retryBudget: (settings: RetryBudget.Settings) => RetryBudget.RetryBudget.Service
+    /** The circuit breaker with these options (and this `onStateChange`): one per options. */
+    readonly circuitBreaker: (options: CircuitBreaker.Options) => Effect.Effect<CircuitBreaker.CircuitBreaker.Service>
+    /** Starts, or lengthens, the origin's cool-down: `millis` from now. */
+    readonly coolDown: (origin: string, millis: number) => Effect.Effect<void>
+    /** Milliseconds left of the origin's cool-down; 0 when there is none. */
+    readonly coolDownLeft: (origin: string) => Effect.Effect<number>
+  }
+}
+
+/**
+ * A new, empty in-memory store.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory: () => ResilienceStore.Service = internal.makeMemory
+
+/**
+ * An isolated in-memory store for what runs under the layer: a test, a tenant. Calls outside it
+ * keep using the default store.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ResilienceStore, ResilientHttpClient } from "effect-http-resilience-effect4"
+ *
+ * declare const program: Effect.Effect<void, never, ResilientHttpClient.ResilientHttpClient>
+ *
+ * const isolated = program.pipe(
+ *   Effect.provide(ResilientHttpClient.layer()),
+ *   Effect.provide(ResilienceStore.layerMemory())
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (): Layer.Layer<never> => Layer.sync(ResilienceStore, makeMemory)

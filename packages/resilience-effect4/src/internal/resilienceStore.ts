@@ -1,0 +1,128 @@
+// @generated from templates/src/internal/resilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+import * as CoolDowns from "@effect-http-resilience/core/CoolDown"
+import type * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
+import type * as RetryBudget from "../RetryBudget.js"
+import type * as ResilienceStore from "../ResilienceStore.js"
+import * as circuitBreakerService from "./circuitBreakerService.js"
+import * as retryBudgetService from "./retryBudgetService.js"
+
+type Service = ResilienceStore.ResilienceStore.Service
+
+// Durations on the monotonic clock: a wall clock stepped by an hour changes no cool-down.
+const monotonicMillis = (clock: Clock.Clock): number => Number(clock.monotonicTimeNanosUnsafe() / 1_000_000n)
+
+// A callback's identity is part of a breaker's settings: two clients with different observers
+// do not share a breaker, so neither misses its own state changes.
+const callbackIds = new WeakMap<object, number>()
+let nextCallbackId = 0
+const callbackId = (callback: object | undefined): number => {
+  if (callback === undefined) return 0
+  let id = callbackIds.get(callback)
+  if (id === undefined) {
+    id = ++nextCallbackId
+    callbackIds.set(callback, id)
+  }
+  return id
+}
+
+// Options reach the store validated (by the policy); an invalid one keys by what it is.
+const breakerKey = (options: CircuitBreaker.Options): string => {
+  const validated = circuitBreakerService.validate(options)
+  const settings = validated._tag === "Success" ? validated.success : options
+  return `${callbackId(options.onStateChange)} ${JSON.stringify(settings)}`
+}
+
+const budgetKey = (settings: RetryBudget.Settings): string => JSON.stringify(settings)
+
+/** @internal */
+export const makeMemory = (): Service => {
+  const budgets = new Map<string, RetryBudget.RetryBudget.Service>()
+  const breakers = new Map<string, CircuitBreaker.CircuitBreaker.Service>()
+  const coolDowns = new CoolDowns.CoolDownTable()
+  return {
+    retryBudget: (settings) => {
+      const key = budgetKey(settings)
+      let budget = budgets.get(key)
+      if (budget === undefined) {
+        budget = retryBudgetService.makeService(settings)
+        budgets.set(key, budget)
+      }
+      return budget
+    },
+    circuitBreaker: (options) =>
+      Effect.suspend(() => {
+        const key = breakerKey(options)
+        const existing = breakers.get(key)
+        if (existing !== undefined) return Effect.succeed(existing)
+        // The policy validated the options: making the breaker cannot fail.
+        return Effect.map(Effect.orDie(circuitBreakerService.make(options)), (made) => {
+          const kept = breakers.get(key) ?? made
+          breakers.set(key, kept)
+          return kept
+        })
+      }),
+    coolDown: (origin, millis) =>
+      Effect.clockWith((clock) => Effect.sync(() => coolDowns.start(origin, millis, monotonicMillis(clock)))),
+    coolDownLeft: (origin) =>
+      Effect.clockWith((clock) => Effect.sync(() => coolDowns.left(origin, monotonicMillis(clock))))
+  }
+}
+
+// The default store is one per Clock: in production the process's one clock, so one store per
+// process; under TestClock each test has a clock, so a store, of its own. A store's times are
+// its clock's: state kept on one clock means nothing on another.
+const byClock = new WeakMap<Clock.Clock, Service>()
+
+/** @internal */
+export const memoryFor = (clock: Clock.Clock): Service => {
+  let store = byClock.get(clock)
+  if (store === undefined) {
+    store = makeMemory()
+    byClock.set(clock, store)
+  }
+  return store
+}
+
+const routedBudgets = new Map<string, RetryBudget.RetryBudget.Service>()
+
+// The default's budget for these settings, answering from the store of the caller's clock.
+const routedBudget = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.Service => {
+  const key = budgetKey(settings)
+  let budget = routedBudgets.get(key)
+  if (budget === undefined) {
+    const on = <A>(f: (budget: RetryBudget.RetryBudget.Service) => Effect.Effect<A>): Effect.Effect<A> =>
+      Effect.clockWith((clock) => f(memoryFor(clock).retryBudget(settings)))
+    budget = {
+      settings,
+      onRequest: (origin) => on((b) => b.onRequest(origin)),
+      onFailure: (origin, kind) => on((b) => b.onFailure(origin, kind)),
+      onSuccess: (origin, retriedAfter) => on((b) => b.onSuccess(origin, retriedAfter)),
+      tryRetry: (origin, kind) => on((b) => b.tryRetry(origin, kind)),
+      balance: (origin) => on((b) => b.balance(origin))
+    }
+    routedBudgets.set(key, budget)
+  }
+  return budget
+}
+
+/**
+ * The store a call gets when its context has none: the memory store of the call's clock.
+ *
+ * @internal
+ */
+export const processDefault: Service = {
+  retryBudget: routedBudget,
+  circuitBreaker: (options) => Effect.clockWith((clock) => memoryFor(clock).circuitBreaker(options)),
+  coolDown: (origin, millis) => Effect.clockWith((clock) => memoryFor(clock).coolDown(origin, millis)),
+  coolDownLeft: (origin) => Effect.clockWith((clock) => memoryFor(clock).coolDownLeft(origin))
+}
+
+/**
+ * The store that answers for `store` under `clock`: the default routes to its clock's.
+ *
+ * @internal
+ */
+export const concrete = (store: Service, clock: Clock.Clock): Service =>
+  store === processDefault ? memoryFor(clock) : store

@@ -1,0 +1,170 @@
+// @generated from templates/test/resilienceStore.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Clock, Duration, Effect, Exit, Fiber, type Scope } from "effect"
+import type { HttpClient } from "effect/http"
+import { TestClock } from "effect/testing"
+import * as CircuitBreaker from "../src/CircuitBreaker.js"
+import * as ResilienceStore from "../src/ResilienceStore.js"
+import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
+import * as RetryPolicy from "../src/RetryPolicy.js"
+import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
+
+const url = "http://api.test/r"
+const origin = "http://api.test:80"
+const fast = { jitter: "none", backoff: RetryPolicy.constant(0), maxAttempts: 3 } as const
+
+/** Runs `use` on the TestClock until it ends; its exit. */
+const run = <A, E>(use: Effect.Effect<A, E, Scope.Scope>, advance: Duration.Input = "1 minute") =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.forkChild(Effect.exit(Effect.scoped(use)))
+    yield* TestClock.adjust(advance)
+    return yield* Fiber.join(fiber)
+  })
+
+const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const reason = exit.cause.reasons.find(Cause.isFailReason)
+  if (reason === undefined) throw new Error(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
+  return reason.error
+}
+
+/** The package README's pattern: the resilient client built inside the effect of each call. */
+const perCall = (client: HttpClient.HttpClient, options: RetryPolicy.Options) =>
+  Effect.flatMap(
+    Effect.sync(() => ResilientHttpClient.withResilience(client, { ...options })),
+    (resilient) => resilient.get(url)
+  )
+
+describe("ResilienceStore: one budget and breaker per origin, however often the client is built", () => {
+  it.effect(
+    "a client built per call holds a lasting outage to the shared budget: 1,500 calls, at most 1.2 requests each",
+    () =>
+      Effect.gen(function* () {
+        const scripted = ScriptedHttpClient.make([{ status: 503 }])
+        const calls = 1_500
+        // No backoff, so no waits: the calls run back to back at time 0, within the budget's ttl.
+        yield* Effect.forEach(Array.from({ length: calls }), () =>
+          Effect.flip(Effect.scoped(perCall(scripted.client, fast)))
+        )
+        const retries = scripted.exchanges.length - calls
+        // The default budget: a floor of 100 retries (10/s over 10 s) plus a tenth of the calls.
+        expect(retries).toBeGreaterThanOrEqual(calls / 10 + 98)
+        expect(retries).toBeLessThanOrEqual(calls / 10 + 101)
+        expect(scripted.exchanges.length / calls).toBeLessThanOrEqual(1.2)
+      })
+  )
+
+  it.effect("clients built per call share a breaker: the one that trips it stops the next, unsent", () =>
+    Effect.gen(function* () {
+      const scripted = ScriptedHttpClient.make([{ status: 503 }])
+      const options = { ...fast, circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(2) } }
+      const first = yield* run(perCall(scripted.client, options), "1 second")
+      expect(failureOf(first)).toMatchObject({ giveUpReason: "circuit-open", attempt: 2 })
+      const second = yield* run(perCall(scripted.client, options), "1 second")
+      expect(failureOf(second)).toMatchObject({ reason: "CircuitOpen", giveUpReason: "circuit-open" })
+      expect(scripted.exchanges).toHaveLength(2)
+    })
+  )
+
+  it.effect("layerMemory gives what runs under it a store of its own", () =>
+    Effect.gen(function* () {
+      const scripted = ScriptedHttpClient.make([{ status: 503 }])
+      const options = { ...fast, circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(1) } }
+      yield* run(perCall(scripted.client, options), "1 second")
+      expect(scripted.exchanges).toHaveLength(1)
+      // The default store's circuit is open; an isolated store's is not.
+      yield* run(Effect.provide(perCall(scripted.client, options), ResilienceStore.layerMemory()), "1 second")
+      expect(scripted.exchanges).toHaveLength(2)
+    })
+  )
+})
+
+describe("ResilienceStore: a 429's Retry-After cools its origin down for every call", () => {
+  const limited = (): ScriptedHttpClient.ScriptedHttpClient =>
+    ScriptedHttpClient.make([{ status: 429, headers: { "retry-after": "5" } }, { status: 200 }])
+
+  /** Call A at 0 s meets the 429; call B starts at 1 s. When each request was sent, and B's exit. */
+  const twoCalls = (
+    scripted: ScriptedHttpClient.ScriptedHttpClient,
+    optionsB: RetryPolicy.Options,
+    wrapB: <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.Effect<A, E, Scope.Scope> = (effect) => effect
+  ) =>
+    Effect.gen(function* () {
+      const a = yield* Effect.forkChild(Effect.exit(Effect.scoped(perCall(scripted.client, fast))))
+      const b = yield* Effect.forkChild(
+        Effect.andThen(Effect.sleep("1 second"), Effect.exit(Effect.scoped(wrapB(perCall(scripted.client, optionsB)))))
+      )
+      yield* TestClock.adjust("1 minute")
+      const exitA = yield* Fiber.join(a)
+      const exitB = yield* Fiber.join(b)
+      return { exitA, exitB, times: scripted.times() }
+    })
+
+  it.effect("a call started during the cool-down waits for its end before it sends", () =>
+    Effect.gen(function* () {
+      const { exitA, exitB, times } = yield* twoCalls(limited(), fast)
+      expect(Exit.isSuccess(exitA)).toBe(true)
+      expect(Exit.isSuccess(exitB)).toBe(true)
+      // A at 0 (429) and its retry at 5 s; B, started at 1 s, also at 5 s.
+      expect(times).toEqual([0, 5000, 5000])
+    })
+  )
+
+  it.effect("a call that may not wait that long gives up unsent, saying why", () =>
+    Effect.gen(function* () {
+      const scripted = limited()
+      const { exitB, times } = yield* twoCalls(scripted, {
+        ...fast,
+        maxDelay: "2 seconds",
+        whenRetryAfterExceedsMaxDelay: "give-up"
+      })
+      expect(failureOf(exitB)).toMatchObject({
+        _tag: "ConnectionError",
+        reason: "CoolingDown",
+        giveUpReason: "retry-after-exceeds-max-delay"
+      })
+      expect(failureOf(exitB).message).toBe(
+        `GET ${url}: not sent: the origin is cooling down after a 429 with Retry-After; gave up: the cool-down is longer than maxDelay`
+      )
+      expect(times).toEqual([0, 5000])
+    })
+  )
+
+  it.effect("a call whose total timeout ends first gives up unsent, as deadline-exceeded", () =>
+    Effect.gen(function* () {
+      const { exitB, times } = yield* twoCalls(limited(), { ...fast, totalTimeout: "3 seconds" })
+      expect(failureOf(exitB)).toMatchObject({ reason: "CoolingDown", giveUpReason: "deadline-exceeded" })
+      expect(times).toEqual([0, 5000])
+    })
+  )
+
+  it.effect("a policy that ignores Retry-After neither waits for nor starts a cool-down", () =>
+    Effect.gen(function* () {
+      const { times } = yield* twoCalls(limited(), { ...fast, retryAfter: "ignore" })
+      // B is sent at 1 s; A still waits its own Retry-After.
+      expect(times).toEqual([0, 1000, 5000])
+    })
+  )
+
+  it.effect("another store does not see the cool-down", () =>
+    Effect.gen(function* () {
+      const { times } = yield* twoCalls(limited(), fast, (effect) =>
+        Effect.provide(effect, ResilienceStore.layerMemory())
+      )
+      expect(times).toEqual([0, 1000, 5000])
+    })
+  )
+
+  it.effect("the store answers what is left of an origin's cool-down", () =>
+    Effect.gen(function* () {
+      const scripted = limited()
+      yield* Effect.forkChild(Effect.scoped(perCall(scripted.client, fast)))
+      yield* TestClock.adjust("2 seconds")
+      const store = yield* ResilienceStore.ResilienceStore
+      expect(yield* store.coolDownLeft(origin)).toBe(3000)
+      yield* TestClock.adjust("3 seconds")
+      expect(yield* store.coolDownLeft(origin)).toBe(0)
+      expect(yield* Clock.currentTimeMillis).toBe(Duration.toMillis("5 seconds"))
+    })
+  )
+})
