@@ -1,11 +1,20 @@
+// @generated from templates/src/CircuitBreaker.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * A circuit breaker per origin, with Polly's sampling semantics, built on Effect 4's own
- * `CircuitBreaker` (`effect/persistence`): this library's state machine is the store Effect's
- * breaker admits and records through, so the breaker is also usable wherever Effect takes one
- * (`HttpClient.withCircuitBreaker`). What this adds: a time-windowed sampling trip policy
- * (Effect's `rate` counts the last N calls), bounded defaults, a half-open probe re-armed after
- * each break (a hung probe cannot wedge it), manual isolation, state changes with manual ones,
- * and metrics.
+ * A circuit breaker per origin (scheme, host, port), with Polly v8's semantics and defaults:
+ * it breaks when at least 10% of the attempts sampled in the last 30 seconds failed, once there
+ * were at least 100 of them, and then rejects attempts at once for 5 seconds. After the break,
+ * one attempt (the probe) is let through: its success closes the circuit, its failure opens it
+ * again. A consecutive-failures policy is the alternative.
+ *
+ * The breaker never waits and never retries: an open circuit fails the attempt with
+ * {@link CircuitOpen}, which says when the circuit will let a probe through.
+ *
+ * Built on Effect 4's own `CircuitBreaker` (`effect/persistence`): this library's state machine
+ * is the store Effect's breaker admits and records through, so the breaker is also usable
+ * wherever Effect takes one (`HttpClient.withCircuitBreaker`). What this adds: a time-windowed
+ * sampling trip policy (Effect's `rate` counts the last N calls), bounded defaults, a half-open
+ * probe re-armed after each break (a hung probe cannot wedge it), manual isolation, state
+ * changes with manual ones, and metrics.
  *
  * @since 0.1.0
  */
@@ -23,33 +32,43 @@ import * as internal from "./internal/circuitBreakerService.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
- * Polly's sampling trip policy: break when, over at least `minimumThroughput` attempts in the
- * last `samplingDuration`, the share that failed reaches `failureRatio`. [0.1, 100, 30 seconds]
+ * The options of Polly's sampling policy. Every one is optional; the defaults are in brackets.
  *
  * @example
  * ```ts
- * import type { CircuitBreaker } from "effect-http-resilience-effect4"
+ * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
  * const options: CircuitBreaker.SamplingOptions = { failureRatio: 0.5, minimumThroughput: 20, samplingDuration: "10 seconds" }
+ * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling(options) })
  * ```
  *
  * @since 0.1.0
  * @category models
  */
 export interface SamplingOptions {
+  /** Break when this share of the sampled attempts failed; above 0, at most 1. [0.1] */
   readonly failureRatio?: number | undefined
+  /** … and at least this many were sampled; a whole number of at least 2. [100] */
   readonly minimumThroughput?: number | undefined
+  /**
+   * How far back samples count; 0.5 s to 1 day. The window is kept in 10 parts, each started
+   * by the first sample at least a tenth of it after the previous one, and a part is forgotten
+   * as a whole once it started this long ago. [30 seconds]
+   */
   readonly samplingDuration?: Duration.Input | undefined
 }
 
 /**
- * What decides that the circuit must break: build it with {@link sampling} or {@link consecutive}.
+ * When a closed circuit breaks: {@link sampling} (the default) or {@link consecutive}.
  *
  * @example
  * ```ts
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * const policy: CircuitBreaker.TripPolicy = CircuitBreaker.consecutive(5)
+ * const policies: ReadonlyArray<CircuitBreaker.TripPolicy> = [
+ *   CircuitBreaker.sampling({ failureRatio: 0.25 }),
+ *   CircuitBreaker.consecutive(3)
+ * ]
  * ```
  *
  * @since 0.1.0
@@ -60,64 +79,78 @@ export type TripPolicy =
   | { readonly _tag: "Consecutive"; readonly failures: number }
 
 /**
- * Polly's sampling trip policy (the default).
+ * Polly's sampling policy: break when `failureRatio` of the attempts sampled in the last
+ * `samplingDuration` failed, once at least `minimumThroughput` were sampled. The check is made
+ * on each failure, so a ratio equal to `failureRatio` breaks.
  *
  * @example
  * ```ts
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * const layer = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling({ failureRatio: 0.5 }) })
+ * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling({ minimumThroughput: 20 }) })
  * ```
  *
  * @since 0.1.0
- * @category trip policies
+ * @category constructors
  */
 export const sampling: (options?: SamplingOptions) => TripPolicy = internal.sampling
 
 /**
- * Break after this many failures in a row [5].
+ * Break after `failures` failed attempts in a row, in the order they completed; only a success
+ * resets the count (an ignored attempt leaves it). [5]
  *
  * @example
  * ```ts
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * const layer = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.consecutive(3) })
+ * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.consecutive(5) })
  * ```
  *
  * @since 0.1.0
- * @category trip policies
+ * @category constructors
  */
 export const consecutive: (failures?: number) => TripPolicy = internal.consecutive
 
 /**
- * The breaker's options; every one optional, defaults in brackets. `breakDuration` [5
- * seconds] is how long the circuit stays open (and how long a probe holds its slot);
- * `maxBreakDuration` [30 seconds] caps a break lengthened by the server's `Retry-After`;
- * `onStateChange` is called with every change.
+ * The options of a breaker. Every one is optional; the defaults are in brackets.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import type { CircuitBreaker } from "effect-http-resilience-effect4"
+ * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
  * const options: CircuitBreaker.Options = {
+ *   tripPolicy: CircuitBreaker.sampling({ failureRatio: 0.2 }),
  *   breakDuration: "10 seconds",
- *   onStateChange: (change) => Effect.log(`${change.origin}: ${change.from} -> ${change.to}`)
+ *   maxBreakDuration: "1 minute",
+ *   onStateChange: (change) => Effect.logWarning(`${change.origin}: ${change.from} -> ${change.to}`)
  * }
+ * const BreakerLive = CircuitBreaker.layer(options)
  * ```
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options {
+  /** When a closed circuit breaks. [`sampling()`: 10% of at least 100 attempts in 30 s] */
   readonly tripPolicy?: TripPolicy | undefined
+  /**
+   * How long an open circuit rejects attempts before it lets a probe through, and how long a
+   * probe may stay silent before the next caller takes its place; 0.5 s to 1 day. [5 seconds]
+   */
   readonly breakDuration?: Duration.Input | undefined
+  /**
+   * Cap on a break lengthened by the `retryAfter` of the failure that opened the circuit; from
+   * `breakDuration` to 1 day. [30 seconds, as `RetryPolicy`'s `maxDelay`: a server asking for
+   * longer still gets one probe every 30 seconds, a negligible load]
+   */
   readonly maxBreakDuration?: Duration.Input | undefined
+  /** Runs on every state change, in the fiber that caused it, after the change is published. */
   readonly onStateChange?: ((change: StateChange) => Effect.Effect<void>) | undefined
 }
 
 /**
- * The options, resolved.
+ * A validated breaker configuration: every option resolved to its value or default.
  *
  * @example
  * ```ts
@@ -151,7 +184,12 @@ export interface Settings {
  * ```ts
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * const outcome: CircuitBreaker.Outcome = CircuitBreaker.failure({ retryAfter: "2 seconds" })
+ * const outcomeOf = (status: number, retryAfterSeconds?: number): CircuitBreaker.Outcome =>
+ *   status === 429
+ *     ? CircuitBreaker.ignored
+ *     : status >= 500
+ *       ? CircuitBreaker.failure({ retryAfter: retryAfterSeconds === undefined ? undefined : `${retryAfterSeconds} seconds` })
+ *       : CircuitBreaker.success
  * ```
  *
  * @since 0.1.0
@@ -160,13 +198,16 @@ export interface Settings {
 export type Outcome = EffectBreaker.Outcome
 
 /**
- * The origin answered.
+ * The attempt shows the origin is healthy: a sample that counts for the circuit; a probe's
+ * success closes it.
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * const classify = () => CircuitBreaker.success
+ * declare const permit: CircuitBreaker.Permit
+ * const done = permit.report(CircuitBreaker.success)
  * ```
  *
  * @since 0.1.0
@@ -175,13 +216,15 @@ export type Outcome = EffectBreaker.Outcome
 export const success: Outcome = EffectBreaker.success
 
 /**
- * The origin failed to answer; a `retryAfter` lengthens the break it opens, up to `maxBreakDuration`.
+ * The attempt counts against the origin. `retryAfter` (a server's `Retry-After`) lengthens the
+ * break when this failure opens the circuit, up to `maxBreakDuration`; it never shortens it.
  *
  * @example
  * ```ts
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * const outcome = CircuitBreaker.failure({ retryAfter: "10 seconds" })
+ * declare const permit: CircuitBreaker.Permit
+ * const done = permit.report(CircuitBreaker.failure({ retryAfter: "20 seconds" }))
  * ```
  *
  * @since 0.1.0
@@ -191,13 +234,15 @@ export const failure: (options?: { readonly retryAfter?: Duration.Input | undefi
   EffectBreaker.failure
 
 /**
- * Says nothing about the origin's health (a 429, an interruption).
+ * The attempt says nothing about the origin's health (a 429, an interruption): not a sample; a
+ * probe that ends so frees its slot for the next caller.
  *
  * @example
  * ```ts
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * const classify = () => CircuitBreaker.ignored
+ * declare const permit: CircuitBreaker.Permit
+ * const done = permit.report(CircuitBreaker.ignored)
  * ```
  *
  * @since 0.1.0
@@ -206,13 +251,29 @@ export const failure: (options?: { readonly retryAfter?: Duration.Input | undefi
 export const ignored: Outcome = EffectBreaker.ignored
 
 /**
- * The state of one origin's circuit.
+ * The states of a circuit: `Closed` (attempts pass, samples count), `Open` (attempts are
+ * rejected until `retryAfter` has passed; the next attempt then half-opens it), `HalfOpen` (one
+ * probe in flight, others rejected; `probing` false once its slot is free or re-armed) and
+ * `Isolated` (held open by hand until closed by hand). A circuit whose break has ended reads
+ * `Open` with `retryAfter` zero until the next attempt.
  *
  * @example
  * ```ts
+ * import { Duration } from "effect"
  * import type { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * const isOpen = (state: CircuitBreaker.State): boolean => state._tag === "Open" || state._tag === "Isolated"
+ * const describe = (state: CircuitBreaker.State): string => {
+ *   switch (state._tag) {
+ *     case "Closed":
+ *       return "closed"
+ *     case "Open":
+ *       return `open for ${Duration.format(state.retryAfter)}`
+ *     case "HalfOpen":
+ *       return state.probing ? "probing" : "waiting for a probe"
+ *     case "Isolated":
+ *       return "isolated by hand"
+ *   }
+ * }
  * ```
  *
  * @since 0.1.0
@@ -231,13 +292,18 @@ export type State =
   | { readonly _tag: "Isolated"; readonly origin: string }
 
 /**
- * A change of one origin's state, manual (isolate, close) or not.
+ * A state change. `manual` tells a change made by `isolate` or `close` from one the breaker
+ * made; an opening carries how long its break lasts.
  *
  * @example
  * ```ts
+ * import { Duration } from "effect"
  * import type { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * const describe = (change: CircuitBreaker.StateChange): string => `${change.origin}: ${change.from} -> ${change.to}`
+ * const line = (change: CircuitBreaker.StateChange): string =>
+ *   change.to === "Open"
+ *     ? `${change.origin} opened for ${Duration.format(change.breakDuration)}`
+ *     : `${change.origin}: ${change.from} -> ${change.to}${change.manual ? " (by hand)" : ""}`
  * ```
  *
  * @since 0.1.0
@@ -266,15 +332,27 @@ export type StateChange =
     }
 
 /**
- * The right to send one attempt; its outcome must be reported once.
+ * Permission for one attempt. Report its outcome exactly once (later reports are ignored); an
+ * attempt that is interrupted reports {@link ignored}, so that a probe frees its slot.
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
+ * import { Effect, Exit } from "effect"
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * declare const breaker: CircuitBreaker.CircuitBreaker.Service
- * const probeOnce = Effect.flatMap(breaker.acquire("https://api.example.com:443"), (permit) => permit.report(CircuitBreaker.success))
+ * // What `execute` does, by hand.
+ * const guarded = <A, E>(breaker: CircuitBreaker.CircuitBreaker.Service, origin: string, attempt: Effect.Effect<A, E>) =>
+ *   Effect.uninterruptibleMask((restore) =>
+ *     Effect.flatMap(breaker.acquire(origin), (permit: CircuitBreaker.Permit) =>
+ *       restore(attempt).pipe(
+ *         Effect.onExit((exit) =>
+ *           permit.report(
+ *             Exit.isSuccess(exit) ? CircuitBreaker.success : Exit.hasInterrupts(exit) ? CircuitBreaker.ignored : CircuitBreaker.failure()
+ *           )
+ *         )
+ *       )
+ *     )
+ *   )
  * ```
  *
  * @since 0.1.0
@@ -282,21 +360,29 @@ export type StateChange =
  */
 export interface Permit {
   readonly origin: string
+  /** Whether this attempt is the half-open probe: its outcome closes or reopens the circuit. */
   readonly probe: boolean
   readonly report: (outcome: Outcome) => Effect.Effect<void>
 }
 
 /**
- * An attempt the circuit rejected without sending it: `state` says why, `retryAfter` until when
- * (infinity while isolated).
+ * An attempt rejected by the circuit without being sent. `state`: `"Open"` (the break is on),
+ * `"HalfOpen"` (another caller's probe is in flight) or `"Isolated"` (held open by hand);
+ * `retryAfter`: how long until the circuit lets a probe through (for `"HalfOpen"`, until a
+ * silent probe's slot is re-armed; infinity when isolated).
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
- * import type { CircuitBreaker } from "effect-http-resilience-effect4"
+ * import { Duration, Effect } from "effect"
+ * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
  * declare const call: Effect.Effect<string, CircuitBreaker.CircuitOpen>
- * const fallback = call.pipe(Effect.catchTag("CircuitOpen", () => Effect.succeed("cached")))
+ *
+ * const withFallback = call.pipe(
+ *   Effect.catchTag("CircuitOpen", (error) =>
+ *     Effect.succeed(`cached (${error.origin} back in ${Duration.format(error.retryAfter)})`)
+ *   )
+ * )
  * ```
  *
  * @since 0.1.0
@@ -305,7 +391,7 @@ export interface Permit {
 export const CircuitOpen: typeof internal.CircuitOpen = internal.CircuitOpen
 
 /**
- * The type of a {@link CircuitOpen} rejection.
+ * The type of a {@link CircuitOpen} error: `origin`, `state` and `retryAfter`.
  *
  * @since 0.1.0
  * @category errors
@@ -313,17 +399,20 @@ export const CircuitOpen: typeof internal.CircuitOpen = internal.CircuitOpen
 export type CircuitOpen = internal.CircuitOpen
 
 /**
- * The service: one circuit per origin, shared by whoever holds it.
+ * The breaker service: one circuit per origin key (see {@link originOf}), shared by every
+ * attempt that uses this instance.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
+ * declare const fetchQuote: Effect.Effect<number, Error>
+ *
  * const program = Effect.gen(function* () {
  *   const breaker = yield* CircuitBreaker.CircuitBreaker
- *   return yield* breaker.state("https://api.example.com:443")
- * }).pipe(Effect.provide(CircuitBreaker.layer()))
+ *   return yield* fetchQuote.pipe(breaker.execute("https://quotes.example.com:443"))
+ * }).pipe(Effect.provide(CircuitBreaker.layer({ tripPolicy: CircuitBreaker.consecutive(5) })))
  * ```
  *
  * @since 0.1.0
@@ -341,16 +430,22 @@ export class CircuitBreaker extends Context.Service<CircuitBreaker, CircuitBreak
  */
 export declare namespace CircuitBreaker {
   /**
-   * The breaker's operations, each for one origin key (see {@link originOf}).
+   * The breaker's operations, each for one origin key.
    *
    * @example
    * ```ts
-   * import { Effect } from "effect"
+   * import { Effect, Stream } from "effect"
    * import { CircuitBreaker } from "effect-http-resilience-effect4"
    *
-   * declare const breaker: CircuitBreaker.CircuitBreaker.Service
-   * declare const call: Effect.Effect<string>
-   * const guarded = breaker.execute(call, "https://api.example.com:443")
+   * // Logs every change from now on, for as long as the scope lasts.
+   * const watch = (breaker: CircuitBreaker.CircuitBreaker.Service) =>
+   *   Effect.gen(function* () {
+   *     const changes = yield* breaker.subscribe
+   *     yield* changes.pipe(
+   *       Stream.runForEach((change) => Effect.log(`${change.origin}: ${change.from} -> ${change.to}`)),
+   *       Effect.forkScoped
+   *     )
+   *   })
    * ```
    *
    * @since 0.1.0
@@ -381,25 +476,39 @@ export declare namespace CircuitBreaker {
     }
     /** The circuit's state now. An origin never seen reads `Closed`. */
     readonly state: (origin: string) => Effect.Effect<State>
-    /** Holds the circuit open until {@link Service.close}. */
+    /** Holds the circuit open (Polly's isolate) until {@link Service.close}. */
     readonly isolate: (origin: string) => Effect.Effect<void>
     /** Closes the circuit by hand, from any state, and forgets its samples. */
     readonly close: (origin: string) => Effect.Effect<void>
-    /** Every state change of every origin, from the moment the stream starts running. */
+    /**
+     * Every state change of every origin, in order, from the moment the stream starts running
+     * (a forked stream may start a little later than the fork). A subscriber more than 1024
+     * changes behind loses the oldest. Never ends by itself.
+     */
     readonly changes: Stream.Stream<StateChange>
-    /** Subscribes now and gives the stream of every state change from this moment, for the scope's life. */
+    /**
+     * Subscribes now and gives the stream of every state change from this moment, for as long
+     * as the scope lasts: nothing between subscribing and running the stream is missed.
+     */
     readonly subscribe: Effect.Effect<Stream.Stream<StateChange>, never, Scope.Scope>
   }
 }
 
 /**
- * Makes a breaker. Bad options fail with `InvalidRetryPolicy`, naming the option.
+ * Validates the options and makes a breaker with its own circuits. A bad option fails with
+ * `InvalidRetryPolicy`, naming it (`"circuitBreaker.breakDuration"`,
+ * `"circuitBreaker.tripPolicy.failureRatio"`, …).
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * const breaker = CircuitBreaker.make({ tripPolicy: CircuitBreaker.consecutive(3), breakDuration: "10 seconds" })
+ * const program = Effect.gen(function* () {
+ *   const breaker = yield* CircuitBreaker.make({ tripPolicy: CircuitBreaker.consecutive(3) })
+ *   yield* breaker.isolate("https://payments.example.com:443")
+ *   return yield* breaker.state("https://payments.example.com:443") // { _tag: "Isolated", … }
+ * })
  * ```
  *
  * @since 0.1.0
@@ -409,8 +518,7 @@ export const make: (options?: Options) => Effect.Effect<CircuitBreaker.Service, 
   internal.make
 
 /**
- * The breaker as a layer, to share one between clients (pass the service as the policy's
- * `circuitBreaker`).
+ * The service as a layer: everything provided with one built layer shares its circuits.
  *
  * @example
  * ```ts
@@ -426,7 +534,7 @@ export const layer = (options?: Options): Layer.Layer<CircuitBreaker, RetryPolic
   Layer.effect(CircuitBreaker, internal.make(options))
 
 /**
- * Checks options without making a breaker.
+ * Validates the options into settings, or the first bad option.
  *
  * @example
  * ```ts
@@ -443,13 +551,14 @@ export const validate: (options?: Options) => Result.Result<Settings, RetryPolic
   internal.validate
 
 /**
- * The origin key of a URL (`scheme://host:port`), as the breaker keys its circuits.
+ * The key a circuit is kept under: `scheme://host:port`, lower-cased, default port filled in.
+ * The same function as `RetryBudget.originOf`.
  *
  * @example
  * ```ts
  * import { CircuitBreaker } from "effect-http-resilience-effect4"
  *
- * CircuitBreaker.originOf("https://api.example.com/items") // "https://api.example.com:443"
+ * CircuitBreaker.originOf("http://Example.com/search?q=x") // "http://example.com:80"
  * ```
  *
  * @since 0.1.0

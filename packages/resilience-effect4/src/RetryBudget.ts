@@ -1,8 +1,15 @@
+// @generated from templates/src/RetryBudget.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * A retry budget per origin, so that retries add only a bounded share to an origin's traffic:
- * Finagle's budget by default (retries may spend a tenth of recent requests, plus a floor of 10
- * a second), gRPC's token bucket and the AWS quota as presets, or none. Effect 4 has nothing of
- * the kind; the state machines are the shared core's, the same as the Effect 3 line's.
+ * A retry budget per origin (scheme, host, port): retries may add only a bounded share to the
+ * traffic an origin receives, so that a failing server is not buried under retries. A per-call
+ * attempt limit of 3 lets a total outage triple the load; a budget of 10% holds it near 1.1×.
+ *
+ * The default is Finagle's budget (deposits per request that expire after `ttl`, retries up to
+ * `ratio` of them plus a floor of `minPerSecond`); gRPC's token bucket and the AWS SDKs' retry
+ * quota are presets, and `none` turns the budget off. The state lives in a service, shared by
+ * everything that uses one instance, timed by Effect's `Clock` (so `TestClock` drives it).
+ * Effect 4 has nothing of the kind; the state machines are the shared core's, the same as the
+ * Effect 3 line's.
  *
  * @since 0.1.0
  */
@@ -16,14 +23,15 @@ import * as internal from "./internal/retryBudgetService.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
- * What a failed attempt was, as far as a budget cares (the AWS quota charges a retry after a
- * timeout more).
+ * What a failed attempt was, as far as a budget cares. The AWS quota charges a retry after a
+ * `"timeout"` more (10 instead of 5); the other budgets treat all three alike.
  *
  * @example
  * ```ts
  * import type { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const kind: RetryBudget.FailureKind = "timeout"
+ * const kindOf = (status: number | "timeout" | "refused"): RetryBudget.FailureKind =>
+ *   status === "timeout" ? "timeout" : status === "refused" ? "connection" : "transient-status"
  * ```
  *
  * @since 0.1.0
@@ -32,14 +40,16 @@ import type * as RetryPolicy from "./RetryPolicy.js"
 export type FailureKind = "transient-status" | "timeout" | "connection"
 
 /**
- * Finagle's budget (the default): deposits from requests expire after `ttl`; retries may spend
- * `ratio` of them plus a floor of `minPerSecond` per second of `ttl`.
+ * The options of the default budget, Finagle's `RetryBudget`. Every one is optional; the
+ * defaults are in brackets.
  *
  * @example
  * ```ts
- * import type { RetryBudget } from "effect-http-resilience-effect4"
+ * import { RetryBudget } from "effect-http-resilience-effect4"
  *
+ * // Retries up to 20% of requests, plus 5 per second whatever the traffic.
  * const options: RetryBudget.FinagleOptions = { ratio: 0.2, minPerSecond: 5, ttl: "10 seconds" }
+ * const BudgetLive = RetryBudget.layer(options)
  * ```
  *
  * @since 0.1.0
@@ -55,14 +65,16 @@ export interface FinagleOptions {
 }
 
 /**
- * gRPC A6 retry throttling: a failure takes a token, a success puts `tokenRatio` back, no retry
- * at or below half.
+ * The options of gRPC's retry throttling (gRFC A6), per origin: the bucket starts full, every
+ * failed attempt takes 1 token, every success puts back `tokenRatio`, and retries are allowed
+ * only while more than half of `maxTokens` remain.
  *
  * @example
  * ```ts
- * import type { RetryBudget } from "effect-http-resilience-effect4"
+ * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const options: RetryBudget.TokenBucketOptions = { maxTokens: 20, tokenRatio: 0.1 }
+ * const options: RetryBudget.TokenBucketOptions = { maxTokens: 20, tokenRatio: 0.2 }
+ * const BudgetLive = RetryBudget.layer(RetryBudget.tokenBucket(options))
  * ```
  *
  * @since 0.1.0
@@ -76,13 +88,17 @@ export interface TokenBucketOptions {
 }
 
 /**
- * The AWS SDKs' standard retry quota.
+ * The options of the AWS SDKs' standard retry quota, per origin: a retry takes `retryCost`
+ * tokens (`timeoutRetryCost` after a timeout) and is refused when fewer remain; a call that
+ * succeeds at its first attempt puts back `noRetryIncrement`, a retry that succeeds puts back
+ * what it took.
  *
  * @example
  * ```ts
- * import type { RetryBudget } from "effect-http-resilience-effect4"
+ * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const options: RetryBudget.AwsQuotaOptions = { capacity: 500, retryCost: 5 }
+ * const options: RetryBudget.AwsQuotaOptions = { capacity: 100 }
+ * const BudgetLive = RetryBudget.layer(RetryBudget.awsQuota(options))
  * ```
  *
  * @since 0.1.0
@@ -100,13 +116,19 @@ export interface AwsQuotaOptions {
 }
 
 /**
- * A budget strategy: build it with {@link finagle}, {@link tokenBucket}, {@link awsQuota} or {@link none}.
+ * Which budget, with its options (validated by {@link make}). Build one with {@link finagle},
+ * {@link tokenBucket}, {@link awsQuota}, or use {@link none}.
  *
  * @example
  * ```ts
  * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const strategy: RetryBudget.Strategy = RetryBudget.tokenBucket()
+ * const strategies: ReadonlyArray<RetryBudget.Strategy> = [
+ *   RetryBudget.finagle({ ratio: 0.2 }),
+ *   RetryBudget.tokenBucket(),
+ *   RetryBudget.awsQuota({ capacity: 100 }),
+ *   RetryBudget.none
+ * ]
  * ```
  *
  * @since 0.1.0
@@ -119,13 +141,14 @@ export type Strategy =
   | { readonly _tag: "None" }
 
 /**
- * What a budget is given as: Finagle's options, a strategy, or `"none"`.
+ * What {@link make} and {@link layer} accept: the default budget's options, a {@link Strategy},
+ * or `"none"` (the same as {@link none}).
  *
  * @example
  * ```ts
- * import type { RetryBudget } from "effect-http-resilience-effect4"
+ * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const inputs: ReadonlyArray<RetryBudget.Input> = [{ ratio: 0.2 }, "none"]
+ * const inputs: ReadonlyArray<RetryBudget.Input> = [{ ratio: 0.2 }, RetryBudget.tokenBucket(), "none"]
  * ```
  *
  * @since 0.1.0
@@ -134,22 +157,30 @@ export type Strategy =
 export type Input = FinagleOptions | Strategy | "none"
 
 /**
- * A budget's resolved options.
+ * A validated budget: the strategy with every option resolved to its value or default.
  *
  * @example
  * ```ts
- * import { Result } from "effect"
+ * import { Effect } from "effect"
  * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const settings = Result.getOrThrow(RetryBudget.validate())
- * console.log(settings._tag) // "Finagle"
+ * const program = Effect.gen(function* () {
+ *   const budget = yield* RetryBudget.make()
+ *   const settings: RetryBudget.Settings = budget.settings
+ *   if (settings._tag === "Finagle") console.log(settings.ratio, settings.minPerSecond) // 0.1 10
+ * })
  * ```
  *
  * @since 0.1.0
  * @category models
  */
 export type Settings =
-  | { readonly _tag: "Finagle"; readonly ratio: number; readonly minPerSecond: number; readonly ttl: Duration.Duration }
+  | {
+      readonly _tag: "Finagle"
+      readonly ratio: number
+      readonly minPerSecond: number
+      readonly ttl: Duration.Duration
+    }
   | { readonly _tag: "TokenBucket"; readonly maxTokens: number; readonly tokenRatio: number }
   | {
       readonly _tag: "AwsQuota"
@@ -161,67 +192,72 @@ export type Settings =
   | { readonly _tag: "None" }
 
 /**
- * Finagle's budget, the default.
+ * Finagle's budget (the default): every call deposits when it starts; a deposit counts for
+ * `ttl`; a retry may spend `1 / ratio` deposits, and the floor lends `minPerSecond × ttl`
+ * retries more, each paid back as its withdrawal expires after `ttl`. Over any stretch shorter
+ * than 9/10 of `ttl` (expiry is counted in tenths of `ttl`), N calls get at most
+ * `ratio × N + minPerSecond × ttl` retries, to within Finagle's rounding of `1 / ratio`.
  *
  * @example
  * ```ts
  * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const strategy = RetryBudget.finagle({ ratio: 0.2 })
+ * const BudgetLive = RetryBudget.layer(RetryBudget.finagle({ ratio: 0.05, minPerSecond: 2 }))
  * ```
  *
  * @since 0.1.0
- * @category strategies
+ * @category constructors
  */
 export const finagle: (options?: FinagleOptions) => Strategy = internal.finagle
 
 /**
- * gRPC A6's token bucket.
+ * gRPC's retry throttling (gRFC A6) as a budget. See {@link TokenBucketOptions}.
  *
  * @example
  * ```ts
  * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const strategy = RetryBudget.tokenBucket({ maxTokens: 10 })
+ * const BudgetLive = RetryBudget.layer(RetryBudget.tokenBucket({ maxTokens: 10, tokenRatio: 0.1 }))
  * ```
  *
  * @since 0.1.0
- * @category strategies
+ * @category constructors
  */
 export const tokenBucket: (options?: TokenBucketOptions) => Strategy = internal.tokenBucket
 
 /**
- * The AWS SDKs' retry quota.
+ * The AWS SDKs' standard retry quota as a budget. See {@link AwsQuotaOptions}.
  *
  * @example
  * ```ts
  * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const strategy = RetryBudget.awsQuota()
+ * const BudgetLive = RetryBudget.layer(RetryBudget.awsQuota())
  * ```
  *
  * @since 0.1.0
- * @category strategies
+ * @category constructors
  */
 export const awsQuota: (options?: AwsQuotaOptions) => Strategy = internal.awsQuota
 
 /**
- * No budget: every retry the policy wants is allowed.
+ * No budget: every retry the retry policy wants is allowed, and nothing is tracked.
  *
  * @example
  * ```ts
  * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const strategy = RetryBudget.none
+ * const Unbudgeted = RetryBudget.layer(RetryBudget.none)
  * ```
  *
  * @since 0.1.0
- * @category strategies
+ * @category constructors
  */
 export const none: Strategy = internal.none
 
 /**
- * The service: one budget per origin, shared by whoever holds it.
+ * The budget service. One instance keeps one budget per origin, shared by every call that uses
+ * it: provide one layer to share it across clients, or one per client to keep them apart.
  *
  * @example
  * ```ts
@@ -230,8 +266,8 @@ export const none: Strategy = internal.none
  *
  * const program = Effect.gen(function* () {
  *   const budget = yield* RetryBudget.RetryBudget
- *   return yield* budget.balance(RetryBudget.originOf("https://api.example.com/items"))
- * }).pipe(Effect.provide(RetryBudget.layer({ ratio: 0.1 })))
+ *   return yield* budget.balance(RetryBudget.originOf("https://api.example.com/v1/items"))
+ * }).pipe(Effect.provide(RetryBudget.layer()))
  * ```
  *
  * @since 0.1.0
@@ -249,7 +285,7 @@ export class RetryBudget extends Context.Service<RetryBudget, RetryBudget.Servic
  */
 export declare namespace RetryBudget {
   /**
-   * The budget's operations, each for one origin key (see {@link originOf}): a caller reports
+   * The budget's operations, each for one origin key (see {@link originOf}). A caller reports
    * every call's start, failures and success, and asks before each retry.
    *
    * @example
@@ -257,9 +293,16 @@ export declare namespace RetryBudget {
    * import { Effect } from "effect"
    * import { RetryBudget } from "effect-http-resilience-effect4"
    *
-   * declare const budget: RetryBudget.RetryBudget.Service
-   * const origin = RetryBudget.originOf("https://api.example.com/")
-   * const retryAllowed = Effect.andThen(budget.onFailure(origin, "timeout"), budget.tryRetry(origin, "timeout"))
+   * // What a retry loop does around one call.
+   * const around = (budget: RetryBudget.RetryBudget.Service, url: string) =>
+   *   Effect.gen(function* () {
+   *     const origin = RetryBudget.originOf(url)
+   *     yield* budget.onRequest(origin) // the call starts
+   *     yield* budget.onFailure(origin, "transient-status") // its first attempt got a 503
+   *     if (yield* budget.tryRetry(origin, "transient-status")) {
+   *       yield* budget.onSuccess(origin, "transient-status") // the retry succeeded
+   *     }
+   *   })
    * ```
    *
    * @since 0.1.0
@@ -270,25 +313,45 @@ export declare namespace RetryBudget {
     readonly settings: Settings
     /** A call starts (its first attempt only): Finagle's budget deposits. */
     readonly onRequest: (origin: string) => Effect.Effect<void>
-    /** An attempt failed in a way that says the origin struggles: the token bucket takes a token. */
+    /**
+     * An attempt failed in a way that says the origin struggles, whether or not a retry
+     * follows: the token bucket takes a token.
+     */
     readonly onFailure: (origin: string, kind: FailureKind) => Effect.Effect<void>
-    /** Asks for a retry: `true` spends its cost; `false` refuses it and counts a refusal. Never waits. */
+    /**
+     * Asks for a retry after a failure of this kind. `true` spends its cost; `false` refuses
+     * it, leaves the budget untouched and counts a refusal in the metrics. Never waits.
+     */
     readonly tryRetry: (origin: string, kind: FailureKind) => Effect.Effect<boolean>
-    /** An attempt succeeded; `retriedAfter` is the kind of failure it retried, if any. */
+    /**
+     * An attempt succeeded. `retriedAfter`: the kind of failure it retried, omitted for a first
+     * attempt (the AWS quota puts back a retry's cost, or 1 for a first attempt).
+     */
     readonly onSuccess: (origin: string, retriedAfter?: FailureKind) => Effect.Effect<void>
-    /** What is left for the origin, in the strategy's own unit; an origin never seen reads as fresh. */
+    /**
+     * What is left for the origin, in the strategy's own unit: Finagle: retries allowed now;
+     * token bucket: tokens; AWS quota: tokens; none: infinity. An origin never seen reads as fresh.
+     */
     readonly balance: (origin: string) => Effect.Effect<number>
   }
 }
 
 /**
- * Makes a budget. Bad options fail with `InvalidRetryPolicy`, naming the option.
+ * Validates the input and makes a budget service with its own per-origin state. A bad option
+ * fails with `InvalidRetryPolicy`, naming it (`"retryBudget.ratio"`, …). Without input, the
+ * default budget with its default options.
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
  * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const budget = RetryBudget.make(RetryBudget.tokenBucket({ maxTokens: 20 }))
+ * const program = Effect.gen(function* () {
+ *   const budget = yield* RetryBudget.make({ ratio: 0.2 })
+ *   const origin = "https://api.example.com:443"
+ *   yield* budget.onRequest(origin)
+ *   return yield* budget.tryRetry(origin, "timeout")
+ * })
  * ```
  *
  * @since 0.1.0
@@ -297,13 +360,17 @@ export declare namespace RetryBudget {
 export const make: (input?: Input) => Effect.Effect<RetryBudget.Service, RetryPolicy.InvalidRetryPolicy> = internal.make
 
 /**
- * The budget as a layer, to share one between clients (pass the service as the policy's `retryBudget`).
+ * The service as a layer: everything provided with one built layer shares its budgets.
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
  * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * const BudgetLive = RetryBudget.layer({ ratio: 0.2 })
+ * const program = Effect.gen(function* () {
+ *   const budget = yield* RetryBudget.RetryBudget
+ *   return budget.settings._tag
+ * }).pipe(Effect.provide(RetryBudget.layer(RetryBudget.tokenBucket())))
  * ```
  *
  * @since 0.1.0
@@ -313,7 +380,7 @@ export const layer = (input?: Input): Layer.Layer<RetryBudget, RetryPolicy.Inval
   Layer.effect(RetryBudget, internal.make(input))
 
 /**
- * Checks a budget's options without making one.
+ * Validates the input into settings, or the first bad option.
  *
  * @example
  * ```ts
@@ -329,13 +396,16 @@ export const layer = (input?: Input): Layer.Layer<RetryBudget, RetryPolicy.Inval
 export const validate: (input?: Input) => Result.Result<Settings, RetryPolicy.InvalidRetryPolicy> = internal.validate
 
 /**
- * The origin key of a URL (`scheme://host:port`), as budgets are kept.
+ * The key a budget is kept under: `scheme://host:port`, lower-cased, with the scheme's default
+ * port filled in (`http://Example.com/x` and `http://example.com:80/y` share
+ * `http://example.com:80`). A string that is not an absolute URL is its own key.
  *
  * @example
  * ```ts
  * import { RetryBudget } from "effect-http-resilience-effect4"
  *
- * RetryBudget.originOf("http://localhost/health") // "http://localhost:80"
+ * RetryBudget.originOf("https://API.example.com/v1/items?page=2") // "https://api.example.com:443"
+ * RetryBudget.originOf(new URL("http://[::1]:8080/")) // "http://[::1]:8080"
  * ```
  *
  * @since 0.1.0

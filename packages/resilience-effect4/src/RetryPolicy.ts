@@ -1,22 +1,21 @@
+// @generated from templates/src/RetryPolicy.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * A retry policy: plain options, validated once, turned into an Effect `Schedule` that alone
- * decides, for each failure, whether to retry and how long to wait. The options, their
- * defaults and the decisions are the same as the Effect 3 line's (the shared core makes them).
+ * decides, for each failure, whether to retry and how long to wait.
  *
  * @since 0.1.0
  */
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
-import type * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
-import { isDefaultTransientStatus as coreIsDefaultTransientStatus } from "@effect-http-resilience/core/RetryPolicyOptions"
+import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
 import type * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import type * as Duration from "effect/Duration"
 import type * as Result from "effect/Result"
 import type * as Schedule from "effect/Schedule"
 import type * as CircuitBreaker from "./CircuitBreaker.js"
 import type * as HttpFailure from "./HttpFailure.js"
+import type * as RetryBudget from "./RetryBudget.js"
 import * as retryAfterSchedule from "./internal/retryAfterSchedule.js"
 import * as internal from "./internal/retryPolicy.js"
-import type * as RetryBudget from "./RetryBudget.js"
 
 /**
  * The key every {@link RetryPolicy} carries, by which {@link isRetryPolicy} recognises one.
@@ -42,8 +41,8 @@ export const TypeId: typeof internal.TypeId = internal.TypeId
 export type TypeId = typeof TypeId
 
 /**
- * How the wait grows from one retry to the next, before jitter and the `maxDelay` cap: build
- * one with {@link linear}, {@link exponential} or {@link constant}.
+ * How the wait grows from one retry to the next, before jitter and the `maxDelay` cap.
+ * Build one with {@link linear}, {@link exponential} or {@link constant}.
  *
  * @example
  * ```ts
@@ -61,16 +60,23 @@ export type Backoff =
   | { readonly _tag: "Exponential"; readonly base: Duration.Input; readonly factor: number }
 
 /**
- * How a computed backoff is randomised (base b, cap c, computed backoff v): `"none"` exactly
- * v; `"full"` uniform in [0, min(c, v)]; `"equal"` (default) uniform in [min(c, v)/2, min(c, v)];
- * `"decorrelated"` min(c, uniform in [b, 3 × previous wait]). A server's `Retry-After` is never
- * jittered.
+ * How a computed backoff is randomised so that many clients do not retry in lock-step
+ * (base b, cap c, computed backoff v):
+ *
+ * - `"none"`: exactly v.
+ * - `"full"`: uniform in [0, min(c, v)].
+ * - `"equal"` (default): uniform in [min(c, v)/2, min(c, v)]: spreads clients while always
+ *   waiting at least half the backoff, so a lone client never hammers a struggling server.
+ * - `"decorrelated"`: min(c, uniform in [b, 3 × previous wait]).
+ *
+ * A server's `Retry-After` is never jittered: the server chose that time.
  *
  * @example
  * ```ts
  * import { RetryPolicy } from "effect-http-resilience-effect4"
  *
- * const policy = RetryPolicy.make({ jitter: "full" })
+ * const jitter: RetryPolicy.Jitter = "full"
+ * const policy = RetryPolicy.make({ jitter })
  * ```
  *
  * @since 0.1.0
@@ -79,13 +85,15 @@ export type Backoff =
 export type Jitter = RetrySchedule.Jitter
 
 /**
- * Whether a server's `Retry-After` (or rate-limit reset) replaces the backoff.
+ * Whether a server's `Retry-After` (or rate-limit reset) replaces the backoff (`"respect"`) or is
+ * ignored (`"ignore"`).
  *
  * @example
  * ```ts
  * import { RetryPolicy } from "effect-http-resilience-effect4"
  *
- * const policy = RetryPolicy.make({ retryAfter: "ignore" })
+ * const retryAfter: RetryPolicy.RetryAfterMode = "ignore"
+ * const policy = RetryPolicy.make({ retryAfter })
  * ```
  *
  * @since 0.1.0
@@ -94,13 +102,15 @@ export type Jitter = RetrySchedule.Jitter
 export type RetryAfterMode = RetryPolicyOptions.RetryAfterMode
 
 /**
- * When a server asks for a wait longer than `maxDelay`: wait the cap and retry, or stop at once.
+ * What to do when a server asks for a wait longer than `maxDelay`: wait the cap and retry
+ * (`"wait-max-delay"`), or stop at once and hand back that failure (`"give-up"`).
  *
  * @example
  * ```ts
  * import { RetryPolicy } from "effect-http-resilience-effect4"
  *
- * const policy = RetryPolicy.make({ maxDelay: "5 seconds", whenRetryAfterExceedsMaxDelay: "give-up" })
+ * const whenRetryAfterExceedsMaxDelay: RetryPolicy.OverCapMode = "give-up"
+ * const policy = RetryPolicy.make({ maxDelay: "5 seconds", whenRetryAfterExceedsMaxDelay })
  * ```
  *
  * @since 0.1.0
@@ -109,10 +119,18 @@ export type RetryAfterMode = RetryPolicyOptions.RetryAfterMode
 export type OverCapMode = RetryPolicyOptions.OverCapMode
 
 /**
- * The options of a retry policy; every one optional, defaults in brackets. A plain object only
- * (`null` for an option is an error: leave it out for its default). Durations take any
- * `Duration.Input`; NaN and negative durations are refused; a limit or cap that must be
- * positive must be at least 1 millisecond.
+ * The options of a retry policy. Every one is optional; the defaults are in brackets.
+ *
+ * The record must be a plain object (an array, a `Map`, a `Date` or a class instance is an
+ * {@link InvalidRetryPolicy} for `"options"`). Leaving an option out, or giving `undefined`,
+ * means its default; `null` is an error ("must not be null: omit the option for its default"),
+ * since a null read from a configuration is more likely a mistake than a wish for the default.
+ *
+ * Durations take any `Duration.Input`. NaN anywhere in one is "is not a duration", never
+ * read as zero; a negative one is refused. Timers count whole milliseconds, so a limit or cap
+ * that must be positive (`maxDelay`, `attemptTimeout`, `totalTimeout`) must be at least
+ * 1 millisecond: `"1 nanos"` would act as zero. `maxElapsed` and `backoff`'s base may be zero or
+ * shorter than a millisecond; waits are rounded to whole milliseconds.
  *
  * @example
  * ```ts
@@ -122,19 +140,26 @@ export type OverCapMode = RetryPolicyOptions.OverCapMode
  *   maxAttempts: 5,
  *   backoff: RetryPolicy.exponential("250 millis"),
  *   maxDelay: "10 seconds",
+ *   jitter: "full",
  *   isTransientStatus: (status) => status === 429 || status >= 500
  * }
+ * const policy = RetryPolicy.make(options)
  * ```
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options {
-  /** Attempts in all, the first included: 3 means at most 2 retries. A whole number. [3] */
+  /** Attempts in all, the first included: 3 means at most 2 retries, 1 means none. A whole number. [3] */
   readonly maxAttempts?: number | undefined
   /** How waits grow without a `Retry-After`. [`exponential("500 millis", 2)`: 500 ms, 1 s, 2 s …] */
   readonly backoff?: Backoff | undefined
-  /** Cap on any single wait, jitter and `Retry-After` included; finite, at least 1 millisecond. [30 seconds] */
+  /**
+   * Cap on any single wait, jitter and `Retry-After` included; finite, at least 1 millisecond.
+   * Zero is an error, since it would silently cut every wait, the server's `Retry-After`
+   * included, to none: to retry without waiting, use `backoff: constant(0)` (and
+   * `retryAfter: "ignore"` to disregard the server's delay as well). [30 seconds]
+   */
   readonly maxDelay?: Duration.Input | undefined
   /** Randomisation of the computed backoff. [`"equal"`] */
   readonly jitter?: Jitter | undefined
@@ -143,32 +168,52 @@ export interface Options {
   /** When `Retry-After` exceeds `maxDelay`: wait the cap and retry, or stop at once. [`"wait-max-delay"`] */
   readonly whenRetryAfterExceedsMaxDelay?: OverCapMode | undefined
   /**
-   * Which statuses are transient; replaces the default set. A predicate that throws is a bug: the
-   * call dies with an `IsTransientStatusError` naming the status. [408, 429, 500, 502, 503, 504]
+   * Which statuses are transient; replaces the default set. Only `true` means transient. A
+   * predicate that throws is a bug, so, as Effect treats a throwing callback, the call dies
+   * (a defect, not an `HttpFailure`): the defect is an `Error` tagged `"IsTransientStatusError"`
+   * whose message names this option and the status, with the thrown value as its `cause`.
+   * [408, 429, 500, 502, 503, 504]
    */
   readonly isTransientStatus?: ((status: number) => boolean) | undefined
-  /** Retry POST and PATCH even without an `Idempotency-Key` header. [false] */
+  /**
+   * Retry POST and PATCH even without an `Idempotency-Key` header. An empty or whitespace-only
+   * `Idempotency-Key` is not a key. [false]
+   */
   readonly retryNonIdempotent?: boolean | undefined
-  /** Give up rather than start a wait that would end later than this after the first failure. [infinity] */
+  /**
+   * Give up rather than start a wait that would end later than this after the first failure;
+   * zero allows only waits of zero. [infinity]
+   */
   readonly maxElapsed?: Duration.Input | "infinity" | undefined
-  /** Time limit for one attempt; `"infinity"` disables it. [10 seconds] */
+  /**
+   * Time limit for one attempt to receive response headers; at least 1 millisecond;
+   * `"infinity"` disables it. [10 seconds]
+   */
   readonly attemptTimeout?: Duration.Input | "infinity" | undefined
   /**
-   * Time limit for the whole call, every attempt and wait included: a wait that would end past
-   * it is not started, and an attempt's limit is cut to what remains. [30 seconds, as Polly]
+   * Time limit for the whole call, every attempt and wait included, from its start: a wait that
+   * would end past it is not started, and an attempt's limit is cut to what remains, so no call
+   * outlives it; `"infinity"` disables it. [30 seconds, as Polly's standard handler]
    */
   readonly totalTimeout?: Duration.Input | "infinity" | undefined
-  /** The largest body `getJson` reads; a larger one is a `DecodeError` (`BodyTooLarge`). [16 MiB] */
+  /**
+   * The largest body `getJson` reads: a body that declares or turns out to be larger is a
+   * `DecodeError` whose cause is `BodyTooLarge`, never retried, and is not read on. [16 MiB]
+   */
   readonly maxBodyBytes?: number | undefined
   /**
-   * The retry budget of each origin, shared by every call through one client: a refused retry
-   * ends the call at once (`"retry-budget-exhausted"`). Options, a strategy, `"none"`, or a
-   * `RetryBudget` service to share one. [`RetryBudget.finagle()`: ratio 0.1, 10/s floor, ttl 10 s]
+   * The retry budget of each origin, shared by every call through one client (a layer, a
+   * combinator applied once): retries may spend `ratio` of recent requests plus a floor, so an
+   * outage costs about 1.1x the load instead of `maxAttempts` times. A refused retry ends the
+   * call at once (`"retry-budget-exhausted"`). `RetryBudget.finagle(...)`, `tokenBucket(...)`,
+   * `awsQuota(...)`, their options record, `"none"`, or a `RetryBudget` service to share one
+   * budget between clients. [`RetryBudget.finagle()`: ratio 0.1, minPerSecond 10, ttl 10 s]
    */
   readonly retryBudget?: RetryBudget.Input | RetryBudget.RetryBudget.Service | undefined
   /**
-   * A circuit breaker per origin, inside the retry: an open circuit ends the call at once
-   * (`"circuit-open"`). Its options, `"none"`, or a `CircuitBreaker` service to share one. [`"none"`]
+   * A circuit breaker per origin, inside the retry: every attempt is a sample, and an open
+   * circuit ends the call at once (`"circuit-open"`) without sending. Its options, `"none"`, or
+   * a `CircuitBreaker` service to share one between clients. [`"none"`]
    */
   readonly circuitBreaker?: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none" | undefined
 }
@@ -207,8 +252,12 @@ export interface RetryPolicy {
 }
 
 /**
- * A bad option, named with the reason and the value as given (`NaN`, `Infinity`, `10n`, `the
- * function f`, never JSON's `null` for them).
+ * A bad option, named with the reason and the value as given (`NaN`, `Infinity`, `undefined`,
+ * `10n`, `Symbol(x)`, `the function f`, never JSON's `null` for them): `maxAttempts` below 1 or
+ * not whole, NaN ("is not a number", "is not a duration"), a negative or non-finite duration,
+ * a zero `maxDelay`, a limit under 1 millisecond, an exponential factor below 1, `null` for any
+ * option, an options record that is not a plain object (option `"options"`), an unknown option
+ * name or choice.
  *
  * @example
  * ```ts
@@ -217,7 +266,9 @@ export interface RetryPolicy {
  * try {
  *   RetryPolicy.make({ maxAttempts: 0 })
  * } catch (error) {
- *   if (error instanceof RetryPolicy.InvalidRetryPolicy) console.log(error.option) // "maxAttempts"
+ *   if (error instanceof RetryPolicy.InvalidRetryPolicy) {
+ *     console.log(error.option, error.reason) // "maxAttempts", why it is invalid
+ *   }
  * }
  * ```
  *
@@ -250,8 +301,8 @@ export type InvalidRetryPolicy = internal.InvalidRetryPolicy
  * ```ts
  * import type { RetryPolicy } from "effect-http-resilience-effect4"
  *
- * const overloaded = (reason: RetryPolicy.GiveUpReason): boolean =>
- *   reason === "retry-budget-exhausted" || reason === "circuit-open"
+ * const isBudgetSpent = (reason: RetryPolicy.GiveUpReason): boolean =>
+ *   reason === "attempts-exhausted" || reason === "deadline-exceeded"
  * ```
  *
  * @since 0.1.0
@@ -301,13 +352,13 @@ export type RetryDecision =
   | { readonly _tag: "GiveUp"; readonly attempt: number; readonly reason: GiveUpReason }
 
 /**
- * Waits `base`, `2 × base`, `3 × base` …
+ * Waits `base`, `2 × base`, `3 × base` … (the seed client's 500 ms, 1000 ms).
  *
  * @example
  * ```ts
  * import { RetryPolicy } from "effect-http-resilience-effect4"
  *
- * const policy = RetryPolicy.make({ backoff: RetryPolicy.linear("500 millis"), jitter: "none" })
+ * const policy = RetryPolicy.make({ maxAttempts: 3, backoff: RetryPolicy.linear("500 millis"), jitter: "none" })
  * ```
  *
  * @since 0.1.0
@@ -322,7 +373,7 @@ export const linear: (base: Duration.Input) => Backoff = internal.linear
  * ```ts
  * import { RetryPolicy } from "effect-http-resilience-effect4"
  *
- * const policy = RetryPolicy.make({ backoff: RetryPolicy.exponential("100 millis", 3) })
+ * const policy = RetryPolicy.make({ backoff: RetryPolicy.exponential("100 millis", 3) }) // 100 ms, 300 ms, 900 ms …
  * ```
  *
  * @since 0.1.0
@@ -346,7 +397,7 @@ export const exponential: (base: Duration.Input, factor?: number) => Backoff = i
 export const constant: (delay: Duration.Input) => Backoff = internal.constant
 
 /**
- * The defaults of every option.
+ * The defaults of every option, as documented on {@link Options}.
  *
  * @example
  * ```ts
@@ -367,25 +418,31 @@ export const defaults: RetryPolicy = internal.defaultPolicy
  * ```ts
  * import { RetryPolicy } from "effect-http-resilience-effect4"
  *
+ * // The defaults plus Cloudflare's 520-524.
  * const policy = RetryPolicy.make({
- *   isTransientStatus: (status) => RetryPolicy.isDefaultTransientStatus(status) || status === 520
+ *   isTransientStatus: (status) => RetryPolicy.isDefaultTransientStatus(status) || (status >= 520 && status <= 524)
  * })
  * ```
  *
  * @since 0.1.0
  * @category defaults
  */
-export const isDefaultTransientStatus: (status: number) => boolean = coreIsDefaultTransientStatus
+export const isDefaultTransientStatus: (status: number) => boolean = RetryPolicyOptions.isDefaultTransientStatus
 
 /**
- * Validates options into a policy; a bad option throws {@link InvalidRetryPolicy} (a programmer
- * error, as `Duration.fromInputUnsafe` throws). Use {@link validate} to get it as a value.
+ * Validates options into a policy. A bad option throws {@link InvalidRetryPolicy}: it is a
+ * programmer error, as `Duration.decode` throws on bad input. Use {@link validate} to get it
+ * as a value instead.
  *
  * @example
  * ```ts
  * import { RetryPolicy } from "effect-http-resilience-effect4"
  *
- * const policy = RetryPolicy.make({ maxAttempts: 3, backoff: RetryPolicy.linear("500 millis"), jitter: "none" })
+ * const policy = RetryPolicy.make({
+ *   maxAttempts: 3,
+ *   backoff: RetryPolicy.linear("500 millis"),
+ *   jitter: "none"
+ * })
  * ```
  *
  * @since 0.1.0
@@ -411,7 +468,7 @@ export const make: (options?: Options) => RetryPolicy = internal.make
 export const validate: (options?: Options) => Result.Result<RetryPolicy, InvalidRetryPolicy> = internal.validate
 
 /**
- * Whether a value is a validated {@link RetryPolicy}.
+ * Whether a value is a validated {@link RetryPolicy} (rather than plain {@link Options}).
  *
  * @example
  * ```ts
@@ -427,11 +484,14 @@ export const validate: (options?: Options) => Result.Result<RetryPolicy, Invalid
 export const isRetryPolicy: (u: unknown) => u is RetryPolicy = internal.isRetryPolicy
 
 /**
- * The policy as a `Schedule` over failures (built with `Schedule.fromStep`): it retries only a
- * transport failure, a timeout or a transient status; only an idempotent request (or one with
- * an `Idempotency-Key`), unless `retryNonIdempotent`; never a one-shot body; never beyond
- * `maxAttempts` or `maxElapsed`. The wait is the server's `Retry-After` when respected, else the
- * jittered backoff, never more than `maxDelay`. The jitter draws from Effect's `Random`.
+ * The policy as a `Schedule` over failures. For each failure it decides: retry only a
+ * transport failure, a timeout or a transient status; only for an idempotent method (GET,
+ * HEAD, OPTIONS, TRACE, PUT, DELETE) or a request with an `Idempotency-Key` header, unless
+ * `retryNonIdempotent`; never a body that cannot be sent again whole (anything but bytes, text,
+ * form data, URL parameters or a `Blob`); never beyond `maxAttempts` or
+ * `maxElapsed`. The wait is the server's `Retry-After` when respected, otherwise the jittered
+ * backoff, and never more than `maxDelay`. Random draws come from Effect's `Random` service,
+ * so tests can fix them.
  *
  * @example
  * ```ts
@@ -439,6 +499,7 @@ export const isRetryPolicy: (u: unknown) => u is RetryPolicy = internal.isRetryP
  * import { type HttpFailure, RetryPolicy } from "effect-http-resilience-effect4"
  *
  * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
+ *
  * const resilient = Effect.retry(call, RetryPolicy.toSchedule(RetryPolicy.make({ maxAttempts: 5 })))
  * ```
  *
@@ -450,9 +511,11 @@ export const toSchedule: (policy: RetryPolicy) => Schedule.Schedule<RetryDecisio
 
 /**
  * A `Schedule` combinator: the server's `Retry-After` (or rate-limit reset, on a 429) replaces
- * the wrapped schedule's wait, and every wait is capped at `maxDelay` [30 seconds]; over the
- * cap it waits the cap or, with `whenRetryAfterExceedsMaxDelay: "give-up"`, stops the schedule.
- * A bad option throws {@link InvalidRetryPolicy}.
+ * the wrapped schedule's wait, and every wait is capped at `maxDelay` [30 seconds]; a
+ * `Retry-After` over the cap waits the cap or, with `whenRetryAfterExceedsMaxDelay: "give-up"`,
+ * stops the schedule. What a policy does, for any schedule of your own. The resilient clients
+ * apply it (with the defaults) to a `Schedule` given as their policy. A bad option throws
+ * {@link InvalidRetryPolicy}.
  *
  * @example
  * ```ts

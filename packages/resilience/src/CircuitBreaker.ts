@@ -1,3 +1,4 @@
+// @generated from templates/src/CircuitBreaker.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * A circuit breaker per origin (scheme, host, port), with Polly v8's semantics and defaults:
  * it breaks when at least 10% of the attempts sampled in the last 30 seconds failed, once there

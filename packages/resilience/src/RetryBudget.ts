@@ -1,3 +1,4 @@
+// @generated from templates/src/RetryBudget.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * A retry budget per origin (scheme, host, port): retries may add only a bounded share to the
  * traffic an origin receives, so that a failing server is not buried under retries. A per-call

@@ -1,3 +1,4 @@
+// @generated from templates/src/RetryPolicy.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * A retry policy: plain options, validated once, turned into an Effect `Schedule` that alone
  * decides, for each failure, whether to retry and how long to wait.
@@ -5,6 +6,8 @@
  * @since 0.1.0
  */
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
+import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
+import type * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import type * as Duration from "effect/Duration"
 import type * as Either from "effect/Either"
 import type * as Schedule from "effect/Schedule"
@@ -79,7 +82,7 @@ export type Backoff =
  * @since 0.1.0
  * @category models
  */
-export type Jitter = "none" | "full" | "equal" | "decorrelated"
+export type Jitter = RetrySchedule.Jitter
 
 /**
  * Whether a server's `Retry-After` (or rate-limit reset) replaces the backoff (`"respect"`) or is
@@ -96,7 +99,7 @@ export type Jitter = "none" | "full" | "equal" | "decorrelated"
  * @since 0.1.0
  * @category models
  */
-export type RetryAfterMode = "respect" | "ignore"
+export type RetryAfterMode = RetryPolicyOptions.RetryAfterMode
 
 /**
  * What to do when a server asks for a wait longer than `maxDelay`: wait the cap and retry
@@ -113,7 +116,7 @@ export type RetryAfterMode = "respect" | "ignore"
  * @since 0.1.0
  * @category models
  */
-export type OverCapMode = "wait-max-delay" | "give-up"
+export type OverCapMode = RetryPolicyOptions.OverCapMode
 
 /**
  * The options of a retry policy. Every one is optional; the defaults are in brackets.
@@ -320,24 +323,18 @@ export type GiveUpReason = FailureMessage.GiveUpReason
  * @since 0.1.0
  * @category models
  */
-export type DelaySource = "backoff" | "retry-after"
+export type DelaySource = RetrySchedule.DelaySource
 
 /**
  * What the schedule decided after the failure of `attempt` (1-based).
  *
  * @example
  * ```ts
- * import { Duration, Effect, Schedule } from "effect"
- * import { RetryPolicy } from "effect-http-resilience"
+ * import { Duration } from "effect"
+ * import type { RetryPolicy } from "effect-http-resilience"
  *
- * // Log every decision of the policy's schedule.
- * const logged = RetryPolicy.toSchedule(RetryPolicy.make()).pipe(
- *   Schedule.tapOutput((decision: RetryPolicy.RetryDecision) =>
- *     decision._tag === "Retry"
- *       ? Effect.log(`retry after ${Duration.format(decision.delay)} (${decision.source})`)
- *       : Effect.log(`give up: ${decision.reason}`)
- *   )
- * )
+ * const describe = (decision: RetryPolicy.RetryDecision): string =>
+ *   decision._tag === "Retry" ? `retry in ${Duration.format(decision.delay)}` : `give up: ${decision.reason}`
  * ```
  *
  * @since 0.1.0
@@ -430,7 +427,7 @@ export const defaults: RetryPolicy = internal.defaultPolicy
  * @since 0.1.0
  * @category defaults
  */
-export const isDefaultTransientStatus: (status: number) => boolean = internal.isDefaultTransientStatus
+export const isDefaultTransientStatus: (status: number) => boolean = RetryPolicyOptions.isDefaultTransientStatus
 
 /**
  * Validates options into a policy. A bad option throws {@link InvalidRetryPolicy}: it is a

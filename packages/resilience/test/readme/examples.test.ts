@@ -1,11 +1,12 @@
+// @generated from templates/test/readme/examples.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * The examples of the READMEs and of the JSDoc that make HTTP calls, run as written against a live
- * chaos server: the Effect 3 line's here, the Effect 4 line's in
- * packages/resilience-effect4/test/readme/examples.test.ts. scripts/doc-examples.ts says how a
- * README marks its ```ts blocks and how an example becomes a module: it is written into a directory
- * of this package with `http://127.0.0.1:8080` replaced by the URL of a chaos server started for it
- * (port 0, 127.0.0.1), imported, and its Effect run; its check then asserts what its comments
- * promise, and an example aimed at port 8080 must have reached the live server.
+ * chaos server: this line's here, the other line's in the other package's copy of this file.
+ * scripts/doc-examples.ts says which line an example belongs to, how a README marks its ```ts
+ * blocks and how an example becomes a module: it is written into a directory of this package with
+ * `http://127.0.0.1:8080` replaced by the URL of a chaos server started for it (port 0,
+ * 127.0.0.1), imported, and its Effect run; its check then asserts what its comments promise, and
+ * an example aimed at port 8080 must have reached the live server.
  *
  * It fails when an example stops working, when a README block has no marker, when an example marked
  * to run has no check here (or a check no example), and when a JSDoc example naming port 8080 is not
