@@ -21,7 +21,9 @@ const lineNames = Object.keys(packages) as ReadonlyArray<Line>
 const names: Readonly<Record<string, Readonly<Record<Line, string>>>> = {
   package: { effect3: "effect-http-resilience", effect4: "effect-http-resilience-effect4" },
   http: { effect3: "@effect/platform", effect4: "effect/http" },
-  line: { effect3: "Effect 3", effect4: "Effect 4" }
+  line: { effect3: "Effect 3", effect4: "Effect 4" },
+  // `@since {{0.2.0}}`: what Effect 3 added in 0.2.0 came with the Effect 4 line's first release.
+  "0.2.0": { effect3: "0.2.0", effect4: "0.1.0" }
 }
 
 const generatedMarker = "@generated from templates/"
