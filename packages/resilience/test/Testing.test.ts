@@ -21,8 +21,7 @@ describe("Testing.scriptedHttpClient", () => {
       const third = yield* client.get("https://api.test/items")
       expect([first.status, first.headers["retry-after"], yield* first.text]).toEqual([503, "2", "busy"])
       expect([second.status, yield* second.json, third.status]).toEqual([200, { id: 1 }, 200])
-      const requests = yield* scripted.requests
-      expect(requests).toEqual([
+      expect(yield* scripted.requests).toEqual([
         {
           attempt: 1,
           method: "GET",
