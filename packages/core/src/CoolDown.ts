@@ -9,6 +9,13 @@
  * How many origins a table keeps cooling down at once, at most; past it, the cool-down that ends
  * first is dropped. Cool-downs that have ended are dropped as they are met.
  *
+ * @example
+ * ```ts
+ * import { CoolDown } from "@effect-http-resilience/core"
+ *
+ * const table = new CoolDown.CoolDownTable(CoolDown.maxOrigins)
+ * ```
+ *
  * @since 0.2.0
  * @category defaults
  */

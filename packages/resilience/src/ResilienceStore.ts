@@ -46,6 +46,22 @@ export declare namespace ResilienceStore {
    * What a store keeps, as operations a round trip could serve: a shared store (one on Redis,
    * say) implements the same.
    *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import type { ResilienceStore } from "effect-http-resilience"
+   *
+   * // A store that shares nothing: every call sees an origin as new.
+   * declare const budgetOf: ResilienceStore.ResilienceStore.Service["retryBudget"]
+   * declare const breakerOf: ResilienceStore.ResilienceStore.Service["circuitBreaker"]
+   * const forgetful: ResilienceStore.ResilienceStore.Service = {
+   *   retryBudget: budgetOf,
+   *   circuitBreaker: breakerOf,
+   *   coolDown: () => Effect.void,
+   *   coolDownLeft: () => Effect.succeed(0)
+   * }
+   * ```
+   *
    * @since 0.2.0
    * @category models
    */
@@ -63,6 +79,16 @@ export declare namespace ResilienceStore {
 
 /**
  * A new, empty in-memory store.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ResilienceStore } from "effect-http-resilience"
+ *
+ * declare const program: Effect.Effect<void>
+ * const store = ResilienceStore.makeMemory()
+ * const withOwnStore = Effect.provideService(program, ResilienceStore.ResilienceStore, store)
+ * ```
  *
  * @since 0.2.0
  * @category constructors
