@@ -39,6 +39,22 @@ export type RetryAfterMode = "respect" | "ignore"
 export type OverCapMode = "wait-max-delay" | "give-up"
 
 /**
+ * Who a `429`'s `Retry-After` holds back: every call to its origin that shares the store
+ * (`"origin"`), or only the call that received it (`"call"`).
+ *
+ * @example
+ * ```ts
+ * import type { RetryPolicyOptions } from "@effect-http-resilience/core"
+ *
+ * const scope: RetryPolicyOptions.RetryAfterScope = "call"
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RetryAfterScope = "origin" | "call"
+
+/**
  * A validated backoff, its base in the library's duration type.
  *
  * @example
@@ -77,6 +93,7 @@ export interface Resolved<D> {
   readonly jitter: RetrySchedule.Jitter
   readonly retryAfter: RetryAfterMode
   readonly whenRetryAfterExceedsMaxDelay: OverCapMode
+  readonly retryAfterScope: RetryAfterScope
   readonly isTransientStatus: (status: number) => boolean
   readonly retryNonIdempotent: boolean
   readonly maxElapsed: D
@@ -105,6 +122,7 @@ export const optionNames: ReadonlyArray<string> = [
   "jitter",
   "retryAfter",
   "whenRetryAfterExceedsMaxDelay",
+  "retryAfterScope",
   "isTransientStatus",
   "retryNonIdempotent",
   "maxElapsed",
@@ -154,6 +172,7 @@ export const defaults = {
   jitter: "equal",
   retryAfter: "respect",
   whenRetryAfterExceedsMaxDelay: "wait-max-delay",
+  retryAfterScope: "origin",
   retryNonIdempotent: false,
   maxElapsedMillis: Number.POSITIVE_INFINITY,
   attemptTimeoutMillis: 10_000,
@@ -299,6 +318,11 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       ["wait-max-delay", "give-up"],
       given("whenRetryAfterExceedsMaxDelay", defaults.whenRetryAfterExceedsMaxDelay)
     ),
+    retryAfterScope: Settings.choice<RetryAfterScope>(
+      "retryAfterScope",
+      ["origin", "call"],
+      given("retryAfterScope", defaults.retryAfterScope)
+    ),
     isTransientStatus: predicateOf(given("isTransientStatus", isDefaultTransientStatus), hooks.predicateThrew),
     retryNonIdempotent:
       typeof retryNonIdempotent === "boolean"
@@ -344,7 +368,7 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
 export const toSchedulePolicy = <D>(
   resolved: Omit<
     Resolved<D>,
-    "isTransientStatus" | "retryNonIdempotent" | "attemptTimeout" | "totalTimeout" | "maxBodyBytes"
+    "isTransientStatus" | "retryNonIdempotent" | "retryAfterScope" | "attemptTimeout" | "totalTimeout" | "maxBodyBytes"
   >,
   toMillis: (duration: D) => number
 ): RetrySchedule.Policy => ({

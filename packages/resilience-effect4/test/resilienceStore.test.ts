@@ -87,10 +87,11 @@ describe("ResilienceStore: a 429's Retry-After cools its origin down for every c
   const twoCalls = (
     scripted: ScriptedHttpClient.ScriptedHttpClient,
     optionsB: RetryPolicy.Options,
-    wrapB: <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.Effect<A, E, Scope.Scope> = (effect) => effect
+    wrapB: <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.Effect<A, E, Scope.Scope> = (effect) => effect,
+    optionsA: RetryPolicy.Options = fast
   ) =>
     Effect.gen(function* () {
-      const a = yield* Effect.forkChild(Effect.exit(Effect.scoped(perCall(scripted.client, fast))))
+      const a = yield* Effect.forkChild(Effect.exit(Effect.scoped(perCall(scripted.client, optionsA))))
       const b = yield* Effect.forkChild(
         Effect.andThen(Effect.sleep("1 second"), Effect.exit(Effect.scoped(wrapB(perCall(scripted.client, optionsB)))))
       )
@@ -145,6 +146,22 @@ describe("ResilienceStore: a 429's Retry-After cools its origin down for every c
       expect(times).toEqual([0, 1000, 5000])
     })
   )
+
+  it.effect("retryAfterScope: call keeps a 429's Retry-After to the call that received it", () =>
+    Effect.gen(function* () {
+      const { exitA, times } = yield* twoCalls(limited(), fast, undefined, { ...fast, retryAfterScope: "call" })
+      expect(Exit.isSuccess(exitA)).toBe(true)
+      // B is sent at 1 s; A still waits its own Retry-After.
+      expect(times).toEqual([0, 1000, 5000])
+    })
+  )
+
+  it("a bad retryAfterScope is an InvalidRetryPolicy that names it", () => {
+    const options: RetryPolicy.Options = JSON.parse('{"retryAfterScope":"fleet"}')
+    const result = RetryPolicy.validate(options)
+    expect(result._tag).toBe("Failure")
+    expect(String(result._tag === "Failure" ? result.failure.message : "")).toContain("retryAfterScope")
+  })
 
   it.effect("another store does not see the cool-down", () =>
     Effect.gen(function* () {

@@ -102,6 +102,23 @@ export type Jitter = RetrySchedule.Jitter
 export type RetryAfterMode = RetryPolicyOptions.RetryAfterMode
 
 /**
+ * Who a `429`'s `Retry-After` holds back: every call to its origin that shares the store
+ * (`"origin"`), or only the call that received it (`"call"`).
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const retryAfterScope: RetryPolicy.RetryAfterScope = "call"
+ * const policy = RetryPolicy.make({ retryAfterScope })
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RetryAfterScope = RetryPolicyOptions.RetryAfterScope
+
+/**
  * What to do when a server asks for a wait longer than `maxDelay`: wait the cap and retry
  * (`"wait-max-delay"`), or stop at once and hand back that failure (`"give-up"`).
  *
@@ -167,6 +184,12 @@ export interface Options {
   readonly retryAfter?: RetryAfterMode | undefined
   /** When `Retry-After` exceeds `maxDelay`: wait the cap and retry, or stop at once. [`"wait-max-delay"`] */
   readonly whenRetryAfterExceedsMaxDelay?: OverCapMode | undefined
+  /**
+   * Who a `429`'s `Retry-After` holds back: `"origin"`, every call to its origin that shares the
+   * `ResilienceStore` (calls started during the cool-down wait for its end, within `maxDelay`);
+   * `"call"`, only the call that received it. No effect under `retryAfter: "ignore"`. [`"origin"`]
+   */
+  readonly retryAfterScope?: RetryAfterScope | undefined
   /**
    * Which statuses are transient; replaces the default set. Only `true` means transient. A
    * predicate that throws is a bug, so, as Effect treats a throwing callback, the call dies
@@ -241,6 +264,7 @@ export interface RetryPolicy {
   readonly jitter: Jitter
   readonly retryAfter: RetryAfterMode
   readonly whenRetryAfterExceedsMaxDelay: OverCapMode
+  readonly retryAfterScope: RetryAfterScope
   readonly isTransientStatus: (status: number) => boolean
   readonly retryNonIdempotent: boolean
   readonly maxElapsed: Duration.Duration

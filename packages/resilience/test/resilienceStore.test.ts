@@ -86,10 +86,11 @@ describe("ResilienceStore: a 429's Retry-After cools its origin down for every c
   const twoCalls = (
     scripted: ScriptedHttpClient.ScriptedHttpClient,
     optionsB: RetryPolicy.Options,
-    wrapB: <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.Effect<A, E, Scope.Scope> = (effect) => effect
+    wrapB: <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.Effect<A, E, Scope.Scope> = (effect) => effect,
+    optionsA: RetryPolicy.Options = fast
   ) =>
     Effect.gen(function* () {
-      const a = yield* Effect.fork(Effect.exit(Effect.scoped(perCall(scripted.client, fast))))
+      const a = yield* Effect.fork(Effect.exit(Effect.scoped(perCall(scripted.client, optionsA))))
       const b = yield* Effect.fork(
         Effect.zipRight(Effect.sleep("1 second"), Effect.exit(Effect.scoped(wrapB(perCall(scripted.client, optionsB)))))
       )
@@ -144,6 +145,22 @@ describe("ResilienceStore: a 429's Retry-After cools its origin down for every c
       expect(times).toEqual([0, 1000, 5000])
     })
   )
+
+  it.effect("retryAfterScope: call keeps a 429's Retry-After to the call that received it", () =>
+    Effect.gen(function* () {
+      const { exitA, times } = yield* twoCalls(limited(), fast, undefined, { ...fast, retryAfterScope: "call" })
+      expect(Exit.isSuccess(exitA)).toBe(true)
+      // B is sent at 1 s; A still waits its own Retry-After.
+      expect(times).toEqual([0, 1000, 5000])
+    })
+  )
+
+  it("a bad retryAfterScope is an InvalidRetryPolicy that names it", () => {
+    const options: RetryPolicy.Options = JSON.parse('{"retryAfterScope":"fleet"}')
+    const result = RetryPolicy.validate(options)
+    expect(result._tag).toBe("Left")
+    expect(String(result._tag === "Left" ? result.left.message : "")).toContain("retryAfterScope")
+  })
 
   it.effect("another store does not see the cool-down", () =>
     Effect.gen(function* () {

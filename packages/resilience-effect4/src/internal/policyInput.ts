@@ -52,7 +52,7 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
     whenRetryAfterExceedsMaxDelay: policy.whenRetryAfterExceedsMaxDelay
   },
   maxBodyBytes: policy.maxBodyBytes,
-  shareRetryAfter: policy.retryAfter === "respect",
+  shareRetryAfter: policy.retryAfter === "respect" && policy.retryAfterScope === "origin",
   retryBudget: policy.retryBudget,
   circuitBreaker: policy.circuitBreaker
 })

@@ -47,6 +47,7 @@ export const defaultOptions = {
   jitter: "equal",
   retryAfter: "respect",
   whenRetryAfterExceedsMaxDelay: "wait-max-delay",
+  retryAfterScope: "origin",
   isTransientStatus: RetryPolicyOptions.isDefaultTransientStatus,
   retryNonIdempotent: false,
   maxElapsed: Duration.infinity,
