@@ -1,3 +1,4 @@
+// @generated from templates/src/index.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Resilient HTTP calls for Effect 4 programs (`effect/http`): one namespace per module, also
  * importable on its own as `effect-http-resilience-effect4/<Module>`. The Effect 3 line is
@@ -7,7 +8,8 @@
  */
 
 /**
- * A circuit breaker per origin with Polly's sampling semantics, built on Effect 4's own.
+ * A circuit breaker per origin with Polly's sampling semantics: it rejects attempts at once
+ * while an origin is failing, then lets one probe through. Built on Effect 4's own.
  *
  * @example
  * ```ts
@@ -55,36 +57,6 @@ export * as HttpFailure from "./HttpFailure.js"
 export * as ResilientHttpClient from "./ResilientHttpClient.js"
 
 /**
- * `Retry-After` and the rate-limit reset headers as `Duration`s.
- *
- * @example
- * ```ts
- * import { RetryAfter } from "effect-http-resilience-effect4"
- *
- * RetryAfter.parse("120", Date.now()) // Some(2 minutes)
- * ```
- *
- * @since 0.1.0
- * @category modules
- */
-export * as RetryAfter from "./RetryAfter.js"
-
-/**
- * A retry budget per origin (Finagle's by default; gRPC's token bucket and the AWS quota as presets).
- *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience-effect4"
- *
- * const BudgetLive = RetryBudget.layer({ ratio: 0.1 })
- * ```
- *
- * @since 0.1.0
- * @category modules
- */
-export * as RetryBudget from "./RetryBudget.js"
-
-/**
  * Where overload state lives: per origin, the retry budget, the circuit breaker and the
  * `Retry-After` cool-down. One in-memory store per process unless a layer provides another.
  *
@@ -101,6 +73,38 @@ export * as RetryBudget from "./RetryBudget.js"
  * @category modules
  */
 export * as ResilienceStore from "./ResilienceStore.js"
+
+/**
+ * How long a server asks a client to wait: `Retry-After` and the rate-limit reset headers, as
+ * `Duration`s.
+ *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "effect-http-resilience-effect4"
+ *
+ * RetryAfter.parse("120", Date.now()) // Some(2 minutes)
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as RetryAfter from "./RetryAfter.js"
+
+/**
+ * A retry budget per origin, so that retries add only a bounded share to an origin's traffic
+ * (Finagle's budget by default; gRPC's token bucket and the AWS quota as presets).
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience-effect4"
+ *
+ * const BudgetLive = RetryBudget.layer({ ratio: 0.1 })
+ * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as RetryBudget from "./RetryBudget.js"
 
 /**
  * Retry policies: plain options, validated once, turned into an Effect `Schedule`.

@@ -1,3 +1,4 @@
+// @generated from templates/src/index.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Resilient HTTP calls for Effect programs: one namespace per module, also importable on its own
  * as `effect-http-resilience/<Module>`.
@@ -11,13 +12,9 @@
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
  * import { CircuitBreaker } from "effect-http-resilience"
  *
- * const program = Effect.gen(function* () {
- *   const breaker = yield* CircuitBreaker.CircuitBreaker
- *   return yield* breaker.state("https://api.example.com:443")
- * }).pipe(Effect.provide(CircuitBreaker.layer()))
+ * const BreakerLive = CircuitBreaker.layer({ breakDuration: "10 seconds" })
  * ```
  *
  * @since 0.2.0
@@ -30,10 +27,10 @@ export * as CircuitBreaker from "./CircuitBreaker.js"
  *
  * @example
  * ```ts
- * import { HttpFailure } from "effect-http-resilience"
+ * import type { HttpFailure } from "effect-http-resilience"
  *
  * declare const failure: HttpFailure.HttpFailure
- * console.log(failure._tag, failure.attempt)
+ * console.log(failure._tag, failure.attempt, failure.message)
  * ```
  *
  * @since 0.1.0
@@ -42,7 +39,7 @@ export * as CircuitBreaker from "./CircuitBreaker.js"
 export * as HttpFailure from "./HttpFailure.js"
 
 /**
- * The HTTP client service that retries what is worth retrying, as a tag, a constructor and a layer.
+ * The resilient client: a combinator for any `HttpClient`, a drop-in layer, and a service.
  *
  * @example
  * ```ts
@@ -50,7 +47,7 @@ export * as HttpFailure from "./HttpFailure.js"
  * import { Layer } from "effect"
  * import { ResilientHttpClient } from "effect-http-resilience"
  *
- * const HttpLive = ResilientHttpClient.layer({ maxAttempts: 3 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * const HttpLive = ResilientHttpClient.layerHttpClient({ maxAttempts: 3 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
  * ```
  *
  * @since 0.1.0
@@ -59,7 +56,26 @@ export * as HttpFailure from "./HttpFailure.js"
 export * as ResilientHttpClient from "./ResilientHttpClient.js"
 
 /**
- * Reading how long a server asks a client to wait: `Retry-After` and the rate-limit reset headers.
+ * Where overload state lives: per origin, the retry budget, the circuit breaker and the
+ * `Retry-After` cool-down. One in-memory store per process unless a layer provides another.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ResilienceStore } from "effect-http-resilience"
+ *
+ * declare const program: Effect.Effect<void>
+ * const isolated = program.pipe(Effect.provide(ResilienceStore.layerMemory()))
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as ResilienceStore from "./ResilienceStore.js"
+
+/**
+ * How long a server asks a client to wait: `Retry-After` and the rate-limit reset headers, as
+ * `Duration`s.
  *
  * @example
  * ```ts
@@ -79,37 +95,15 @@ export * as RetryAfter from "./RetryAfter.js"
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
  * import { RetryBudget } from "effect-http-resilience"
  *
- * const program = Effect.gen(function* () {
- *   const budget = yield* RetryBudget.RetryBudget
- *   return yield* budget.balance(RetryBudget.originOf("https://api.example.com/items"))
- * }).pipe(Effect.provide(RetryBudget.layer({ ratio: 0.1 })))
+ * const BudgetLive = RetryBudget.layer({ ratio: 0.1 })
  * ```
  *
  * @since 0.2.0
  * @category modules
  */
 export * as RetryBudget from "./RetryBudget.js"
-
-/**
- * Where overload state lives: per origin, the retry budget, the circuit breaker and the
- * `Retry-After` cool-down. One in-memory store per process unless a layer provides another.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ResilienceStore } from "effect-http-resilience"
- *
- * declare const program: Effect.Effect<void>
- * const isolated = program.pipe(Effect.provide(ResilienceStore.layerMemory()))
- * ```
- *
- * @since 0.2.0
- * @category modules
- */
-export * as ResilienceStore from "./ResilienceStore.js"
 
 /**
  * Retry policies: plain options, validated once, turned into an Effect `Schedule`.

@@ -1,9 +1,9 @@
+// @generated from templates/src/internal/classify.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { isUnrecoverableCause } from "@effect-http-resilience/core/TransportFailure"
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Effect from "effect/Effect"
 import * as HttpFailure from "../HttpFailure.js"
 import { readSnippet } from "./responseBody.js"
 import * as retryAfter from "./retryAfter.js"
@@ -32,6 +32,20 @@ export const connectionError = (
 /** @internal */
 export const decodeError = (attempt: Attempt, status: number, cause: unknown): HttpFailure.DecodeError =>
   new HttpFailure.DecodeError({ request: attempt.request, attempt: attempt.attempt, status, cause })
+
+const transientStatus = (
+  attempt: Attempt,
+  response: HttpClientResponse.HttpClientResponse,
+  headers: HttpClientResponse.HttpClientResponse["headers"],
+  delay: HttpFailure.TransientStatus["retryAfter"]
+): HttpFailure.TransientStatus =>
+  new HttpFailure.TransientStatus({
+    request: attempt.request,
+    attempt: attempt.attempt,
+    status: response.status,
+    headers,
+    retryAfter: delay
+  })
 
 /**
  * The response behind a transient status, held unread until the retry decision: released
@@ -82,14 +96,11 @@ export const classifyResponse = (
   const status = response.status
   if (isSuccess(status)) return Effect.succeed(response)
   if (isTransientStatus(status)) {
-    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const failure = new HttpFailure.TransientStatus({
-        request: attempt.request,
-        attempt: attempt.attempt,
-        status,
-        headers: response.headers,
-        retryAfter: retryAfter.ofTransientResponse(status, response.headers, now)
-      })
+    return Effect.clockWith((clock) => {
+      // Some transports build the headers anew on every access: read them once.
+      const headers = response.headers
+      const delay = retryAfter.ofTransientResponse(status, headers, clock.currentTimeMillisUnsafe())
+      const failure = transientStatus(attempt, response, headers, delay)
       heldResponses.set(failure, response)
       return Effect.fail(failure)
     })

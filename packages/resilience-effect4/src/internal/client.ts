@@ -1,8 +1,9 @@
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
+// @generated from templates/src/internal/client.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"

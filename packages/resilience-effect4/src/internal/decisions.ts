@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/decisions.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as Telemetry from "@effect-http-resilience/core/Telemetry"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -36,7 +37,7 @@ export const observeDecisions = dual<
   })
 )
 
-// The event's name and attributes are the shared core's (the Effect 3 line reports the same).
+// The event's name and attributes are the shared core's: both lines report the same.
 const eventOf = (decision: Decision) =>
   Telemetry.decisionEvent(
     decision._tag === "Retry" ? { ...decision, waitMillis: Duration.toMillis(decision.delay) } : decision,

@@ -1,11 +1,12 @@
-import * as Effect from "effect/Effect"
-import { dual } from "effect/Function"
+// @generated from templates/src/internal/withResilience.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+import { describeOutcome } from "@effect-http-resilience/core/FailureMessage"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
-import { describeOutcome } from "@effect-http-resilience/core/FailureMessage"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
@@ -14,6 +15,7 @@ import * as policyInput from "./policyInput.js"
 import { drain } from "./responseBody.js"
 import { TrackedResponse } from "./trackedResponse.js"
 
+// Any error but the platform's.
 const isOtherError = <E>(error: E): error is Exclude<E, HttpClientError.HttpClientError> =>
   !HttpClientError.isHttpClientError(error)
 
@@ -71,6 +73,7 @@ export const failWithReason = (
   Effect.andThen(attemptLoop.releaseHeld(failure), Effect.fail(attemptLoop.withGiveUpReason(failure, reason)))
 
 // The response goes to the caller; its scope releases the body if the caller leaves it unread.
+// A body taken is the reader's: the platform ends its request when the read stops.
 const bindToScope = (
   scope: Scope.Scope,
   response: HttpClientResponse.HttpClientResponse

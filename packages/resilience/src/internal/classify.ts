@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/classify.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { isUnrecoverableCause } from "@effect-http-resilience/core/TransportFailure"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -108,10 +109,10 @@ export const classifyResponse = (
 }
 
 /**
- * A platform client error as what it means for a retry: no response (a connection error of
- * the right reason), or, from a client that already filters statuses, the response itself, to
- * be classified like any other, except that a success status the client rejected is, by its
- * own judgement, not worth retrying.
+ * A platform client error as what it means for a retry: no response (a connection error of the
+ * right reason), or, from a client that already filters statuses (`filterStatusOk`), the
+ * response itself, to be classified like any other, except that a success status the client
+ * rejected is, by its own judgement, not worth retrying.
  *
  * @internal
  */

@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/client.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -12,6 +13,7 @@ import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLimit from "./attemptLimit.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, connectionError, decodeError } from "./classify.js"
+import type { InvalidRetryPolicy } from "./invalidOption.js"
 import * as policyInput from "./policyInput.js"
 import { readTextAtMost } from "./responseBody.js"
 import { exchange, failWithReason, withPlatformTypes, withResolvedPolicy } from "./withResilience.js"
@@ -36,7 +38,7 @@ const readJson = (
       })
   )
 
-/** @internal */
+/** The service's key; the public class is the same service (the key is its identity). @internal */
 export const serviceTag = Context.GenericTag<
   ResilientHttpClient.ResilientHttpClient,
   ResilientHttpClient.ResilientHttpClient.Service
@@ -90,14 +92,10 @@ export function make(
 ): Effect.Effect<ResilientHttpClient.ResilientHttpClient.Service, never, HttpClient.HttpClient>
 export function make(
   policy?: policyInput.PolicyInput
-): Effect.Effect<ResilientHttpClient.ResilientHttpClient.Service, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient>
+): Effect.Effect<ResilientHttpClient.ResilientHttpClient.Service, InvalidRetryPolicy, HttpClient.HttpClient>
 export function make(
   policy?: policyInput.PolicyInput
-): Effect.Effect<
-  ResilientHttpClient.ResilientHttpClient.Service,
-  RetryPolicy.InvalidRetryPolicy,
-  HttpClient.HttpClient
-> {
+): Effect.Effect<ResilientHttpClient.ResilientHttpClient.Service, InvalidRetryPolicy, HttpClient.HttpClient> {
   return Effect.flatMap(policyInput.resolve(policy), (resolved) =>
     Effect.map(HttpClient.HttpClient, (underlying) => makeService(underlying, resolved))
   )
@@ -109,10 +107,10 @@ export function layer(
 ): Layer.Layer<ResilientHttpClient.ResilientHttpClient, never, HttpClient.HttpClient>
 export function layer(
   policy?: policyInput.PolicyInput
-): Layer.Layer<ResilientHttpClient.ResilientHttpClient, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient>
+): Layer.Layer<ResilientHttpClient.ResilientHttpClient, InvalidRetryPolicy, HttpClient.HttpClient>
 export function layer(
   policy?: policyInput.PolicyInput
-): Layer.Layer<ResilientHttpClient.ResilientHttpClient, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient> {
+): Layer.Layer<ResilientHttpClient.ResilientHttpClient, InvalidRetryPolicy, HttpClient.HttpClient> {
   return Layer.effect(serviceTag, make(policy))
 }
 
@@ -120,10 +118,10 @@ export function layer(
 export function layerHttpClient(policy: Infallible): Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient>
 export function layerHttpClient(
   policy?: policyInput.PolicyInput
-): Layer.Layer<HttpClient.HttpClient, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient>
+): Layer.Layer<HttpClient.HttpClient, InvalidRetryPolicy, HttpClient.HttpClient>
 export function layerHttpClient(
   policy?: policyInput.PolicyInput
-): Layer.Layer<HttpClient.HttpClient, RetryPolicy.InvalidRetryPolicy, HttpClient.HttpClient> {
+): Layer.Layer<HttpClient.HttpClient, InvalidRetryPolicy, HttpClient.HttpClient> {
   return Layer.effect(
     HttpClient.HttpClient,
     Effect.flatMap(policyInput.resolve(policy), (resolved) =>

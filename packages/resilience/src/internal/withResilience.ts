@@ -1,3 +1,5 @@
+// @generated from templates/src/internal/withResilience.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+import { describeOutcome } from "@effect-http-resilience/core/FailureMessage"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -10,15 +12,12 @@ import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
-import { describeOutcome } from "@effect-http-resilience/core/FailureMessage"
 import * as policyInput from "./policyInput.js"
 import * as attemptLimit from "./attemptLimit.js"
 import { drain } from "./responseBody.js"
 import { TrackedResponse } from "./trackedResponse.js"
 
-// Any error but the platform's. Also what tells the compiler that the attempt loop turned every
-// `HttpClientError` into an `HttpFailure`: the platform's `transform` types its result with the
-// wrapped client's errors too.
+// Any error but the platform's.
 const isOtherError = <E>(error: E): error is Exclude<E, HttpClientError.HttpClientError> =>
   !HttpClientError.isHttpClientError(error)
 
@@ -66,7 +65,7 @@ export const failWithReason = (
   failure: HttpFailure.HttpFailure,
   reason: RetryPolicy.GiveUpReason
 ): Effect.Effect<never, HttpFailure.HttpFailure> =>
-  Effect.zipRight(attemptLoop.releaseHeld(failure), Effect.fail(attemptLoop.withGiveUpReason(failure, reason)))
+  Effect.andThen(attemptLoop.releaseHeld(failure), Effect.fail(attemptLoop.withGiveUpReason(failure, reason)))
 
 // The response goes to the caller; its scope releases the body if the caller leaves it unread.
 // A body taken is the reader's: the platform ends its request when the read stops.
@@ -135,8 +134,8 @@ export const withResilience = dual<
 )
 
 /**
- * A failure as the platform's client would report it: the transport's own error when there
- * was one, with why the call stopped added to its description.
+ * A failure as the platform's client would report it: the transport's own error when there was
+ * one, with why the call stopped added to its description.
  *
  * @internal
  */
