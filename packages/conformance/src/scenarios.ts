@@ -507,5 +507,55 @@ export const scenarios: ReadonlyArray<Scenario> = [
       released: drainedAsSent(0, 3000),
       metrics: counted(2, 0, { "attempts-exhausted": 1, "circuit-open": 1 }, { circuitBreakerRejections: 1 })
     }
+  }),
+  scenario({
+    id: "cool-down-shared",
+    description:
+      "A 429 with Retry-After: 5 cools the origin down: a call started at 1 s waits for the end (5 s) before it sends.",
+    script: [{ status: 429, headers: { "retry-after": "5" } }, ok],
+    calls: [0, 1000],
+    expected: {
+      sentAtMillis: [0, 5000, 5000],
+      outcomes: [succeeded(5000), succeeded(5000)],
+      released: drainedAsSent(0, 5000, 5000),
+      metrics: counted(3, 1)
+    }
+  }),
+  scenario({
+    id: "cool-down-over-cap-gives-up-unsent",
+    description:
+      "Under give-up, a 429's Retry-After: 5 over a 2 s maxDelay ends its call, and a call started at 1 s gives up unsent (CoolingDown).",
+    policy: { ...exact, maxDelay: 2000, whenRetryAfterExceedsMaxDelay: "give-up" },
+    script: [{ status: 429, headers: { "retry-after": "5" } }],
+    calls: [0, 1000],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [
+        transient(0, 1, "retry-after-exceeds-max-delay", 429),
+        {
+          atMillis: 1000,
+          failure: "ConnectionError",
+          reason: "CoolingDown",
+          attempt: 1,
+          giveUpReason: "retry-after-exceeds-max-delay"
+        }
+      ],
+      released: drainedAsSent(0),
+      metrics: counted(1, 0, { "retry-after-exceeds-max-delay": 2 })
+    }
+  }),
+  scenario({
+    id: "cool-down-from-a-call-not-retried",
+    description:
+      "A POST's 429 is not retried (no Idempotency-Key), yet its Retry-After: 2 still holds back a second POST, started at 1 s, until 2 s.",
+    request: postOrder,
+    script: [{ status: 429, headers: { "retry-after": "2" } }, ok],
+    calls: [0, 1000],
+    expected: {
+      sentAtMillis: [0, 2000],
+      outcomes: [transient(0, 1, "not-idempotent", 429), succeeded(2000)],
+      released: drainedAsSent(0, 2000),
+      metrics: counted(2, 0, { "not-idempotent": 1 })
+    }
   })
 ]

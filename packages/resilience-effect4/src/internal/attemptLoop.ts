@@ -244,20 +244,21 @@ export const run = <A, E, R, E2, R2>(
           })
         })
 
-      const afterFailure = (failure: HttpFailure.HttpFailure): Outcome => {
-        const refusal = policy.refusal(failure)
-        if (refusal !== undefined) return stop(failure, refusal)
-        const stepped =
-          step === undefined
-            ? Effect.map(Schedule.toStep(policy.schedule), (made) => {
-                step = made
-              })
-            : Effect.void
-        const now = monotonicMillis(clock)
-        return Effect.andThen(
-          stepped,
-          Effect.flatMap(decide(failure, now), ([out, scheduled]) =>
-            Effect.flatMap(tellCoolDown(failure), (coolDown): Outcome => {
+      // A 429 cools its origin down even when this call does not retry it.
+      const afterFailure = (failure: HttpFailure.HttpFailure): Outcome =>
+        Effect.flatMap(tellCoolDown(failure), (coolDown): Outcome => {
+          const refusal = policy.refusal(failure)
+          if (refusal !== undefined) return stop(failure, refusal)
+          const stepped =
+            step === undefined
+              ? Effect.map(Schedule.toStep(policy.schedule), (made) => {
+                  step = made
+                })
+              : Effect.void
+          const now = monotonicMillis(clock)
+          return Effect.andThen(
+            stepped,
+            Effect.flatMap(decide(failure, now), ([out, scheduled]): Outcome => {
               const answer = CallMachine.afterFailure(call, failure.attempt, now, undefined, scheduled, coolDown)
               if (answer._tag === "Stop") return stop(failure, answer.reason)
               return Effect.flatMap(askBudget(failure), (allowed): Outcome => {
@@ -282,8 +283,7 @@ export const run = <A, E, R, E2, R2>(
               })
             })
           )
-        )
-      }
+        })
 
       const firstAttempt: Attempt = { request, attempt: 1 }
       const first = Effect.flatMap(coolDownLeft, (coolDown): Outcome => {

@@ -272,12 +272,13 @@ export const run = <A, E, R, E2, R2>(
       const afterFailure = (
         failure: HttpFailure.HttpFailure,
         state: unknown
-      ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> => {
-        const refusal = policy.refusal(failure)
-        if (refusal !== undefined) return stop(failure, refusal)
-        const now = monotonicMillis(clock)
-        return Effect.flatMap(policy.schedule.step(now, failure, state), ([next, out, decision]) =>
-          Effect.flatMap(tellCoolDown(failure), (coolDown) => {
+      ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> =>
+        // A 429 cools its origin down even when this call does not retry it.
+        Effect.flatMap(tellCoolDown(failure), (coolDown) => {
+          const refusal = policy.refusal(failure)
+          if (refusal !== undefined) return stop(failure, refusal)
+          const now = monotonicMillis(clock)
+          return Effect.flatMap(policy.schedule.step(now, failure, state), ([next, out, decision]) => {
             const answer = CallMachine.afterFailure(
               call,
               failure.attempt,
@@ -311,8 +312,7 @@ export const run = <A, E, R, E2, R2>(
                 )
             })
           })
-        )
-      }
+        })
 
       if (syncBudget !== undefined) syncBudget.stateFor(origin.key, startMillis).onRequest(startMillis)
       const firstAttempt: Attempt = { request, attempt: 1 }
