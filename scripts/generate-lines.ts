@@ -5,7 +5,7 @@
 // usage: tsx scripts/generate-lines.ts           write the generated files
 //        tsx scripts/generate-lines.ts --check   fail, naming them, where a file is not what its template gives
 import { execFileSync } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -109,7 +109,10 @@ for (const templateFile of templates) {
     const current = existsSync(targetFile) ? readFileSync(targetFile, "utf8") : undefined
     if (current === generated) continue
     if (check) stale.push(target)
-    else writeFileSync(targetFile, generated)
+    else {
+      mkdirSync(dirname(targetFile), { recursive: true })
+      writeFileSync(targetFile, generated)
+    }
   }
 }
 

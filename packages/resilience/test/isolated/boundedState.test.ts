@@ -1,3 +1,4 @@
+// @generated from templates/test/isolated/boundedState.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Per-origin state is bounded (issue #16): the budget's and the breaker's entries are forgotten
  * once idle (an hour unused; an open circuit an hour after its break ended; an isolated one
@@ -5,14 +6,9 @@
  * entries when a new origin arrives, at most once a minute.
  */
 import { describe, expect, it } from "@effect/vitest"
-//#if effect3
 import { Effect, TestClock } from "effect"
-//#else
-import { Effect } from "effect"
-import { TestClock } from "effect/testing"
-//#endif
-import * as CircuitBreaker from "../src/CircuitBreaker.js"
-import * as RetryBudget from "../src/RetryBudget.js"
+import * as CircuitBreaker from "../../src/CircuitBreaker.js"
+import * as RetryBudget from "../../src/RetryBudget.js"
 
 const origin = "http://kept.test:80"
 let others = 0
