@@ -15,8 +15,12 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Over real sockets, and the README's examples: a module graph per file, as on Effect 3.
-        test: { name: "resilience-effect4-e2e", include: ["test/e2e/**/*.test.ts", "test/readme/**/*.test.ts"] }
+        // Over real sockets, the README's examples, and suites that fill process-wide tables
+        // (test/isolated: the metric label cap): a module graph per file, as on Effect 3.
+        test: {
+          name: "resilience-effect4-e2e",
+          include: ["test/e2e/**/*.test.ts", "test/readme/**/*.test.ts", "test/isolated/**/*.test.ts"]
+        }
       }
     ]
   }
