@@ -20,10 +20,12 @@ workers="${TEST_WORKERS:-3}"
 
 effect4_log="$(mktemp)"
 trap 'rm -f "$effect4_log"' EXIT
-pnpm test:effect4 >"$effect4_log" 2>&1 &
+# Straight to the binaries, not through pnpm: two pnpm processes started together race on the
+# workspace's state file ("Unexpected end of JSON input").
+(cd packages/resilience-effect4 && bash ../../scripts/node22.sh ./node_modules/.bin/vitest run) >"$effect4_log" 2>&1 &
 effect4_pid=$!
 
-pnpm exec vitest run --project '!slow-*' --maxWorkers="$workers" --minWorkers="$workers" "$@"
+./node_modules/.bin/vitest run --project '!slow-*' --maxWorkers="$workers" --minWorkers="$workers" "$@"
 effect3=$?
 wait "$effect4_pid"
 effect4=$?
