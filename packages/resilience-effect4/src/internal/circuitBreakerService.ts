@@ -1,4 +1,4 @@
-import * as core from "@effect-http-resilience/core/CircuitBreaker"
+import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -23,7 +23,7 @@ export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{
   readonly retryAfter: Duration.Duration
 }> {
   override get message(): string {
-    return core.rejectionMessage(this.origin, this.state, Duration.format(this.retryAfter))
+    return CircuitBreakerCore.rejectionMessage(this.origin, this.state, Duration.format(this.retryAfter))
   }
 }
 
@@ -34,13 +34,15 @@ export const sampling = (options: CircuitBreaker.SamplingOptions = {}): CircuitB
 })
 
 /** @internal */
-export const consecutive = (failures: number = core.consecutiveDefaults.failures): CircuitBreaker.TripPolicy => ({
+export const consecutive = (
+  failures: number = CircuitBreakerCore.consecutiveDefaults.failures
+): CircuitBreaker.TripPolicy => ({
   _tag: "Consecutive",
   failures
 })
 
 /** @internal */
-export const toPublicSettings = (settings: core.BreakerSettings): CircuitBreaker.Settings => ({
+export const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): CircuitBreaker.Settings => ({
   tripPolicy:
     settings.tripPolicy._tag === "Consecutive"
       ? settings.tripPolicy
@@ -54,8 +56,8 @@ export const toPublicSettings = (settings: core.BreakerSettings): CircuitBreaker
   maxBreakDuration: Duration.millis(settings.maxBreakDurationMillis)
 })
 
-const resolve = (options: unknown): Validated<core.BreakerSettings> =>
-  fromChecked(core.resolveOptions(options, durationCodec))
+const resolve = (options: unknown): Validated<CircuitBreakerCore.BreakerSettings> =>
+  fromChecked(CircuitBreakerCore.resolveOptions(options, durationCodec))
 
 /** @internal */
 export const validate = (options?: unknown): Validated<CircuitBreaker.Settings> =>
@@ -64,7 +66,7 @@ export const validate = (options?: unknown): Validated<CircuitBreaker.Settings> 
 const millisToDuration = (millis: number): Duration.Duration =>
   Number.isFinite(millis) ? Duration.millis(millis) : Duration.infinity
 
-const toStateChange = (origin: string, transition: core.Transition): CircuitBreaker.StateChange =>
+const toStateChange = (origin: string, transition: CircuitBreakerCore.Transition): CircuitBreaker.StateChange =>
   transition.to === "Open"
     ? {
         origin,
@@ -76,7 +78,10 @@ const toStateChange = (origin: string, transition: core.Transition): CircuitBrea
     : { ...transition, origin }
 
 // Effect's transitions know no isolation: a manual change is ours alone (see `changes`).
-const toEffectTransition = (origin: string, transition: core.Transition): EffectBreaker.Transition | undefined => {
+const toEffectTransition = (
+  origin: string,
+  transition: CircuitBreakerCore.Transition
+): EffectBreaker.Transition | undefined => {
   if (transition.manual) return undefined
   switch (transition.to) {
     case "Open":
@@ -98,7 +103,7 @@ const toEffectTransition = (origin: string, transition: core.Transition): Effect
 
 interface Entry {
   readonly origin: string
-  readonly machine: core.CircuitBreakerMachine
+  readonly machine: CircuitBreakerCore.CircuitBreakerMachine
   readonly attributes: Readonly<Record<string, string>>
 }
 
@@ -120,7 +125,7 @@ const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outc
   exit._tag === "Success" ? EffectBreaker.success : EffectBreaker.failure()
 
 const makeService = (
-  settings: core.BreakerSettings,
+  settings: CircuitBreakerCore.BreakerSettings,
   onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
   changes: PubSub.PubSub<CircuitBreaker.StateChange>,
   scope: Scope.Scope
@@ -131,7 +136,7 @@ const makeService = (
   const table = new OriginTable<Entry>(
     (origin) => ({
       origin,
-      machine: new core.CircuitBreakerMachine(settings),
+      machine: new CircuitBreakerCore.CircuitBreakerMachine(settings),
       attributes: metrics.originAttributes(origin)
     }),
     (entry, nowMillis, lastUsedMillis) => entry.machine.isIdle(nowMillis, lastUsedMillis),
@@ -139,7 +144,7 @@ const makeService = (
   )
 
   // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
-  const setState = (entry: Entry, state: core.StateTag, value: 0 | 1): Effect.Effect<void> =>
+  const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1): Effect.Effect<void> =>
     metrics.isOverflow(entry.attributes)
       ? Effect.void
       : Metric.update(
@@ -151,7 +156,7 @@ const makeService = (
         )
 
   // In the step that made the change: the gauge, the counter, the stream and the callback.
-  const announce = (entry: Entry, transition: core.Transition | undefined): Effect.Effect<void> => {
+  const announce = (entry: Entry, transition: CircuitBreakerCore.Transition | undefined): Effect.Effect<void> => {
     if (transition === undefined) return Effect.void
     const change = toStateChange(entry.origin, transition)
     const transitions = Metric.withAttributes(metrics.circuitBreakerTransitions, {
@@ -185,7 +190,10 @@ const makeService = (
   // Admits or rejects one attempt: our rejection, and Effect's error carrying it.
   const admit = (
     origin: string
-  ): Effect.Effect<core.Permit & { readonly transition: core.Transition | undefined }, CircuitOpen> =>
+  ): Effect.Effect<
+    CircuitBreakerCore.Permit & { readonly transition: CircuitBreakerCore.Transition | undefined },
+    CircuitOpen
+  > =>
     withEntry(origin, (entry, nowMillis) => {
       const admission = entry.machine.tryAcquire(nowMillis)
       if (admission._tag === "Rejected") {
@@ -206,7 +214,7 @@ const makeService = (
       })
     })
 
-  const report = (origin: string, generation: number, outcome: core.Outcome) =>
+  const report = (origin: string, generation: number, outcome: CircuitBreakerCore.Outcome) =>
     withEntry(origin, (entry, nowMillis) => {
       const transition = entry.machine.reportGeneration(nowMillis, generation, outcome)
       return Effect.as(announce(entry, transition), transition)
@@ -285,8 +293,10 @@ const makeService = (
   const toEffectOutcome = (outcome: CircuitBreaker.Outcome): EffectBreaker.Outcome =>
     outcome._tag === "Failure" ? EffectBreaker.failure({ retryAfter: outcome.retryAfter }) : outcome
 
-  const manual = (apply: (machine: core.CircuitBreakerMachine) => core.Transition | undefined) => (origin: string) =>
-    withEntry(origin, (entry) => announce(entry, apply(entry.machine)))
+  const manual =
+    (apply: (machine: CircuitBreakerCore.CircuitBreakerMachine) => CircuitBreakerCore.Transition | undefined) =>
+    (origin: string) =>
+      withEntry(origin, (entry) => announce(entry, apply(entry.machine)))
 
   return Effect.map(
     EffectBreaker.make({
@@ -326,7 +336,7 @@ const makeService = (
                 Effect.suspend(() => {
                   if (reported) return Effect.void
                   reported = true
-                  const coreOutcome: core.Outcome =
+                  const coreOutcome: CircuitBreakerCore.Outcome =
                     outcome._tag === "Failure" && outcome.retryAfter !== undefined
                       ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(outcome.retryAfter) }
                       : { _tag: outcome._tag }

@@ -1,4 +1,4 @@
-import * as CoreBreaker from "@effect-http-resilience/core/CircuitBreaker"
+import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { ByAuthority } from "@effect-http-resilience/core/Origin"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -118,7 +118,7 @@ export const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreake
   const reason = exit.cause.reasons[0]
   const failure = exit.cause.reasons.length === 1 && reason?._tag === "Fail" ? reason.error : undefined
   if (!HttpFailure.isHttpFailure(failure)) return EffectBreaker.ignored
-  const outcome = CoreBreaker.outcomeOfFailure(failure, serverDelayMillis(failure))
+  const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
   if (outcome._tag !== "Failure") return outcome
   return EffectBreaker.failure(
     outcome.retryAfterMillis === undefined ? undefined : { retryAfter: Duration.millis(outcome.retryAfterMillis) }

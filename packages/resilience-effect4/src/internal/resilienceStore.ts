@@ -1,5 +1,5 @@
 // @generated from templates/src/internal/resilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
-import * as CoolDowns from "@effect-http-resilience/core/CoolDown"
+import * as CoolDown from "@effect-http-resilience/core/CoolDown"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
@@ -40,7 +40,7 @@ const budgetKey = (settings: RetryBudget.Settings): string => JSON.stringify(set
 export const makeMemory = (): Service => {
   const budgets = new Map<string, RetryBudget.RetryBudget.Service>()
   const breakers = new Map<string, CircuitBreaker.CircuitBreaker.Service>()
-  const coolDowns = new CoolDowns.CoolDownTable()
+  const coolDowns = new CoolDown.CoolDownTable()
   return {
     retryBudget: (settings) => {
       const key = budgetKey(settings)

@@ -1,5 +1,5 @@
 // @generated from templates/src/internal/retryAfter.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
-import * as core from "@effect-http-resilience/core/RetryAfter"
+import * as RetryAfterCore from "@effect-http-resilience/core/RetryAfter"
 import * as Duration from "effect/Duration"
 import type * as Headers from "effect/http/Headers"
 import * as Option from "effect/Option"
@@ -10,15 +10,15 @@ const toDuration = (millis: number | undefined): Option.Option<Duration.Duration
 
 /** @internal */
 export const parse = (value: string, nowMillis: number): Option.Option<Duration.Duration> =>
-  toDuration(core.parse(value, nowMillis))
+  toDuration(RetryAfterCore.parse(value, nowMillis))
 
 /** @internal */
 export const fromHeaders = (headers: Headers.Headers, nowMillis: number): Option.Option<Duration.Duration> =>
-  toDuration(core.fromHeaders(headers, nowMillis))
+  toDuration(RetryAfterCore.fromHeaders(headers, nowMillis))
 
 /** @internal */
 export const ofTransientResponse = (
   status: number,
   headers: Headers.Headers,
   nowMillis: number
-): Option.Option<Duration.Duration> => toDuration(core.ofTransientResponse(status, headers, nowMillis))
+): Option.Option<Duration.Duration> => toDuration(RetryAfterCore.ofTransientResponse(status, headers, nowMillis))

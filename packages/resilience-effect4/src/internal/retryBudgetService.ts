@@ -1,4 +1,4 @@
-import * as core from "@effect-http-resilience/core/RetryBudget"
+import * as RetryBudgetCore from "@effect-http-resilience/core/RetryBudget"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -31,13 +31,13 @@ export const awsQuota = (options: RetryBudget.AwsQuotaOptions = {}): RetryBudget
 export const none: RetryBudget.Strategy = { _tag: "None" }
 
 /** @internal */
-export const toPublicSettings = (settings: core.RetryBudgetSettings): RetryBudget.Settings => {
+export const toPublicSettings = (settings: RetryBudgetCore.RetryBudgetSettings): RetryBudget.Settings => {
   if (settings._tag !== "Finagle") return settings
   const { ttlMillis, ...rest } = settings
   return { ...rest, ttl: Duration.millis(ttlMillis) }
 }
 
-const toCoreSettings = (settings: RetryBudget.Settings): core.RetryBudgetSettings => {
+const toCoreSettings = (settings: RetryBudget.Settings): RetryBudgetCore.RetryBudgetSettings => {
   if (settings._tag !== "Finagle") return settings
   const { ttl, ...rest } = settings
   return { ...rest, ttlMillis: Duration.toMillis(ttl) }
@@ -45,7 +45,7 @@ const toCoreSettings = (settings: RetryBudget.Settings): core.RetryBudgetSetting
 
 /** @internal */
 export const validate = (input?: unknown): Validated<RetryBudget.Settings> =>
-  Result.map(fromChecked(core.resolveInput(input, durationCodec)), toPublicSettings)
+  Result.map(fromChecked(RetryBudgetCore.resolveInput(input, durationCodec)), toPublicSettings)
 
 /**
  * The clock's monotonic time in milliseconds (`process.hrtime` on the live clock; TestClock
@@ -57,7 +57,7 @@ export const validate = (input?: unknown): Validated<RetryBudget.Settings> =>
 export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.monotonicTimeNanosUnsafe() / 1_000_000n)
 
 interface Entry {
-  readonly state: core.RetryBudgetState
+  readonly state: RetryBudgetCore.RetryBudgetState
   readonly refused: Effect.Effect<void>
 }
 
@@ -66,10 +66,10 @@ export const makeService = (publicSettings: RetryBudget.Settings): RetryBudget.R
   const settings = toCoreSettings(publicSettings)
   const table = new OriginTable<Entry>(
     (origin, nowMillis) => ({
-      state: core.makeRetryBudgetState(settings, nowMillis),
+      state: RetryBudgetCore.makeRetryBudgetState(settings, nowMillis),
       refused: Metric.update(Metric.withAttributes(metrics.retryBudgetRefusals, metrics.originAttributes(origin)), 1)
     }),
-    (entry, nowMillis, lastUsedMillis) => core.isIdle(entry.state, nowMillis, lastUsedMillis)
+    (entry, nowMillis, lastUsedMillis) => RetryBudgetCore.isIdle(entry.state, nowMillis, lastUsedMillis)
   )
   // One synchronous step from reading the clock to updating the state: no other fiber can run
   // in between, so concurrent callers see a consistent budget.
@@ -96,7 +96,7 @@ export const makeService = (publicSettings: RetryBudget.Settings): RetryBudget.R
         Effect.sync(() => {
           const nowMillis = monotonicMillis(clock)
           // Reading an origin never seen does not start keeping state for it.
-          const state = table.peek(origin)?.state ?? core.makeRetryBudgetState(settings, nowMillis)
+          const state = table.peek(origin)?.state ?? RetryBudgetCore.makeRetryBudgetState(settings, nowMillis)
           return state.balance(nowMillis)
         })
       )

@@ -1,4 +1,4 @@
-import * as core from "@effect-http-resilience/core/CircuitBreaker"
+import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
@@ -23,7 +23,7 @@ export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{
   readonly retryAfter: Duration.Duration
 }> {
   override get message(): string {
-    return core.rejectionMessage(this.origin, this.state, Duration.format(this.retryAfter))
+    return CircuitBreakerCore.rejectionMessage(this.origin, this.state, Duration.format(this.retryAfter))
   }
 }
 
@@ -34,7 +34,9 @@ export const sampling = (options: CircuitBreaker.SamplingOptions = {}): CircuitB
 })
 
 /** @internal */
-export const consecutive = (failures: number = core.consecutiveDefaults.failures): CircuitBreaker.TripPolicy => ({
+export const consecutive = (
+  failures: number = CircuitBreakerCore.consecutiveDefaults.failures
+): CircuitBreaker.TripPolicy => ({
   _tag: "Consecutive",
   failures
 })
@@ -57,19 +59,19 @@ export const failure = (options?: {
 // Options: the shared core's checks; the callback is only ours to call.
 
 interface Resolved {
-  readonly settings: core.BreakerSettings
+  readonly settings: CircuitBreakerCore.BreakerSettings
   readonly onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined
 }
 
 /** @internal */
 export const resolve = (options: CircuitBreaker.Options | undefined): Validated<Resolved> =>
-  Either.map(fromChecked(core.resolveOptions(options, durationCodec)), (settings) => ({
+  Either.map(fromChecked(CircuitBreakerCore.resolveOptions(options, durationCodec)), (settings) => ({
     settings,
     onStateChange: options?.onStateChange
   }))
 
 /** @internal */
-export const toPublicSettings = (settings: core.BreakerSettings): CircuitBreaker.Settings => ({
+export const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): CircuitBreaker.Settings => ({
   tripPolicy:
     settings.tripPolicy._tag === "Consecutive"
       ? settings.tripPolicy
@@ -95,7 +97,7 @@ export const validate = (
 const millisToDuration = (millis: number): Duration.Duration =>
   Number.isFinite(millis) ? Duration.millis(millis) : Duration.infinity
 
-const toStateChange = (origin: string, transition: core.Transition): CircuitBreaker.StateChange =>
+const toStateChange = (origin: string, transition: CircuitBreakerCore.Transition): CircuitBreaker.StateChange =>
   transition.to === "Open"
     ? {
         origin,
@@ -106,7 +108,7 @@ const toStateChange = (origin: string, transition: core.Transition): CircuitBrea
       }
     : { ...transition, origin }
 
-const toCoreOutcome = (outcome: CircuitBreaker.Outcome): core.Outcome =>
+const toCoreOutcome = (outcome: CircuitBreaker.Outcome): CircuitBreakerCore.Outcome =>
   outcome._tag === "Failure" && outcome.retryAfter !== undefined
     ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(outcome.retryAfter) }
     : outcome._tag === "Failure"
@@ -118,20 +120,24 @@ const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outc
 
 interface Entry {
   readonly origin: string
-  readonly machine: core.CircuitBreakerMachine
+  readonly machine: CircuitBreakerCore.CircuitBreakerMachine
   readonly labels: ReadonlyArray<MetricLabel.MetricLabel>
   /** Dropped from the table: its late reports must not reach anyone. */
   retired: boolean
 }
 
-const stateLabel = (state: core.StateTag): MetricLabel.MetricLabel =>
+const stateLabel = (state: CircuitBreakerCore.StateTag): MetricLabel.MetricLabel =>
   MetricLabel.make(metrics.attribute.circuitState, metrics.circuitStateValue[state])
 
-const previousStateLabel = (state: core.StateTag): MetricLabel.MetricLabel =>
+const previousStateLabel = (state: CircuitBreakerCore.StateTag): MetricLabel.MetricLabel =>
   MetricLabel.make(metrics.attribute.circuitPreviousState, metrics.circuitStateValue[state])
 
 // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
-const setState = (labels: ReadonlyArray<MetricLabel.MetricLabel>, state: core.StateTag, value: 0 | 1): void => {
+const setState = (
+  labels: ReadonlyArray<MetricLabel.MetricLabel>,
+  state: CircuitBreakerCore.StateTag,
+  value: 0 | 1
+): void => {
   if (!metrics.isOverflow(labels)) metrics.circuitBreakerState.unsafeUpdate(value, [...labels, stateLabel(state)])
 }
 
@@ -146,7 +152,7 @@ const makeService = (
     (origin) => {
       const labels = metrics.originLabels(origin)
       setState(labels, "Closed", 1)
-      return { origin, machine: new core.CircuitBreakerMachine(settings), labels, retired: false }
+      return { origin, machine: new CircuitBreakerCore.CircuitBreakerMachine(settings), labels, retired: false }
     },
     (entry, nowMillis, lastUsedMillis) => entry.machine.isIdle(nowMillis, lastUsedMillis),
     {
@@ -160,7 +166,7 @@ const makeService = (
   // Runs inside the synchronous step that made the change, so that the stream, the gauge and
   // the counters see changes in the order they happened even when fibers race. (The metric
   // updates carry the origin's attributes, not the calling fiber's metric tags.)
-  const announce = (entry: Entry, transition: core.Transition): CircuitBreaker.StateChange => {
+  const announce = (entry: Entry, transition: CircuitBreakerCore.Transition): CircuitBreaker.StateChange => {
     setState(entry.labels, transition.from, 0)
     setState(entry.labels, transition.to, 1)
     metrics.circuitBreakerTransitions.unsafeUpdate(1, [
@@ -187,7 +193,7 @@ const makeService = (
       })
     )
 
-  const makePermit = (entry: Entry, permit: core.Permit): CircuitBreaker.Permit => {
+  const makePermit = (entry: Entry, permit: CircuitBreakerCore.Permit): CircuitBreaker.Permit => {
     let reported = false
     return {
       origin: entry.origin,
@@ -241,7 +247,7 @@ const makeService = (
     )
 
   const manual =
-    (apply: (machine: core.CircuitBreakerMachine) => core.Transition | undefined) =>
+    (apply: (machine: CircuitBreakerCore.CircuitBreakerMachine) => CircuitBreakerCore.Transition | undefined) =>
     (origin: string): Effect.Effect<void> =>
       withEntry(origin, (entry) => {
         const transition = apply(entry.machine)

@@ -1,4 +1,4 @@
-import * as core from "@effect-http-resilience/core/RetryBudget"
+import * as RetryBudgetCore from "@effect-http-resilience/core/RetryBudget"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -32,18 +32,18 @@ export const awsQuota = (options: RetryBudget.AwsQuotaOptions = {}): RetryBudget
 export const none: RetryBudget.Strategy = { _tag: "None" }
 
 /** @internal */
-export const resolve = (input: RetryBudget.Input | undefined): Validated<core.RetryBudgetSettings> =>
-  fromChecked(core.resolveInput(input, durationCodec))
+export const resolve = (input: RetryBudget.Input | undefined): Validated<RetryBudgetCore.RetryBudgetSettings> =>
+  fromChecked(RetryBudgetCore.resolveInput(input, durationCodec))
 
 /** @internal */
-export const toPublicSettings = (settings: core.RetryBudgetSettings): RetryBudget.Settings => {
+export const toPublicSettings = (settings: RetryBudgetCore.RetryBudgetSettings): RetryBudget.Settings => {
   if (settings._tag !== "Finagle") return settings
   const { ttlMillis, ...rest } = settings
   return { ...rest, ttl: Duration.millis(ttlMillis) }
 }
 
 /** @internal */
-export const toCoreSettings = (settings: RetryBudget.Settings): core.RetryBudgetSettings => {
+export const toCoreSettings = (settings: RetryBudget.Settings): RetryBudgetCore.RetryBudgetSettings => {
   if (settings._tag !== "Finagle") return settings
   const { ttl, ...rest } = settings
   return { ...rest, ttlMillis: Duration.toMillis(ttl) }
@@ -64,7 +64,7 @@ export const validate = (
 export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
 
 interface Entry {
-  readonly state: core.RetryBudgetState
+  readonly state: RetryBudgetCore.RetryBudgetState
   readonly refused: Effect.Effect<void>
 }
 
@@ -90,7 +90,7 @@ export interface SyncBudget {
   /** Whether `onSuccess` does anything: Finagle's does not, and a call's success then costs nothing. */
   readonly countsSuccesses: boolean
   /** `nowMillis`, here and for the state's methods, is {@link monotonicMillis}. */
-  readonly stateFor: (origin: string, nowMillis: number) => core.RetryBudgetState
+  readonly stateFor: (origin: string, nowMillis: number) => RetryBudgetCore.RetryBudgetState
   readonly refused: (origin: string) => void
 }
 
@@ -98,19 +98,19 @@ export interface SyncBudget {
 export const syncBudgets = new WeakMap<RetryBudget.RetryBudget.Service, SyncBudget>()
 
 /** @internal */
-export const makeService = (settings: core.RetryBudgetSettings): RetryBudget.RetryBudget.Service => {
+export const makeService = (settings: RetryBudgetCore.RetryBudgetSettings): RetryBudget.RetryBudget.Service => {
   if (settings._tag === "None") {
     const unlimited = unlimitedService(toPublicSettings(settings))
-    const unlimitedState = core.makeRetryBudgetState(settings, 0)
+    const unlimitedState = RetryBudgetCore.makeRetryBudgetState(settings, 0)
     syncBudgets.set(unlimited, { countsSuccesses: false, stateFor: () => unlimitedState, refused: () => {} })
     return unlimited
   }
   const table = new OriginTable<Entry>(
     (origin, nowMillis) => ({
-      state: core.makeRetryBudgetState(settings, nowMillis),
+      state: RetryBudgetCore.makeRetryBudgetState(settings, nowMillis),
       refused: Metric.increment(Metric.taggedWithLabels(metrics.retryBudgetRefusals, metrics.originLabels(origin)))
     }),
-    (entry, nowMillis, lastUsedMillis) => core.isIdle(entry.state, nowMillis, lastUsedMillis)
+    (entry, nowMillis, lastUsedMillis) => RetryBudgetCore.isIdle(entry.state, nowMillis, lastUsedMillis)
   )
   // One synchronous step from reading the clock to updating the state: no other fiber can run
   // in between, so concurrent callers see a consistent budget.
@@ -138,7 +138,7 @@ export const makeService = (settings: core.RetryBudgetSettings): RetryBudget.Ret
         Effect.sync(() => {
           const nowMillis = monotonicMillis(clock)
           // Reading an origin never seen does not start keeping state for it.
-          const state = table.peek(origin)?.state ?? core.makeRetryBudgetState(settings, nowMillis)
+          const state = table.peek(origin)?.state ?? RetryBudgetCore.makeRetryBudgetState(settings, nowMillis)
           return state.balance(nowMillis)
         })
       )
