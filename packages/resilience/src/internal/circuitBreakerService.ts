@@ -14,7 +14,7 @@ import type * as CircuitBreaker from "../CircuitBreaker.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as metrics from "./metrics.js"
 import { monotonicMillis } from "./retryBudgetService.js"
-import { durationCodec, fromChecked, type Validated } from "./settingsInput.js"
+import { durationCodec, fromChecked, type Validated } from "./invalidOption.js"
 
 /** @internal */
 export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{

@@ -8,7 +8,7 @@ import * as Metric from "effect/Metric"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as metrics from "./metrics.js"
-import { durationCodec, fromChecked, type Validated } from "./settingsInput.js"
+import { durationCodec, fromChecked, type Validated } from "./invalidOption.js"
 
 /** @internal */
 export const finagle = (options: RetryBudget.FinagleOptions = {}): RetryBudget.Strategy => ({

@@ -16,7 +16,7 @@ import type * as RetryBudget from "../RetryBudget.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as retryBudgetService from "./retryBudgetService.js"
 import { InvalidRetryPolicy, IsTransientStatusError } from "./invalidOption.js"
-import { durationCodec, fromChecked, type Validated } from "./settingsInput.js"
+import { durationCodec, fromChecked, type Validated } from "./invalidOption.js"
 
 export { InvalidRetryPolicy }
 
