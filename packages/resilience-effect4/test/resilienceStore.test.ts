@@ -66,6 +66,19 @@ describe("ResilienceStore: one budget and breaker per origin, however often the 
     })
   )
 
+  it.effect("one breaker per options and onStateChange; at most 256 of them, the oldest forgotten first", () =>
+    Effect.gen(function* () {
+      const store = ResilienceStore.makeMemory()
+      const observe = () => Effect.void
+      const options = { tripPolicy: CircuitBreaker.consecutive(1), onStateChange: observe }
+      const first = yield* store.circuitBreaker(options)
+      expect(yield* store.circuitBreaker({ ...options })).toBe(first)
+      // A callback written anew for each client is a breaker of its own, and the table stays bounded.
+      for (let i = 0; i < 256; i++) yield* store.circuitBreaker({ ...options, onStateChange: () => Effect.void })
+      expect(yield* store.circuitBreaker(options)).not.toBe(first)
+    })
+  )
+
   it.effect("layerMemory gives what runs under it a store of its own", () =>
     Effect.gen(function* () {
       const scripted = ScriptedHttpClient.make([{ status: 503 }])

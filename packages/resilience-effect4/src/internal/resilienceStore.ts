@@ -36,32 +36,38 @@ const breakerKey = (options: CircuitBreaker.Options): string => {
 
 const budgetKey = (settings: RetryBudget.Settings): string => JSON.stringify(settings)
 
+// How many budgets (or breakers) of distinct settings a store keeps: past it the oldest goes, so
+// that settings made anew on every call (an inline `onStateChange`, say) cannot grow it forever.
+const maxSettings = 256
+
+const remember = <A>(table: Map<string, A>, key: string, make: () => A): A => {
+  const known = table.get(key)
+  if (known !== undefined) return known
+  if (table.size >= maxSettings) {
+    const oldest = table.keys().next()
+    if (oldest.done !== true) table.delete(oldest.value)
+  }
+  const made = make()
+  table.set(key, made)
+  return made
+}
+
 /** @internal */
 export const makeMemory = (): Service => {
   const budgets = new Map<string, RetryBudget.RetryBudget.Service>()
   const breakers = new Map<string, CircuitBreaker.CircuitBreaker.Service>()
   const coolDowns = new CoolDown.CoolDownTable()
   return {
-    retryBudget: (settings) => {
-      const key = budgetKey(settings)
-      let budget = budgets.get(key)
-      if (budget === undefined) {
-        budget = retryBudgetService.makeService(settings)
-        budgets.set(key, budget)
-      }
-      return budget
-    },
+    retryBudget: (settings) => remember(budgets, budgetKey(settings), () => retryBudgetService.makeService(settings)),
     circuitBreaker: (options) =>
       Effect.suspend(() => {
         const key = breakerKey(options)
         const existing = breakers.get(key)
         if (existing !== undefined) return Effect.succeed(existing)
         // The policy validated the options: making the breaker cannot fail.
-        return Effect.map(Effect.orDie(circuitBreakerService.make(options)), (made) => {
-          const kept = breakers.get(key) ?? made
-          breakers.set(key, kept)
-          return kept
-        })
+        return Effect.map(Effect.orDie(circuitBreakerService.make(options)), (made) =>
+          remember(breakers, key, () => made)
+        )
       }),
     coolDown: (origin, millis) =>
       Effect.clockWith((clock) => Effect.sync(() => coolDowns.start(origin, millis, monotonicMillis(clock)))),
@@ -88,13 +94,11 @@ export const memoryFor = (clock: Clock.Clock): Service => {
 const routedBudgets = new Map<string, RetryBudget.RetryBudget.Service>()
 
 // The default's budget for these settings, answering from the store of the caller's clock.
-const routedBudget = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.Service => {
-  const key = budgetKey(settings)
-  let budget = routedBudgets.get(key)
-  if (budget === undefined) {
+const routedBudget = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.Service =>
+  remember(routedBudgets, budgetKey(settings), () => {
     const on = <A>(f: (budget: RetryBudget.RetryBudget.Service) => Effect.Effect<A>): Effect.Effect<A> =>
       Effect.clockWith((clock) => f(memoryFor(clock).retryBudget(settings)))
-    budget = {
+    return {
       settings,
       onRequest: (origin) => on((b) => b.onRequest(origin)),
       onFailure: (origin, kind) => on((b) => b.onFailure(origin, kind)),
@@ -102,10 +106,7 @@ const routedBudget = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.S
       tryRetry: (origin, kind) => on((b) => b.tryRetry(origin, kind)),
       balance: (origin) => on((b) => b.balance(origin))
     }
-    routedBudgets.set(key, budget)
-  }
-  return budget
-}
+  })
 
 /**
  * The store a call gets when its context has none: the memory store of the call's clock.
