@@ -1,3 +1,4 @@
+// @generated from templates/src/ResilientHttpClient.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * An HTTP client that retries what is worth retrying, waits as the server asks (within a cap),
  * releases every discarded response before waiting, and fails with a tagged `HttpFailure` that
@@ -6,13 +7,13 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
@@ -26,8 +27,10 @@ import type * as RetryPolicy from "./RetryPolicy.js"
 /**
  * What decides the retries: a validated `RetryPolicy`, plain policy options (validated when the
  * client is made), or any `Schedule` over failures. A custom schedule decides when and how
- * long, but never retries what must not be retried; a server's `Retry-After` still replaces its
- * wait, capped at the default `maxDelay`; the default limits and budget apply.
+ * long, but still never retries a permanent status, a decode error, an invalid request, a
+ * non-idempotent request or a one-shot body; a server's `Retry-After` still replaces its wait,
+ * capped at the default `maxDelay` (see `RetryPolicy.withRetryAfter`); the default
+ * `attemptTimeout`, `totalTimeout`, `maxBodyBytes` and retry budget apply.
  *
  * @example
  * ```ts
@@ -35,9 +38,9 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * import { type ResilientHttpClient, RetryPolicy } from "effect-http-resilience-effect4"
  *
  * const policies: ReadonlyArray<ResilientHttpClient.PolicyInput> = [
- *   RetryPolicy.make({ maxAttempts: 5 }),
- *   { maxAttempts: 5 },
- *   Schedule.spaced("1 second").pipe(Schedule.upTo({ times: 4 }))
+ *   RetryPolicy.make({ maxAttempts: 5 }), // validated
+ *   { maxAttempts: 5 }, // validated when the client is made
+ *   Schedule.spaced("1 second").pipe(Schedule.upTo({ times: 4 })) // any Schedule
  * ]
  * ```
  *
@@ -63,7 +66,10 @@ export type PolicyInput =
  * const program = Effect.gen(function* () {
  *   const client = yield* ResilientHttpClient.ResilientHttpClient
  *   return yield* client.getJson("http://127.0.0.1:8080/api/Todos/1", Todo)
- * }).pipe(Effect.provide(ResilientHttpClient.layer({ maxAttempts: 4 }).pipe(Layer.provide(NodeHttpClient.layerUndici))))
+ * })
+ *
+ * const MainLayer = ResilientHttpClient.layer({ maxAttempts: 4 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * program.pipe(Effect.provide(MainLayer))
  * ```
  *
  * @since 0.1.0
@@ -81,7 +87,7 @@ export class ResilientHttpClient extends Context.Service<ResilientHttpClient, Re
  */
 export declare namespace ResilientHttpClient {
   /**
-   * `client`, `execute`, `get` and `getJson`, each retrying as the policy says.
+   * The service: `client`, `execute`, `get` and `getJson`, each retrying as the policy says.
    *
    * @example
    * ```ts
@@ -96,12 +102,17 @@ export declare namespace ResilientHttpClient {
    * @category models
    */
   export interface Service {
-    /** The platform's client with this service's policy (see {@link withResilience}). */
+    /**
+     * The platform's client with this service's policy (see {@link withResilience}): every verb
+     * (`get`, `post`, `put`, `patch`, `del`, `head`, `options`, `execute`) and every platform
+     * combinator works on it.
+     */
     readonly client: HttpClient.HttpClient.With<HttpFailure.HttpFailure, Scope.Scope>
     /**
      * Sends the request, retrying as the policy says. Succeeds with a 2xx response bound to the
-     * caller's scope: a body still unread when it closes is released then. `attemptTimeout`
-     * limits each attempt until the response headers arrive.
+     * caller's scope: a body still unread when it closes is released then (drained when small,
+     * aborted when large). Every discarded response was released before the next wait.
+     * `attemptTimeout` limits each attempt until the response headers arrive.
      */
     readonly execute: (
       request: HttpClientRequest.HttpClientRequest
@@ -112,10 +123,10 @@ export declare namespace ResilientHttpClient {
       options?: HttpClientRequest.Options.NoUrl
     ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure, Scope.Scope>
     /**
-     * GETs and decodes a JSON body with the schema within each attempt (the time limit covers
-     * the body): nothing is left to release. A body that breaks off is a `ConnectionError`
-     * (retried); invalid JSON, a schema mismatch or a body over `maxBodyBytes` is a
-     * `DecodeError` (never retried).
+     * GETs and decodes a JSON body with the schema within each attempt (the time limit covers the
+     * body): nothing is left for the caller to release. A body that breaks off is a
+     * `ConnectionError` (retried); invalid JSON, a schema mismatch or a body over `maxBodyBytes`
+     * is a `DecodeError` (never retried).
      */
     readonly getJson: <S extends Schema.Constraint>(
       url: string | URL,
@@ -126,8 +137,9 @@ export declare namespace ResilientHttpClient {
 }
 
 /**
- * Makes the service over the `HttpClient` in context. Plain options are validated (a bad one
- * fails with `InvalidRetryPolicy`); a validated `RetryPolicy` or a `Schedule` cannot fail.
+ * Makes the service over the `HttpClient` in context (undici, node http, fetch …). Plain
+ * options are validated: a bad one fails with `InvalidRetryPolicy`; a validated `RetryPolicy`
+ * or a `Schedule` cannot fail. Without a policy, the defaults of `RetryPolicy.Options` apply.
  *
  * @example
  * ```ts
@@ -155,7 +167,9 @@ export const make: {
 } = internal.make
 
 /**
- * The service as a layer over the `HttpClient` in context.
+ * The service as a layer over the `HttpClient` in context. Plain options are validated when
+ * the layer is built (a bad one fails it with `InvalidRetryPolicy`); a validated `RetryPolicy`
+ * or a `Schedule` cannot fail.
  *
  * @example
  * ```ts
@@ -163,9 +177,11 @@ export const make: {
  * import { FetchHttpClient } from "effect/http"
  * import { ResilientHttpClient, RetryPolicy } from "effect-http-resilience-effect4"
  *
- * const Live = ResilientHttpClient.layer({ maxAttempts: 3, backoff: RetryPolicy.linear("500 millis") }).pipe(
- *   Layer.provide(FetchHttpClient.layer)
- * )
+ * const Live = ResilientHttpClient.layer({
+ *   maxAttempts: 3,
+ *   backoff: RetryPolicy.linear("500 millis"),
+ *   maxDelay: "2 seconds"
+ * }).pipe(Layer.provide(FetchHttpClient.layer))
  * ```
  *
  * @since 0.1.0
@@ -181,11 +197,21 @@ export const layer: {
 /**
  * Makes any Effect 4 `HttpClient` resilient, the way `HttpClient.retryTransient` does, with this
  * library's rules: bounded retries of what is worth retrying (never a POST without an
- * `Idempotency-Key`, never a one-shot body), `Retry-After` honoured within `maxDelay`, an attempt
- * timeout and a total deadline, a retry budget per origin, every discarded response released
- * before the wait. Every verb and every platform combinator before or after it keeps working. A
- * non-2xx status becomes a typed `HttpFailure`; the final 2xx response is bound to the caller's
- * `Scope`. Plain options are validated when applied: a bad one throws `InvalidRetryPolicy`.
+ * `Idempotency-Key`, never a one-shot body), `Retry-After` honoured within `maxDelay`, an
+ * attempt timeout and a total deadline, a retry budget per origin, every discarded response
+ * released before the wait.
+ *
+ * Every verb (`get`, `post`, `put`, `patch`, `del`, `head`, `options`, `execute`) goes through
+ * it, and so do platform combinators applied before it (`mapRequest`, `followRedirects`,
+ * `tapRequest` …) or after it. A non-2xx status becomes a typed `HttpFailure` whose
+ * `giveUpReason` and `message` say why the call stopped; the final 2xx response is bound to the
+ * caller's `Scope`, which releases its body if left unread. Errors other than the platform's
+ * `HttpClientError` pass through untouched and are never retried. Applied inside every call,
+ * it shares its origin's budget, breaker and cool-down with every other client (see
+ * `ResilienceStore`).
+ *
+ * Plain options are validated when applied: a bad one throws `InvalidRetryPolicy` (validate
+ * first with `RetryPolicy.validate` to get it as a value).
  *
  * @example
  * ```ts
@@ -227,10 +253,11 @@ export const withResilience: {
 
 /**
  * A drop-in replacement for the `HttpClient` in context: code that does
- * `yield* HttpClient.HttpClient` (directly or through `HttpApiClient`) gets this library's
- * retries, waits, idempotency rules, time limits, budget and release by providing this one
- * layer, with its types unchanged: errors stay `HttpClientError` (their `description` says why
- * the call stopped), and a final response of any status is a response.
+ * `yield* HttpClient.HttpClient` (directly, through `HttpApiClient`, or a generated client)
+ * gets this library's retries, waits, `Retry-After` handling, idempotency rules, time limits,
+ * budget and release by providing this one layer, with its types unchanged: errors stay
+ * `HttpClientError` (their `description` says why the call stopped), and a final response of
+ * any status is a response, as the platform's client returns it.
  *
  * @example
  * ```ts
@@ -270,7 +297,9 @@ export const layerHttpClient: {
  * import type { ResilientHttpClient } from "effect-http-resilience-effect4"
  *
  * const describe = (decision: ResilientHttpClient.Decision): string =>
- *   decision._tag === "Retry" ? `retrying in ${Duration.format(decision.delay)}` : `stopped: ${decision.reason}`
+ *   decision._tag === "Retry"
+ *     ? `attempt ${decision.failure.attempt} failed; retrying in ${Duration.format(decision.delay)}`
+ *     : `stopped: ${decision.reason}`
  * ```
  *
  * @since 0.1.0
@@ -279,17 +308,27 @@ export const layerHttpClient: {
 export type Decision =
   | {
       readonly _tag: "Retry"
+      /** The failure of the attempt that is retried. */
       readonly failure: HttpFailure.HttpFailure
+      /** The wait before the next attempt. */
       readonly delay: Duration.Duration
+      /** Whether the wait is the policy's backoff or the server's `Retry-After` (an origin's cool-down included). */
       readonly source: RetryPolicy.DelaySource
+      /** Whether `maxDelay` cut the wait. */
       readonly capped: boolean
     }
-  | { readonly _tag: "GiveUp"; readonly failure: HttpFailure.HttpFailure; readonly reason: RetryPolicy.GiveUpReason }
+  | {
+      readonly _tag: "GiveUp"
+      /** The failure the call ends with, its `giveUpReason` set. */
+      readonly failure: HttpFailure.HttpFailure
+      readonly reason: RetryPolicy.GiveUpReason
+    }
 
 /**
- * Calls `observer` with every decision that calls made inside `self` take (Polly's `OnRetry`,
- * ky's and got's retry hooks). Observers nest. Each decision is also an event on the caller's
- * current span, and a debug log line.
+ * Calls `observer` with every decision that calls made inside `self` take, as Polly's
+ * `OnRetry` or ky's and got's retry hooks do, without reading logs. Observers nest: an inner
+ * one does not hide an outer one. Each decision is also an event (`retrying`, `giving up`) on
+ * the caller's current span, and a debug log line.
  *
  * @example
  * ```ts
@@ -297,9 +336,12 @@ export type Decision =
  * import { ResilientHttpClient } from "effect-http-resilience-effect4"
  *
  * declare const call: Effect.Effect<string>
+ *
  * const observed = call.pipe(
  *   ResilientHttpClient.observeDecisions((decision) =>
- *     decision._tag === "Retry" ? Effect.log(`retrying in ${Duration.format(decision.delay)}`) : Effect.log(decision.failure.message)
+ *     decision._tag === "Retry"
+ *       ? Effect.log(`retrying in ${Duration.format(decision.delay)}`)
+ *       : Effect.log(decision.failure.message)
  *   )
  * )
  * ```

@@ -1,6 +1,9 @@
+// @generated from templates/src/ResilientHttpClient.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * An HTTP client service that retries what is worth retrying, waits as the server asks,
- * releases every discarded response before waiting, and fails with a tagged `HttpFailure`.
+ * An HTTP client that retries what is worth retrying, waits as the server asks (within a cap),
+ * releases every discarded response before waiting, and fails with a tagged `HttpFailure` that
+ * says why it stopped: as a combinator for any Effect 3 `HttpClient`, a drop-in layer, and a
+ * service with `getJson`.
  *
  * @since 0.1.0
  */
@@ -22,17 +25,17 @@ import * as combinator from "./internal/withResilience.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
- * What decides the retries: a validated `RetryPolicy`, plain policy options (validated when
- * the client is made), or any `Schedule` over failures. A custom schedule decides when and how
+ * What decides the retries: a validated `RetryPolicy`, plain policy options (validated when the
+ * client is made), or any `Schedule` over failures. A custom schedule decides when and how
  * long, but still never retries a permanent status, a decode error, an invalid request, a
  * non-idempotent request or a one-shot body; a server's `Retry-After` still replaces its wait,
  * capped at the default `maxDelay` (see `RetryPolicy.withRetryAfter`); the default
- * `attemptTimeout`, `totalTimeout` and `maxBodyBytes` apply.
+ * `attemptTimeout`, `totalTimeout`, `maxBodyBytes` and retry budget apply.
  *
  * @example
  * ```ts
  * import { Schedule } from "effect"
- * import { ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
+ * import { type ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
  *
  * const policies: ReadonlyArray<ResilientHttpClient.PolicyInput> = [
  *   RetryPolicy.make({ maxAttempts: 5 }), // validated
@@ -50,7 +53,7 @@ export type PolicyInput =
   | Schedule.Schedule<unknown, HttpFailure.HttpFailure>
 
 /**
- * The service tag.
+ * The service.
  *
  * @example
  * ```ts
@@ -78,7 +81,7 @@ export class ResilientHttpClient extends Context.Tag("effect-http-resilience/Res
 >() {}
 
 /**
- * The types that belong to the {@link ResilientHttpClient} tag.
+ * The types that belong to the {@link ResilientHttpClient} service.
  *
  * @since 0.1.0
  * @category models
@@ -89,17 +92,11 @@ export declare namespace ResilientHttpClient {
    *
    * @example
    * ```ts
-   * import { HttpClient, HttpClientError } from "@effect/platform"
-   * import { Effect, Layer } from "effect"
-   * import { ResilientHttpClient } from "effect-http-resilience"
+   * import { Effect } from "effect"
+   * import type { ResilientHttpClient } from "effect-http-resilience"
    *
-   * // For tests of code that depends on the service: the real service over a transport that always fails.
-   * const refusing = HttpClient.make((request) =>
-   *   Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: "stub" }))
-   * )
-   * const StubLayer = ResilientHttpClient.layer({ maxAttempts: 1 }).pipe(
-   *   Layer.provide(Layer.succeed(HttpClient.HttpClient, refusing))
-   * )
+   * declare const http: ResilientHttpClient.ResilientHttpClient.Service
+   * const status = Effect.scoped(Effect.map(http.get("http://127.0.0.1:8080/api/status/200"), (r) => r.status))
    * ```
    *
    * @since 0.1.0
@@ -127,10 +124,10 @@ export declare namespace ResilientHttpClient {
       options?: HttpClientRequest.Options.NoBody
     ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure, Scope.Scope>
     /**
-     * GETs and decodes a JSON body with the schema, reading the body within the attempt, so
-     * nothing is left for the caller to release. A body that breaks
-     * off is a `ConnectionError` (retried); invalid JSON or a schema mismatch is a
-     * `DecodeError` (never retried). `attemptTimeout` limits each attempt, body included.
+     * GETs and decodes a JSON body with the schema within each attempt (the time limit covers the
+     * body): nothing is left for the caller to release. A body that breaks off is a
+     * `ConnectionError` (retried); invalid JSON, a schema mismatch or a body over `maxBodyBytes`
+     * is a `DecodeError` (never retried).
      */
     readonly getJson: <A, I, R>(
       url: string | URL,
@@ -147,8 +144,8 @@ export declare namespace ResilientHttpClient {
  *
  * @example
  * ```ts
- * import { FetchHttpClient } from "@effect/platform"
  * import { Effect } from "effect"
+ * import { FetchHttpClient } from "@effect/platform"
  * import { ResilientHttpClient } from "effect-http-resilience"
  *
  * const program = Effect.gen(function* () {
@@ -177,8 +174,8 @@ export const make: {
  *
  * @example
  * ```ts
- * import { FetchHttpClient } from "@effect/platform"
  * import { Layer } from "effect"
+ * import { FetchHttpClient } from "@effect/platform"
  * import { ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
  *
  * const Live = ResilientHttpClient.layer({
@@ -199,26 +196,29 @@ export const layer: {
 } = internal.layer
 
 /**
- * Makes any platform client resilient, the way `HttpClient.retryTransient` does, with this
+ * Makes any Effect 3 `HttpClient` resilient, the way `HttpClient.retryTransient` does, with this
  * library's rules: bounded retries of what is worth retrying (never a POST without an
  * `Idempotency-Key`, never a one-shot body), `Retry-After` honoured within `maxDelay`, an
- * attempt timeout and a total deadline, every discarded response released before the wait.
+ * attempt timeout and a total deadline, a retry budget per origin, every discarded response
+ * released before the wait.
  *
  * Every verb (`get`, `post`, `put`, `patch`, `del`, `head`, `options`, `execute`) goes through
  * it, and so do platform combinators applied before it (`mapRequest`, `followRedirects`,
  * `tapRequest` …) or after it. A non-2xx status becomes a typed `HttpFailure` whose
  * `giveUpReason` and `message` say why the call stopped; the final 2xx response is bound to the
  * caller's `Scope`, which releases its body if left unread. Errors other than the platform's
- * `HttpClientError` pass through untouched and are never retried.
+ * `HttpClientError` pass through untouched and are never retried. Applied inside every call,
+ * it shares its origin's budget, breaker and cool-down with every other client (see
+ * `ResilienceStore`).
  *
  * Plain options are validated when applied: a bad one throws `InvalidRetryPolicy` (validate
  * first with `RetryPolicy.validate` to get it as a value).
  *
  * @example
  * ```ts
- * import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { Effect } from "effect"
+ * import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
  * import { ResilientHttpClient } from "effect-http-resilience"
  *
  * const program = Effect.gen(function* () {
@@ -255,16 +255,16 @@ export const withResilience: {
 /**
  * A drop-in replacement for the `HttpClient` in context: code that does
  * `yield* HttpClient.HttpClient` (directly, through `HttpApiClient`, or a generated client)
- * gets this library's retries, waits, `Retry-After` handling, idempotency rules, time limits
- * and release by providing this one layer, with its types unchanged: errors stay
+ * gets this library's retries, waits, `Retry-After` handling, idempotency rules, time limits,
+ * budget and release by providing this one layer, with its types unchanged: errors stay
  * `HttpClientError` (their `description` says why the call stopped), and a final response of
  * any status is a response, as the platform's client returns it.
  *
  * @example
  * ```ts
- * import { HttpClient } from "@effect/platform"
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { Effect, Layer } from "effect"
+ * import { HttpClient } from "@effect/platform"
  * import { ResilientHttpClient } from "effect-http-resilience"
  *
  * // Existing code, unchanged.
@@ -274,9 +274,7 @@ export const withResilience: {
  *   return response.status
  * })
  *
- * const Resilient = ResilientHttpClient.layerHttpClient({ maxAttempts: 4 }).pipe(
- *   Layer.provide(NodeHttpClient.layerUndici)
- * )
+ * const Resilient = ResilientHttpClient.layerHttpClient({ maxAttempts: 4 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
  * program.pipe(Effect.provide(Resilient))
  * ```
  *
@@ -315,7 +313,7 @@ export type Decision =
       readonly failure: HttpFailure.HttpFailure
       /** The wait before the next attempt. */
       readonly delay: Duration.Duration
-      /** Whether the wait is the policy's backoff or the server's `Retry-After`. */
+      /** Whether the wait is the policy's backoff or the server's `Retry-After` (an origin's cool-down included). */
       readonly source: RetryPolicy.DelaySource
       /** Whether `maxDelay` cut the wait. */
       readonly capped: boolean

@@ -71,7 +71,7 @@ const jsdocRuns: Record<
   { readonly target: DocExamples.Target; readonly check: Check } | { readonly notRun: string }
 > = {
   "packages/resilience-effect4/src/ResilientHttpClient.ts#ResilientHttpClient": {
-    target: { _tag: "Binding", name: "program" },
+    target: { _tag: "LastStatement" },
     check: ({ value }) => expect(value).toEqual({ id: 1, title: "Todo 1" })
   },
   "packages/resilience-effect4/src/ResilientHttpClient.ts#ResilientHttpClient.Service": {

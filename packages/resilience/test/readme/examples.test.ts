@@ -127,6 +127,9 @@ const jsdocRuns: Record<
     target: { _tag: "LastStatement" },
     check: ({ value }) => expect(value).toEqual({ id: 1, title: "Todo 1" })
   },
+  "packages/resilience/src/ResilientHttpClient.ts#ResilientHttpClient.Service": {
+    notRun: "a fragment that shows the service's types: its `http` is declared, not built"
+  },
   "packages/resilience/src/ResilientHttpClient.ts#make": {
     target: { _tag: "Binding", name: "program" },
     check: ({ value }) => expect(value).toBe(200)
