@@ -1,0 +1,94 @@
+// @generated from templates/test/slow/manyOrigins.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+/**
+ * Memory stays bounded for a client that calls many hosts (issue #16): after 100,000 calls to
+ * 100,000 distinct failing origins, with the retry budget on and a `consecutive` breaker (every
+ * origin left open), and then the idle time, the heap held over the baseline is under 20 MiB,
+ * with the client still in use. The origin metric label is capped at 1000 distinct origins.
+ * Through a scripted client (no sockets); the idle hour passes on a clock moved by hand.
+ */
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Metric } from "effect"
+import { HttpClient } from "effect/http"
+import { TestClock } from "effect/testing"
+import { CircuitBreaker, ResilientHttpClient, RetryPolicy, Testing } from "../../src/index.js"
+
+const calls = 100_000
+const mib = 1024 * 1024
+
+// --expose-gc, turned on here: a new context then sees `gc`.
+setFlagsFromString("--expose-gc")
+const gc: () => void = runInNewContext("gc")
+
+const passes = (minutes: number) => TestClock.adjust(`${minutes} minutes`)
+const test = it.effect
+const onClock = <A, E>(effect: Effect.Effect<A, E>) => effect
+
+const heapAfterGc = (): number => {
+  gc()
+  gc()
+  return process.memoryUsage().heapUsed
+}
+
+describe("100,000 distinct failing origins", () => {
+  test("leave under 20 MiB held over the baseline once idle, and at most 1000 origin labels", () =>
+    onClock(
+      Effect.gen(function* () {
+        // Scripted clients in turn, 20 calls each: one records every request it is sent, and copies
+        // the record each time, so a single one would grow with the test.
+        let scripted = yield* Testing.scriptedHttpClient([{ status: 503 }])
+        let requests = 0
+        // Each turn also lets the test runner's messages through (its calls time out otherwise).
+        const nextScript = Effect.gen(function* () {
+          requests += (yield* scripted.requests).length
+          scripted = yield* Testing.scriptedHttpClient([{ status: 503 }])
+          yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+        })
+        const transport = HttpClient.make((request) => Effect.suspend(() => scripted.client.execute(request)))
+        // No time limits: on the TestClock each would leave a sleep behind for the whole run.
+        const client = ResilientHttpClient.withResilience(transport, {
+          maxAttempts: 2,
+          backoff: RetryPolicy.constant(0),
+          jitter: "none",
+          attemptTimeout: "infinity",
+          totalTimeout: "infinity",
+          circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(2) }
+        })
+        const call = (origin: string) => Effect.scoped(Effect.flip(client.get(`http://${origin}.test/items`)))
+
+        yield* call("warm-up")
+        yield* nextScript
+        const baseline = heapAfterGc()
+        for (let i = 0; i < calls; i++) {
+          const failure = yield* call(`origin-${i}`)
+          expect(failure.giveUpReason).toBe("attempts-exhausted")
+          if (i % 20 === 19) yield* nextScript
+        }
+        yield* nextScript
+        // Each call: the first attempt, and the retry the budget's floor allowed; then open.
+        expect(requests).toBe(2 * (calls + 1))
+        const busy = heapAfterGc() - baseline
+
+        // An hour after the breaks ended; a new origin makes each table look for idle entries.
+        yield* passes(61)
+        yield* call("after-idle")
+        const held = heapAfterGc() - baseline
+        console.log(
+          `Effect 4: held over the baseline after ${calls} origins: ${(busy / mib).toFixed(1)} MiB; ` +
+            `once idle: ${(held / mib).toFixed(1)} MiB`
+        )
+        expect(held).toBeLessThan(20 * mib)
+
+        const addresses = new Set<string>()
+        for (const snapshot of yield* Metric.snapshot) {
+          const address = snapshot.attributes?.["server.address"]
+          if (snapshot.id.startsWith("http.client.resilience.") && address !== undefined) addresses.add(address)
+        }
+        expect(addresses.has("_OTHER")).toBe(true)
+        expect(addresses.size).toBe(1001)
+        // The client is still in use: its state was forgotten, not dropped with it.
+        expect((yield* call("origin-0")).giveUpReason).toBe("attempts-exhausted")
+      })
+    ))
+})

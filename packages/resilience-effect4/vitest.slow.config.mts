@@ -1,0 +1,15 @@
+// `pnpm test:slow` runs this too (scripts/test-slow.sh, under Node 22): the heap check of 100,000
+// origins, in a process of its own (it turns on --expose-gc itself, as on Effect 3). Not in
+// vitest.config.mts, so `pnpm test` leaves it out.
+import { defineConfig } from "vitest/config"
+import { sharedTestOptions } from "../../vitest.shared.js"
+
+export default defineConfig({
+  test: {
+    ...sharedTestOptions,
+    name: "slow-resilience-effect4",
+    include: ["test/slow/**/*.test.ts"],
+    pool: "forks",
+    testTimeout: 1_800_000
+  }
+})
