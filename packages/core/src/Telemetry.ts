@@ -54,6 +54,35 @@ export interface MetricSpec {
   readonly description: string
 }
 
+const knownMethods: ReadonlySet<string> = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "DELETE",
+  "CONNECT",
+  "OPTIONS",
+  "TRACE",
+  "PATCH"
+])
+
+/**
+ * A method as the `http.request.method` attribute: the standard methods as they are, any other
+ * as `_OTHER` (OpenTelemetry's rule), so that made-up methods cannot grow the metric series.
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * Telemetry.methodAttribute("GET") // "GET"
+ * Telemetry.methodAttribute("PURGE") // "_OTHER"
+ * ```
+ *
+ * @since 0.2.0
+ * @category attributes
+ */
+export const methodAttribute = (method: string): string => (knownMethods.has(method) ? method : "_OTHER")
+
 /**
  * The metrics: counters but `circuitBreakerState`, a gauge with one series per state (1 for the
  * current one, 0 for the others: OpenTelemetry's `hw.status` pattern).

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest"
 import {
   cappedOriginAttributes,
   maxOriginLabelValues,
+  methodAttribute,
   originAttributes,
   overflowAttributes,
   overflowValue
@@ -34,5 +35,15 @@ describe("origin attributes with a cap on distinct origins", () => {
     expect(labels.size()).toBe(1000)
     expect(distinct.size).toBe(1001) // 1000 origins and the overflow
     expect(made).toBe(1001)
+  })
+})
+
+describe("methodAttribute", () => {
+  it("keeps the standard methods and folds any other into _OTHER, as OpenTelemetry does", () => {
+    for (const method of ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]) {
+      expect(methodAttribute(method)).toBe(method)
+    }
+    expect(methodAttribute("PURGE")).toBe("_OTHER")
+    expect(methodAttribute("get")).toBe("_OTHER")
   })
 })

@@ -1,7 +1,6 @@
 import * as CallMachine from "@effect-http-resilience/core/CallMachine"
 import * as RetryBudgetCore from "@effect-http-resilience/core/RetryBudget"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
-import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -16,6 +15,7 @@ import * as decisions from "./decisions.js"
 import * as overload from "./overload.js"
 import * as ResilienceStore from "../ResilienceStore.js"
 import * as resilienceStore from "./resilienceStore.js"
+import { monotonicMillis } from "./retryBudgetService.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import { drain } from "./responseBody.js"
 import { serverDelayMillis } from "./retryPolicy.js"
@@ -133,9 +133,6 @@ const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => P
 const isOtherError = <E>(
   error: E | HttpFailure.HttpFailure | CircuitBreaker.CircuitOpen
 ): error is Exclude<E, HttpFailure.HttpFailure> => !isCircuitOpen(error) && !HttpFailure.isHttpFailure(error)
-
-// Durations on the monotonic clock: a wall clock stepped by an hour changes no decision.
-const monotonicMillis = (clock: Clock.Clock): number => Number(clock.monotonicTimeNanosUnsafe() / 1_000_000n)
 
 const coolDownOf = (failure: HttpFailure.HttpFailure): number =>
   failure._tag === "TransientStatus" ? CallMachine.coolDownAsked(failure.status, serverDelayMillis(failure)) : 0

@@ -1,5 +1,6 @@
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { ByAuthority } from "@effect-http-resilience/core/Origin"
+import { methodAttribute } from "@effect-http-resilience/core/Telemetry"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
@@ -105,7 +106,7 @@ const origins = new ByAuthority((key) => {
 })
 
 /** @internal */
-export const originFor = (url: string, method: string): Origin => origins.get(url)(method)
+export const originFor = (url: string, method: string): Origin => origins.get(url)(methodAttribute(method))
 
 /**
  * What an attempt tells the breaker (the core's rule, in Effect 4's `Outcome`): anything but an

@@ -10,9 +10,6 @@ import * as retryBudgetService from "./retryBudgetService.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
 
-// Durations on the monotonic clock: a wall clock stepped by an hour changes no cool-down.
-const monotonicMillis = (clock: Clock.Clock): number => Number(clock.monotonicTimeNanosUnsafe() / 1_000_000n)
-
 // A callback's identity is part of a breaker's settings: two clients with different observers
 // do not share a breaker, so neither misses its own state changes.
 const callbackIds = new WeakMap<object, number>()
@@ -70,9 +67,11 @@ export const makeMemory = (): Service => {
         )
       }),
     coolDown: (origin, millis) =>
-      Effect.clockWith((clock) => Effect.sync(() => coolDowns.start(origin, millis, monotonicMillis(clock)))),
+      Effect.clockWith((clock) =>
+        Effect.sync(() => coolDowns.start(origin, millis, retryBudgetService.monotonicMillis(clock)))
+      ),
     coolDownLeft: (origin) =>
-      Effect.clockWith((clock) => Effect.sync(() => coolDowns.left(origin, monotonicMillis(clock))))
+      Effect.clockWith((clock) => Effect.sync(() => coolDowns.left(origin, retryBudgetService.monotonicMillis(clock))))
   }
 }
 

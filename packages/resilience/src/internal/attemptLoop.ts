@@ -1,7 +1,6 @@
 import * as CallMachine from "@effect-http-resilience/core/CallMachine"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
@@ -16,6 +15,7 @@ import * as metrics from "./metrics.js"
 import * as overload from "./overload.js"
 import * as ResilienceStore from "../ResilienceStore.js"
 import * as resilienceStore from "./resilienceStore.js"
+import { monotonicMillis } from "./retryBudgetService.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import { drain } from "./responseBody.js"
 
@@ -135,9 +135,6 @@ const retryDecisionOf = (
     ...RetrySchedule.inferSource(server, waitMillis)
   }
 }
-
-// Durations on the monotonic clock: a wall clock stepped by an hour changes no decision.
-const monotonicMillis = (clock: Clock.Clock): number => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
 
 const scheduleAnswer = (
   out: unknown,

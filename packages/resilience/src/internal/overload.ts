@@ -14,6 +14,7 @@ import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as metrics from "./metrics.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import { ByAuthority } from "@effect-http-resilience/core/Origin"
+import { methodAttribute } from "@effect-http-resilience/core/Telemetry"
 import * as retryBudgetService from "./retryBudgetService.js"
 
 /**
@@ -82,7 +83,8 @@ const makeOrigin = (key: string): Origin => {
   const byReason = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
   return {
     key,
-    labels: (method) => {
+    labels: (requestMethod) => {
+      const method = methodAttribute(requestMethod)
       let labels = byMethod.get(method)
       if (labels === undefined) {
         labels = [...base, MetricLabel.make(metrics.attribute.requestMethod, method)]
@@ -90,7 +92,8 @@ const makeOrigin = (key: string): Origin => {
       }
       return labels
     },
-    giveUpLabels: (method, reason) => {
+    giveUpLabels: (requestMethod, reason) => {
+      const method = methodAttribute(requestMethod)
       const key = `${method} ${reason}`
       let labels = byReason.get(key)
       if (labels === undefined) {

@@ -7,7 +7,6 @@ import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Layer from "effect/Layer"
-import * as Ref from "effect/Ref"
 import type * as Testing from "../Testing.js"
 
 const answer = (
@@ -29,24 +28,28 @@ const answer = (
 
 /** @internal */
 export const scriptedHttpClient = (script: Testing.Script): Effect.Effect<Testing.ScriptedHttpClient> =>
-  Effect.map(Ref.make<ReadonlyArray<Testing.ScriptedRequest>>([]), (sent) => {
+  Effect.sync(() => {
+    // Appended in place, copied when read: a copy per request made long scripts quadratic.
+    const sent: Array<Testing.ScriptedRequest> = []
     const client = HttpClient.make((request, url) =>
       Clock.currentTimeMillis.pipe(
-        Effect.flatMap((sentAtMillis) =>
-          Ref.modify(sent, (requests) => {
-            const seen: Testing.ScriptedRequest = {
-              attempt: requests.length + 1,
-              method: request.method,
-              url: url.toString(),
-              headers: { ...request.headers },
-              sentAtMillis
-            }
-            return [seen, [...requests, seen]]
-          })
-        ),
-        Effect.flatMap((seen) => Effect.sync(() => ScriptedTransport.stepFor(script, seen))),
+        Effect.map((sentAtMillis) => {
+          const seen: Testing.ScriptedRequest = {
+            attempt: sent.length + 1,
+            method: request.method,
+            url: url.toString(),
+            headers: { ...request.headers },
+            sentAtMillis
+          }
+          sent.push(seen)
+          return ScriptedTransport.stepFor(script, seen)
+        }),
         Effect.flatMap((step) => answer(request, step))
       )
     )
-    return { client, layer: Layer.succeed(HttpClient.HttpClient, client), requests: Ref.get(sent) }
+    return {
+      client,
+      layer: Layer.succeed(HttpClient.HttpClient, client),
+      requests: Effect.sync((): ReadonlyArray<Testing.ScriptedRequest> => sent.slice())
+    }
   })
