@@ -36,22 +36,23 @@ const perCall = (client: HttpClient.HttpClient, options: RetryPolicy.Options) =>
   )
 
 describe("ResilienceStore: one budget and breaker per origin, however often the client is built", () => {
-  it.effect(
-    "a client built per call holds a lasting outage to the shared budget: 1,500 calls, at most 1.2 requests each",
-    () =>
-      Effect.gen(function* () {
-        const scripted = ScriptedHttpClient.make([{ status: 503 }])
-        const calls = 1_500
-        // No backoff, so no waits: the calls run back to back at time 0, within the budget's ttl.
-        yield* Effect.forEach(Array.from({ length: calls }), () =>
-          Effect.flip(Effect.scoped(perCall(scripted.client, fast)))
-        )
-        const retries = scripted.exchanges.length - calls
-        // The default budget: a floor of 100 retries (10/s over 10 s) plus a tenth of the calls.
-        expect(retries).toBeGreaterThanOrEqual(calls / 10 + 98)
-        expect(retries).toBeLessThanOrEqual(calls / 10 + 101)
-        expect(scripted.exchanges.length / calls).toBeLessThanOrEqual(1.2)
-      })
+  it.effect("a client built per call holds a lasting outage to one shared budget: at most 1.2 requests a call", () =>
+    Effect.gen(function* () {
+      const scripted = ScriptedHttpClient.make([{ status: 503 }])
+      const calls = 300
+      // A floor of 10 retries (1/s over the 10 s ttl), so that a few hundred calls show the ratio;
+      // the default floor of 100 gives the same 1.2 from 1,000 calls on (bench:profile measures it).
+      const options = { ...fast, retryBudget: { minPerSecond: 1 } }
+      // No backoff, so no waits: the calls run back to back at time 0, within the budget's ttl.
+      yield* Effect.forEach(Array.from({ length: calls }), () =>
+        Effect.flip(Effect.scoped(perCall(scripted.client, options)))
+      )
+      const retries = scripted.exchanges.length - calls
+      // The floor plus a tenth of the calls, once for all: a budget per client would allow 2 per call.
+      expect(retries).toBeGreaterThanOrEqual(calls / 10 + 8)
+      expect(retries).toBeLessThanOrEqual(calls / 10 + 11)
+      expect(scripted.exchanges.length / calls).toBeLessThanOrEqual(1.2)
+    })
   )
 
   it.effect("clients built per call share a breaker: the one that trips it stops the next, unsent", () =>
