@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
 import { describeFailure } from "@effect-http-resilience/core/FailureMessage"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as Data from "effect/Data"
@@ -42,13 +43,7 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * @since 0.1.0
  * @category models
  */
-export type ConnectionFailureReason =
-  | "Transport"
-  | "Timeout"
-  | "InvalidRequest"
-  | "Unrecoverable"
-  | "CircuitOpen"
-  | "CoolingDown"
+export type ConnectionFailureReason = FailureMessage.ConnectionFailureReason
 
 /**
  * No HTTP response at all.
