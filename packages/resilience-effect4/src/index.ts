@@ -58,7 +58,8 @@ export * as ResilientHttpClient from "./ResilientHttpClient.js"
 
 /**
  * Where overload state lives: per origin, the retry budget, the circuit breaker and the
- * `Retry-After` cool-down. One in-memory store per process unless a layer provides another.
+ * `Retry-After` cool-down. One in-memory store per `Clock` (per process in production) unless a
+ * layer provides another.
  *
  * @example
  * ```ts

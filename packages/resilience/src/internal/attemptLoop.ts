@@ -16,6 +16,7 @@ import * as overload from "./overload.js"
 import * as ResilienceStore from "../ResilienceStore.js"
 import * as resilienceStore from "./resilienceStore.js"
 import { monotonicMillis } from "./retryBudgetService.js"
+import { serverDelayMillis } from "./retryPolicy.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import { drain } from "./responseBody.js"
 
@@ -124,15 +125,11 @@ const retryDecisionOf = (
   if (isRetryDecision(out) && out._tag === "Retry") {
     return { _tag: "Retry", failure, delay: out.delay, source: out.source, capped: out.capped }
   }
-  const server =
-    failure._tag === "TransientStatus" && failure.retryAfter._tag === "Some"
-      ? Duration.toMillis(failure.retryAfter.value)
-      : undefined
   return {
     _tag: "Retry",
     failure,
     delay: Duration.millis(waitMillis),
-    ...RetrySchedule.inferSource(server, waitMillis)
+    ...RetrySchedule.inferSource(serverDelayMillis(failure), waitMillis)
   }
 }
 
@@ -146,9 +143,7 @@ const scheduleAnswer = (
     : { _tag: "Delay", millis: ScheduleIntervals.start(decision.intervals) - now }
 
 const coolDownOf = (failure: HttpFailure.HttpFailure): number =>
-  failure._tag === "TransientStatus" && failure.retryAfter._tag === "Some"
-    ? CallMachine.coolDownAsked(failure.status, Duration.toMillis(failure.retryAfter.value))
-    : 0
+  failure._tag === "TransientStatus" ? CallMachine.coolDownAsked(failure.status, serverDelayMillis(failure)) : 0
 
 /**
  * The attempt loop, the pipeline's retry stage: total deadline -> retry (schedule, cool-down,
@@ -237,7 +232,7 @@ export const run = <A, E, R, E2, R2>(
         if (syncBudget === undefined) return budget.onSuccess(origin.key, retriedAfter)
         return Effect.clockWith((clock) =>
           Effect.sync(() => {
-            const now = clock.unsafeCurrentTimeMillis()
+            const now = monotonicMillis(clock)
             syncBudget.stateFor(origin.key, now).onSuccess(now, retriedAfter)
           })
         )
@@ -251,7 +246,7 @@ export const run = <A, E, R, E2, R2>(
           return Effect.zipRight(budget.onFailure(origin.key, kind), budget.tryRetry(origin.key, kind))
         }
         return Effect.clockWith((clock) => {
-          const now = clock.unsafeCurrentTimeMillis()
+          const now = monotonicMillis(clock)
           const state = syncBudget.stateFor(origin.key, now)
           state.onFailure(now, kind)
           if (state.tryRetry(now, kind)) return Effect.succeed(true)

@@ -9,6 +9,7 @@ import { globalValue } from "effect/GlobalValue"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as ResilientHttpClient from "../ResilientHttpClient.js"
+import { serverDelayMillis } from "./retryPolicy.js"
 
 /** @internal */
 export type Decision = ResilientHttpClient.Decision
@@ -46,9 +47,7 @@ export const observeDecisions = dual<
 const eventOf = (decision: Decision) =>
   Telemetry.decisionEvent(
     decision._tag === "Retry" ? { ...decision, waitMillis: Duration.toMillis(decision.delay) } : decision,
-    decision.failure._tag === "TransientStatus"
-      ? Option.getOrUndefined(Option.map(decision.failure.retryAfter, Duration.toMillis))
-      : undefined
+    serverDelayMillis(decision.failure)
   )
 
 /**

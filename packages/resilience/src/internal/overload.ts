@@ -4,7 +4,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as MetricLabel from "effect/MetricLabel"
-import * as Option from "effect/Option"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryBudget from "../RetryBudget.js"
@@ -13,6 +12,7 @@ import type * as ResilienceStore from "../ResilienceStore.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as metrics from "./metrics.js"
 import type { ResolvedPolicy } from "./policyInput.js"
+import { serverDelayMillis } from "./retryPolicy.js"
 import { ByAuthority } from "@effect-http-resilience/core/Origin"
 import { methodAttribute } from "@effect-http-resilience/core/Telemetry"
 import * as retryBudgetService from "./retryBudgetService.js"
@@ -134,11 +134,7 @@ export const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreake
   if (Exit.isSuccess(exit)) return circuitBreakerService.success
   const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
   if (!HttpFailure.isHttpFailure(failure)) return circuitBreakerService.ignored
-  const retryAfterMillis =
-    failure._tag === "TransientStatus" && Option.isSome(failure.retryAfter)
-      ? Duration.toMillis(failure.retryAfter.value)
-      : undefined
-  const outcome = CircuitBreakerCore.outcomeOfFailure(failure, retryAfterMillis)
+  const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
   if (outcome._tag !== "Failure") return outcome
   return outcome.retryAfterMillis === undefined
     ? circuitBreakerService.failure()

@@ -14,11 +14,6 @@ export interface RetryAfterOptions {
   readonly whenRetryAfterExceedsMaxDelay?: RetryPolicy.OverCapMode | undefined
 }
 
-const serverDelayMillis = (failure: HttpFailure.HttpFailure): number | undefined =>
-  failure._tag === "TransientStatus" && failure.retryAfter._tag === "Some"
-    ? Duration.toMillis(failure.retryAfter.value)
-    : undefined
-
 /**
  * Wraps the schedule: its wait, replaced by the server's delay and capped (the core's rule); a
  * server's delay over the cap under "give-up" ends the schedule with its last output.
@@ -53,7 +48,7 @@ export const withRetryAfter = dual<
     // The rule is the shared core's: the server's delay replaces the wait, capped; over the cap
     // under "give-up", no wait at all (the schedule stops).
     const waitMillis = (failure: HttpFailure.HttpFailure, delayMillis: number) =>
-      RetrySchedule.withServerDelay(delayMillis, serverDelayMillis(failure), cap)
+      RetrySchedule.withServerDelay(delayMillis, retryPolicy.serverDelayMillis(failure), cap)
     return Schedule.intersect(self, Schedule.identity<HttpFailure.HttpFailure>()).pipe(
       Schedule.whileInput((failure: HttpFailure.HttpFailure) => waitMillis(failure, 0) !== undefined),
       Schedule.modifyDelay(([, failure], delay) =>

@@ -110,7 +110,8 @@ export const nonRetryableReason = (
   policy: Pick<RetryPolicy.RetryPolicy, "isTransientStatus" | "retryNonIdempotent">
 ): RetryPolicy.GiveUpReason | undefined => RetrySchedule.refusal(failure, policy)
 
-const serverDelayMillis = (failure: HttpFailure.HttpFailure): number | undefined =>
+/** The server's delay on a transient status, in milliseconds, if it gave one. @internal */
+export const serverDelayMillis = (failure: HttpFailure.HttpFailure): number | undefined =>
   failure._tag === "TransientStatus" && Option.isSome(failure.retryAfter)
     ? Duration.toMillis(failure.retryAfter.value)
     : undefined
