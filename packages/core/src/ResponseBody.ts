@@ -78,8 +78,8 @@ export const declaredLength = (headers: HeaderRecord): number | undefined => {
 
 /**
  * How to release a body nobody will read: nothing to do (empty), abort it (declared larger
- * than {@link drainMaxBytes}), read it whole (a declared length within it), or read at most
- * {@link drainMaxBytes} of it (length unknown).
+ * than {@link drainMaxBytes}), or read at most {@link drainMaxBytes} of it. A declared length
+ * within the limit is not trusted to bound it: it counts encoded bytes, and fetch decodes.
  *
  * @example
  * ```ts
@@ -87,17 +87,17 @@ export const declaredLength = (headers: HeaderRecord): number | undefined => {
  *
  * ResponseBody.releasePlan({ "content-length": "0" }) // "nothing"
  * ResponseBody.releasePlan({ "content-length": "1000000" }) // "abort"
+ * ResponseBody.releasePlan({ "content-length": "10" }) // "read-at-most"
  * ResponseBody.releasePlan({}) // "read-at-most"
  * ```
  *
  * @since 0.1.0
  * @category reading
  */
-export const releasePlan = (headers: HeaderRecord): "nothing" | "abort" | "read-whole" | "read-at-most" => {
+export const releasePlan = (headers: HeaderRecord): "nothing" | "abort" | "read-at-most" => {
   const length = declaredLength(headers)
   if (length === 0) return "nothing"
-  if (length === undefined) return "read-at-most"
-  return length > drainMaxBytes ? "abort" : "read-whole"
+  return length !== undefined && length > drainMaxBytes ? "abort" : "read-at-most"
 }
 
 /**

@@ -108,7 +108,7 @@ export * as Origin from "./Origin.js"
  * ```ts
  * import { ResponseBody } from "@effect-http-resilience/core"
  *
- * ResponseBody.releasePlan({ "content-length": "10" }) // "read-whole"
+ * ResponseBody.releasePlan({ "content-length": "10" }) // "read-at-most"
  * ```
  *
  * @since 0.1.0

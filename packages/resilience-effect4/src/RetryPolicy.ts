@@ -220,8 +220,9 @@ export interface Options {
    */
   readonly totalTimeout?: Duration.Input | "infinity" | undefined
   /**
-   * The largest body `getJson` reads: a body that declares or turns out to be larger is a
-   * `DecodeError` whose cause is `BodyTooLarge`, never retried, and is not read on. [16 MiB]
+   * The largest body `getJson` reads, in decoded bytes (a gzip body is counted inflated): a body
+   * that declares or turns out to be larger is a `DecodeError` whose cause is `BodyTooLarge`,
+   * never retried, and is not read on. [16 MiB]
    */
   readonly maxBodyBytes?: number | undefined
   /**

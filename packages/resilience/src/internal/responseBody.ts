@@ -54,9 +54,6 @@ export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.E
       return Effect.void
     case "abort":
       return abortBody(response)
-    case "read-whole":
-      // A declared length bounds the body: read it whole, without a stream around it.
-      return Effect.ignore(withinReadTime(response.arrayBuffer))
     case "read-at-most":
       return Effect.asVoid(readAtMost(response, Body.drainMaxBytes))
   }
@@ -71,8 +68,8 @@ export const readSnippet = (response: HttpClientResponse.HttpClientResponse): Ef
   Effect.map(readAtMost(response, Body.snippetMaxBytes), Body.snippet)
 
 /**
- * The whole body as text, read no further than `maxBytes`: a body that declares or turns out
- * to be larger fails with `BodyTooLarge` and is aborted, not read on. A body that breaks off
+ * The whole body as text, read no further than `maxBytes` decoded bytes: a body that declares
+ * or turns out to be larger fails with `BodyTooLarge` and is aborted, not read on. A body that breaks off
  * fails with the transport's error.
  *
  * @internal
@@ -88,8 +85,8 @@ export const readTextAtMost = (
       Effect.fail(new HttpFailure.BodyTooLarge({ limit: maxBytes, seen: length, declared: true }))
     )
   }
-  // A declared length within the limit bounds the body: the transport enforces it.
-  if (length !== undefined) return response.text
+  // A declared length within the limit bounds nothing: it counts encoded bytes, and fetch
+  // decodes gzip and brotli (a bomb). The limit counts what the transport hands over.
   return Effect.flatMap(collectAtMost(response, maxBytes), (collected) =>
     collected.size > maxBytes
       ? Effect.fail(new HttpFailure.BodyTooLarge({ limit: maxBytes, seen: collected.size, declared: false }))
