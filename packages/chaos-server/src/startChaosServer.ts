@@ -116,7 +116,9 @@ export interface Stats {
 }
 
 /**
- * The port could not be bound (taken, or not allowed). `cause` is node's error.
+ * The port could not be bound (taken, or not allowed). The message says where and why, e.g.
+ * `chaos server could not listen on 127.0.0.1:8080: address already in use (EADDRINUSE)`; `code` is node's
+ * error code and `cause` node's error.
  *
  * @example
  * ```ts
@@ -124,7 +126,7 @@ export interface Stats {
  *
  * const first = await startChaosServer()
  * const second = await startChaosServer({ port: first.port }).catch((error: unknown) => error)
- * console.log(second instanceof ServeError) // true: the port is taken
+ * if (second instanceof ServeError) console.log(second.code, second.message) // EADDRINUSE chaos server could not ...
  * ```
  *
  * @since 0.2.0
@@ -133,14 +135,15 @@ export interface Stats {
 export class ServeError extends Error {
   /** The tag Effect's `catchTag` matches, the same in both Effect lines. */
   readonly _tag = "ServeError"
+  /** Node's error code (`"EADDRINUSE"`, `"EACCES"`, ...), when it gave one. */
+  readonly code: string | undefined
   constructor(
     readonly port: number,
     override readonly cause: unknown
   ) {
-    super(
-      `the chaos server could not listen on ${Server.host}:${port}: ${cause instanceof Error ? cause.message : String(cause)}`
-    )
+    super(`chaos server could not listen on ${Server.host}:${port}: ${Server.describeListenFailure(cause)}`)
     this.name = "ServeError"
+    this.code = Server.errorCode(cause)
   }
 }
 

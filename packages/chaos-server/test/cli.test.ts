@@ -6,6 +6,7 @@ import * as ChildProcess from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { parseArguments } from "./support/cli.js"
 import { request } from "./support/client.js"
+import { addressInUse, occupiedPort } from "./support/ports.js"
 
 const packageDirectory = fileURLToPath(new URL("..", import.meta.url))
 
@@ -100,6 +101,16 @@ describe.concurrent("bin.ts", () => {
       expect(finished.code).toBe(0)
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     })
+  )
+
+  it.live("prints why and exits 1 when the port is in use", () =>
+    Effect.gen(function* () {
+      const port = yield* occupiedPort
+      const finished = yield* runCli(["--port", String(port)], () => Effect.void)
+      expect(finished.code).toBe(1)
+      expect(finished.stderr.trim()).toBe(`chaos-server: ${addressInUse(port)}`)
+      expect(finished.stdout).toBe("")
+    }).pipe(Effect.scoped)
   )
 
   it.live("answers a bad flag with the usage and exit code 2", () =>

@@ -4,8 +4,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ChaosServer from "../src/ChaosServer.js"
-import { ServeError, startChaosServer } from "../src/index.js"
+import { ServeError } from "../src/index.js"
 import { get } from "./support/client.js"
+import { addressInUse, occupiedPort } from "./support/ports.js"
 
 describe("ChaosServer.layer (Effect 3)", () => {
   it.live("serves while the layer lives and stops when it is released", () =>
@@ -21,17 +22,21 @@ describe("ChaosServer.layer (Effect 3)", () => {
     })
   )
 
-  it.live("fails with a ServeError, in the error channel, when the port is taken", () =>
+  it.live("fails with a ServeError saying why, in the error channel, when the port is in use", () =>
     Effect.gen(function* () {
-      const taken = yield* Effect.acquireRelease(
-        Effect.promise(() => startChaosServer()),
-        (server) => Effect.promise(server.close)
-      )
-      const error = yield* Effect.flip(Layer.build(ChaosServer.layer({ port: taken.port })))
+      const port = yield* occupiedPort
+      const error = yield* Effect.flip(Layer.build(ChaosServer.layer({ port })))
       expect(error).toBeInstanceOf(ServeError)
       expect(error._tag).toBe("ServeError")
-      expect(error.port).toBe(taken.port)
-      expect(error.message).toContain(`127.0.0.1:${taken.port}`)
+      expect(error.port).toBe(port)
+      expect(error.code).toBe("EADDRINUSE")
+      expect(error.message).toBe(addressInUse(port))
+      // catchTag reaches it by its tag.
+      const caught = yield* ChaosServer.make({ port }).pipe(
+        Effect.as("started"),
+        Effect.catchTag("ServeError", (serveError) => Effect.succeed(serveError.message))
+      )
+      expect(caught).toBe(addressInUse(port))
     }).pipe(Effect.scoped)
   )
 

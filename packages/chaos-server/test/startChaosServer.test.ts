@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { startChaosServer } from "../src/index.js"
+import { ServeError, startChaosServer } from "../src/index.js"
 import { get, json, request } from "./support/client.js"
+import { addressInUse, occupiedPort } from "./support/ports.js"
 
 describe("startChaosServer", () => {
   it.live("starts on 127.0.0.1 at a free port, serves, reports stats, and closes", () =>
@@ -30,18 +31,20 @@ describe("startChaosServer", () => {
     })
   )
 
-  it.live("rejects when the port is taken", () =>
+  it.live("rejects with a ServeError saying why when the port is in use", () =>
     Effect.gen(function* () {
-      const first = yield* Effect.promise(() => startChaosServer())
+      const port = yield* occupiedPort
       const error = yield* Effect.promise(() =>
-        startChaosServer({ port: first.port }).then(
+        startChaosServer({ port }).then(
           () => "started",
           (cause: unknown) => cause
         )
       )
-      yield* Effect.promise(() => first.close())
-      expect(error).toMatchObject({ _tag: "ServeError" })
-    })
+      expect(error).toBeInstanceOf(ServeError)
+      expect(error).toMatchObject({ _tag: "ServeError", name: "ServeError", port, code: "EADDRINUSE" })
+      expect(error).toHaveProperty("message", addressInUse(port))
+      expect(error).toHaveProperty("cause.code", "EADDRINUSE")
+    }).pipe(Effect.scoped)
   )
 
   it.live("rejects invalid options", () =>

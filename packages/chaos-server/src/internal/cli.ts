@@ -57,7 +57,8 @@ export const parseArguments = (args: ReadonlyArray<string>): Command | UsageErro
 
 /**
  * The CLI: serves until SIGINT or SIGTERM (then closes the server, hanging requests included, and exits 0),
- * prints the usage and exits 2 on misuse, and exits 1 when the server cannot start.
+ * prints the usage and exits 2 on misuse, and exits 1 when the server cannot start, printing why (a `ServeError`:
+ * the port is in use or not allowed).
  *
  * @internal
  */

@@ -42,6 +42,37 @@ export const resolveOptions = (options: Options = {}): ResolvedOptions => ({
   maxBodyBytes: checkInteger("maxBodyBytes", options.maxBodyBytes ?? defaults.maxBodyBytes, 0, Number.MAX_SAFE_INTEGER)
 })
 
+/**
+ * Node's error code (`EADDRINUSE`, ...), if `error` carries one.
+ *
+ * @internal
+ */
+export const errorCode = (error: unknown): string | undefined =>
+  error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined
+
+/** What the codes `listen` commonly fails with mean, in words. */
+const listenFailures: Readonly<Record<string, string>> = {
+  EADDRINUSE: "address already in use",
+  EACCES: "permission denied",
+  EADDRNOTAVAIL: "address not available"
+}
+
+/**
+ * Why `listen` failed, in words, e.g. `address already in use (EADDRINUSE)`. Node's own message repeats the
+ * syscall and the address (`listen EADDRINUSE: address already in use 127.0.0.1:8080`); the words come first
+ * here and the code last. Never empty, whatever node reported.
+ *
+ * @internal
+ */
+export const describeListenFailure = (cause: unknown): string => {
+  const code = errorCode(cause)
+  const words = code === undefined ? undefined : listenFailures[code]
+  if (words !== undefined) return `${words} (${code})`
+  const message = cause instanceof Error ? cause.message : String(cause)
+  if (message.trim().length > 0) return message
+  return code ?? "node reported no reason"
+}
+
 /** @internal */
 export interface RunningServer {
   readonly port: number
