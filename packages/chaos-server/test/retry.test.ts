@@ -118,6 +118,31 @@ layer(ChaosServer.layer())("GET /api/chaos/retry/:key", (it) => {
   })
 })
 
+describe("retry keys that are not valid percent-encoding", () => {
+  it.effect("are taken as their raw text: a%b counts like any key, and a%25b is the same key", () =>
+    withServer((server) =>
+      Effect.gen(function* () {
+        const first = yield* get(server, "/api/chaos/retry/a%b?succeedAfter=2")
+        expect(first.status).toBe(503)
+        expect(first.headers["x-attempt"]).toBe("1")
+        const second = yield* get(server, "/api/chaos/retry/a%b?succeedAfter=2")
+        expect(second.headers["x-attempt"]).toBe("2")
+        // The same key, percent-encoded: its third attempt succeeds.
+        const encoded = yield* get(server, `/api/chaos/retry/${encodeURIComponent("a%b")}?succeedAfter=2`)
+        expect(encoded.status).toBe(200)
+        expect(json(encoded)).toMatchObject({ key: "a%b", attempt: 3 })
+        // Escapes that are not UTF-8 are kept as sent too.
+        const broken = yield* get(server, "/api/chaos/retry/%E0%A4%A?succeedAfter=0")
+        expect(broken.status).toBe(200)
+        const stats = yield* server.stats
+        expect(stats.requests.byRetryKey).toEqual({ "a%b": 3, "%E0%A4%A": 1 })
+        // The client sent the key raw, not re-encoded.
+        expect(stats.requests.byPath["/api/chaos/retry/a%b"]).toBe(2)
+      })
+    )
+  )
+})
+
 describe("retry keys are bounded", () => {
   it.effect("forgets the least recently used key beyond maxRetryKeys", () =>
     withServer(

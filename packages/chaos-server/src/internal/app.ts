@@ -44,11 +44,16 @@ const route = (
   methods?: ReadonlyArray<string>
 ): Route => ({ segments: pattern.split("/"), methods, handle })
 
+/**
+ * A path parameter, percent-decoded. A segment that is not valid percent-encoding (`a%b`, a `%` not followed by
+ * two hex digits, or escapes that are not UTF-8) is taken as its raw text, as a browser's address bar takes a
+ * stray `%`: a retry key such as `50%off` then works, and is the same key as its encoded form `50%25off`.
+ */
 const decodeSegment = (segment: string): string => {
   try {
     return decodeURIComponent(segment)
   } catch {
-    throw new BadRequest(`the path segment ${quote(segment)} is not valid percent-encoding`)
+    return segment
   }
 }
 
@@ -68,7 +73,7 @@ const match = (
       return true
     })
     if (matches) {
-      // Decoded only once matched, so a malformed escape in an unknown path is a 404 like any unknown path.
+      // Decoded only once matched: a fixed segment is compared as sent.
       for (const [name, raw] of Object.entries(params)) params[name] = decodeSegment(raw)
       return { route: candidate, params }
     }
