@@ -50,7 +50,12 @@ import * as Server from "./internal/server.js"
 export interface Options {
   /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
   readonly port?: number | undefined
-  /** Most simultaneous connections; further ones are dropped by node. Default 1024. */
+  /**
+   * Most connections served at once. A request on a further connection is answered 503 with
+   * `X-Chaos-Overload: max-connections` and `Connection: close`, without reaching its endpoint (counted in
+   * `Stats.connections.rejected`); beyond twice as many open at once, node closes new connections unanswered
+   * (`Stats.connections.dropped`). Default 1024.
+   */
   readonly maxConnections?: number | undefined
   /**
    * Most retry keys remembered, and likewise most idempotency keys and placed orders of `/api/orders`; the
@@ -89,10 +94,20 @@ export interface Stats {
     readonly byRetryKey: Readonly<Record<string, number>>
   }
   readonly connections: {
-    /** TCP connections accepted. */
+    /** TCP connections accepted and served (within `maxConnections`). */
     readonly opened: number
-    /** TCP connections open now; never reset. */
+    /** TCP connections open now, rejected ones included; never reset. */
     readonly open: number
+    /**
+     * Connections accepted beyond `maxConnections` served at once: each request on one was answered 503 with
+     * `X-Chaos-Overload: max-connections` and the connection closed. Their requests count nowhere else.
+     */
+    readonly rejected: number
+    /**
+     * Connections node closed at once, unanswered, because twice `maxConnections` were open: the client sees
+     * them reset or closed, as with `/api/chaos/reset`, but no endpoint ran.
+     */
+    readonly dropped: number
   }
   readonly responses: {
     /**

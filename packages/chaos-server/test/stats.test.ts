@@ -29,7 +29,7 @@ describe("GET /__stats", () => {
             byRetryKey: {}
           },
           // Each request above used a fresh connection; the one answering this request is still open.
-          connections: { opened: 6, open: expect.any(Number) },
+          connections: { opened: 6, open: expect.any(Number), rejected: 0, dropped: 0 },
           responses: { streaming: 0, bodyBytesStreamed: 0 },
           orders: { placed: 0, byIdempotencyKey: {} }
         })
@@ -79,7 +79,7 @@ describe("connections", () => {
           expect(response.headers.connection).toBe("keep-alive")
         }
         const stats = yield* server.stats
-        expect(stats.connections).toEqual({ opened: 1, open: 1 })
+        expect(stats.connections).toEqual({ opened: 1, open: 1, rejected: 0, dropped: 0 })
       })
     )
   )
@@ -91,7 +91,7 @@ describe("connections", () => {
           yield* get(server, "/api/status/200")
         }
         const stats = yield* awaitStats(server, (stats) => stats.connections.open === 0, "every connection closed")
-        expect(stats.connections).toEqual({ opened: 3, open: 0 })
+        expect(stats.connections).toEqual({ opened: 3, open: 0, rejected: 0, dropped: 0 })
       })
     )
   )
@@ -112,7 +112,7 @@ describe("POST /__reset", () => {
         expect(reset.body).toBe("")
         expect(yield* server.stats).toEqual({
           requests: { total: 0, inFlight: 0, byPath: {}, byRetryKey: {} },
-          connections: { opened: 0, open: 1 },
+          connections: { opened: 0, open: 1, rejected: 0, dropped: 0 },
           responses: { streaming: 0, bodyBytesStreamed: 0 },
           orders: { placed: 0, byIdempotencyKey: {} }
         })

@@ -334,6 +334,33 @@ const stream = async (
   }
 }
 
+/**
+ * The header that tells a 503 for a connection beyond `maxConnections` from an endpoint's 503 (`/api/status/503`,
+ * a retry key's failures), and its value.
+ *
+ * @internal
+ */
+export const overloadHeader = { name: "x-chaos-overload", maxConnections: "max-connections" } as const
+
+/**
+ * Answers a request that came on a connection beyond `maxConnections`: 503 with `X-Chaos-Overload` and
+ * `Connection: close`, the endpoint never run. The body is discarded as it arrives, so closing the connection
+ * does not reset it under the answer.
+ */
+const rejectOverloaded = (request: Http.IncomingMessage, response: Http.ServerResponse, maxConnections: number) => {
+  request.resume()
+  const body = JSON.stringify({
+    error: `the chaos server already serves maxConnections (${maxConnections}) connections: a request on a further one is answered 503 and its connection closed`
+  })
+  response.writeHead(503, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body)),
+    [overloadHeader.name]: overloadHeader.maxConnections,
+    connection: "close"
+  })
+  response.end(body)
+}
+
 const unexpected = (error: unknown): Answer => {
   console.error("chaos server handler failed", error)
   return errorJson(500, "the chaos server failed unexpectedly")
@@ -374,6 +401,12 @@ export const makeRequestListener = (
   return (request, response) => {
     const { path, query } = parseTarget(request.url ?? "/")
     const observes = path === statsPath || path === resetPath
+    // A connection beyond maxConnections reaches no endpoint and counts in no request stats; `/__stats` and
+    // `/__reset` still answer on it, so that a test can see and clear the server while it is saturated.
+    if (!observes && state.isRejected(request.socket)) {
+      rejectOverloaded(request, response, state.limits.maxConnections)
+      return
+    }
     const aborter = new AbortController()
     // A request is in flight from its arrival until its answer starts to leave or its connection closes.
     let inFlight = !observes

@@ -15,6 +15,14 @@ export const defaults = {
 /** @internal */
 export const host = "127.0.0.1"
 
+/**
+ * Connections open at once beyond which node closes new ones before the server sees them, as a multiple of
+ * `maxConnections`: between the two, connections are answered 503.
+ *
+ * @internal
+ */
+export const overloadedConnectionsFactor = 2
+
 /** @internal */
 export interface ResolvedOptions {
   readonly port: number
@@ -89,10 +97,18 @@ export interface RunningServer {
  */
 export const listen = (options: ResolvedOptions): Promise<RunningServer> =>
   new Promise((resolve, reject) => {
-    const state = new ChaosState({ maxRetryKeys: options.maxRetryKeys, maxTrackedPaths: defaults.maxTrackedPaths })
+    const state = new ChaosState({
+      maxRetryKeys: options.maxRetryKeys,
+      maxTrackedPaths: defaults.maxTrackedPaths,
+      maxConnections: options.maxConnections
+    })
     // noDelay: slow-body chunks must leave when written, not when Nagle's algorithm decides.
     const server = Http.createServer({ noDelay: true }, makeRequestListener(state, options))
-    server.maxConnections = options.maxConnections
+    // Connections beyond maxConnections are kept long enough to be answered 503 (see ChaosState.connectionOpened):
+    // node's own limit, at twice ours, still bounds the sockets held. Beyond it node closes them unseen, which
+    // "drop" reports.
+    server.maxConnections = overloadedConnectionsFactor * options.maxConnections
+    server.on("drop", () => state.connectionDropped())
     server.on("connection", (socket) => state.connectionOpened(socket))
 
     let closing: Promise<void> | undefined

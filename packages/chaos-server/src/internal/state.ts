@@ -10,6 +10,8 @@ export interface StateLimits {
   readonly maxRetryKeys: number
   /** Most distinct paths counted one by one; further paths are counted together under {@link otherPaths}. */
   readonly maxTrackedPaths: number
+  /** Most connections served at once; further ones are rejected (see {@link ChaosState.connectionOpened}). */
+  readonly maxConnections: number
 }
 
 /**
@@ -72,6 +74,11 @@ export class ChaosState {
   private readonly requestsByPath = new Map<string, number>()
   private readonly attemptsByRetryKey = new Map<string, number>()
   private connectionsOpened = 0
+  private connectionsRejected = 0
+  private connectionsDropped = 0
+  /** Open connections that are served: those of {@link openSockets} accepted within `maxConnections`. */
+  private servedOpen = 0
+  private readonly rejectedSockets = new WeakSet<Net.Socket>()
   private bodiesStreaming = 0
   private bodyBytesStreamed = 0
   private readonly openSockets = new Set<Net.Socket>()
@@ -150,12 +157,35 @@ export class ChaosState {
     return placed
   }
 
+  /**
+   * Tracks a new connection. Within `maxConnections` connections served at once it is served and counted in
+   * `opened`; beyond, it is rejected: counted in `rejected`, and each of its requests answered 503 (see
+   * {@link isRejected}). A rejected connection never becomes served, even once others close.
+   */
   connectionOpened(socket: Net.Socket): void {
-    this.connectionsOpened++
     this.openSockets.add(socket)
+    const served = this.servedOpen < this.limits.maxConnections
+    if (served) {
+      this.servedOpen++
+      this.connectionsOpened++
+    } else {
+      this.rejectedSockets.add(socket)
+      this.connectionsRejected++
+    }
     socket.once("close", () => {
       this.openSockets.delete(socket)
+      if (served) this.servedOpen--
     })
+  }
+
+  /** Whether the connection came beyond `maxConnections`, so that its requests are answered 503. */
+  isRejected(socket: Net.Socket): boolean {
+    return this.rejectedSockets.has(socket)
+  }
+
+  /** Counts a connection node closed at once, before the server saw it (beyond twice `maxConnections`). */
+  connectionDropped(): void {
+    this.connectionsDropped++
   }
 
   /**
@@ -168,12 +198,17 @@ export class ChaosState {
     }
   }
 
-  /** Forgets counters, byte counts, retry keys and orders. Open connections stay counted: they are still open. */
+  /**
+   * Forgets counters, byte counts, retry keys and orders. Open connections stay counted, and served or rejected,
+   * as they are.
+   */
   reset(): void {
     this.totalRequests = 0
     this.requestsByPath.clear()
     this.attemptsByRetryKey.clear()
     this.connectionsOpened = 0
+    this.connectionsRejected = 0
+    this.connectionsDropped = 0
     this.bodyBytesStreamed = 0
     this.idempotencyKeys.clear()
     this.ordersById.clear()
@@ -188,7 +223,12 @@ export class ChaosState {
         byPath: Object.fromEntries(this.requestsByPath),
         byRetryKey: Object.fromEntries(this.attemptsByRetryKey)
       },
-      connections: { opened: this.connectionsOpened, open: this.openSockets.size },
+      connections: {
+        opened: this.connectionsOpened,
+        open: this.openSockets.size,
+        rejected: this.connectionsRejected,
+        dropped: this.connectionsDropped
+      },
       responses: { streaming: this.bodiesStreaming, bodyBytesStreamed: this.bodyBytesStreamed },
       orders: {
         placed: this.ordersPlaced,
