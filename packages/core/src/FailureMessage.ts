@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as Redaction from "./Redaction.js"
 
 /**
  * Why no HTTP response arrived (the `reason` of a `ConnectionError`).
@@ -210,7 +211,8 @@ export const describeOutcome = (failure: Failure): string => {
 }
 
 /**
- * The whole message: the request line, then {@link describeOutcome}.
+ * The whole message: the request line, its URL redacted (by default Effect 4's rules: user info
+ * and signing query parameters), then {@link describeOutcome}.
  *
  * @example
  * ```ts
@@ -228,5 +230,7 @@ export const describeOutcome = (failure: Failure): string => {
  * @since 0.1.0
  * @category formatting
  */
-export const describeFailure = (failure: Failure): string =>
-  `${failure.request.method} ${failure.request.url}: ${describeOutcome(failure)}`
+export const describeFailure = (failure: Failure, redactUrl: (url: string) => string = redactByDefault): string =>
+  `${failure.request.method} ${redactUrl(failure.request.url)}: ${describeOutcome(failure)}`
+
+const redactByDefault = (url: string): string => Redaction.redactUrl(url, Redaction.defaultUrlParamNames)

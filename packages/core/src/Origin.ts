@@ -8,7 +8,8 @@
 /**
  * The origin key of a URL: `scheme://host:port`, with the scheme's default port written out so
  * that `http://a` and `http://a:80` share one key. A string that is not an absolute URL is its own
- * key: such a request fails before it reaches any server, so the key only has to be stable.
+ * key, without its query and user info: such a request fails before it reaches any server, so
+ * the key only has to be stable, and it must not carry secrets into metric labels.
  *
  * @example
  * ```ts
@@ -27,8 +28,8 @@ export const originOf = (url: string | URL): string => {
       parsed = new URL(url)
     } catch {
       // Not an absolute URL: such a request fails before it reaches any server, so the key
-      // only has to be stable.
-      return url
+      // only has to be stable. It becomes a metric label: no query, no user info.
+      return keyOfUnparsed(url)
     }
   } else {
     parsed = url
@@ -38,6 +39,12 @@ export const originOf = (url: string | URL): string => {
   const port = parsed.port !== "" ? parsed.port : defaultPorts[parsed.protocol]
   const base = `${parsed.protocol}//${parsed.hostname}`
   return port === undefined ? base : `${base}:${port}`
+}
+
+const keyOfUnparsed = (url: string): string => {
+  const beforeQuery = url.split(/[?#]/, 1)[0] ?? ""
+  const at = beforeQuery.lastIndexOf("@")
+  return at === -1 ? beforeQuery : `REDACTED:REDACTED${beforeQuery.slice(at)}`
 }
 
 // The ports URL leaves out of `port` because they are the scheme's default.

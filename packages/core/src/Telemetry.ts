@@ -9,6 +9,7 @@
 import type { StateTag } from "./CircuitBreaker.js"
 import type { ConnectionFailureReason, GiveUpReason } from "./FailureMessage.js"
 import { originParts } from "./Origin.js"
+import * as Redaction from "./Redaction.js"
 import type { DelaySource } from "./RetrySchedule.js"
 
 /**
@@ -305,7 +306,8 @@ export type DecisionFacts = {
 
 /**
  * The attributes of a decision's span event and log line, and its name ("retrying", "giving up");
- * `retryAfterMillis` is the delay the failure's server asked for, if any.
+ * `retryAfterMillis` is the delay the failure's server asked for, if any. `url.full` is written
+ * through `redactUrl` (by default Effect 4's rules: user info and signing query parameters).
  *
  * @example
  * ```ts
@@ -320,12 +322,13 @@ export type DecisionFacts = {
  */
 export const decisionEvent = (
   decision: DecisionFacts,
-  retryAfterMillis: number | undefined
+  retryAfterMillis: number | undefined,
+  redactUrl: (url: string) => string = (url) => Redaction.redactUrl(url, Redaction.defaultUrlParamNames)
 ): { readonly name: string; readonly attributes: Record<string, unknown> } => {
   const failure = decision.failure
   const attributes: Record<string, unknown> = {
     "http.request.method": failure.request.method,
-    "url.full": failure.request.url,
+    "url.full": redactUrl(failure.request.url),
     "retry.attempt": failure.attempt,
     "retry.failure": failure._tag
   }

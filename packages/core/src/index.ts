@@ -102,6 +102,21 @@ export * as Idempotency from "./Idempotency.js"
 export * as Origin from "./Origin.js"
 
 /**
+ * What is never written out: user info, signing query parameters, secret headers.
+ *
+ * @example
+ * ```ts
+ * import { Redaction } from "@effect-http-resilience/core"
+ *
+ * Redaction.redactUrl("http://u:p@host/", []) // "http://REDACTED:REDACTED@host/"
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as Redaction from "./Redaction.js"
+
+/**
  * How much of a response body to read, and how.
  *
  * @example

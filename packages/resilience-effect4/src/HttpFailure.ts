@@ -16,6 +16,7 @@ import type * as Duration from "effect/Duration"
 import type * as Headers from "effect/http/Headers"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as Option from "effect/Option"
+import * as redaction from "./internal/redaction.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
@@ -73,7 +74,7 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
   readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return describeFailure(this)
+    return describeFailure(this, redaction.redactUrl)
   }
 }
 
@@ -103,7 +104,7 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
   readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return describeFailure(this)
+    return describeFailure(this, redaction.redactUrl)
   }
 }
 
@@ -136,7 +137,7 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
   readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return describeFailure(this)
+    return describeFailure(this, redaction.redactUrl)
   }
 }
 
@@ -165,7 +166,7 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
   readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return describeFailure(this)
+    return describeFailure(this, redaction.redactUrl)
   }
 }
 

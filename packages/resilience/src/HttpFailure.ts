@@ -16,6 +16,7 @@ import type * as Duration from "effect/Duration"
 import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as Option from "effect/Option"
+import * as redaction from "./internal/redaction.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
@@ -73,7 +74,10 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
   readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return describeFailure(this)
+    return describeFailure(this, redaction.redactUrl)
+  }
+  override toJSON(): unknown {
+    return redaction.failureJson(this)
   }
 }
 
@@ -103,7 +107,10 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
   readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return describeFailure(this)
+    return describeFailure(this, redaction.redactUrl)
+  }
+  override toJSON(): unknown {
+    return redaction.failureJson(this)
   }
 }
 
@@ -136,7 +143,10 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
   readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return describeFailure(this)
+    return describeFailure(this, redaction.redactUrl)
+  }
+  override toJSON(): unknown {
+    return redaction.failureJson(this)
   }
 }
 
@@ -165,7 +175,10 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
   readonly giveUpReason?: RetryPolicy.GiveUpReason
 }> {
   override get message(): string {
-    return describeFailure(this)
+    return describeFailure(this, redaction.redactUrl)
+  }
+  override toJSON(): unknown {
+    return redaction.failureJson(this)
   }
 }
 

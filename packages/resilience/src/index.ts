@@ -75,6 +75,22 @@ export * as ResilientHttpClient from "./ResilientHttpClient.js"
 export * as ResilienceStore from "./ResilienceStore.js"
 
 /**
+ * What the library never writes out: user info and signing query parameters in URLs (Effect 4's
+ * rules and names), wherever it writes a URL.
+ *
+ * @example
+ * ```ts
+ * import { Redaction } from "effect-http-resilience"
+ *
+ * Redaction.redactUrl("https://user:pw@host/x") // "https://REDACTED:REDACTED@host/x"
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as Redaction from "./Redaction.js"
+
+/**
  * How long a server asks a client to wait: `Retry-After` and the rate-limit reset headers, as
  * `Duration`s.
  *

@@ -9,6 +9,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
 import type * as ResilientHttpClient from "../ResilientHttpClient.js"
+import { redactUrl } from "./redaction.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 
 /** @internal */
@@ -41,7 +42,8 @@ export const observeDecisions = dual<
 const eventOf = (decision: Decision) =>
   Telemetry.decisionEvent(
     decision._tag === "Retry" ? { ...decision, waitMillis: Duration.toMillis(decision.delay) } : decision,
-    serverDelayMillis(decision.failure)
+    serverDelayMillis(decision.failure),
+    redactUrl
   )
 
 /**

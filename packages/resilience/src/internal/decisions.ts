@@ -9,6 +9,7 @@ import { globalValue } from "effect/GlobalValue"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as ResilientHttpClient from "../ResilientHttpClient.js"
+import { redactUrl } from "./redaction.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 
 /** @internal */
@@ -47,7 +48,8 @@ export const observeDecisions = dual<
 const eventOf = (decision: Decision) =>
   Telemetry.decisionEvent(
     decision._tag === "Retry" ? { ...decision, waitMillis: Duration.toMillis(decision.delay) } : decision,
-    serverDelayMillis(decision.failure)
+    serverDelayMillis(decision.failure),
+    redactUrl
   )
 
 /**

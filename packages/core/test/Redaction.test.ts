@@ -1,0 +1,77 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import * as FailureMessage from "../src/FailureMessage.js"
+import * as Origin from "../src/Origin.js"
+import * as Redaction from "../src/Redaction.js"
+import * as Telemetry from "../src/Telemetry.js"
+
+const names = Redaction.defaultUrlParamNames
+
+describe("Redaction", () => {
+  it("redacts user info and the default signing parameters, as Effect 4's UrlParams.redactUrl", () => {
+    expect(Redaction.redactUrl("http://user:hunter2@host/x?api_key=T&Signature=S&page=2", names)).toBe(
+      "http://REDACTED:REDACTED@host/x?api_key=T&Signature=REDACTED&page=2"
+    )
+    expect(Redaction.redactUrl("https://host/f?X-Amz-Signature=a&x-amz-credential=b&SIG=c#frag", names)).toBe(
+      "https://host/f?X-Amz-Signature=REDACTED&x-amz-credential=REDACTED&SIG=REDACTED#frag"
+    )
+    // An encoded name is matched decoded; a query inside the fragment is not a query.
+    expect(Redaction.redactUrl("https://host/f?%53ignature=a", names)).toBe("https://host/f?%53ignature=REDACTED")
+    expect(Redaction.redactUrl("https://host/f#?Signature=a", names)).toBe("https://host/f#?Signature=a")
+    // User info only: with no names the query is kept; an @ past the authority is not user info.
+    expect(Redaction.redactUrl("https://u@host/f?sig=a", [])).toBe("https://REDACTED:REDACTED@host/f?sig=a")
+    expect(Redaction.redactUrl("https://host/users/@me?x=1", names)).toBe("https://host/users/@me?x=1")
+    expect(Redaction.redactUrl("//u:p@host/f", names)).toBe("//REDACTED:REDACTED@host/f")
+  })
+
+  it("matches names whole ignoring case, and regular expressions anywhere", () => {
+    expect(Redaction.isRedactedName("SIGNATURE", ["Signature"])).toBe(true)
+    expect(Redaction.isRedactedName("Signatures", ["Signature"])).toBe(false)
+    expect(Redaction.isRedactedName("x_api_key", [/api_key/])).toBe(true)
+    expect(
+      Redaction.redactHeaders({ authorization: "Bearer x", accept: "text/plain" }, Redaction.defaultHeaderNames)
+    ).toEqual({ authorization: "REDACTED", accept: "text/plain" })
+  })
+
+  it("never writes a URL's password or a named parameter's value (property)", () => {
+    const word = fc.stringMatching(/^[A-Za-z0-9]{1,12}$/)
+    fc.assert(
+      fc.property(word, word, word, fc.constantFrom(...names), (user, password, secret, name) => {
+        const url = `https://${user}:${password}PW@api.example.com/p?${name}=${secret}SECRET&a=1`
+        const written = Redaction.redactUrl(url, names)
+        expect(written).not.toContain(`${password}PW`)
+        expect(written).not.toContain(`${secret}SECRET`)
+        expect(written.endsWith("&a=1")).toBe(true)
+      })
+    )
+  })
+
+  it("keeps a URL with nothing to redact as written (property)", () => {
+    fc.assert(
+      fc.property(fc.webUrl({ withQueryParameters: true, withFragments: true }), (url) => {
+        fc.pre(!url.includes("@") && !/[?&](sig|signature|x-amz-[a-z-]+|awsaccesskeyid|x-goog-signature)=/i.test(url))
+        expect(Redaction.redactUrl(url, names)).toBe(url)
+      })
+    )
+  })
+
+  it("failure messages, decision events and origin keys are written redacted by default", () => {
+    const request = { method: "GET", url: "http://u:pw@host/x?Signature=S" }
+    expect(FailureMessage.describeFailure({ _tag: "TransientStatus", request, attempt: 1, status: 503 })).toBe(
+      "GET http://REDACTED:REDACTED@host/x?Signature=REDACTED: status 503 on attempt 1"
+    )
+    const event = Telemetry.decisionEvent(
+      {
+        _tag: "GiveUp",
+        reason: "not-retryable",
+        failure: { _tag: "TransientStatus", request, attempt: 1, status: 503 }
+      },
+      undefined
+    )
+    expect(event.attributes["url.full"]).toBe("http://REDACTED:REDACTED@host/x?Signature=REDACTED")
+    expect(Origin.originOf("http://u:pw@host/x?Signature=S")).toBe("http://host:80")
+    // Not absolute ("u:pw@..." would parse, as scheme "u:", keyed "u://"): no query, no user info.
+    expect(Origin.originOf("u:pw@host/x")).toBe("u://")
+    expect(Origin.originOf("pw@host/x?Signature=S")).toBe("REDACTED:REDACTED@host/x")
+  })
+})

@@ -1,0 +1,135 @@
+// @generated from templates/test/redaction.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+/**
+ * Secrets never reach what the library writes (issue #17, item 2): for a URL with user info and
+ * signing query parameters, the failure's message and `Cause.pretty`, the `url.full` of the
+ * decisions' span events and debug log lines, and the metric labels, with Effect 4's default
+ * names and with names configured through `Redaction.withRedactedUrlParams`.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Logger, Metric, References } from "effect"
+import { HttpClientRequest } from "effect/http"
+import * as Redaction from "../src/Redaction.js"
+import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
+import * as RetryPolicy from "../src/RetryPolicy.js"
+import * as Testing from "../src/Testing.js"
+
+const secrets = ["hunter2", "SIG456", "AMZSIG", "AUTHSECRET"]
+const host = "redaction.example.test"
+const url = `http://user:hunter2@${host}/x?api_key=TOKEN123&Signature=SIG456&X-Amz-Signature=AMZSIG&page=2`
+const redacted = `http://REDACTED:REDACTED@${host}/x?api_key=TOKEN123&Signature=REDACTED&X-Amz-Signature=REDACTED&page=2`
+
+const policy = { maxAttempts: 2, backoff: RetryPolicy.constant(0), retryBudget: "none" } as const
+
+interface Written {
+  readonly message: string
+  readonly pretty: string
+  readonly json: string
+  readonly events: ReadonlyArray<Record<string, unknown>>
+  readonly logs: ReadonlyArray<Record<string, unknown>>
+}
+
+// One failed call (503, retried, 503 again), with what it wrote captured.
+const failedCall = (target: string) =>
+  Effect.gen(function* () {
+    const events: Array<Record<string, unknown>> = []
+    const logs: Array<Record<string, unknown>> = []
+    const scripted = yield* Testing.scriptedHttpClient([{ status: 503 }, { status: 503 }])
+    const client = scripted.client.pipe(ResilientHttpClient.withResilience(policy))
+    const request = HttpClientRequest.get(target, { headers: { authorization: "Bearer AUTHSECRET" } })
+    const capture = Logger.make(({ fiber }) => {
+      logs.push({ ...fiber.getRef(References.CurrentLogAnnotations) })
+    })
+    const exit = yield* Effect.gen(function* () {
+      const span = yield* Effect.currentSpan
+      const event = span.event.bind(span)
+      span.event = (name, startTime, attributes) => {
+        events.push({ name, ...attributes })
+        event(name, startTime, attributes)
+      }
+      return yield* Effect.exit(Effect.scoped(client.execute(request)))
+    }).pipe(
+      Effect.withSpan("caller"),
+      Effect.provide(Logger.layer([capture])),
+      Effect.provideService(References.MinimumLogLevel, "Debug")
+    )
+    if (Exit.isSuccess(exit)) return yield* Effect.die("the call should have failed")
+    const failure = exit.cause.reasons.find(Cause.isFailReason)?.error
+    if (failure === undefined) return yield* Effect.die(`no failure in ${Cause.pretty(exit.cause)}`)
+    const written: Written = {
+      message: failure.message,
+      pretty: Cause.pretty(exit.cause),
+      json: JSON.stringify(failure),
+      events,
+      logs
+    }
+    return written
+  })
+
+describe("Effect 4 redaction of what the library writes", () => {
+  it.effect("a failure's message and Cause.pretty redact user info and Effect 4's signing parameters", () =>
+    Effect.gen(function* () {
+      const written = yield* failedCall(url)
+      expect(written.message).toBe(`GET ${redacted}: status 503 on attempt 2; gave up after 2 attempts`)
+      expect(written.pretty).toContain(`GET ${redacted}: status 503`)
+      for (const secret of secrets) {
+        expect(written.message).not.toContain(secret)
+        expect(written.pretty).not.toContain(secret)
+      }
+    })
+  )
+
+  it.effect("span events and debug log lines carry the redacted url.full", () =>
+    Effect.gen(function* () {
+      const written = yield* failedCall(url)
+      // The decisions' events, and the log lines Effect's tracer adds as events too.
+      expect(new Set(written.events.map((event) => event.name))).toEqual(new Set(["retrying", "giving up"]))
+      expect(new Set(written.events.map((event) => event["url.full"]))).toEqual(new Set([redacted]))
+      expect(written.logs.map((annotations) => annotations["url.full"])).toEqual([redacted, redacted])
+      for (const secret of secrets) {
+        expect(JSON.stringify(written.events)).not.toContain(secret)
+        expect(JSON.stringify(written.logs)).not.toContain(secret)
+      }
+    })
+  )
+
+  it.effect("a failure as JSON shows its request's URL and headers redacted", () =>
+    Effect.gen(function* () {
+      const written = yield* failedCall(url)
+      const json: unknown = JSON.parse(written.json)
+      expect(json).toMatchObject({ _tag: "TransientStatus", attempt: 2, status: 503 })
+      for (const secret of secrets) expect(written.json).not.toContain(secret)
+    })
+  )
+
+  it.effect("names configured with withRedactedUrlParams replace the defaults, as Effect 4's do", () =>
+    Effect.gen(function* () {
+      const written = yield* failedCall(url).pipe(Redaction.withRedactedUrlParams(["api_key", /signature/i]))
+      const configured = `http://REDACTED:REDACTED@${host}/x?api_key=REDACTED&Signature=REDACTED&X-Amz-Signature=REDACTED&page=2`
+      expect(written.message).toContain(configured)
+      expect(new Set(written.events.map((event) => event["url.full"]))).toEqual(new Set([configured]))
+      expect(written.logs.map((annotations) => annotations["url.full"])).toEqual([configured, configured])
+      expect(written.message).not.toContain("TOKEN123")
+    })
+  )
+
+  it.effect("with no names, user info is still redacted; outside a fiber the defaults apply", () =>
+    Effect.gen(function* () {
+      const written = yield* failedCall(url).pipe(Redaction.withRedactedUrlParams([]))
+      expect(written.message).toContain(`http://REDACTED:REDACTED@${host}/x?api_key=TOKEN123&Signature=SIG456`)
+      expect(Redaction.redactUrl(url)).toBe(redacted)
+    })
+  )
+
+  it.effect("metric labels carry the origin only: no user info, no query", () =>
+    Effect.gen(function* () {
+      yield* failedCall(url)
+      // Not an absolute URL: its own key, without the query and the user info.
+      yield* failedCall(`user:hunter2@${host}/y?Signature=SIG456`).pipe(Effect.ignore)
+      const labels = (yield* Metric.snapshot).flatMap((pair) =>
+        pair.type === "Counter" ? Object.values(pair.attributes ?? {}).map(String) : []
+      )
+      expect(labels).toContain(host)
+      for (const secret of secrets) expect(labels.filter((label) => label.includes(secret))).toEqual([])
+    })
+  )
+})
