@@ -77,9 +77,50 @@ export const declaredLength = (headers: HeaderRecord): number | undefined => {
 }
 
 /**
+ * Whether a body is sent encoded (`Content-Encoding` other than `identity`): its declared length
+ * then counts encoded bytes, and a transport that decodes (fetch: gzip, deflate, brotli) hands
+ * over more, so the declared length bounds nothing.
+ *
+ * @example
+ * ```ts
+ * import { ResponseBody } from "@effect-http-resilience/core"
+ *
+ * ResponseBody.isEncoded({ "content-encoding": "gzip" }) // true
+ * ResponseBody.isEncoded({ "content-encoding": "identity" }) // false
+ * ResponseBody.isEncoded({}) // false
+ * ```
+ *
+ * @since 0.2.0
+ * @category reading
+ */
+export const isEncoded = (headers: HeaderRecord): boolean => {
+  const value = headers["content-encoding"]?.trim().toLowerCase()
+  return value !== undefined && value !== "" && value !== "identity"
+}
+
+/**
+ * The declared length, when it bounds the bytes a transport hands over: a valid
+ * `Content-Length` of a body not sent encoded.
+ *
+ * @example
+ * ```ts
+ * import { ResponseBody } from "@effect-http-resilience/core"
+ *
+ * ResponseBody.boundingLength({ "content-length": "120" }) // 120
+ * ResponseBody.boundingLength({ "content-length": "120", "content-encoding": "gzip" }) // undefined
+ * ```
+ *
+ * @since 0.2.0
+ * @category reading
+ */
+export const boundingLength = (headers: HeaderRecord): number | undefined =>
+  isEncoded(headers) ? undefined : declaredLength(headers)
+
+/**
  * How to release a body nobody will read: nothing to do (empty), abort it (declared larger
- * than {@link drainMaxBytes}), or read at most {@link drainMaxBytes} of it. A declared length
- * within the limit is not trusted to bound it: it counts encoded bytes, and fetch decodes.
+ * than {@link drainMaxBytes}), read it whole (a declared length within it that bounds it, see
+ * {@link boundingLength}), or read at most {@link drainMaxBytes} of it (length unknown, or
+ * counting encoded bytes a transport may inflate).
  *
  * @example
  * ```ts
@@ -87,17 +128,19 @@ export const declaredLength = (headers: HeaderRecord): number | undefined => {
  *
  * ResponseBody.releasePlan({ "content-length": "0" }) // "nothing"
  * ResponseBody.releasePlan({ "content-length": "1000000" }) // "abort"
- * ResponseBody.releasePlan({ "content-length": "10" }) // "read-at-most"
+ * ResponseBody.releasePlan({ "content-length": "10" }) // "read-whole"
+ * ResponseBody.releasePlan({ "content-length": "10", "content-encoding": "gzip" }) // "read-at-most"
  * ResponseBody.releasePlan({}) // "read-at-most"
  * ```
  *
  * @since 0.1.0
  * @category reading
  */
-export const releasePlan = (headers: HeaderRecord): "nothing" | "abort" | "read-at-most" => {
+export const releasePlan = (headers: HeaderRecord): "nothing" | "abort" | "read-whole" | "read-at-most" => {
   const length = declaredLength(headers)
   if (length === 0) return "nothing"
-  return length !== undefined && length > drainMaxBytes ? "abort" : "read-at-most"
+  if (length !== undefined && length > drainMaxBytes) return "abort"
+  return boundingLength(headers) === undefined ? "read-at-most" : "read-whole"
 }
 
 /**

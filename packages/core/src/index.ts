@@ -123,7 +123,7 @@ export * as Redaction from "./Redaction.js"
  * ```ts
  * import { ResponseBody } from "@effect-http-resilience/core"
  *
- * ResponseBody.releasePlan({ "content-length": "10" }) // "read-at-most"
+ * ResponseBody.releasePlan({ "content-length": "10" }) // "read-whole"
  * ```
  *
  * @since 0.1.0

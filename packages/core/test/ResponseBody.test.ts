@@ -4,7 +4,12 @@ import * as ResponseBody from "../src/ResponseBody.js"
 describe("ResponseBody", () => {
   it("plans a release by the declared length", () => {
     expect(ResponseBody.releasePlan({ "content-length": "0" })).toBe("nothing")
-    expect(ResponseBody.releasePlan({ "content-length": String(64 * 1024) })).toBe("read-at-most")
+    expect(ResponseBody.releasePlan({ "content-length": String(64 * 1024) })).toBe("read-whole")
+    // Encoded bytes bound nothing once a transport decodes them.
+    for (const encoding of ["gzip", " BR ", "deflate, gzip"]) {
+      expect(ResponseBody.releasePlan({ "content-length": "100", "content-encoding": encoding })).toBe("read-at-most")
+    }
+    expect(ResponseBody.releasePlan({ "content-length": "100", "content-encoding": "identity" })).toBe("read-whole")
     expect(ResponseBody.releasePlan({ "content-length": String(64 * 1024 + 1) })).toBe("abort")
     expect(ResponseBody.releasePlan({ "content-length": "nope" })).toBe("read-at-most")
     expect(ResponseBody.releasePlan({})).toBe("read-at-most")
