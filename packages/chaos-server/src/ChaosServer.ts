@@ -53,6 +53,54 @@ export type Options = Core.Options
 export type Stats = Core.Stats
 
 /**
+ * What one namespace has counted: its requests, retry keys and orders (see {@link Namespace}).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
+ *
+ * const attemptsIn = (namespace: ChaosServer.Namespace, key: string) =>
+ *   Effect.map(namespace.stats, (stats: ChaosServer.NamespaceStats) => stats.requests.byRetryKey[key] ?? 0)
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type NamespaceStats = Core.NamespaceStats
+
+/**
+ * A namespace of a chaos server, for one test: its `url` is a base URL under which every endpoint answers as
+ * under the server's, with retry keys, idempotency keys and orders of its own, and its `reset` clears it alone.
+ * Made by the service's `namespace`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
+ *
+ * const program = Effect.gen(function* () {
+ *   const server = yield* ChaosServer.ChaosServer
+ *   const namespace: ChaosServer.Namespace = yield* server.namespace()
+ *   const response = yield* Effect.promise(() => fetch(`${namespace.url}/api/chaos/retry/key?succeedAfter=0`))
+ *   return response.headers.get("x-attempt") // "1", whatever other namespaces did with "key"
+ * }).pipe(Effect.provide(ChaosServer.layer()))
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Namespace {
+  /** Its name: the one given, or a fresh UUID. */
+  readonly name: string
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:41234/__ns/checkout`. */
+  readonly url: string
+  readonly stats: Effect.Effect<NamespaceStats>
+  /** Clears the namespace's request count, retry keys, idempotency keys and orders, and nothing else. */
+  readonly reset: Effect.Effect<void>
+}
+
+/**
  * The port could not be bound. The same class as the root's `ServeError`, tagged `"ServeError"`.
  *
  * @example
@@ -96,8 +144,17 @@ export class ChaosServer extends Context.Tag("@effect-http-resilience/chaos-serv
     readonly url: string
     readonly port: number
     readonly stats: Effect.Effect<Stats>
-    /** Clears request counters, retry keys, orders, the opened-connections count and the streamed-bytes count. */
+    /**
+     * Clears request counters, retry keys, orders, every namespace, the connection counts (but `open`) and the
+     * streamed-bytes count.
+     */
     readonly reset: Effect.Effect<void>
+    /**
+     * A namespace of its own, for one test (see {@link Namespace}). Without a name, a fresh one (a UUID); with a
+     * name (1 to 64 of `A-Z a-z 0-9 . _ ~ -`, not `.` or `..`), that namespace, shared with whoever else names it.
+     * An invalid name is a defect, a `RangeError`.
+     */
+    readonly namespace: (name?: string) => Effect.Effect<Namespace>
   }
 >() {}
 
@@ -133,7 +190,18 @@ export const make = (options?: Options): Effect.Effect<ChaosServer["Type"], Serv
       url: server.url,
       port: server.port,
       stats: Effect.promise(server.stats),
-      reset: Effect.promise(server.reset)
+      reset: Effect.promise(server.reset),
+      namespace: (name?: string) =>
+        Effect.sync(() => server.namespace(name)).pipe(
+          Effect.map(
+            (namespace): Namespace => ({
+              name: namespace.name,
+              url: namespace.url,
+              stats: Effect.promise(namespace.stats),
+              reset: Effect.promise(namespace.reset)
+            })
+          )
+        )
     }))
   )
 

@@ -8,8 +8,16 @@
 
 /**
  * The chaos server as a promise, for programs with or without Effect: its options, its stats, the error of a
- * port that cannot be bound, and the handle of a running server.
+ * port that cannot be bound, the handle of a running server and its namespaces.
  *
  * @since 0.1.0
  */
-export { type Options, ServeError, type StartedChaosServer, type Stats, startChaosServer } from "./startChaosServer.js"
+export {
+  type ChaosNamespace,
+  type NamespaceStats,
+  type Options,
+  ServeError,
+  type StartedChaosServer,
+  type Stats,
+  startChaosServer
+} from "./startChaosServer.js"

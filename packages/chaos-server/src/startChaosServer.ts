@@ -25,12 +25,17 @@
  * - Sample data: `/api/Products/:id`, `/api/Todos/:id`, `/v1/search?q=...&type=track` (Spotify-like).
  * - Any path: `?delay=S` (0 to 60 seconds, fractional allowed) answers late; `?error=CODE` (400-599) answers
  *   that status with `X-Simulated: true` and `{ status, error, message, simulated: true }`.
- * - `GET /__stats` ({@link Stats}) and `POST /__reset` (204).
+ * - `GET /__stats` ({@link Stats}) and `POST /__reset` (204); `POST /__reset?namespace=NAME` resets one namespace.
+ * - Namespaces: every path above also answers under `/__ns/NAME` (see {@link StartedChaosServer.namespace}), with
+ *   retry keys, idempotency keys and orders of its own; `/__ns/NAME/__stats` ({@link NamespaceStats}) and
+ *   `POST /__ns/NAME/__reset` observe and reset that namespace alone.
  *
  * Malformed input is answered with 400 and `{ error }`, unknown paths with 404, bodies over the limit with 413.
  *
  * @since 0.1.0
  */
+import * as Crypto from "node:crypto"
+import * as Namespaces from "./internal/namespaces.js"
 import * as Server from "./internal/server.js"
 
 /**
@@ -84,13 +89,19 @@ export interface Options {
  */
 export interface Stats {
   readonly requests: {
-    /** Requests received. */
+    /** Requests received, in every namespace. */
     readonly total: number
     /** Requests whose handler is still running (delayed, hanging, sabotaged); never reset. */
     readonly inFlight: number
-    /** Requests per path, query excluded. Beyond 10,000 distinct paths the rest count under "(other)". */
+    /**
+     * Requests per path, query excluded, a namespace's under their whole path (`/__ns/NAME/...`). Beyond 10,000
+     * distinct paths the rest count under "(other)".
+     */
     readonly byPath: Readonly<Record<string, number>>
-    /** Requests per key of `/api/chaos/retry/:key`: the attempt number the key has reached. */
+    /**
+     * Requests per key of `/api/chaos/retry/:key` outside any namespace: the attempt number the key has reached.
+     * A namespace's keys are in {@link Stats.namespaces}.
+     */
     readonly byRetryKey: Readonly<Record<string, number>>
   }
   readonly connections: {
@@ -122,12 +133,86 @@ export interface Stats {
      */
     readonly bodyBytesStreamed: number
   }
+  /** The orders outside any namespace; a namespace's are in {@link Stats.namespaces}. */
   readonly orders: {
     /** Orders `POST /api/orders` placed; a replay of an idempotency key places none. */
     readonly placed: number
     /** Valid `POST /api/orders` requests per `Idempotency-Key`, replays included: the attempt the key reached. */
     readonly byIdempotencyKey: Readonly<Record<string, number>>
   }
+  /**
+   * What each namespace that has seen a request since start or reset counted, by name (see
+   * {@link StartedChaosServer.namespace}). At most `maxRetryKeys` namespaces are remembered, the least recently
+   * used forgotten first.
+   */
+  readonly namespaces: Readonly<Record<string, NamespaceStats>>
+}
+
+/**
+ * What one namespace has counted since start, or since it or the server was last reset: its requests, retry
+ * keys and orders, apart from those of other namespaces and of requests outside any. Its requests to `__stats`
+ * and `__reset` are not counted.
+ *
+ * @example
+ * ```ts
+ * import { type NamespaceStats, startChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const server = await startChaosServer()
+ * const namespace = server.namespace("checkout")
+ * await fetch(`${namespace.url}/api/chaos/retry/pay?succeedAfter=1`)
+ * const stats: NamespaceStats = await namespace.stats()
+ * console.log(stats.requests.byRetryKey) // { pay: 1 }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface NamespaceStats {
+  readonly requests: {
+    /** Requests under the namespace's prefix. */
+    readonly total: number
+    /** Requests per key of `/api/chaos/retry/:key` in the namespace: the attempt number the key has reached. */
+    readonly byRetryKey: Readonly<Record<string, number>>
+  }
+  readonly orders: {
+    /** Orders `POST /api/orders` placed in the namespace. */
+    readonly placed: number
+    /** Valid `POST /api/orders` requests per `Idempotency-Key` in the namespace, replays included. */
+    readonly byIdempotencyKey: Readonly<Record<string, number>>
+  }
+}
+
+/**
+ * A namespace of a chaos server, made by {@link StartedChaosServer.namespace}: its `url` is a base URL under
+ * which every endpoint answers as under the server's, but with retry keys, idempotency keys and orders of its
+ * own. Two tests, each with its namespace, can use the same key on one server without seeing each other's
+ * attempts, and reset their own without touching the other's.
+ *
+ * @example
+ * ```ts
+ * import { type ChaosNamespace, startChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const server = await startChaosServer()
+ * const namespace: ChaosNamespace = server.namespace()
+ * const response = await fetch(`${namespace.url}/api/chaos/retry/key?succeedAfter=0`)
+ * console.log(response.headers.get("x-attempt")) // "1", whatever other namespaces did with "key"
+ * await namespace.reset()
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ChaosNamespace {
+  /** Its name: the one given, or a fresh UUID. */
+  readonly name: string
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:41234/__ns/checkout`. */
+  readonly url: string
+  readonly stats: () => Promise<NamespaceStats>
+  /**
+   * Clears the namespace's request count, retry keys, idempotency keys and orders, and nothing else: other
+   * namespaces and the server's totals keep theirs. The same as `POST {url}/__reset`.
+   */
+  readonly reset: () => Promise<void>
 }
 
 /**
@@ -183,8 +268,18 @@ export interface StartedChaosServer {
   readonly url: string
   readonly port: number
   readonly stats: () => Promise<Stats>
-  /** Clears request counters, retry keys, orders, the opened-connections count and the streamed-bytes count. */
+  /**
+   * Clears request counters, retry keys, orders, every namespace, the connection counts (but `open`) and the
+   * streamed-bytes count.
+   */
   readonly reset: () => Promise<void>
+  /**
+   * A namespace of its own, for one test: its `url` is the base URL to call instead of the server's, its
+   * `reset()` clears it alone. Without a name, a fresh one (a UUID) that no other call returns; with a name
+   * (1 to 64 of `A-Z a-z 0-9 . _ ~ -`, not `.` or `..`), that namespace, shared with whoever else names it.
+   * Throws a `RangeError` for an invalid name. The server keeps nothing until the namespace sees a request.
+   */
+  readonly namespace: (name?: string) => ChaosNamespace
   /** Stops the server, destroying open connections. Calling it again returns the same promise. */
   readonly close: () => Promise<void>
 }
@@ -211,11 +306,23 @@ export const startChaosServer = async (options?: Options): Promise<StartedChaosS
   const server = await Server.listen(resolved).catch((cause: unknown) => {
     throw new ServeError(resolved.port, cause)
   })
+  const url = `http://${Server.host}:${server.port}`
   return {
-    url: `http://${Server.host}:${server.port}`,
+    url,
     port: server.port,
     stats: async () => server.stats(),
     reset: async () => server.reset(),
+    namespace: (name) => {
+      const chosen = name ?? Crypto.randomUUID()
+      const problem = Namespaces.nameProblem(chosen)
+      if (problem !== undefined) throw new RangeError(problem)
+      return {
+        name: chosen,
+        url: `${url}${Namespaces.prefixOf(chosen)}`,
+        stats: async () => server.namespaceStats(chosen),
+        reset: async () => server.resetNamespace(chosen)
+      }
+    },
     close: server.close
   }
 }

@@ -26,15 +26,15 @@ describe("ChaosState", () => {
   it("evicts the least recently used retry key", () => {
     const state = new ChaosState({ maxRetryKeys: 3, maxTrackedPaths: 10, maxConnections: 10 })
     for (const key of ["a", "b", "c", "a", "d"]) {
-      state.nextAttempt(key)
+      state.nextAttempt("", key)
     }
     expect(state.snapshot().requests.byRetryKey).toEqual({ c: 1, a: 2, d: 1 })
-    expect(state.nextAttempt("b")).toBe(1)
+    expect(state.nextAttempt("", "b")).toBe(1)
   })
 
   it("keeps a retry key literally named __proto__ as data", () => {
     const state = new ChaosState({ maxRetryKeys: 3, maxTrackedPaths: 10, maxConnections: 10 })
-    state.nextAttempt("__proto__")
+    state.nextAttempt("", "__proto__")
     const { byRetryKey } = state.snapshot().requests
     expect(Object.keys(byRetryKey)).toEqual(["__proto__"])
     expect(JSON.parse(JSON.stringify(state.snapshot())).requests.byRetryKey).toEqual(JSON.parse('{"__proto__":1}'))

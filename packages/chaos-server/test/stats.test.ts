@@ -31,7 +31,8 @@ describe("GET /__stats", () => {
           // Each request above used a fresh connection; the one answering this request is still open.
           connections: { opened: 6, open: expect.any(Number), rejected: 0, dropped: 0 },
           responses: { streaming: 0, bodyBytesStreamed: 0 },
-          orders: { placed: 0, byIdempotencyKey: {} }
+          orders: { placed: 0, byIdempotencyKey: {} },
+          namespaces: {}
         })
       })
     )
@@ -114,7 +115,8 @@ describe("POST /__reset", () => {
           requests: { total: 0, inFlight: 0, byPath: {}, byRetryKey: {} },
           connections: { opened: 0, open: 1, rejected: 0, dropped: 0 },
           responses: { streaming: 0, bodyBytesStreamed: 0 },
-          orders: { placed: 0, byIdempotencyKey: {} }
+          orders: { placed: 0, byIdempotencyKey: {} },
+          namespaces: {}
         })
         // The retry key starts over.
         const attempt = yield* get(server, "/api/chaos/retry/key", { agent })

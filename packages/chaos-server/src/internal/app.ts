@@ -2,6 +2,7 @@ import type * as Http from "node:http"
 import { BadRequest, PayloadTooLarge, quote } from "./errors.js"
 import { type Answer, type Exchange, empty, errorJson, json, silent, sleep } from "./exchange.js"
 import * as Faults from "./faults.js"
+import * as Namespaces from "./namespaces.js"
 import * as Orders from "./orders.js"
 import {
   delayParam,
@@ -105,7 +106,7 @@ const statusRoute = ({ query }: Exchange, params: Params): Answer => {
  */
 const retryRoute =
   (state: ChaosState) =>
-  ({ query }: Exchange, params: Params): Answer => {
+  ({ namespace, query }: Exchange, params: Params): Answer => {
     const key = params.key ?? ""
     if (key.length === 0 || key.length > maxRetryKeyLength) {
       throw new BadRequest(`retry key must have 1 to ${maxRetryKeyLength} characters`)
@@ -115,7 +116,7 @@ const retryRoute =
     const failStatus = rawFailStatus === null ? 503 : parseStatus("failStatus", rawFailStatus, { min: 400, max: 599 })
     const retryAfter = retryAfterParam(query, retryAfterSeconds(1))
     // Count only once the request is known to be valid: a rejected request is not an attempt.
-    const attempt = state.nextAttempt(key)
+    const attempt = state.nextAttempt(namespace, key)
     const attemptHeader = { "x-attempt": String(attempt) }
     if (attempt <= succeedAfter) {
       return json(
@@ -167,6 +168,37 @@ const searchRoute = ({ query }: Exchange): Answer => {
   return json(SampleData.searchTracks(text))
 }
 
+/** `GET /__stats`: the whole server's stats; under a namespace, `GET /__ns/NAME/__stats`, that namespace's. */
+const statsRoute =
+  (state: ChaosState) =>
+  ({ namespace }: Exchange): Answer =>
+    json(namespace === Namespaces.defaultNamespace ? state.snapshot() : state.namespaceSnapshot(namespace))
+
+/**
+ * `POST /__reset`: resets everything, or with `?namespace=NAME` that namespace alone; under a namespace,
+ * `POST /__ns/NAME/__reset`, that namespace alone.
+ */
+const resetRoute =
+  (state: ChaosState) =>
+  ({ namespace, query }: Exchange): Answer => {
+    const named = query.get("namespace")
+    if (namespace !== Namespaces.defaultNamespace) {
+      if (named !== null) {
+        throw new BadRequest(
+          `the path names the namespace ${quote(namespace)}: ?namespace= is for ${resetPath} outside any namespace`
+        )
+      }
+      state.resetNamespace(namespace)
+    } else if (named !== null) {
+      const problem = Namespaces.nameProblem(named)
+      if (problem !== undefined) throw new BadRequest(problem)
+      state.resetNamespace(named)
+    } else {
+      state.reset()
+    }
+    return empty(204)
+  }
+
 const makeRoutes = (state: ChaosState): ReadonlyArray<Route> => [
   route("/api/status/:code", statusRoute),
   route("/api/chaos/retry/:key", retryRoute(state)),
@@ -182,22 +214,21 @@ const makeRoutes = (state: ChaosState): ReadonlyArray<Route> => [
   route("/api/Products/:id", resourceRoute("product", SampleData.product)),
   route("/api/Todos/:id", resourceRoute("todo", SampleData.todo)),
   route("/v1/search", searchRoute),
-  route(statsPath, () => json(state.snapshot()), ["GET", "HEAD"]),
-  route(resetPath, () => {
-    state.reset()
-    return empty(204)
-  }, ["POST"])
+  route(statsPath, statsRoute(state), ["GET", "HEAD"]),
+  route(resetPath, resetRoute(state), ["POST"])
 ]
 
 const dispatch = (routes: ReadonlyArray<Route>, exchange: Exchange): Answer => {
   const method = exchange.request.method ?? "GET"
   const found = match(routes, exchange.path)
+  // The path as the client sent it, namespace included.
+  const sentPath = `${Namespaces.prefixOf(exchange.namespace)}${exchange.path}`
   if (found === undefined) {
-    return errorJson(404, `no route for ${method} ${exchange.path}`)
+    return errorJson(404, `no route for ${method} ${sentPath}`)
   }
   const { methods } = found.route
   if (methods !== undefined && !methods.includes(method)) {
-    return errorJson(405, `${exchange.path} accepts ${methods.join(", ")}, not ${method}`, {
+    return errorJson(405, `${sentPath} accepts ${methods.join(", ")}, not ${method}`, {
       allow: methods.join(", ")
     })
   }
@@ -260,7 +291,7 @@ const readBody = (request: Http.IncomingMessage, maxBytes: number, keep: boolean
  * error. Both are validated before waiting, so a malformed request is refused at once. Undefined: no fault
  * replaces the endpoint's answer.
  */
-const queryFaults = async ({ path, query, signal }: Exchange): Promise<Answer | undefined> => {
+const queryFaults = async ({ namespace, path, query, signal }: Exchange): Promise<Answer | undefined> => {
   const delayMillis = delayParam(query)
   const rawError = query.get("error")
   const simulatedStatus = rawError === null ? undefined : parseStatus("error", rawError, { min: 400, max: 599 })
@@ -276,7 +307,7 @@ const queryFaults = async ({ path, query, signal }: Exchange): Promise<Answer | 
     {
       status: simulatedStatus,
       error: text,
-      message: `Simulated ${simulatedStatus} ${text} for ${path}`,
+      message: `Simulated ${simulatedStatus} ${text} for ${Namespaces.prefixOf(namespace)}${path}`,
       simulated: true
     },
     simulatedStatus,
@@ -383,9 +414,15 @@ export const makeRequestListener = (
     sent: (bytes) => state.bodyBytesSent(bytes)
   }
 
-  const answer = async (exchange: Omit<Exchange, "body">, observes: boolean): Promise<Answer> => {
+  const answer = async (
+    exchange: Omit<Exchange, "body">,
+    observes: boolean,
+    invalidNamespace: string | undefined
+  ): Promise<Answer> => {
     try {
       const body = await readBody(exchange.request, config.maxBodyBytes, exchange.path === Orders.ordersPath)
+      // Refused once the body is read, so that the connection stays usable.
+      if (invalidNamespace !== undefined) throw new BadRequest(invalidNamespace)
       const withBody: Exchange = { ...exchange, body }
       if (observes) return dispatch(routes, withBody)
       return (await queryFaults(withBody)) ?? dispatch(routes, withBody)
@@ -399,8 +436,12 @@ export const makeRequestListener = (
   }
 
   return (request, response) => {
-    const { path, query } = parseTarget(request.url ?? "/")
-    const observes = path === statsPath || path === resetPath
+    const target = parseTarget(request.url ?? "/")
+    const scoped = Namespaces.splitPath(target.path)
+    const { namespace, path } =
+      scoped._tag === "Scoped" ? scoped : { namespace: Namespaces.defaultNamespace, path: target.path }
+    const invalidNamespace = scoped._tag === "InvalidName" ? scoped.message : undefined
+    const observes = scoped._tag === "Scoped" && (path === statsPath || path === resetPath)
     // A connection beyond maxConnections reaches no endpoint and counts in no request stats; `/__stats` and
     // `/__reset` still answer on it, so that a test can see and clear the server while it is saturated.
     if (!observes && state.isRejected(request.socket)) {
@@ -416,7 +457,8 @@ export const makeRequestListener = (
         state.requestFinished()
       }
     }
-    if (!observes) state.requestStarted(path)
+    // Counted under the whole path, and in the namespace's own total.
+    if (!observes) state.requestStarted(target.path, namespace)
     response.once("close", () => {
       finish()
       aborter.abort()
@@ -438,7 +480,7 @@ export const makeRequestListener = (
       return undefined
     }
 
-    answer({ request, path, query, signal: aborter.signal }, observes)
+    answer({ request, namespace, path, query: target.query, signal: aborter.signal }, observes, invalidNamespace)
       .then(send)
       .catch((error: unknown) => {
         // A failure once the answer has started (a broken stream) can only end the connection.

@@ -8,6 +8,12 @@ import type * as Http from "node:http"
  */
 export interface Exchange {
   readonly request: Http.IncomingMessage
+  /**
+   * The namespace the request is in (`/__ns/NAME/...`), or the default one (""): where its retry keys,
+   * idempotency keys and orders are kept.
+   */
+  readonly namespace: string
+  /** The path under the namespace's prefix (the whole path in the default namespace). */
   readonly path: string
   readonly query: URLSearchParams
   /** The request body, kept only for the endpoints that read it (others discard it unread). */

@@ -1,6 +1,7 @@
 import type * as Net from "node:net"
 import { BadRequest } from "./errors.js"
 import { type Answer, type Exchange, silent, sleep } from "./exchange.js"
+import { prefixOf } from "./namespaces.js"
 import { booleanParam, integerParam } from "./params.js"
 
 /**
@@ -178,8 +179,10 @@ export const redirectLoopPath = "/api/chaos/redirect-loop"
  *
  * @internal
  */
-export const redirectLoop = ({ query }: Exchange): Answer => {
+export const redirectLoop = ({ namespace, query }: Exchange): Answer => {
   const search = query.toString()
-  const location = search === "" ? redirectLoopPath : `${redirectLoopPath}?${search}`
+  // Under a namespace, back to the same path under it.
+  const path = `${prefixOf(namespace)}${redirectLoopPath}`
+  const location = search === "" ? path : `${path}?${search}`
   return { _tag: "Complete", status: 302, headers: { location }, body: undefined }
 }

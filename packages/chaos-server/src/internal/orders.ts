@@ -6,6 +6,7 @@
  */
 import { BadRequest, quote } from "./errors.js"
 import { type Answer, type Exchange, errorJson, json } from "./exchange.js"
+import { prefixOf } from "./namespaces.js"
 import { integerParam, retryAfterHeader, retryAfterParam, retryAfterSeconds } from "./params.js"
 import type { ChaosState, PlacedOrder } from "./state.js"
 import { parseStatus, statusText } from "./status.js"
@@ -46,7 +47,8 @@ const orderOf = (body: Buffer | undefined): object => {
   return value
 }
 
-const orderLocation = (placed: PlacedOrder): string => `${ordersPath}/${encodeURIComponent(placed.orderId)}`
+const orderLocation = (placed: PlacedOrder): string =>
+  `${prefixOf(placed.namespace)}${ordersPath}/${encodeURIComponent(placed.orderId)}`
 
 const placedBody = (placed: PlacedOrder) => ({
   orderId: placed.orderId,
@@ -73,7 +75,8 @@ export const placeOrder =
     const retryAfter = retryAfterParam(query, retryAfterSeconds(1))
     const order = orderOf(exchange.body)
     // Count only once the request is known to be valid: a rejected request is not an attempt.
-    const { attempt, placed } = key === null ? { attempt: 1, placed: undefined } : state.nextOrderAttempt(key)
+    const { attempt, placed } =
+      key === null ? { attempt: 1, placed: undefined } : state.nextOrderAttempt(exchange.namespace, key)
     const attemptHeader = { "x-attempt": String(attempt) }
     if (placed !== undefined) {
       return json(placedBody(placed), 200, {
@@ -96,19 +99,19 @@ export const placeOrder =
         { ...retryAfterHeader(retryAfter), ...attemptHeader }
       )
     }
-    const created = state.placeOrder(key, attempt, order)
+    const created = state.placeOrder(exchange.namespace, key, attempt, order)
     return json(placedBody(created), 201, { ...attemptHeader, location: orderLocation(created) })
   }
 
 /**
- * `GET /api/orders/:orderId`: an order placed (and not yet forgotten or reset), or 404.
+ * `GET /api/orders/:orderId`: an order placed in the request's namespace (and not yet forgotten or reset), or 404.
  *
  * @internal
  */
 export const findOrder =
   (state: ChaosState) =>
-  (_: Exchange, params: Readonly<Record<string, string>>): Answer => {
+  (exchange: Exchange, params: Readonly<Record<string, string>>): Answer => {
     const orderId = params.orderId ?? ""
-    const placed = state.findOrder(orderId)
+    const placed = state.findOrder(exchange.namespace, orderId)
     return placed === undefined ? errorJson(404, `order ${quote(orderId)} not found`) : json(placedBody(placed))
   }

@@ -1,5 +1,5 @@
 import * as Http from "node:http"
-import type { Options, Stats } from "../startChaosServer.js"
+import type { NamespaceStats, Options, Stats } from "../startChaosServer.js"
 import { makeRequestListener } from "./app.js"
 import { ChaosState } from "./state.js"
 
@@ -86,6 +86,8 @@ export interface RunningServer {
   readonly port: number
   readonly stats: () => Stats
   readonly reset: () => void
+  readonly namespaceStats: (namespace: string) => NamespaceStats
+  readonly resetNamespace: (namespace: string) => void
   /** Closes the listener and destroys every open socket; the same promise on every call. */
   readonly close: () => Promise<void>
 }
@@ -134,6 +136,13 @@ export const listen = (options: ResolvedOptions): Promise<RunningServer> =>
         close().then(() => reject(new Error("the chaos server listens on TCP, yet node reported no TCP address")))
         return
       }
-      resolve({ port: address.port, stats: () => state.snapshot(), reset: () => state.reset(), close })
+      resolve({
+        port: address.port,
+        stats: () => state.snapshot(),
+        reset: () => state.reset(),
+        namespaceStats: (namespace) => state.namespaceSnapshot(namespace),
+        resetNamespace: (namespace) => state.resetNamespace(namespace),
+        close
+      })
     })
   })

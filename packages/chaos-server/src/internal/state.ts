@@ -1,11 +1,12 @@
 import type * as Net from "node:net"
-import type { Stats } from "../startChaosServer.js"
+import type { NamespaceStats, Stats } from "../startChaosServer.js"
+import { defaultNamespace } from "./namespaces.js"
 
 /** @internal */
 export interface StateLimits {
   /**
-   * Most retry keys remembered at once, and likewise most idempotency keys and placed orders; the least
-   * recently used is forgotten first.
+   * Most retry keys remembered at once, and likewise most idempotency keys, placed orders and namespaces; the
+   * least recently used is forgotten first. Each bound holds across namespaces, not per namespace.
    */
   readonly maxRetryKeys: number
   /** Most distinct paths counted one by one; further paths are counted together under {@link otherPaths}. */
@@ -49,6 +50,8 @@ const setRecent = <V>(map: Map<string, V>, key: string, value: V, max: number): 
  * @internal
  */
 export interface PlacedOrder {
+  /** The namespace it was placed in: only requests in the same namespace find it. */
+  readonly namespace: string
   readonly orderId: string
   readonly idempotencyKey: string | null
   /** The attempt of the idempotency key that placed it (1 without a key). */
@@ -57,9 +60,49 @@ export interface PlacedOrder {
   readonly order: object
 }
 
+/**
+ * A key of a namespace as one string, for tables shared by all namespaces. A namespace name has no "/", so the
+ * first "/" separates the two and no two pairs share a string.
+ */
+const qualified = (namespace: string, key: string): string => `${namespace}/${key}`
+
+interface RetryEntry {
+  readonly namespace: string
+  readonly key: string
+  readonly attempts: number
+}
+
 interface IdempotencyEntry {
+  readonly namespace: string
+  readonly key: string
   readonly attempts: number
   readonly placed: PlacedOrder | undefined
+}
+
+/** What a namespace other than the default one has counted (the default one's are the server's fields). */
+interface NamespaceCounters {
+  readonly requests: number
+  readonly ordersPlaced: number
+}
+
+const noCounters: NamespaceCounters = { requests: 0, ordersPlaced: 0 }
+
+interface MutableNamespaceStats {
+  requests: { total: number; byRetryKey: Record<string, number> }
+  orders: { placed: number; byIdempotencyKey: Record<string, number> }
+}
+
+const emptyNamespaceStats = (counters: NamespaceCounters): MutableNamespaceStats => ({
+  requests: { total: counters.requests, byRetryKey: {} },
+  orders: { placed: counters.ordersPlaced, byIdempotencyKey: {} }
+})
+
+/**
+ * Sets `record[key] = value` as an own data property, even for a key such as `__proto__`, whose plain
+ * assignment would set the record's prototype instead.
+ */
+const setEntry = (record: Record<string, number>, key: string, value: number): void => {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true })
 }
 
 /**
@@ -72,7 +115,8 @@ export class ChaosState {
   private totalRequests = 0
   private requestsInFlight = 0
   private readonly requestsByPath = new Map<string, number>()
-  private readonly attemptsByRetryKey = new Map<string, number>()
+  /** Attempts per retry key of every namespace, by {@link qualified} key. */
+  private readonly attemptsByRetryKey = new Map<string, RetryEntry>()
   private connectionsOpened = 0
   private connectionsRejected = 0
   private connectionsDropped = 0
@@ -82,15 +126,27 @@ export class ChaosState {
   private bodiesStreaming = 0
   private bodyBytesStreamed = 0
   private readonly openSockets = new Set<Net.Socket>()
+  /** Attempts and placed order per idempotency key of every namespace, by {@link qualified} key. */
   private readonly idempotencyKeys = new Map<string, IdempotencyEntry>()
+  /** Orders of every namespace: ids are unique across namespaces. */
   private readonly ordersById = new Map<string, PlacedOrder>()
+  /** Orders placed in the default namespace; another namespace's are in {@link namespaceCounters}. */
   private ordersPlaced = 0
+  /** Counters of the namespaces other than the default one that have seen a request. */
+  private readonly namespaceCounters = new Map<string, NamespaceCounters>()
   // Never reset: an order id stays unique for the life of the server, so an id from before a reset is a 404.
   private orderSequence = 0
 
   constructor(readonly limits: StateLimits) {}
 
-  requestStarted(path: string): void {
+  /**
+   * Counts a request: in the server's totals under its whole path, and in its namespace's total when it has one
+   * other than the default.
+   */
+  requestStarted(path: string, namespace: string = defaultNamespace): void {
+    if (namespace !== defaultNamespace) {
+      this.updateCounters(namespace, (counters) => ({ ...counters, requests: counters.requests + 1 }))
+    }
     this.totalRequests++
     this.requestsInFlight++
     const key = pathKey(path)
@@ -121,40 +177,57 @@ export class ChaosState {
     this.bodyBytesStreamed += bytes
   }
 
-  /** Counts one more request for `key` and returns its 1-based attempt number. */
-  nextAttempt(key: string): number {
-    const attempt = (this.attemptsByRetryKey.get(key) ?? 0) + 1
-    setRecent(this.attemptsByRetryKey, key, attempt, this.limits.maxRetryKeys)
-    return attempt
+  /** Counts one more request for `key` in `namespace` and returns its 1-based attempt number. */
+  nextAttempt(namespace: string, key: string): number {
+    const id = qualified(namespace, key)
+    const attempts = (this.attemptsByRetryKey.get(id)?.attempts ?? 0) + 1
+    setRecent(this.attemptsByRetryKey, id, { namespace, key, attempts }, this.limits.maxRetryKeys)
+    return attempts
   }
 
   /**
-   * Counts one more attempt for an idempotency key and returns its 1-based number, with the order the key
-   * placed before, if any.
+   * Counts one more attempt for an idempotency key of `namespace` and returns its 1-based number, with the order
+   * the key placed before, if any.
    */
-  nextOrderAttempt(key: string): { readonly attempt: number; readonly placed: PlacedOrder | undefined } {
-    const known = this.idempotencyKeys.get(key)
-    const entry = { attempts: (known?.attempts ?? 0) + 1, placed: known?.placed }
-    setRecent(this.idempotencyKeys, key, entry, this.limits.maxRetryKeys)
+  nextOrderAttempt(
+    namespace: string,
+    key: string
+  ): { readonly attempt: number; readonly placed: PlacedOrder | undefined } {
+    const id = qualified(namespace, key)
+    const known = this.idempotencyKeys.get(id)
+    const entry: IdempotencyEntry = { namespace, key, attempts: (known?.attempts ?? 0) + 1, placed: known?.placed }
+    setRecent(this.idempotencyKeys, id, entry, this.limits.maxRetryKeys)
     return { attempt: entry.attempts, placed: entry.placed }
   }
 
-  /** Places an order: gives it an id, remembers it by id and under its idempotency key, counts it. */
-  placeOrder(idempotencyKey: string | null, attempt: number, order: object): PlacedOrder {
+  /** Places an order in `namespace`: gives it an id, remembers it by id and under its idempotency key, counts it. */
+  placeOrder(namespace: string, idempotencyKey: string | null, attempt: number, order: object): PlacedOrder {
     this.orderSequence++
-    this.ordersPlaced++
-    const placed: PlacedOrder = { orderId: `order-${this.orderSequence}`, idempotencyKey, attempt, order }
+    if (namespace === defaultNamespace) {
+      this.ordersPlaced++
+    } else {
+      this.updateCounters(namespace, (counters) => ({ ...counters, ordersPlaced: counters.ordersPlaced + 1 }))
+    }
+    const placed: PlacedOrder = { namespace, orderId: `order-${this.orderSequence}`, idempotencyKey, attempt, order }
     setRecent(this.ordersById, placed.orderId, placed, this.limits.maxRetryKeys)
     if (idempotencyKey !== null) {
-      setRecent(this.idempotencyKeys, idempotencyKey, { attempts: attempt, placed }, this.limits.maxRetryKeys)
+      const entry: IdempotencyEntry = { namespace, key: idempotencyKey, attempts: attempt, placed }
+      setRecent(this.idempotencyKeys, qualified(namespace, idempotencyKey), entry, this.limits.maxRetryKeys)
     }
     return placed
   }
 
-  findOrder(orderId: string): PlacedOrder | undefined {
+  /** The order with this id placed in `namespace`; another namespace's order is not found. */
+  findOrder(namespace: string, orderId: string): PlacedOrder | undefined {
     const placed = this.ordersById.get(orderId)
-    if (placed !== undefined) setRecent(this.ordersById, orderId, placed, this.limits.maxRetryKeys)
+    if (placed === undefined || placed.namespace !== namespace) return undefined
+    setRecent(this.ordersById, orderId, placed, this.limits.maxRetryKeys)
     return placed
+  }
+
+  private updateCounters(namespace: string, update: (counters: NamespaceCounters) => NamespaceCounters): void {
+    const counters = update(this.namespaceCounters.get(namespace) ?? noCounters)
+    setRecent(this.namespaceCounters, namespace, counters, this.limits.maxRetryKeys)
   }
 
   /**
@@ -205,6 +278,7 @@ export class ChaosState {
   reset(): void {
     this.totalRequests = 0
     this.requestsByPath.clear()
+    this.namespaceCounters.clear()
     this.attemptsByRetryKey.clear()
     this.connectionsOpened = 0
     this.connectionsRejected = 0
@@ -215,13 +289,71 @@ export class ChaosState {
     this.ordersPlaced = 0
   }
 
+  /**
+   * Forgets what one namespace other than the default has counted: its requests, retry keys, idempotency keys
+   * and orders. The server's totals (`total`, `byPath`) keep its requests.
+   */
+  resetNamespace(namespace: string): void {
+    this.namespaceCounters.delete(namespace)
+    for (const [id, entry] of this.attemptsByRetryKey) {
+      if (entry.namespace === namespace) this.attemptsByRetryKey.delete(id)
+    }
+    for (const [id, entry] of this.idempotencyKeys) {
+      if (entry.namespace === namespace) this.idempotencyKeys.delete(id)
+    }
+    for (const [orderId, placed] of this.ordersById) {
+      if (placed.namespace === namespace) this.ordersById.delete(orderId)
+    }
+  }
+
+  /** What each namespace has counted, the default one included (under {@link defaultNamespace}). */
+  private namespaceSnapshots(): Map<string, MutableNamespaceStats> {
+    const byNamespace = new Map<string, MutableNamespaceStats>()
+    const statsOf = (namespace: string): MutableNamespaceStats => {
+      let stats = byNamespace.get(namespace)
+      if (stats === undefined) {
+        stats = emptyNamespaceStats(
+          namespace === defaultNamespace
+            ? { requests: this.totalRequests, ordersPlaced: this.ordersPlaced }
+            : (this.namespaceCounters.get(namespace) ?? noCounters)
+        )
+        byNamespace.set(namespace, stats)
+      }
+      return stats
+    }
+    statsOf(defaultNamespace)
+    for (const namespace of this.namespaceCounters.keys()) statsOf(namespace)
+    for (const { namespace, key, attempts } of this.attemptsByRetryKey.values()) {
+      setEntry(statsOf(namespace).requests.byRetryKey, key, attempts)
+    }
+    for (const { namespace, key, attempts } of this.idempotencyKeys.values()) {
+      setEntry(statsOf(namespace).orders.byIdempotencyKey, key, attempts)
+    }
+    return byNamespace
+  }
+
+  /** What one namespace other than the default has counted (all zero for one never seen). */
+  namespaceSnapshot(namespace: string): NamespaceStats {
+    const stats = emptyNamespaceStats(this.namespaceCounters.get(namespace) ?? noCounters)
+    for (const entry of this.attemptsByRetryKey.values()) {
+      if (entry.namespace === namespace) setEntry(stats.requests.byRetryKey, entry.key, entry.attempts)
+    }
+    for (const entry of this.idempotencyKeys.values()) {
+      if (entry.namespace === namespace) setEntry(stats.orders.byIdempotencyKey, entry.key, entry.attempts)
+    }
+    return stats
+  }
+
   snapshot(): Stats {
+    const namespaces = this.namespaceSnapshots()
+    const outside = namespaces.get(defaultNamespace) ?? emptyNamespaceStats(noCounters)
+    namespaces.delete(defaultNamespace)
     return {
       requests: {
         total: this.totalRequests,
         inFlight: this.requestsInFlight,
         byPath: Object.fromEntries(this.requestsByPath),
-        byRetryKey: Object.fromEntries(this.attemptsByRetryKey)
+        byRetryKey: outside.requests.byRetryKey
       },
       connections: {
         opened: this.connectionsOpened,
@@ -230,12 +362,8 @@ export class ChaosState {
         dropped: this.connectionsDropped
       },
       responses: { streaming: this.bodiesStreaming, bodyBytesStreamed: this.bodyBytesStreamed },
-      orders: {
-        placed: this.ordersPlaced,
-        byIdempotencyKey: Object.fromEntries(
-          Array.from(this.idempotencyKeys, ([key, entry]): [string, number] => [key, entry.attempts])
-        )
-      }
+      orders: outside.orders,
+      namespaces: Object.fromEntries(namespaces)
     }
   }
 }
