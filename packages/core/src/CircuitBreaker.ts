@@ -126,7 +126,10 @@ export interface BreakerSettings {
   readonly tripPolicy: TripPolicy
   /** How long the circuit stays open, and how long a probe holds its slot; 0.5 s to 1 day. */
   readonly breakDurationMillis: number
-  /** Cap on a break lengthened by a `retryAfterMillis` hint; from breakDuration to 1 day. */
+  /**
+   * Cap on a break lengthened by a `retryAfterMillis` hint; from breakDuration to 1 day.
+   * {@link resolveOptions} defaults it to the larger of 30 s and breakDuration.
+   */
   readonly maxBreakDurationMillis: number
 }
 
@@ -274,7 +277,8 @@ export const samplingDefaults: SamplingPolicy = {
  */
 export const consecutiveDefaults: ConsecutivePolicy = { _tag: "Consecutive", failures: 5 }
 /**
- * Polly's sampling policy, breaks of 5 seconds, lengthened by a `Retry-After` hint up to 30 seconds.
+ * Polly's sampling policy, breaks of 5 seconds, lengthened by a `Retry-After` hint up to 30 seconds
+ * (when options set only a longer `breakDuration`, {@link resolveOptions} raises that cap to it).
  *
  * @example
  * ```ts
@@ -725,14 +729,19 @@ const tripPolicyOf = <D>(codec: Settings.DurationCodec<D>, input: unknown): Sett
  * Resolves a breaker's options record (`tripPolicy` built by `sampling` or `consecutive`,
  * `breakDuration`, `maxBreakDuration`, and an `onStateChange` function that only the library
  * calls) into settings. Bad options are named in full (`"circuitBreaker.breakDuration"`), with
- * the value as given.
+ * the value as given. An unset `maxBreakDuration` is the larger of 30 s and `breakDuration`, so
+ * that a long break alone is valid; a `maxBreakDuration` below the break is reported with both
+ * options and both values as given.
  *
  * @example
  * ```ts
  * import { CircuitBreaker, Settings } from "@effect-http-resilience/core"
  *
  * declare const codec: Settings.DurationCodec<number>
- * CircuitBreaker.resolveOptions({ breakDuration: 10_000 }, codec) // Valid: breaks of 10 s
+ * CircuitBreaker.resolveOptions({ breakDuration: 10_000 }, codec) // Valid: breaks of 10 s, capped at 30 s
+ * CircuitBreaker.resolveOptions({ breakDuration: 60_000 }, codec) // Valid: breaks of 1 minute, capped at 1 minute
+ * CircuitBreaker.resolveOptions({ breakDuration: 60_000, maxBreakDuration: 30_000 }, codec)
+ * // Invalid: "circuitBreaker.maxBreakDuration" must be from circuitBreaker.breakDuration (60000) to 1 day (got 30000)
  * ```
  *
  * @since 0.1.0
@@ -753,26 +762,50 @@ export const resolveOptions = <D>(
             `${prefix}.breakDuration`,
             given.breakDuration,
             breakerDefaults.breakDurationMillis
-          ),
-          maxBreakDurationMillis: optionalMillis(
-            codec,
-            `${prefix}.maxBreakDuration`,
-            given.maxBreakDuration,
-            breakerDefaults.maxBreakDurationMillis
           )
         }),
-        (settings): Settings.Checked<BreakerSettings> => {
-          if (given.onStateChange !== undefined && typeof given.onStateChange !== "function") {
-            return Settings.invalid(
-              `${prefix}.onStateChange`,
-              "must be a function returning an Effect",
-              given.onStateChange
-            )
-          }
-          return Settings.fromCheck(prefix, settings, checkSettings(settings), given)
-        }
+        ({ tripPolicy, breakDurationMillis }) =>
+          Settings.andThen(
+            optionalMillis(
+              codec,
+              `${prefix}.maxBreakDuration`,
+              given.maxBreakDuration,
+              // Unset, the cap never stands below the break: a long break alone is valid.
+              Math.max(breakerDefaults.maxBreakDurationMillis, breakDurationMillis)
+            ),
+            (maxBreakDurationMillis): Settings.Checked<BreakerSettings> => {
+              if (given.onStateChange !== undefined && typeof given.onStateChange !== "function") {
+                return Settings.invalid(
+                  `${prefix}.onStateChange`,
+                  "must be a function returning an Effect",
+                  given.onStateChange
+                )
+              }
+              const settings: BreakerSettings = { tripPolicy, breakDurationMillis, maxBreakDurationMillis }
+              const problem = checkSettings(settings)
+              return Settings.fromCheck(
+                prefix,
+                settings,
+                problem?.option === "maxBreakDuration" ? capProblem(problem, given, codec) : problem,
+                given
+              )
+            }
+          )
       )
   )
+
+// The cap's range names the break it must not stand below, as the options give it (or its default).
+const capProblem = <D>(
+  problem: InvalidSetting,
+  given: Readonly<Record<string, unknown>>,
+  codec: Settings.DurationCodec<D>
+): InvalidSetting => {
+  const breakDuration =
+    given.breakDuration === undefined
+      ? `its default, ${breakerDefaults.breakDurationMillis / secondMillis} seconds`
+      : Settings.describeValue(given.breakDuration, codec.describe)
+  return { ...problem, reason: `must be from ${prefix}.breakDuration (${breakDuration}) to 1 day` }
+}
 
 /**
  * Why an attempt was rejected unsent, in words: `left` is the time until the circuit lets a

@@ -347,6 +347,12 @@ export interface DurationCodec<D> {
   readonly decode: (input: unknown) => D | undefined
   readonly infinity: D
   readonly toMillis: (duration: D) => number
+  /**
+   * How a message shows a value of the library's own duration type that an option was given
+   * (`"1m"` for an Effect `Duration`), as `describeValue`'s `special` does; other values are
+   * shown as `describeValue` shows them.
+   */
+  readonly describe?: ((value: object) => string | undefined) | undefined
 }
 
 /**

@@ -8,9 +8,11 @@ import {
   type Outcome,
   type Permit,
   RollingHealth,
+  resolveOptions,
   type SamplingPolicy,
   samplingDefaults
 } from "../src/CircuitBreaker.js"
+import * as Settings from "../src/Settings.js"
 
 const success: Outcome = { _tag: "Success" }
 const failure: Outcome = { _tag: "Failure" }
@@ -367,6 +369,87 @@ describe("checkSettings (Polly's ranges)", () => {
       expect(checkSettings(settings)?.option).toBe(option)
     })
   }
+})
+
+describe("resolveOptions: breakDuration and maxBreakDuration as written", () => {
+  /** A duration type of a line's own, as a message shows it (Effect's `Duration` reads "1m"). */
+  class Minutes {
+    constructor(readonly minutes: number) {}
+  }
+  const units: Readonly<Record<string, number>> = { second: 1_000, seconds: 1_000, minute: 60_000, minutes: 60_000 }
+  const codec: Settings.DurationCodec<number> = {
+    decode: (input) => {
+      if (typeof input === "number") return input
+      if (input instanceof Minutes) return input.minutes * 60_000
+      const words = typeof input === "string" ? /^(\d+) (\w+)$/.exec(input) : null
+      const unit = words === null ? undefined : units[words[2]!]
+      return words === null || unit === undefined ? undefined : Number(words[1]) * unit
+    },
+    infinity: Number.POSITIVE_INFINITY,
+    toMillis: (millis) => millis,
+    describe: (value) => (value instanceof Minutes ? `${value.minutes}m` : undefined)
+  }
+  const resolved = (input: unknown) => {
+    const checked = resolveOptions(input, codec)
+    if (checked._tag !== "Valid") throw new Error(Settings.invalidMessage(checked.problem))
+    return checked.value
+  }
+  const problem = (input: unknown): Settings.InvalidSetting => {
+    const checked = resolveOptions(input, codec)
+    if (checked._tag === "Valid") throw new Error(`valid: ${JSON.stringify(checked.value)}`)
+    return checked.problem
+  }
+
+  it("maxBreakDuration unset: the larger of 30 s and breakDuration, so that a long break alone is valid", () => {
+    expect(resolved({})).toMatchObject({ breakDurationMillis: 5_000, maxBreakDurationMillis: 30_000 })
+    expect(resolved({ breakDuration: "10 seconds" })).toMatchObject({ maxBreakDurationMillis: 30_000 })
+    expect(resolved({ breakDuration: "1 minute" })).toMatchObject({
+      breakDurationMillis: 60_000,
+      maxBreakDurationMillis: 60_000
+    })
+    expect(resolved({ breakDuration: new Minutes(2) })).toMatchObject({ maxBreakDurationMillis: 120_000 })
+  })
+
+  it("both set and in conflict: the message names both options and both values as given", () => {
+    const both = problem({ breakDuration: "1 minute", maxBreakDuration: "30 seconds" })
+    expect(both).toEqual({
+      option: "circuitBreaker.maxBreakDuration",
+      reason: 'must be from circuitBreaker.breakDuration ("1 minute") to 1 day',
+      value: "30 seconds"
+    })
+    expect(Settings.invalidMessage(both)).toBe(
+      'Invalid retry policy option "circuitBreaker.maxBreakDuration": must be from circuitBreaker.breakDuration ("1 minute") to 1 day (got "30 seconds")'
+    )
+    // The line's own duration type, shown as the line shows it.
+    expect(problem({ breakDuration: new Minutes(2), maxBreakDuration: new Minutes(1) }).reason).toBe(
+      "must be from circuitBreaker.breakDuration (2m) to 1 day"
+    )
+  })
+
+  it("maxBreakDuration alone, below the default break: the message says the break is the default", () => {
+    expect(problem({ maxBreakDuration: "1 second" })).toEqual({
+      option: "circuitBreaker.maxBreakDuration",
+      reason: "must be from circuitBreaker.breakDuration (its default, 5 seconds) to 1 day",
+      value: "1 second"
+    })
+  })
+
+  it("a break over a day is named as the break, not as the cap it raised", () => {
+    expect(problem({ breakDuration: "2000 minutes" })).toMatchObject({
+      option: "circuitBreaker.breakDuration",
+      value: "2000 minutes"
+    })
+  })
+
+  it("a cap equal to the break is valid; a cap over a day is still refused, naming the break's range", () => {
+    expect(resolved({ breakDuration: "1 minute", maxBreakDuration: "1 minute" })).toMatchObject({
+      maxBreakDurationMillis: 60_000
+    })
+    expect(problem({ maxBreakDuration: "2000 minutes" })).toMatchObject({
+      option: "circuitBreaker.maxBreakDuration",
+      value: "2000 minutes"
+    })
+  })
 })
 
 describe("CircuitBreakerMachine: when a circuit may be forgotten", () => {

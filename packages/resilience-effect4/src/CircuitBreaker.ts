@@ -141,8 +141,9 @@ export interface Options {
   readonly breakDuration?: Duration.Input | undefined
   /**
    * Cap on a break lengthened by the `retryAfter` of the failure that opened the circuit; from
-   * `breakDuration` to 1 day. [30 seconds, as `RetryPolicy`'s `maxDelay`: a server asking for
-   * longer still gets one probe every 30 seconds, a negligible load]
+   * `breakDuration` to 1 day. [the larger of 30 seconds and `breakDuration`; 30 seconds as
+   * `RetryPolicy`'s `maxDelay`: a server asking for longer still gets one probe every 30
+   * seconds, a negligible load]
    */
   readonly maxBreakDuration?: Duration.Input | undefined
   /** Runs on every state change, in the fiber that caused it, after the change is published. */

@@ -48,5 +48,6 @@ export const durationCodec: Settings.DurationCodec<Duration.Duration> = {
   decode: (input) =>
     isInputShaped(input) && input !== null ? Option.getOrUndefined(Duration.fromInput(input)) : undefined,
   infinity: Duration.infinity,
-  toMillis: Duration.toMillis
+  toMillis: Duration.toMillis,
+  describe: describeDuration
 }

@@ -43,5 +43,6 @@ export const fromChecked = <A>(checked: Settings.Checked<A>): Validated<A> =>
 export const durationCodec: Settings.DurationCodec<Duration.Duration> = {
   decode: (input) => Option.getOrUndefined(Duration.decodeUnknown(input)),
   infinity: Duration.infinity,
-  toMillis: Duration.toMillis
+  toMillis: Duration.toMillis,
+  describe: describeDuration
 }
