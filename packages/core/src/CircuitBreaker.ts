@@ -10,8 +10,10 @@
  *   generation count (as Effect 4's `CircuitBreakerStore` fences them). Polly counts a late
  *   outcome of a call admitted before the break into a window it wipes on closing anyway, and
  *   lets any late outcome close or reopen a half-open circuit; here only the probe decides.
- * - The half-open probe is re-armed: a probe that has not reported `breakDuration` after it
- *   started loses its slot to the next caller, so a hung probe cannot wedge the circuit.
+ * - The half-open probe is re-armed: a probe that has not reported `breakDuration` after its
+ *   own time limit passed (after it was admitted, for a probe with no time limit) loses its slot
+ *   to the next caller, so a hung probe cannot wedge the circuit, and a probe that is slow to be
+ *   sent but still within its time limit keeps its slot.
  * - A `retryAfterMillis` hint on the failure that opens the circuit lengthens that break, up to
  *   `maxBreakDurationMillis`.
  *
@@ -124,7 +126,10 @@ export type TripPolicy = SamplingPolicy | ConsecutivePolicy
  */
 export interface BreakerSettings {
   readonly tripPolicy: TripPolicy
-  /** How long the circuit stays open, and how long a probe holds its slot; 0.5 s to 1 day. */
+  /**
+   * How long the circuit stays open, and how long past its own time limit (past its admission,
+   * when it has none) a probe that has not reported keeps its slot; 0.5 s to 1 day.
+   */
   readonly breakDurationMillis: number
   /**
    * Cap on a break lengthened by a `retryAfterMillis` hint; from breakDuration to 1 day.
@@ -214,7 +219,7 @@ export type Admission =
   | {
       readonly _tag: "Rejected"
       readonly state: "Open" | "HalfOpen" | "Isolated"
-      /** Until the circuit half-opens (Open), the probe slot is re-armed (HalfOpen), or infinity (Isolated). */
+      /** Until the circuit half-opens (Open), the probe's slot is re-armed (HalfOpen), or infinity (Isolated). */
       readonly retryAfterMillis: number
     }
 
@@ -495,7 +500,13 @@ export class CircuitBreakerMachine {
     return Math.max(this.settings.breakDurationMillis, Math.min(hint, this.settings.maxBreakDurationMillis))
   }
 
-  tryAcquire(nowMillis: number): Admission {
+  /**
+   * Admits or rejects one attempt at `nowMillis`. `probeLimitMillis` is the attempt's own time
+   * limit, if it has one (the time after which it is cut and reports): a probe then holds its
+   * slot until it reports, or `breakDuration` past that limit; without one (or an infinite one),
+   * `breakDuration` past its admission.
+   */
+  tryAcquire(nowMillis: number, probeLimitMillis?: number): Admission {
     switch (this.state) {
       case "Closed":
         return { _tag: "Permitted", permit: { generation: this.generation, probe: false }, transition: undefined }
@@ -506,22 +517,31 @@ export class CircuitBreakerMachine {
           return { _tag: "Rejected", state: "Open", retryAfterMillis: this.blockedUntil - nowMillis }
         }
         this.state = "HalfOpen"
-        return this.startProbe(nowMillis, { from: "Open", to: "HalfOpen", manual: false })
+        return this.startProbe(nowMillis, probeLimitMillis, { from: "Open", to: "HalfOpen", manual: false })
       }
       case "HalfOpen": {
         if (this.probing && nowMillis < this.blockedUntil) {
           return { _tag: "Rejected", state: "HalfOpen", retryAfterMillis: this.blockedUntil - nowMillis }
         }
-        return this.startProbe(nowMillis, undefined)
+        return this.startProbe(nowMillis, probeLimitMillis, undefined)
       }
     }
   }
 
-  private startProbe(nowMillis: number, transition: Transition | undefined): Admission {
+  private startProbe(
+    nowMillis: number,
+    probeLimitMillis: number | undefined,
+    transition: Transition | undefined
+  ): Admission {
     // A new generation fences the outcome of a probe whose slot was taken over.
     this.generation++
     this.probing = true
-    this.blockedUntil = nowMillis + this.settings.breakDurationMillis
+    // Measured from the end of the probe's own time limit: a probe admitted but slow to go out
+    // (a busy event loop, a slow connect) is still the only one, while one that outlives its
+    // limit by a whole break (a hung probe, a permit never reported) gives its slot up.
+    const limit =
+      probeLimitMillis !== undefined && Number.isFinite(probeLimitMillis) && probeLimitMillis > 0 ? probeLimitMillis : 0
+    this.blockedUntil = nowMillis + limit + this.settings.breakDurationMillis
     return { _tag: "Permitted", permit: { generation: this.generation, probe: true }, transition }
   }
 

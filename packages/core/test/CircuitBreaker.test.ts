@@ -209,6 +209,35 @@ describe("CircuitBreakerMachine", () => {
     expect(machine.report(10_002, permitted(next), success)?.to).toBe("Closed")
   })
 
+  it("a probe with a time limit keeps its slot through that limit and a break past it, however slow to be sent", () => {
+    const machine = opened(0)
+    // Admitted at 5 s under a 10 s time limit: the slot is its own until 5 + 10 + 5 = 20 s.
+    const slow = permitted(machine.tryAcquire(5_000, 10_000))
+    expect(machine.tryAcquire(10_000)).toEqual({ _tag: "Rejected", state: "HalfOpen", retryAfterMillis: 10_000 })
+    expect(machine.tryAcquire(19_999, 10_000)).toEqual({ _tag: "Rejected", state: "HalfOpen", retryAfterMillis: 1 })
+    expect(machine.snapshot(15_000)).toEqual({ _tag: "HalfOpen", probing: true, retryAfterMillis: 5_000 })
+    // It reports within its limit (it was only slow): its verdict decides.
+    expect(machine.report(14_000, slow, success)?.to).toBe("Closed")
+  })
+
+  it("a probe that outlives its own time limit by a break gives its slot up", () => {
+    const machine = opened(0)
+    const hung = permitted(machine.tryAcquire(5_000, 10_000))
+    const next = machine.tryAcquire(20_000, 10_000)
+    expect(next).toMatchObject({ _tag: "Permitted", permit: { probe: true }, transition: undefined })
+    expect(machine.report(20_001, hung, success)).toBeUndefined()
+    expect(machine.report(20_002, permitted(next), success)?.to).toBe("Closed")
+  })
+
+  it("a probe with no time limit (none given, infinite, or not positive) is re-armed a break after its admission", () => {
+    for (const limit of [undefined, Number.POSITIVE_INFINITY, 0, Number.NaN]) {
+      const machine = opened(0)
+      permitted(machine.tryAcquire(5_000, limit))
+      expect(machine.tryAcquire(9_999)._tag).toBe("Rejected")
+      expect(machine.tryAcquire(10_000)).toMatchObject({ _tag: "Permitted", permit: { probe: true } })
+    }
+  })
+
   it("an ignored probe frees the slot at once", () => {
     const machine = opened(0)
     const probe = permitted(machine.tryAcquire(5_000))

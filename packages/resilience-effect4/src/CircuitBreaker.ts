@@ -13,8 +13,8 @@
  * is the store Effect's breaker admits and records through, so the breaker is also usable
  * wherever Effect takes one (`HttpClient.withCircuitBreaker`). What this adds: a time-windowed
  * sampling trip policy (Effect's `rate` counts the last N calls), bounded defaults, a half-open
- * probe re-armed after each break (a hung probe cannot wedge it), manual isolation, state
- * changes with manual ones, and metrics.
+ * probe that keeps its slot through its own time limit and gives it up a break past it (a hung
+ * probe cannot wedge it), manual isolation, state changes with manual ones, and metrics.
  *
  * @since 0.1.0
  */
@@ -135,8 +135,11 @@ export interface Options {
   /** When a closed circuit breaks. [`sampling()`: 10% of at least 100 attempts in 30 s] */
   readonly tripPolicy?: TripPolicy | undefined
   /**
-   * How long an open circuit rejects attempts before it lets a probe through, and how long a
-   * probe may stay silent before the next caller takes its place; 0.5 s to 1 day. [5 seconds]
+   * How long an open circuit rejects attempts before it lets a probe through; 0.5 s to 1 day.
+   * Also how long a probe may stay silent past its own time limit before the next caller takes
+   * its place: a probe sent by a client keeps its slot through its attempt's time limit
+   * (`attemptTimeout`), however long it takes to go out, and a break more; one admitted by
+   * `acquire` or `execute` on their own, a break past its admission. [5 seconds]
    */
   readonly breakDuration?: Duration.Input | undefined
   /**

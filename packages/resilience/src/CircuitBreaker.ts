@@ -127,8 +127,11 @@ export interface Options {
   /** When a closed circuit breaks. [`sampling()`: 10% of at least 100 attempts in 30 s] */
   readonly tripPolicy?: TripPolicy | undefined
   /**
-   * How long an open circuit rejects attempts before it lets a probe through, and how long a
-   * probe may stay silent before the next caller takes its place; 0.5 s to 1 day. [5 seconds]
+   * How long an open circuit rejects attempts before it lets a probe through; 0.5 s to 1 day.
+   * Also how long a probe may stay silent past its own time limit before the next caller takes
+   * its place: a probe sent by a client keeps its slot through its attempt's time limit
+   * (`attemptTimeout`), however long it takes to go out, and a break more; one admitted by
+   * `acquire` or `execute` on their own, a break past its admission. [5 seconds]
    */
   readonly breakDuration?: Duration.DurationInput | undefined
   /**

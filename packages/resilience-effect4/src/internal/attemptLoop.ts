@@ -10,6 +10,7 @@ import * as Schedule from "effect/Schedule"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
+import * as circuitBreakerService from "./circuitBreakerService.js"
 import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
 import * as overload from "./overload.js"
@@ -200,7 +201,14 @@ export const run = <A, E, R, E2, R2>(
         // Counted once the breaker lets it through: a rejected attempt is never sent.
         const counted = Effect.andThen(previous === undefined ? origin.attempts : origin.resent, sent)
         if (breaker === undefined) return counted
-        return Effect.flatMap(breaker, (circuits) => circuits.execute(counted, origin.key, overload.breakerOutcome))
+        // The breaker hears the attempt's time limit: a probe keeps its slot while within it.
+        return Effect.flatMap(breaker, (circuits) =>
+          Effect.provideService(
+            circuits.execute(counted, origin.key, overload.breakerOutcome),
+            circuitBreakerService.ProbeTimeLimit,
+            limitMillis
+          )
+        )
       }
 
       // What follows an attempt's failure: an open circuit ends the call at once; any other

@@ -1,5 +1,7 @@
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -124,6 +126,18 @@ const isBreakerError = (u: unknown): u is EffectBreaker.CircuitBreakerError =>
 const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome =>
   exit._tag === "Success" ? EffectBreaker.success : EffectBreaker.failure()
 
+/**
+ * The time limit (milliseconds) of the attempt about to be admitted, as the attempt loop sets it
+ * around `execute`: a probe with one keeps its slot until it reports, or a break past that limit,
+ * however long it takes to go out (see the core's `tryAcquire`); without one, a break past its
+ * admission. Read by the store's `admit`, which Effect's breaker runs in the caller's fiber.
+ *
+ * @internal
+ */
+export const ProbeTimeLimit = Context.Reference<number | undefined>("effect-http-resilience-effect4/ProbeTimeLimit", {
+  defaultValue: () => undefined
+})
+
 const makeService = (
   settings: CircuitBreakerCore.BreakerSettings,
   onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
@@ -176,16 +190,17 @@ const makeService = (
     )
   }
 
-  const withEntry = <A, E>(origin: string, f: (entry: Entry, nowMillis: number) => Effect.Effect<A, E>) =>
-    Effect.clockWith((clock) =>
-      Effect.suspend(() => {
-        const nowMillis = monotonicMillis(clock)
-        const fresh = table.peek(origin) === undefined
-        const entry = table.get(origin, nowMillis)
-        const run = f(entry, nowMillis)
-        return fresh ? Effect.andThen(setState(entry, "Closed", 1), run) : run
-      })
-    )
+  const withEntry = <A, E>(
+    origin: string,
+    f: (entry: Entry, nowMillis: number, probeLimitMillis: number | undefined) => Effect.Effect<A, E>
+  ) =>
+    Effect.withFiber((fiber) => {
+      const nowMillis = monotonicMillis(fiber.getRef(Clock.Clock))
+      const fresh = table.peek(origin) === undefined
+      const entry = table.get(origin, nowMillis)
+      const run = f(entry, nowMillis, fiber.getRef(ProbeTimeLimit))
+      return fresh ? Effect.andThen(setState(entry, "Closed", 1), run) : run
+    })
 
   // Admits or rejects one attempt: our rejection, and Effect's error carrying it.
   const admit = (
@@ -194,8 +209,8 @@ const makeService = (
     CircuitBreakerCore.Permit & { readonly transition: CircuitBreakerCore.Transition | undefined },
     CircuitOpen
   > =>
-    withEntry(origin, (entry, nowMillis) => {
-      const admission = entry.machine.tryAcquire(nowMillis)
+    withEntry(origin, (entry, nowMillis, probeLimitMillis) => {
+      const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
       if (admission._tag === "Rejected") {
         const rejections = Metric.withAttributes(metrics.circuitBreakerRejections, {
           ...entry.attributes,

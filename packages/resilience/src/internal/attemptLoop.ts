@@ -9,6 +9,7 @@ import * as ScheduleIntervals from "effect/ScheduleIntervals"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
+import * as circuitBreakerService from "./circuitBreakerService.js"
 import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
 import * as metrics from "./metrics.js"
@@ -209,7 +210,14 @@ export const run = <A, E, R, E2, R2>(
           countSent()
           return counted
         })
-        return Effect.flatMap(breaker, (circuits) => circuits.execute(admitted, origin.key, overload.breakerOutcome))
+        // The breaker hears the attempt's time limit: a probe keeps its slot while within it.
+        return Effect.flatMap(breaker, (circuits) =>
+          Effect.locally(
+            circuits.execute(admitted, origin.key, overload.breakerOutcome),
+            circuitBreakerService.currentProbeTimeLimit,
+            limitMillis
+          )
+        )
       }
 
       // What follows an attempt's failure: an open circuit ends the call at once, with the last

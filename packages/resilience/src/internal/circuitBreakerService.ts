@@ -6,7 +6,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
+import { globalValue } from "effect/GlobalValue"
 import * as MetricLabel from "effect/MetricLabel"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
@@ -93,6 +95,19 @@ export const validate = (
 
 // ---------------------------------------------------------------------------------------------
 // The service
+
+/**
+ * The time limit (milliseconds) of the attempt `execute` or `acquire` is about to admit, as the
+ * attempt loop sets it: a probe with one keeps its slot until it reports, or a break past that
+ * limit, however long it takes to go out (see the core's `tryAcquire`); without one, a break
+ * past its admission.
+ *
+ * @internal
+ */
+export const currentProbeTimeLimit: FiberRef.FiberRef<number | undefined> = globalValue(
+  Symbol.for("effect-http-resilience/currentProbeTimeLimit"),
+  () => FiberRef.unsafeMake<number | undefined>(undefined)
+)
 
 const millisToDuration = (millis: number): Duration.Duration =>
   Number.isFinite(millis) ? Duration.millis(millis) : Duration.infinity
@@ -211,18 +226,24 @@ const makeService = (
   }
 
   const acquire = (origin: string): Effect.Effect<CircuitBreaker.Permit, CircuitBreaker.CircuitOpen> =>
-    withEntry(origin, (entry, nowMillis) => {
-      const admission = entry.machine.tryAcquire(nowMillis)
-      if (admission._tag === "Rejected") {
-        metrics.circuitBreakerRejections.unsafeUpdate(1, [...entry.labels, stateLabel(admission.state)])
-        return Effect.fail(
-          new CircuitOpen({ origin, state: admission.state, retryAfter: millisToDuration(admission.retryAfterMillis) })
-        )
-      }
-      const permit = makePermit(entry, admission.permit)
-      if (admission.transition === undefined) return Effect.succeed(permit)
-      return Effect.as(notify(announce(entry, admission.transition)), permit)
-    })
+    FiberRef.getWith(currentProbeTimeLimit, (probeLimitMillis) =>
+      withEntry(origin, (entry, nowMillis) => {
+        const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
+        if (admission._tag === "Rejected") {
+          metrics.circuitBreakerRejections.unsafeUpdate(1, [...entry.labels, stateLabel(admission.state)])
+          return Effect.fail(
+            new CircuitOpen({
+              origin,
+              state: admission.state,
+              retryAfter: millisToDuration(admission.retryAfterMillis)
+            })
+          )
+        }
+        const permit = makePermit(entry, admission.permit)
+        if (admission.transition === undefined) return Effect.succeed(permit)
+        return Effect.as(notify(announce(entry, admission.transition)), permit)
+      })
+    )
 
   const execute = <A, E, R>(
     self: Effect.Effect<A, E, R>,
