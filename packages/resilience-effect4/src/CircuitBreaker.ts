@@ -14,7 +14,8 @@
  * wherever Effect takes one (`HttpClient.withCircuitBreaker`). What this adds: a time-windowed
  * sampling trip policy (Effect's `rate` counts the last N calls), bounded defaults, a half-open
  * probe that keeps its slot through its own time limit and gives it up a break past it (a hung
- * probe cannot wedge it), manual isolation, state changes with manual ones, and metrics.
+ * probe cannot wedge it), manual isolation, state changes with manual ones, observers run
+ * outside the breaker's critical section, and metrics.
  *
  * @since 0.1.0
  */
@@ -149,7 +150,14 @@ export interface Options {
    * seconds, a negligible load]
    */
   readonly maxBreakDuration?: Duration.Input | undefined
-  /** Runs on every state change, in the fiber that caused it, after the change is published. */
+  /**
+   * Runs on every state change, outside the breaker's critical section: after the change is in
+   * effect (`state` reads it), in a fiber of its own, so that no call waits for it (a caller's
+   * own timeout holds). One change at a time, in the order they happened, for each breaker; an
+   * observer more than 1024 changes behind loses the oldest (a warning says how many). What it
+   * throws or dies with is logged as a warning naming the origin and the change, and never
+   * changes the circuit or the call.
+   */
   readonly onStateChange?: ((change: StateChange) => Effect.Effect<void>) | undefined
 }
 

@@ -141,7 +141,14 @@ export interface Options {
    * seconds, a negligible load]
    */
   readonly maxBreakDuration?: Duration.DurationInput | undefined
-  /** Runs on every state change, in the fiber that caused it, after the change is published. */
+  /**
+   * Runs on every state change, outside the breaker's critical section: after the change is in
+   * effect (`state` reads it), in a fiber of its own, so that no call waits for it (a caller's
+   * own timeout holds). One change at a time, in the order they happened, for each breaker; an
+   * observer more than 1024 changes behind loses the oldest (a warning says how many). What it
+   * throws or dies with is logged as a warning naming the origin and the change, and never
+   * changes the circuit or the call.
+   */
   readonly onStateChange?: ((change: StateChange) => Effect.Effect<void>) | undefined
 }
 

@@ -17,6 +17,7 @@ import type * as CircuitBreaker from "../CircuitBreaker.js"
 import { durationCodec, fromChecked, type InvalidRetryPolicy, type Validated } from "./invalidOption.js"
 import * as metrics from "./metrics.js"
 import { monotonicMillis } from "./retryBudgetService.js"
+import * as stateObservers from "./stateObservers.js"
 
 /** @internal */
 export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{
@@ -169,10 +170,16 @@ const makeService = (
           value
         )
 
-  // In the step that made the change: the gauge, the counter, the stream and the callback.
+  const observers = stateObservers.make(onStateChange, changesCapacity)
+
+  // After the step that made the change: the gauge, the counter and the stream; then the
+  // delivery to `onStateChange` starts, outside the critical section (the caller does not wait
+  // for it, and what it does is logged, never rethrown). The change joins the observers' queue
+  // in that very step, so that they see changes in the order they happened.
   const announce = (entry: Entry, transition: CircuitBreakerCore.Transition | undefined): Effect.Effect<void> => {
     if (transition === undefined) return Effect.void
     const change = toStateChange(entry.origin, transition)
+    observers.push(change)
     const transitions = Metric.withAttributes(metrics.circuitBreakerTransitions, {
       ...entry.attributes,
       [metrics.attribute.circuitPreviousState]: metrics.circuitStateValue[transition.from],
@@ -184,23 +191,26 @@ const makeService = (
         setState(entry, transition.to, 1),
         Metric.update(transitions, 1),
         PubSub.publish(changes, change),
-        onStateChange === undefined ? Effect.void : onStateChange(change)
+        observers.deliver
       ],
       { discard: true }
     )
   }
 
+  // Uninterruptible: a change made in `f`'s step is always announced, and its delivery started.
   const withEntry = <A, E>(
     origin: string,
     f: (entry: Entry, nowMillis: number, probeLimitMillis: number | undefined) => Effect.Effect<A, E>
   ) =>
-    Effect.withFiber((fiber) => {
-      const nowMillis = monotonicMillis(fiber.getRef(Clock.Clock))
-      const fresh = table.peek(origin) === undefined
-      const entry = table.get(origin, nowMillis)
-      const run = f(entry, nowMillis, fiber.getRef(ProbeTimeLimit))
-      return fresh ? Effect.andThen(setState(entry, "Closed", 1), run) : run
-    })
+    Effect.uninterruptible(
+      Effect.withFiber((fiber) => {
+        const nowMillis = monotonicMillis(fiber.getRef(Clock.Clock))
+        const fresh = table.peek(origin) === undefined
+        const entry = table.get(origin, nowMillis)
+        const run = f(entry, nowMillis, fiber.getRef(ProbeTimeLimit))
+        return fresh ? Effect.andThen(setState(entry, "Closed", 1), run) : run
+      })
+    )
 
   // Admits or rejects one attempt: our rejection, and Effect's error carrying it.
   const admit = (

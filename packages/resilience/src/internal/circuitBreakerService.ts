@@ -17,6 +17,7 @@ import type * as RetryPolicy from "../RetryPolicy.js"
 import * as metrics from "./metrics.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 import { durationCodec, fromChecked, type Validated } from "./invalidOption.js"
+import * as stateObservers from "./stateObservers.js"
 
 /** @internal */
 export class CircuitOpen extends Data.TaggedError("CircuitOpen")<{
@@ -161,6 +162,7 @@ const makeService = (
   changes: PubSub.PubSub<CircuitBreaker.StateChange>
 ): CircuitBreaker.CircuitBreaker.Service => {
   const { settings, onStateChange } = resolved
+  const observers = stateObservers.make(onStateChange, changesCapacity)
   // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
   // `CircuitBreakerMachine.isIdle`); an isolated one is kept until closed by hand.
   const table = new OriginTable<Entry>(
@@ -178,10 +180,11 @@ const makeService = (
     }
   )
 
-  // Runs inside the synchronous step that made the change, so that the stream, the gauge and
-  // the counters see changes in the order they happened even when fibers race. (The metric
-  // updates carry the origin's attributes, not the calling fiber's metric tags.)
-  const announce = (entry: Entry, transition: CircuitBreakerCore.Transition): CircuitBreaker.StateChange => {
+  // Runs inside the synchronous step that made the change, so that the stream, the gauge, the
+  // counters and the observers' queue see changes in the order they happened even when fibers
+  // race. (The metric updates carry the origin's attributes, not the calling fiber's metric
+  // tags.) The observers themselves run later, in a fiber of their own: see `notify`.
+  const announce = (entry: Entry, transition: CircuitBreakerCore.Transition): void => {
     setState(entry.labels, transition.from, 0)
     setState(entry.labels, transition.to, 1)
     metrics.circuitBreakerTransitions.unsafeUpdate(1, [
@@ -191,11 +194,17 @@ const makeService = (
     ])
     const change = toStateChange(entry.origin, transition)
     changes.unsafeOffer(change)
-    return change
+    observers.push(change)
   }
 
-  const notify = (change: CircuitBreaker.StateChange | undefined): Effect.Effect<void> =>
-    change === undefined || onStateChange === undefined ? Effect.void : onStateChange(change)
+  // Announces a committed change, and starts its delivery to `onStateChange` outside the
+  // critical section: the caller does not wait for it, and what it does is logged, never
+  // rethrown. Callers run this uninterruptibly, so that the delivery is always started.
+  const notify = (entry: Entry, transition: CircuitBreakerCore.Transition | undefined): Effect.Effect<void> => {
+    if (transition === undefined) return Effect.void
+    announce(entry, transition)
+    return observers.deliver
+  }
 
   const withEntry = <A, E>(
     origin: string,
@@ -214,35 +223,38 @@ const makeService = (
       origin: entry.origin,
       probe: permit.probe,
       report: (outcome) =>
-        Effect.clockWith((clock) =>
-          Effect.suspend(() => {
-            if (reported || entry.retired) return Effect.void
-            reported = true
-            const transition = entry.machine.report(monotonicMillis(clock), permit, toCoreOutcome(outcome))
-            return transition === undefined ? Effect.void : notify(announce(entry, transition))
-          })
+        Effect.uninterruptible(
+          Effect.clockWith((clock) =>
+            Effect.suspend(() => {
+              if (reported || entry.retired) return Effect.void
+              reported = true
+              return notify(entry, entry.machine.report(monotonicMillis(clock), permit, toCoreOutcome(outcome)))
+            })
+          )
         )
     }
   }
 
   const acquire = (origin: string): Effect.Effect<CircuitBreaker.Permit, CircuitBreaker.CircuitOpen> =>
-    FiberRef.getWith(currentProbeTimeLimit, (probeLimitMillis) =>
-      withEntry(origin, (entry, nowMillis) => {
-        const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
-        if (admission._tag === "Rejected") {
-          metrics.circuitBreakerRejections.unsafeUpdate(1, [...entry.labels, stateLabel(admission.state)])
-          return Effect.fail(
-            new CircuitOpen({
-              origin,
-              state: admission.state,
-              retryAfter: millisToDuration(admission.retryAfterMillis)
-            })
-          )
-        }
-        const permit = makePermit(entry, admission.permit)
-        if (admission.transition === undefined) return Effect.succeed(permit)
-        return Effect.as(notify(announce(entry, admission.transition)), permit)
-      })
+    Effect.uninterruptible(
+      FiberRef.getWith(currentProbeTimeLimit, (probeLimitMillis) =>
+        withEntry(origin, (entry, nowMillis) => {
+          const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
+          if (admission._tag === "Rejected") {
+            metrics.circuitBreakerRejections.unsafeUpdate(1, [...entry.labels, stateLabel(admission.state)])
+            return Effect.fail(
+              new CircuitOpen({
+                origin,
+                state: admission.state,
+                retryAfter: millisToDuration(admission.retryAfterMillis)
+              })
+            )
+          }
+          const permit = makePermit(entry, admission.permit)
+          if (admission.transition === undefined) return Effect.succeed(permit)
+          return Effect.as(notify(entry, admission.transition), permit)
+        })
+      )
     )
 
   const execute = <A, E, R>(
@@ -270,10 +282,7 @@ const makeService = (
   const manual =
     (apply: (machine: CircuitBreakerCore.CircuitBreakerMachine) => CircuitBreakerCore.Transition | undefined) =>
     (origin: string): Effect.Effect<void> =>
-      withEntry(origin, (entry) => {
-        const transition = apply(entry.machine)
-        return transition === undefined ? Effect.void : notify(announce(entry, transition))
-      })
+      Effect.uninterruptible(withEntry(origin, (entry) => notify(entry, apply(entry.machine))))
 
   return {
     settings: toPublicSettings(settings),
