@@ -1,15 +1,21 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Http from "node:http"
+import * as Fiber from "effect/Fiber"
 import * as Net from "node:net"
+import type * as ChaosServer from "../src/ChaosServer.js"
 import { ChaosState } from "../src/internal/state.js"
 import { awaitStats, get, json, withServer } from "./support/client.js"
 
-/** A keep-alive agent with one socket, destroyed when the test ends (or earlier, by `destroy`). */
-const keepAliveAgent = Effect.acquireRelease(
-  Effect.sync(() => new Http.Agent({ keepAlive: true, maxSockets: 1 })),
-  (agent) => Effect.sync(() => agent.destroy())
-)
+/**
+ * Takes one connection with a request to `/api/chaos/hang`, which holds it with no timer of the server's to close
+ * it (an idle keep-alive connection would be closed after 5 s), until the returned fiber is interrupted.
+ */
+const holdConnection = (server: ChaosServer.ChaosServer["Type"]) =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.forkScoped(get(server, "/api/chaos/hang"))
+    yield* awaitStats(server, (stats) => stats.requests.inFlight === 1, "the hanging request")
+    return fiber
+  })
 
 /** A TCP connection to the server that sends nothing, destroyed when the test ends. */
 const idleConnection = (port: number) =>
@@ -26,9 +32,8 @@ describe("connections beyond maxConnections", () => {
     withServer(
       (server) =>
         Effect.gen(function* () {
-          // A keep-alive connection holds the one place.
-          const agent = yield* keepAliveAgent
-          expect((yield* get(server, "/api/status/200", { agent })).status).toBe(200)
+          // A hanging request holds the one place.
+          const held = yield* holdConnection(server)
 
           const overloaded = yield* get(server, "/api/chaos/retry/k?succeedAfter=0")
           expect(overloaded.status).toBe(503)
@@ -47,7 +52,7 @@ describe("connections beyond maxConnections", () => {
           expect(stats.requests.total).toBe(1)
 
           // Once the served connection closes, a new one is served again.
-          agent.destroy()
+          yield* Fiber.interrupt(held)
           yield* awaitStats(server, (stats) => stats.connections.open === 0, "every connection closed")
           const served = yield* get(server, "/api/chaos/retry/k?succeedAfter=0")
           expect(served.status).toBe(200)
@@ -62,8 +67,7 @@ describe("connections beyond maxConnections", () => {
     withServer(
       (server) =>
         Effect.gen(function* () {
-          const agent = yield* keepAliveAgent
-          expect((yield* get(server, "/api/status/200", { agent })).status).toBe(200)
+          yield* holdConnection(server)
           // A second connection, rejected, kept open without a request: two open, twice the limit.
           yield* idleConnection(server.port)
           yield* awaitStats(server, (stats) => stats.connections.rejected === 1, "the idle connection rejected")
