@@ -14,6 +14,7 @@ import { afterAll, beforeAll } from "vitest"
 import * as HttpFailure from "../../src/HttpFailure.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../../src/RetryPolicy.js"
+import { closeLoopback, listenOnLoopback } from "../support/loopback.js"
 
 const inflatedBytes = 32 * 1024 * 1024
 const maxBodyBytes = 1024 * 1024
@@ -73,13 +74,10 @@ beforeAll(async () => {
       response.writeHead(404).end()
     }
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const address = server.address()
-  url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+  url = await listenOnLoopback(server)
 })
 afterAll(async () => {
-  server?.closeAllConnections()
-  await new Promise((resolve) => server?.close(resolve))
+  await closeLoopback(server)
 })
 
 const policy = {

@@ -16,6 +16,7 @@ import { type StartedChaosServer, startChaosServer } from "@effect-http-resilien
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../../src/RetryPolicy.js"
 import { eventually } from "../support/eventually.js"
+import { closeLoopback, listenOnLoopback } from "../support/loopback.js"
 
 let chaos: StartedChaosServer
 let helper: Http.Server
@@ -33,13 +34,10 @@ beforeAll(async () => {
       held.push(response)
     }
   })
-  await new Promise<void>((resolve) => helper.listen(0, "127.0.0.1", resolve))
-  const address = helper.address()
-  helperUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+  helperUrl = await listenOnLoopback(helper)
 })
 afterAll(async () => {
-  helper?.closeAllConnections()
-  await new Promise((resolve) => helper?.close(resolve))
+  await closeLoopback(helper)
   await chaos?.close()
 })
 
