@@ -2,7 +2,8 @@
  * `pnpm size`: what `effect-http-resilience` adds to a bundle, and a tree-shaking check.
  *
  * Bundles the built package (`packages/resilience/dist`, so run `pnpm build` first) with esbuild,
- * `effect` and every `@effect/*` package external (an Effect program has them already), minified,
+ * `effect` and every `@effect/*` package external (an Effect program has them already), and
+ * `redis` (node-redis, the optional peer of the Redis store, which a user installs for it), minified,
  * and reports the bytes minified and gzipped. The shared core (`@effect-http-resilience/core`, which
  * `@effect/*` does not match) is bundled and counted: a user's bundle carries it. Then bundles programs that import only `RetryAfter`
  * (from the root and from its subpath) and fails if the client came along: its service key, its
@@ -35,7 +36,7 @@ const bundle = async (contents: string): Promise<string> => {
     format: "esm",
     platform: "neutral",
     target: "es2022",
-    external: ["effect", "effect/*", "@effect/*"],
+    external: ["effect", "effect/*", "@effect/*", "redis", "@redis/*"],
     logLevel: "warning"
   })
   const output = result.outputFiles[0]
@@ -64,7 +65,7 @@ const rows = [
   ['only "effect-http-resilience/RetryAfter"', sizes(retryAfterFromSubpath)]
 ] as const
 
-console.log("bundle size (esbuild, minified, effect and @effect/* external):")
+console.log("bundle size (esbuild, minified, effect, @effect/* and redis external):")
 for (const [name, { minified, gzipped }] of rows) {
   console.log(
     `  ${name.padEnd(52)} ${String(minified).padStart(7)} B minified (${kib(minified)}), ${String(gzipped).padStart(6)} B gzipped (${kib(gzipped)})`
