@@ -1,0 +1,117 @@
+// @generated from templates/test/e2e/redisServer.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+/**
+ * The redis-server that the Redis store's tests start (test/support/redisServer.ts): it answers
+ * raw RESP commands, stops and starts again on its port, says clearly when that port is taken,
+ * gives each instance a port of its own, and serves the client the Effect 4 store runs on
+ * (`NodeRedis.layer`, `effect/persistence`'s `Redis` service on node-redis).
+ * A real process on loopback; the waits are readiness waits, never timing assertions.
+ */
+import { NodeRedis } from "@effect/platform-node"
+import { Effect } from "effect"
+import { Redis } from "effect/persistence"
+import * as Net from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type RedisInstance, startRedis } from "../support/redisServer.js"
+
+let redis: RedisInstance
+
+beforeAll(async () => {
+  redis = await startRedis()
+})
+afterAll(async () => {
+  await redis?.stop()
+})
+
+/** Runs `body` with an instance of its own, stopped after it. */
+const withOwnRedis = async (body: (instance: RedisInstance) => Promise<void>): Promise<void> => {
+  const instance = await startRedis()
+  try {
+    await body(instance)
+  } finally {
+    await instance.stop()
+  }
+}
+
+describe("startRedis", () => {
+  it("answers PING, SET and GET over raw RESP, on 127.0.0.1", async () => {
+    expect(redis.url).toBe(`redis://127.0.0.1:${redis.port}`)
+    expect(await redis.command("PING")).toBe("+PONG\r\n")
+    expect(await redis.command("SET", "greeting", "hello there")).toBe("+OK\r\n")
+    expect(await redis.command("GET", "greeting")).toBe("$11\r\nhello there\r\n")
+    expect(await redis.command("GET", "missing")).toBe("$-1\r\n")
+    expect(await redis.command("EXISTS", "greeting", "missing")).toBe(":1\r\n")
+  })
+
+  it("saves nothing to disk and allows DEBUG SLEEP, CLIENT PAUSE and FLUSHALL", async () => {
+    expect(await redis.command("CONFIG", "GET", "save")).toBe("*2\r\n$4\r\nsave\r\n$0\r\n\r\n")
+    expect(await redis.command("CONFIG", "GET", "appendonly")).toBe("*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n")
+    expect(await redis.command("DEBUG", "SLEEP", "0")).toBe("+OK\r\n")
+    expect(await redis.command("CLIENT", "PAUSE", "10", "WRITE")).toBe("+OK\r\n")
+    expect(await redis.command("CLIENT", "UNPAUSE")).toBe("+OK\r\n")
+    await redis.command("SET", "doomed", "1")
+    expect(await redis.command("FLUSHALL")).toBe("+OK\r\n")
+    expect(await redis.command("DBSIZE")).toBe(":0\r\n")
+  })
+
+  it("fails on an error reply", async () => {
+    await expect(redis.command("NO-SUCH-COMMAND")).rejects.toThrow(/ERR unknown command/)
+  })
+
+  it("stops, fails commands while stopped, and starts again on the same port with an empty dataset", async () => {
+    await withOwnRedis(async (instance) => {
+      await instance.command("SET", "before", "restart")
+      await instance.stop()
+      await expect(instance.command("PING")).rejects.toThrow(/ECONNREFUSED/)
+      await instance.stop()
+      await instance.start()
+      expect(await instance.command("PING")).toBe("+PONG\r\n")
+      expect(await instance.command("GET", "before")).toBe("$-1\r\n")
+      await expect(instance.start()).rejects.toThrow(/running already/)
+    })
+  })
+
+  it("starts again after the server shut itself down", async () => {
+    await withOwnRedis(async (instance) => {
+      await expect(instance.command("SHUTDOWN", "NOSAVE")).rejects.toThrow(/closed the connection/)
+      await instance.stop()
+      await instance.start()
+      expect(await instance.command("PING")).toBe("+PONG\r\n")
+    })
+  })
+
+  it("says so when another process took the port before a restart", async () => {
+    await withOwnRedis(async (instance) => {
+      await instance.stop()
+      const squatter = Net.createServer()
+      await new Promise<void>((resolve) => squatter.listen(instance.port, "127.0.0.1", resolve))
+      try {
+        await expect(instance.start()).rejects.toThrow(/cannot start again on 127\.0\.0\.1:\d+: .*taken/)
+      } finally {
+        await new Promise((resolve) => squatter.close(resolve))
+      }
+      await instance.start()
+      expect(await instance.command("PING")).toBe("+PONG\r\n")
+    })
+  })
+
+  it("gives two instances two ports and two datasets", async () => {
+    await withOwnRedis(async (other) => {
+      expect(other.port).not.toBe(redis.port)
+      await other.command("SET", "where", "other")
+      await redis.command("SET", "where", "shared")
+      expect(await other.command("GET", "where")).toBe("$5\r\nother\r\n")
+      expect(await redis.command("GET", "where")).toBe("$6\r\nshared\r\n")
+    })
+  })
+
+  it("serves NodeRedis.layer's Redis service", async () => {
+    const replies = await Effect.gen(function* () {
+      const service = yield* Redis.Redis
+      const pong = yield* service.send("PING")
+      yield* service.send("SET", "client-key", "client-value")
+      const value = yield* service.send("GET", "client-key")
+      return { pong, value }
+    }).pipe(Effect.provide(NodeRedis.layer({ url: redis.url })), Effect.runPromise)
+    expect(replies).toEqual({ pong: "PONG", value: "client-value" })
+  })
+})

@@ -1,0 +1,370 @@
+// @generated from templates/test/support/redisServer.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+/**
+ * A redis-server of a test's own, for the suites that claim what processes sharing one Redis do:
+ * a real Redis, never a mock. `startRedis` runs Debian's `redis-server` on a free loopback port,
+ * with no config file and nothing saved to disk, for vitest's `beforeAll`/`afterAll`:
+ *
+ * ```ts
+ * let redis: RedisInstance
+ * beforeAll(async () => {
+ *   redis = await startRedis()
+ * })
+ * afterAll(() => redis?.stop())
+ * ```
+ *
+ * `stop` and `start` take it down and bring it back on the same port ("Redis restarted"), and
+ * `command` sends one command over a raw RESP connection (`FLUSHALL`, `CLIENT PAUSE 500 WRITE`,
+ * `DEBUG SLEEP 1`). A server still running when the process exits is killed then, or when the
+ * process dies by a signal, by a watchdog.
+ *
+ * Without `redis-server` on the PATH, `startRedis` fails saying how to install it: these tests are
+ * never skipped. CI (`.ci/run`) installs it when it is missing.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+/** One redis-server, started by {@link startRedis}. */
+export interface RedisInstance {
+  /** `redis://127.0.0.1:<port>`, for node-redis' `createClient({ url })` or `NodeRedis.layer({ url })`. */
+  readonly url: string
+  readonly port: number
+  /**
+   * Stops the server (SIGTERM, SIGKILL after 10 s) and waits for it to exit, or only waits when it
+   * is ending by itself. Does nothing when it is stopped already.
+   */
+  readonly stop: () => Promise<void>
+  /**
+   * Starts the server again on the same port, with an empty dataset, and waits until it answers
+   * PING. Fails when it is running, or when another process has taken the port meanwhile. A server
+   * that has ended by itself (`SHUTDOWN`, a crash) counts as stopped; `stop` waits for that end.
+   */
+  readonly start: () => Promise<void>
+  /**
+   * Sends one command on a connection of its own and gives the raw RESP reply: `"+PONG\r\n"`,
+   * `"$5\r\nvalue\r\n"`, `":1\r\n"`. Fails on an error reply (`-ERR ...`), and when the server
+   * is down or does not answer within 30 s.
+   */
+  readonly command: (...args: Array<string>) => Promise<string>
+}
+
+const installCommand = "apt-get install -y --no-install-recommends redis-server"
+// Readiness, not timing: how long a started server may take to answer PING on a busy machine.
+const readyWithin = 10_000
+const retryEvery = 25
+// After SIGTERM: past this, SIGKILL.
+const stopWithin = 10_000
+const commandWithin = 30_000
+// A first start whose port was taken between finding it and binding it tries a new one.
+const firstStartAttempts = 3
+
+interface Running {
+  readonly dir: string
+  readonly watchdog: ChildProcess | undefined
+}
+
+/** The servers of this module that are running: killed when the process exits. */
+const running = new Map<ChildProcess, Running>()
+let exitHookInstalled = false
+const installExitHook = (): void => {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.once("exit", () => {
+    for (const [child, { dir, watchdog }] of running) {
+      watchdog?.kill("SIGKILL")
+      child.kill("SIGKILL")
+      Fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+}
+
+/**
+ * Kills the server when this process dies without running its exit hook, as a vitest worker ended
+ * by a signal does: a shell that waits for its stdin, a pipe from this process, to close (`read`
+ * returns at end of file), then kills the server and removes its directory. Killed itself when
+ * the server exits.
+ */
+const startWatchdog = (pid: number, dir: string): ChildProcess => {
+  const watchdog = spawn(
+    "sh",
+    ["-c", 'read -r _ignored; kill -KILL "$1" 2>/dev/null; rm -rf "$2"', "redis-watchdog", String(pid), dir],
+    { stdio: ["pipe", "ignore", "ignore"] }
+  )
+  // Without a shell the server still dies with the exit hook.
+  watchdog.on("error", () => undefined)
+  if (watchdog.stdin instanceof Net.Socket) watchdog.stdin.unref()
+  watchdog.unref()
+  return watchdog
+}
+
+class PortTaken extends Error {}
+
+const describeExit = (code: number | null, signal: NodeJS.Signals | null): string =>
+  signal !== null ? `killed by ${signal}` : `exit code ${code}`
+
+const isErrorCode = (error: unknown, code: string): boolean =>
+  error instanceof Error && "code" in error && error.code === code
+
+const sleep = (millis: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, millis))
+
+/** A port on 127.0.0.1 that no one listens on now: listen on port 0, read it, close. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = Net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      if (typeof address !== "object" || address === null) {
+        server.close()
+        reject(new Error("a server listening on 127.0.0.1 port 0 has no port"))
+        return
+      }
+      server.close(() => resolve(address.port))
+    })
+  })
+
+/** Fails, saying so, when another process listens on the port. */
+const ensurePortFree = (port: number): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const server = Net.createServer()
+    server.once("error", (error) =>
+      reject(
+        isErrorCode(error, "EADDRINUSE")
+          ? new PortTaken(`redis-server cannot start again on 127.0.0.1:${port}: another process has taken the port`)
+          : error
+      )
+    )
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve()))
+  })
+
+/** Where the reply starting at `start` ends, or `undefined` when it has not all arrived (RESP2). */
+const replyEnd = (buffer: Buffer, start: number): number | undefined => {
+  const lineEnd = buffer.indexOf("\r\n", start)
+  if (lineEnd === -1) return undefined
+  const header = buffer.toString("latin1", start + 1, lineEnd)
+  const next = lineEnd + 2
+  switch (buffer.toString("latin1", start, start + 1)) {
+    case "$": {
+      const length = Number(header)
+      if (length < 0) return next
+      return buffer.length >= next + length + 2 ? next + length + 2 : undefined
+    }
+    case "*": {
+      let at: number | undefined = next
+      for (let element = 0; element < Number(header) && at !== undefined; element++) at = replyEnd(buffer, at)
+      return at
+    }
+    default:
+      return next
+  }
+}
+
+const encode = (args: ReadonlyArray<string>): string =>
+  `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join("")}`
+
+/** Sends `payload` on a connection of its own and gives the first complete reply. */
+const exchange = (port: number, payload: string, what: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    let received = Buffer.alloc(0)
+    let settled = false
+    const settle = (outcome: () => void) => {
+      if (settled) return
+      settled = true
+      socket.destroy()
+      outcome()
+    }
+    const socket = Net.connect({ host: "127.0.0.1", port })
+    socket.setTimeout(commandWithin, () =>
+      settle(() =>
+        reject(new Error(`redis-server on 127.0.0.1:${port} did not answer ${what} within ${commandWithin / 1000} s`))
+      )
+    )
+    socket.on("data", (chunk) => {
+      received = Buffer.concat([received, chunk])
+      const end = replyEnd(received, 0)
+      if (end === undefined) return
+      const reply = received.toString("utf8", 0, end)
+      settle(() =>
+        reply.startsWith("-")
+          ? reject(new Error(`redis-server on 127.0.0.1:${port} answered ${what} with an error: ${reply.trimEnd()}`))
+          : resolve(reply)
+      )
+    })
+    socket.once("error", (error) =>
+      settle(() => reject(new Error(`${what} to redis-server on 127.0.0.1:${port} failed: ${error.message}`)))
+    )
+    socket.once("close", () =>
+      settle(() =>
+        reject(new Error(`redis-server on 127.0.0.1:${port} closed the connection before answering ${what}`))
+      )
+    )
+    socket.write(payload)
+  })
+
+const sendCommand = (port: number, args: ReadonlyArray<string>): Promise<string> =>
+  exchange(port, encode(args), args.join(" "))
+
+interface Launched {
+  readonly child: ChildProcess
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>
+}
+
+/** Spawns redis-server on the port and waits until it answers PING; kills it if it never does. */
+const launch = async (port: number): Promise<Launched> => {
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "redis-test-"))
+  const child = spawn(
+    "redis-server",
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--protected-mode",
+      "yes",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--dir",
+      dir,
+      // DEBUG SLEEP, for the slow-Redis tests; Redis 7 refuses DEBUG unless told, here from loopback only.
+      "--enable-debug-command",
+      "local",
+      "--loglevel",
+      "warning"
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] }
+  )
+  // Its log (stdout, with no config file) and stderr, the end of it, for the error messages.
+  let output = ""
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString("utf8")).slice(-4000)
+  }
+  const log = () => (output.trim() === "" ? "" : `; its output:\n${output.trim()}`)
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.on("data", keep)
+    // A server a test forgot to stop keeps no process alive: the exit hook or the watchdog kills it.
+    if (stream instanceof Net.Socket) stream.unref()
+  }
+  child.unref()
+  const watchdog = child.pid === undefined ? undefined : startWatchdog(child.pid, dir)
+
+  let gone = false
+  const exited = new Promise<void>((resolve) => {
+    const done = () => {
+      gone = true
+      watchdog?.kill("SIGKILL")
+      running.delete(child)
+      Fs.rmSync(dir, { recursive: true, force: true })
+      resolve()
+    }
+    child.once("exit", done)
+    child.once("error", done)
+  })
+  // Settles only with a failure: the process could not be spawned, or ended before it was ready.
+  const failed = new Promise<never>((_, reject) => {
+    child.once("error", (error) =>
+      reject(
+        isErrorCode(error, "ENOENT")
+          ? new Error(
+              `redis-server is not installed (no redis-server on the PATH): the Redis tests start their own. Install Debian's package: ${installCommand}`
+            )
+          : new Error(`could not start redis-server: ${error.message}`)
+      )
+    )
+    child.once("close", (code, signal) => {
+      const message = `redis-server on 127.0.0.1:${port} ended (${describeExit(code, signal)}) before it was ready${log()}`
+      reject(/Address already in use/i.test(output) ? new PortTaken(message) : new Error(message))
+    })
+  })
+  failed.catch(() => undefined)
+  running.set(child, { dir, watchdog })
+  installExitHook()
+
+  const ready = async (): Promise<void> => {
+    const deadline = Date.now() + readyWithin
+    while (!gone) {
+      const pong = await exchange(port, "PING\r\n", "PING").then(
+        (reply) => reply.startsWith("+PONG"),
+        () => false
+      )
+      if (pong) break
+      if (Date.now() >= deadline) {
+        throw new Error(`redis-server on 127.0.0.1:${port} did not answer PING within ${readyWithin / 1000} s${log()}`)
+      }
+      await sleep(retryEvery)
+    }
+    // Ended before it answered: `failed` says why.
+    if (gone) await failed
+    // The answer must be this server's, not another's that had the port.
+    const info = await sendCommand(port, ["INFO", "server"])
+    const pid = /process_id:(\d+)/.exec(info)?.[1]
+    if (pid !== String(child.pid)) {
+      throw new PortTaken(
+        `127.0.0.1:${port} is answered by another redis-server (process ${pid ?? "unknown"}), not the one started here`
+      )
+    }
+  }
+  try {
+    await Promise.race([ready(), failed])
+    return { child, exited }
+  } catch (error) {
+    child.kill("SIGKILL")
+    await exited
+    throw error
+  }
+}
+
+/**
+ * Starts a redis-server on a free loopback port and waits until it answers PING (up to 10 s).
+ * Fails when `redis-server` is not installed, saying how to install it.
+ */
+export const startRedis = async (): Promise<RedisInstance> => {
+  let port = 0
+  let current: Launched | undefined
+  for (let attempt = 1; current === undefined; attempt++) {
+    port = await freePort()
+    try {
+      current = await launch(port)
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt >= firstStartAttempts) throw error
+    }
+  }
+  const stop = async (): Promise<void> => {
+    const stopping = current
+    if (stopping === undefined) return
+    current = undefined
+    // Waiting for its exit keeps this process alive meanwhile.
+    stopping.child.ref()
+    stopping.child.kill("SIGTERM")
+    const kill = setTimeout(() => stopping.child.kill("SIGKILL"), stopWithin)
+    await stopping.exited
+    clearTimeout(kill)
+  }
+  const start = async (): Promise<void> => {
+    // A server that ended by itself (SHUTDOWN, a crash) counts as stopped.
+    if (current !== undefined && current.child.exitCode === null && current.child.signalCode === null) {
+      throw new Error(`redis-server on 127.0.0.1:${port} is running already`)
+    }
+    current = undefined
+    await ensurePortFree(port)
+    try {
+      current = await launch(port)
+    } catch (error) {
+      if (error instanceof PortTaken) {
+        throw new Error(`redis-server cannot start again on 127.0.0.1:${port}: the port is taken (${error.message})`)
+      }
+      throw error
+    }
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    start,
+    command: (...args) => sendCommand(port, args)
+  }
+}
