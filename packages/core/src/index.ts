@@ -102,6 +102,21 @@ export * as Idempotency from "./Idempotency.js"
 export * as Origin from "./Origin.js"
 
 /**
+ * What a fleet shares through a store such as Redis: keys, scripts, batched deposits, health.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.keysFor("api").channel // "api:cooldowns"
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as SharedStore from "./SharedStore.js"
+
+/**
  * What is never written out: user info, signing query parameters, secret headers.
  *
  * @example

@@ -8,11 +8,14 @@
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as CircuitBreaker from "./CircuitBreaker.js"
+import * as redisLayer from "./internal/redisLayer.js"
 import * as internal from "./internal/resilienceStore.js"
 import type * as RetryBudget from "./RetryBudget.js"
+import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
  * The store service. It never appears in a client's requirements: a call without one in its
@@ -116,3 +119,101 @@ export const makeMemory: () => ResilienceStore.Service = internal.makeMemory
  * @category layers
  */
 export const layerMemory = (): Layer.Layer<ResilienceStore> => Layer.sync(ResilienceStore, makeMemory)
+
+/**
+ * Options of {@link layerRedis}.
+ *
+ * @example
+ * ```ts
+ * import type { ResilienceStore } from "effect-http-resilience"
+ *
+ * const options: ResilienceStore.RedisOptions = { url: "redis://127.0.0.1:6379", prefix: "orders-api" }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RedisOptions {
+  /** Where Redis is, when the store makes its own client. [node-redis's default, `redis://localhost:6379`] */
+  readonly url?: string | undefined
+  /**
+   * A node-redis client (`createClient()` of `redis` 5 or later) to send commands with, in place of
+   * `url`. Yours: the store neither connects nor closes it; its `duplicate()` takes the store's
+   * subscription. Give it `disableOfflineQueue: true`, or commands queue while Redis is down.
+   */
+  readonly client?: RedisClient | undefined
+  /** Namespaces the keys and the channel, so that several services or tests share one Redis. [`"http-resilience"`] */
+  readonly prefix?: string | undefined
+  /**
+   * The longest a retry waits on Redis for the fleet's budget; past it the retry is decided with
+   * this process's state and the store is degraded until Redis answers again. From 1 ms to 10 s.
+   * [100 ms]
+   */
+  readonly timeout?: Duration.DurationInput | undefined
+  /**
+   * How often deposits counted locally reach Redis, and how often Redis is tried while the store
+   * is degraded. From 10 ms to 60 s. [1 second]
+   */
+  readonly syncInterval?: Duration.DurationInput | undefined
+}
+
+/**
+ * What the store uses of a node-redis client: `createClient()` of `redis` 5 or later is one.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from "redis"
+ * import type { ResilienceStore } from "effect-http-resilience"
+ *
+ * const client: ResilienceStore.RedisClient = createClient({ disableOfflineQueue: true })
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RedisClient {
+  readonly isOpen: boolean
+  connect(): Promise<unknown>
+  sendCommand(args: ReadonlyArray<string>): Promise<unknown>
+  duplicate(): RedisClient
+  subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown>
+  destroy(): void
+  on(event: "error", listener: (error: Error) => void): unknown
+}
+
+/**
+ * A store on Redis that a fleet of processes shares, local first:
+ *
+ * - **Cool-downs**: a `429` with `Retry-After` in one process pauses the origin in every process
+ *   for the time asked (within each call's cap). Written once to Redis and published; each
+ *   process applies it to its own memory, so a call never waits on Redis for it.
+ * - **Retry budget** (Finagle's, the default): its ratio counts the fleet's requests and retries,
+ *   and its floor is lent once per fleet. Deposits are counted locally and flushed every
+ *   `syncInterval`; a retry asks Redis once (at most `timeout`). A call that goes well makes no
+ *   round trip. The token bucket and the AWS quota stay per process.
+ * - **Circuit breaker**: per process.
+ *
+ * When Redis is down, slow, flushed or restarted, calls go on with this process's state: a retry
+ * waits at most `timeout` on Redis, then none at all until Redis answers again (tried every
+ * `syncInterval`). A warning is logged once and the gauge `http.client.resilience.store.degraded`
+ * reads 1; sharing resumes, with one info line, when Redis answers. A bad option fails the layer
+ * with an `InvalidRetryPolicy` naming it.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ResilienceStore, ResilientHttpClient } from "effect-http-resilience"
+ *
+ * declare const program: Effect.Effect<void, never, ResilientHttpClient.ResilientHttpClient>
+ *
+ * const fleet = program.pipe(
+ *   Effect.provide(ResilientHttpClient.layer()),
+ *   Effect.provide(ResilienceStore.layerRedis({ url: "redis://127.0.0.1:6379", prefix: "orders-api" }))
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerRedis = (options?: RedisOptions): Layer.Layer<ResilienceStore, RetryPolicy.InvalidRetryPolicy> =>
+  Layer.scoped(ResilienceStore, redisLayer.make(options))

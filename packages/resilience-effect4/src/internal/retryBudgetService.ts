@@ -37,7 +37,8 @@ export const toPublicSettings = (settings: RetryBudgetCore.RetryBudgetSettings):
   return { ...rest, ttl: Duration.millis(ttlMillis) }
 }
 
-const toCoreSettings = (settings: RetryBudget.Settings): RetryBudgetCore.RetryBudgetSettings => {
+/** @internal */
+export const toCoreSettings = (settings: RetryBudget.Settings): RetryBudgetCore.RetryBudgetSettings => {
   if (settings._tag !== "Finagle") return settings
   const { ttl, ...rest } = settings
   return { ...rest, ttlMillis: Duration.toMillis(ttl) }

@@ -1,0 +1,376 @@
+/**
+ * What a fleet of processes shares through a store such as Redis, free of any client: the key
+ * names, the Lua scripts (times are the server's, so the processes' clocks never meet), the
+ * cool-down messages, the retry deposits batched between two flushes, and whether the store
+ * answers. Each library sends the commands with its own client.
+ *
+ * Local first: a call that goes well makes no round trip. Deposits (one per call) are counted
+ * here and flushed in batches; a retry asks the store, once, whether the fleet's budget allows
+ * it; a `Retry-After` cool-down is written once and published to every process.
+ *
+ * @since 0.2.0
+ */
+import type { FinagleSettings } from "./RetryBudget.js"
+import { andThen, type Checked, type DurationCodec, durationMillis, invalid, optionsRecord, valid } from "./Settings.js"
+
+/**
+ * The keys and channel of one prefix: several services, or tests, share a Redis by prefix.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * const keys = SharedStore.keysFor("orders-api")
+ * keys.coolDown("https://api.example.com:443") // "orders-api:cooldown:https://api.example.com:443"
+ * ```
+ *
+ * @since 0.2.0
+ * @category keys
+ */
+export const keysFor = (prefix: string) => ({
+  coolDown: (origin: string): string => `${prefix}:cooldown:${origin}`,
+  coolDownPattern: `${prefix}:cooldown:*`,
+  coolDownOrigin: (key: string): string => key.slice(`${prefix}:cooldown:`.length),
+  channel: `${prefix}:cooldowns`,
+  budget: (settingsKey: string, origin: string): string => `${prefix}:budget:${settingsKey}:${origin}`
+})
+
+/**
+ * The default prefix.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * console.log(SharedStore.defaultPrefix) // "http-resilience"
+ * ```
+ *
+ * @since 0.2.0
+ * @category keys
+ */
+export const defaultPrefix = "http-resilience"
+
+/**
+ * A short, stable name for a budget's settings (FNV-1a of their text), so that budgets of
+ * different settings never share counts.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.settingsKey('{"ratio":0.1}') === SharedStore.settingsKey('{"ratio":0.1}') // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category keys
+ */
+export const settingsKey = (text: string): string => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash.toString(36)
+}
+
+/**
+ * Starts or lengthens a cool-down and tells every process. KEYS: the origin's cool-down key.
+ * ARGV: milliseconds, channel, origin. Publishes `millis origin` only when the cool-down grew,
+ * and answers the milliseconds now left.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.coolDownScript.includes("PUBLISH") // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category scripts
+ */
+export const coolDownScript = `
+local millis = tonumber(ARGV[1])
+local left = redis.call('PTTL', KEYS[1])
+if left >= millis then return left end
+redis.call('SET', KEYS[1], '1', 'PX', millis)
+redis.call('PUBLISH', ARGV[2], millis .. ' ' .. ARGV[3])
+return millis
+`
+
+/**
+ * Finagle's budget over the fleet, in the same fixed-point units as one process's: deposits
+ * and withdrawals in one-second buckets of a hash, summed over the window. KEYS: the budget
+ * key. ARGV: deposits to add, window in seconds, withdrawal, reserve, 1 to ask for a retry.
+ * Answers `{ allowed (0 or 1), balance }`; buckets past the window are dropped.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.budgetScript.includes("HINCRBY") // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category scripts
+ */
+export const budgetScript = `
+local time = redis.call('TIME')
+local now = tonumber(time[1])
+local add = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local withdrawal = tonumber(ARGV[3])
+local reserve = tonumber(ARGV[4])
+if add ~= 0 then redis.call('HINCRBY', KEYS[1], now, add) end
+local all = redis.call('HGETALL', KEYS[1])
+local sum = 0
+for i = 1, #all, 2 do
+  if tonumber(all[i]) <= now - window then
+    redis.call('HDEL', KEYS[1], all[i])
+  else
+    sum = sum + tonumber(all[i + 1])
+  end
+end
+local allowed = 0
+if ARGV[5] == '1' and sum + reserve >= withdrawal then
+  redis.call('HINCRBY', KEYS[1], now, -withdrawal)
+  sum = sum - withdrawal
+  allowed = 1
+end
+redis.call('PEXPIRE', KEYS[1], (window + 1) * 1000)
+return { allowed, sum + reserve }
+`
+
+/**
+ * The fixed-point numbers of a Finagle budget, as the one-process budget keeps them (a deposit
+ * of 1000 per request, so a ratio above 1 needs no floating point), and its window in seconds.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget, SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.finagleUnits(RetryBudget.finagleDefaults)
+ * // { deposit: 1000, withdrawal: 10000, reserve: 1000000, windowSeconds: 10 }
+ * ```
+ *
+ * @since 0.2.0
+ * @category budgets
+ */
+export const finagleUnits = (
+  settings: FinagleSettings
+): {
+  readonly deposit: number
+  readonly withdrawal: number
+  readonly reserve: number
+  readonly windowSeconds: number
+} => {
+  const deposit = settings.ratio === 0 ? 0 : 1000
+  const withdrawal = settings.ratio === 0 ? 1 : Math.trunc(1000 / settings.ratio)
+  const windowSeconds = Math.max(1, Math.trunc(settings.ttlMillis / 1000))
+  return { deposit, withdrawal, reserve: settings.minPerSecond * windowSeconds * withdrawal, windowSeconds }
+}
+
+/**
+ * A budget script's answer, read defensively: `undefined` when it is not `[allowed, balance]`.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.readBudgetAnswer([1, 42000]) // { allowed: true, balance: 42000 }
+ * SharedStore.readBudgetAnswer("OK") // undefined
+ * ```
+ *
+ * @since 0.2.0
+ * @category budgets
+ */
+export const readBudgetAnswer = (
+  answer: unknown
+): { readonly allowed: boolean; readonly balance: number } | undefined => {
+  if (!Array.isArray(answer) || answer.length !== 2) return undefined
+  const allowed = Number(answer[0])
+  const balance = Number(answer[1])
+  return Number.isFinite(allowed) && Number.isFinite(balance) ? { allowed: allowed === 1, balance } : undefined
+}
+
+/**
+ * A cool-down message (`millis origin`), or `undefined` when it is not one.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.readCoolDownMessage("30000 https://api.example.com:443")
+ * // { origin: "https://api.example.com:443", millis: 30000 }
+ * ```
+ *
+ * @since 0.2.0
+ * @category cool-downs
+ */
+export const readCoolDownMessage = (
+  message: string
+): { readonly origin: string; readonly millis: number } | undefined => {
+  const space = message.indexOf(" ")
+  if (space <= 0) return undefined
+  const millis = Number(message.slice(0, space))
+  const origin = message.slice(space + 1)
+  return Number.isSafeInteger(millis) && millis > 0 && origin !== "" ? { origin, millis } : undefined
+}
+
+/**
+ * Deposits counted locally since the last flush, per budget key. Bounded: past `maxKeys` keys
+ * the deposits of a new key are dropped, which can only make the fleet's budget smaller.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * const pending = new SharedStore.PendingDeposits()
+ * pending.add("k", 1000)
+ * pending.take("k") // 1000
+ * pending.take("k") // 0
+ * ```
+ *
+ * @since 0.2.0
+ * @category budgets
+ */
+export class PendingDeposits {
+  private readonly byKey = new Map<string, number>()
+  constructor(private readonly maxKeys = 10_000) {}
+
+  /** Counts a deposit for a key. */
+  add(key: string, amount: number): void {
+    const now = this.byKey.get(key)
+    if (now === undefined && this.byKey.size >= this.maxKeys) return
+    this.byKey.set(key, (now ?? 0) + amount)
+  }
+
+  /** What a key has pending, cleared. */
+  take(key: string): number {
+    const amount = this.byKey.get(key) ?? 0
+    this.byKey.delete(key)
+    return amount
+  }
+
+  /** Every key's pending deposits, cleared. */
+  drain(): Array<readonly [string, number]> {
+    const all = [...this.byKey]
+    this.byKey.clear()
+    return all
+  }
+
+  /** Puts deposits back after a failed flush, so that they reach the store later. */
+  restore(key: string, amount: number): void {
+    if (amount !== 0) this.add(key, amount)
+  }
+}
+
+/**
+ * Whether the store answers: the first failure after answers says the store is degraded, the
+ * first answer after failures that it is back; repeats say nothing, so each is logged once.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * const health = new SharedStore.Health()
+ * health.failed() // "degraded"
+ * health.failed() // undefined
+ * health.answered() // "resumed"
+ * ```
+ *
+ * @since 0.2.0
+ * @category health
+ */
+export class Health {
+  degraded = false
+
+  /** A round trip failed or took too long. */
+  failed(): "degraded" | undefined {
+    if (this.degraded) return undefined
+    this.degraded = true
+    return "degraded"
+  }
+
+  /** A round trip answered in time. */
+  answered(): "resumed" | undefined {
+    if (!this.degraded) return undefined
+    this.degraded = false
+    return "resumed"
+  }
+}
+
+/**
+ * A shared store's settings, resolved: the key prefix, the longest a retry waits on the store,
+ * and how often deposits are flushed (and the store probed while it does not answer).
+ *
+ * @example
+ * ```ts
+ * import type { SharedStore } from "@effect-http-resilience/core"
+ *
+ * const settings: SharedStore.StoreSettings = { prefix: "api", timeoutMillis: 100, syncIntervalMillis: 1000 }
+ * ```
+ *
+ * @since 0.2.0
+ * @category settings
+ */
+export interface StoreSettings {
+  readonly prefix: string
+  readonly timeoutMillis: number
+  readonly syncIntervalMillis: number
+}
+
+/**
+ * The defaults: prefix `http-resilience`, a 100 ms timeout, a flush every second.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * console.log(SharedStore.storeDefaults.timeoutMillis) // 100
+ * ```
+ *
+ * @since 0.2.0
+ * @category settings
+ */
+export const storeDefaults: StoreSettings = { prefix: defaultPrefix, timeoutMillis: 100, syncIntervalMillis: 1000 }
+
+const withinMillis = (option: string, millis: number, min: number, max: number, value: unknown): Checked<number> =>
+  millis >= min && millis <= max ? valid(millis) : invalid(option, `must be from ${min} ms to ${max} ms`, value)
+
+/**
+ * Reads a shared store's options (`prefix`, `timeout`, `syncInterval`, and the names in `more`,
+ * which the caller reads): a bad one is named, with why.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * declare const codec: Parameters<typeof SharedStore.resolveStoreSettings>[1]
+ * const checked = SharedStore.resolveStoreSettings({ prefix: "api" }, codec, [])
+ * ```
+ *
+ * @since 0.2.0
+ * @category settings
+ */
+export const resolveStoreSettings = <D>(
+  input: unknown,
+  codec: DurationCodec<D>,
+  more: ReadonlyArray<string>
+): Checked<StoreSettings> =>
+  andThen(optionsRecord("layerRedis", input, ["prefix", "timeout", "syncInterval", ...more]), (given) => {
+    const prefix = given.prefix ?? storeDefaults.prefix
+    if (typeof prefix !== "string" || !/^[^\s*?[\]]{1,100}$/.test(prefix)) {
+      return invalid("layerRedis.prefix", "must be 1 to 100 characters, without spaces or * ? [ ]", prefix)
+    }
+    const millisOf = (option: "timeout" | "syncInterval", fallback: number, min: number, max: number) =>
+      given[option] === undefined
+        ? valid(fallback)
+        : andThen(durationMillis(codec, `layerRedis.${option}`, given[option]), (millis) =>
+            withinMillis(`layerRedis.${option}`, millis, min, max, given[option])
+          )
+    return andThen(millisOf("timeout", storeDefaults.timeoutMillis, 1, 10_000), (timeoutMillis) =>
+      andThen(millisOf("syncInterval", storeDefaults.syncIntervalMillis, 10, 60_000), (syncIntervalMillis) =>
+        valid({ prefix, timeoutMillis, syncIntervalMillis })
+      )
+    )
+  })

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest"
+import * as RetryBudget from "../src/RetryBudget.js"
+import type * as Settings from "../src/Settings.js"
+import * as SharedStore from "../src/SharedStore.js"
+
+const millisCodec: Settings.DurationCodec<number> = {
+  decode: (input) => (typeof input === "number" ? input : undefined),
+  infinity: Number.POSITIVE_INFINITY,
+  toMillis: (millis) => millis
+}
+
+describe("SharedStore", () => {
+  it("names keys under a prefix, and budgets by settings", () => {
+    const keys = SharedStore.keysFor("svc")
+    expect(keys.coolDown("http://a:80")).toBe("svc:cooldown:http://a:80")
+    expect(keys.coolDownOrigin(keys.coolDown("http://a:80"))).toBe("http://a:80")
+    expect(keys.budget("k1", "http://a:80")).toBe("svc:budget:k1:http://a:80")
+    expect(SharedStore.settingsKey("a")).not.toBe(SharedStore.settingsKey("b"))
+  })
+
+  it("keeps Finagle's units: the fleet's budget is the process's arithmetic over shared counts", () => {
+    expect(SharedStore.finagleUnits(RetryBudget.finagleDefaults)).toEqual({
+      deposit: 1000,
+      withdrawal: 10_000,
+      reserve: 10 * 10 * 10_000,
+      windowSeconds: 10
+    })
+    // ratio 0: the floor alone, a retry costs 1.
+    expect(SharedStore.finagleUnits({ _tag: "Finagle", ratio: 0, minPerSecond: 1, ttlMillis: 5000 })).toEqual({
+      deposit: 0,
+      withdrawal: 1,
+      reserve: 5,
+      windowSeconds: 5
+    })
+  })
+
+  it("reads answers and messages defensively", () => {
+    expect(SharedStore.readBudgetAnswer([0, 3])).toEqual({ allowed: false, balance: 3 })
+    expect(SharedStore.readBudgetAnswer([1])).toBeUndefined()
+    expect(SharedStore.readCoolDownMessage("250 http://a:80")).toEqual({ origin: "http://a:80", millis: 250 })
+    for (const bad of ["", "250", "x http://a:80", "-5 http://a:80", "1.5 http://a:80", "250 "]) {
+      expect(SharedStore.readCoolDownMessage(bad)).toBeUndefined()
+    }
+  })
+
+  it("batches deposits, gives them back after a failed flush, and bounds the keys", () => {
+    const pending = new SharedStore.PendingDeposits(2)
+    pending.add("a", 1000)
+    pending.add("a", 1000)
+    pending.add("b", 1000)
+    pending.add("c", 1000)
+    expect(pending.drain()).toEqual([
+      ["a", 2000],
+      ["b", 1000]
+    ])
+    pending.restore("a", 2000)
+    expect(pending.take("a")).toBe(2000)
+    expect(pending.take("a")).toBe(0)
+  })
+
+  it("says degraded and resumed once each", () => {
+    const health = new SharedStore.Health()
+    expect(health.answered()).toBeUndefined()
+    expect([health.failed(), health.failed()]).toEqual(["degraded", undefined])
+    expect([health.answered(), health.answered()]).toEqual(["resumed", undefined])
+  })
+
+  it("reads the options, naming a bad one", () => {
+    expect(SharedStore.resolveStoreSettings(undefined, millisCodec, [])).toEqual({
+      _tag: "Valid",
+      value: SharedStore.storeDefaults
+    })
+    expect(SharedStore.resolveStoreSettings({ prefix: "p", timeout: 50, syncInterval: 200 }, millisCodec, [])).toEqual({
+      _tag: "Valid",
+      value: { prefix: "p", timeoutMillis: 50, syncIntervalMillis: 200 }
+    })
+    const problems = [
+      [{ prefix: "" }, "layerRedis.prefix"],
+      [{ prefix: "a*" }, "layerRedis.prefix"],
+      [{ timeout: 0 }, "layerRedis.timeout"],
+      [{ timeout: 20_000 }, "layerRedis.timeout"],
+      [{ syncInterval: 5 }, "layerRedis.syncInterval"],
+      [{ other: 1 }, "layerRedis.other"],
+      ["fast", "layerRedis"]
+    ] as const
+    for (const [input, option] of problems) {
+      const checked = SharedStore.resolveStoreSettings(input, millisCodec, [])
+      expect(checked._tag === "Invalid" ? checked.problem.option : undefined).toBe(option)
+    }
+  })
+})

@@ -1,0 +1,77 @@
+// node-redis (`redis` 5 or later) as the store's commands. The client is typed by what the store
+// uses, so the library needs no `redis` types; the package is loaded only when a URL is given.
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import type * as ResilienceStore from "../ResilienceStore.js"
+import type { RedisCommands } from "./redisStore.js"
+
+type RedisClient = ResilienceStore.RedisClient
+
+// The store learns of failures from the commands that fail; an 'error' event nobody listens to
+// would crash the process.
+const listened = (client: RedisClient): RedisClient => {
+  client.on("error", () => {})
+  return client
+}
+
+// A client of the store's own, destroyed with the scope.
+const owned = (make: () => RedisClient): Effect.Effect<RedisClient, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => listened(make())),
+    (client) => Effect.sync(() => client.destroy())
+  )
+
+// Connecting waits for Redis (node-redis reconnects on its own): a Redis down at start leaves the
+// store degraded, never the program stopped.
+const connected = (client: RedisClient): Effect.Effect<void, unknown> =>
+  client.isOpen ? Effect.void : Effect.asVoid(Effect.tryPromise(() => client.connect()))
+
+const createClient = (url: string | undefined): Effect.Effect<RedisClient, never, Scope.Scope> =>
+  Effect.flatMap(
+    Effect.orDieWith(
+      Effect.tryPromise(() => import("redis")),
+      () =>
+        new Error(
+          "ResilienceStore.layerRedis({ url }) needs the `redis` package (node-redis 5 or later): npm install redis"
+        )
+    ),
+    (redis) =>
+      owned(() =>
+        // Commands fail at once while disconnected, rather than queue without bound.
+        redis.createClient({ ...(url === undefined ? {} : { url }), disableOfflineQueue: true })
+      )
+  )
+
+/** @internal */
+export const make = (options: {
+  readonly url?: string | undefined
+  readonly client?: RedisClient | undefined
+  readonly timeoutMillis: number
+}): Effect.Effect<RedisCommands, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const client = options.client ?? (yield* createClient(options.url))
+    if (options.client === undefined) {
+      // The store starts once connected, or after `timeout` degraded: node-redis goes on trying.
+      const connecting = yield* Effect.forkScoped(connected(client))
+      yield* Effect.ignore(Effect.timeout(Fiber.join(connecting), Duration.millis(options.timeoutMillis)))
+    }
+    // Subscribing takes a connection of its own.
+    const subscriber = yield* owned(() => client.duplicate())
+    return {
+      send: (command, args) => Effect.tryPromise(() => client.sendCommand([command, ...args])),
+      subscribe: (channel, onMessage) =>
+        Effect.gen(function* () {
+          const messages = yield* Queue.sliding<string>(1024)
+          yield* connected(subscriber)
+          yield* Effect.tryPromise(() =>
+            subscriber.subscribe(channel, (message) => {
+              Queue.unsafeOffer(messages, message)
+            })
+          )
+          yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(messages), onMessage)))
+        })
+    } satisfies RedisCommands
+  })

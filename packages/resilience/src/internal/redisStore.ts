@@ -1,0 +1,283 @@
+// @generated from templates/src/internal/redisStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// A store on Redis, local first: every answer a call waits for comes from this process's memory
+// store, except a retry's, which asks the fleet's budget once (bounded by `timeout`). Deposits
+// are batched and flushed every `syncInterval`; a cool-down is written once and published to
+// every process, which applies it to its own memory. When Redis fails or is slow, the store says
+// so once, goes on with local state, and probes Redis every `syncInterval` until it answers.
+import * as SharedStore from "@effect-http-resilience/core/SharedStore"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Either from "effect/Either"
+import * as Metric from "effect/Metric"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import type * as RetryBudget from "../RetryBudget.js"
+import type * as ResilienceStore from "../ResilienceStore.js"
+import * as metrics from "./metrics.js"
+import { makeMemory } from "./resilienceStore.js"
+import * as retryBudgetService from "./retryBudgetService.js"
+import * as timeout from "./timeout.js"
+
+type Service = ResilienceStore.ResilienceStore.Service
+
+/**
+ * What the store needs of a Redis client: each line adapts its own (node-redis on Effect 3,
+ * Effect 4's `Redis` service).
+ *
+ * @internal
+ */
+export interface RedisCommands {
+  /** One command and its reply; fails with whatever the client fails with. */
+  readonly send: (command: string, args: ReadonlyArray<string>) => Effect.Effect<unknown, unknown>
+  /** Hands each message of a channel to `onMessage` for as long as the scope is open. */
+  readonly subscribe: (
+    channel: string,
+    onMessage: (message: string) => Effect.Effect<void>
+  ) => Effect.Effect<void, unknown, Scope.Scope>
+}
+
+/** @internal */
+export interface Settings {
+  readonly prefix: string
+  readonly timeoutMillis: number
+  readonly syncIntervalMillis: number
+}
+
+/** Whether the Redis store answers: 1 while it does not. @internal */
+export const degradedGauge = Metric.gauge("http.client.resilience.store.degraded", {
+  description: "1 while the shared store (Redis) does not answer and calls go on with this process's state, else 0."
+})
+
+const setDegraded = (value: number) => Metric.set(degradedGauge, value)
+
+const refused = (origin: string): Effect.Effect<void> =>
+  Metric.increment(Metric.taggedWithLabels(metrics.retryBudgetRefusals, metrics.originLabels(origin)))
+
+const describe = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : cause === undefined ? "no answer in time" : String(cause)
+
+/**
+ * A Redis store over these commands, for the scope's life: its subscription and its flushes
+ * end with the scope.
+ *
+ * @internal
+ */
+export const make = (commands: RedisCommands, settings: Settings): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const local = makeMemory()
+    const keys = SharedStore.keysFor(settings.prefix)
+    const health = new SharedStore.Health()
+    const pending = new SharedStore.PendingDeposits()
+    // Units of each budget key that has deposits, for the flush.
+    const unitsByKey = new Map<string, ReturnType<typeof SharedStore.finagleUnits>>()
+    const shas = new Map<string, string>()
+
+    // Scripts run by EVALSHA; loaded on first use, and again after Redis lost them (a restart,
+    // SCRIPT FLUSH).
+    const evalScript = (script: string, key: string, args: ReadonlyArray<string>): Effect.Effect<unknown, unknown> => {
+      const load = Effect.flatMap(commands.send("SCRIPT", ["LOAD", script]), (sha) => {
+        const loaded = String(sha)
+        shas.set(script, loaded)
+        return commands.send("EVALSHA", [loaded, "1", key, ...args])
+      })
+      const sha = shas.get(script)
+      if (sha === undefined) return load
+      return Effect.catchAll(commands.send("EVALSHA", [sha, "1", key, ...args]), (error) =>
+        describe(error).includes("NOSCRIPT") ? load : Effect.fail(error)
+      )
+    }
+
+    const degrade = (cause: unknown): Effect.Effect<void> =>
+      health.failed() === undefined
+        ? Effect.void
+        : Effect.andThen(
+            setDegraded(1),
+            Effect.logWarning(
+              `ResilienceStore on Redis is degraded (${describe(cause)}): calls go on with this process's state, and Redis is tried again every ${settings.syncIntervalMillis} ms`
+            )
+          )
+
+    // A round trip bounded by the timeout; `undefined` when Redis failed or was too slow.
+    const roundTrip = <A>(request: Effect.Effect<A, unknown>): Effect.Effect<{ readonly value: A } | undefined> =>
+      Effect.flatMap(
+        Effect.either(timeout.timeoutFail(request, Duration.millis(settings.timeoutMillis), () => undefined)),
+        (answer) =>
+          Either.isRight(answer)
+            ? Effect.as(resumed, { value: answer.right })
+            : Effect.as(degrade(answer.left), undefined)
+      )
+
+    // Cool-downs in force when this process (re)joins: published before it listened.
+    const readCoolDowns: Effect.Effect<void, unknown> = Effect.gen(function* () {
+      let cursor = "0"
+      let seen = 0
+      do {
+        const reply = yield* commands.send("SCAN", [cursor, "MATCH", keys.coolDownPattern, "COUNT", "200"])
+        if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) return
+        cursor = String(reply[0])
+        for (const key of reply[1]) {
+          const left = Number(yield* commands.send("PTTL", [String(key)]))
+          if (left > 0) yield* local.coolDown(keys.coolDownOrigin(String(key)), left)
+          seen++
+        }
+      } while (cursor !== "0" && seen < 10_000)
+    })
+
+    const resumed: Effect.Effect<void> = Effect.suspend(() =>
+      health.answered() === undefined
+        ? Effect.void
+        : Effect.andThen(
+            setDegraded(0),
+            Effect.andThen(
+              Effect.logInfo("ResilienceStore on Redis answers again: sharing resumed"),
+              Effect.ignore(readCoolDowns)
+            )
+          )
+    )
+
+    const budgetKeyOf = (settings: RetryBudget.Settings) =>
+      SharedStore.settingsKey(JSON.stringify(retryBudgetService.toCoreSettings(settings)))
+
+    const sharedBudget = (
+      settings: RetryBudget.Settings,
+      own: RetryBudget.RetryBudget.Service
+    ): RetryBudget.RetryBudget.Service => {
+      const core = retryBudgetService.toCoreSettings(settings)
+      // Only Finagle's budget is a ratio of requests that a fleet can add up; the others stay
+      // per process.
+      if (core._tag !== "Finagle") return own
+      const units = SharedStore.finagleUnits(core)
+      const settingsKey = budgetKeyOf(settings)
+      const keyOf = (origin: string) => {
+        const key = keys.budget(settingsKey, origin)
+        unitsByKey.set(key, units)
+        return key
+      }
+      const ask = (origin: string, retry: boolean) =>
+        Effect.suspend(() => {
+          const key = keyOf(origin)
+          const deposits = pending.take(key)
+          return Effect.tap(
+            roundTrip(
+              Effect.map(
+                evalScript(SharedStore.budgetScript, key, [
+                  String(deposits),
+                  String(units.windowSeconds),
+                  String(units.withdrawal),
+                  String(units.reserve),
+                  retry ? "1" : "0"
+                ]),
+                SharedStore.readBudgetAnswer
+              )
+            ),
+            (answer) =>
+              answer === undefined || answer.value === undefined
+                ? Effect.sync(() => pending.restore(key, deposits))
+                : Effect.void
+          )
+        })
+      return {
+        settings: own.settings,
+        onRequest: (origin) =>
+          Effect.andThen(
+            own.onRequest(origin),
+            Effect.sync(() => pending.add(keyOf(origin), units.deposit))
+          ),
+        onFailure: own.onFailure,
+        onSuccess: own.onSuccess,
+        tryRetry: (origin, kind) =>
+          health.degraded
+            ? own.tryRetry(origin, kind)
+            : Effect.flatMap(ask(origin, true), (answer) =>
+                answer?.value === undefined
+                  ? own.tryRetry(origin, kind)
+                  : answer.value.allowed
+                    ? Effect.succeed(true)
+                    : Effect.as(refused(origin), false)
+              ),
+        balance: (origin) =>
+          health.degraded
+            ? own.balance(origin)
+            : Effect.flatMap(ask(origin, false), (answer) =>
+                answer?.value === undefined
+                  ? own.balance(origin)
+                  : Effect.succeed(Math.max(0, Math.trunc(answer.value.balance / units.withdrawal)))
+              )
+      }
+    }
+
+    // One shared budget per budget of the memory store, which keeps at most 256 settings.
+    const budgets = new WeakMap<RetryBudget.RetryBudget.Service, RetryBudget.RetryBudget.Service>()
+
+    // Deposits reach Redis in batches; while degraded the flush is the probe that finds it back.
+    const flush: Effect.Effect<void> = Effect.suspend(() => {
+      if (health.degraded) return Effect.asVoid(roundTrip(commands.send("PING", [])))
+      const batch = pending.drain()
+      return Effect.forEach(
+        batch,
+        ([key, deposits]) => {
+          const units = unitsByKey.get(key)
+          if (units === undefined) return Effect.void
+          return Effect.flatMap(
+            roundTrip(
+              evalScript(SharedStore.budgetScript, key, [
+                String(deposits),
+                String(units.windowSeconds),
+                String(units.withdrawal),
+                String(units.reserve),
+                "0"
+              ])
+            ),
+            (answer) => (answer === undefined ? Effect.sync(() => pending.restore(key, deposits)) : Effect.void)
+          )
+        },
+        { discard: true }
+      )
+    })
+    yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(Duration.millis(settings.syncIntervalMillis))))
+
+    // Other processes' cool-downs, applied to this process's memory. The store is ready once it
+    // listens, or after `timeout`: listening is tried again every `syncInterval` until it holds.
+    const listening = yield* Effect.forkScoped(
+      Effect.retry(
+        commands.subscribe(keys.channel, (message) => {
+          const coolDown = SharedStore.readCoolDownMessage(message)
+          return coolDown === undefined ? Effect.void : local.coolDown(coolDown.origin, coolDown.millis)
+        }),
+        Schedule.spaced(Duration.millis(settings.syncIntervalMillis))
+      )
+    )
+    yield* Effect.ignore(Effect.timeout(Fiber.join(listening), Duration.millis(settings.timeoutMillis)))
+    yield* Effect.forkScoped(Effect.andThen(Fiber.join(listening), Effect.ignore(readCoolDowns)))
+    // Publish this process's cool-downs in the background: the call that met the 429 waits on
+    // its own memory, never on Redis.
+    const scope = yield* Effect.scope
+    const publishCoolDown = (origin: string, millis: number) =>
+      Effect.forkIn(
+        roundTrip(
+          evalScript(SharedStore.coolDownScript, keys.coolDown(origin), [
+            String(Math.ceil(millis)),
+            keys.channel,
+            origin
+          ])
+        ),
+        scope
+      )
+
+    return {
+      retryBudget: (settings) => {
+        const own = local.retryBudget(settings)
+        let budget = budgets.get(own)
+        if (budget === undefined) {
+          budget = sharedBudget(settings, own)
+          budgets.set(own, budget)
+        }
+        return budget
+      },
+      circuitBreaker: local.circuitBreaker,
+      coolDown: (origin, millis) =>
+        Effect.andThen(local.coolDown(origin, millis), Effect.asVoid(publishCoolDown(origin, millis))),
+      coolDownLeft: local.coolDownLeft
+    } satisfies Service
+  })
