@@ -21,7 +21,13 @@ const listened = (client: RedisClient): RedisClient => {
 const owned = (make: () => RedisClient): Effect.Effect<RedisClient, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => listened(make())),
-    (client) => Effect.sync(() => client.destroy())
+    (client) =>
+      Effect.sync(() => {
+        // node-redis 5 throws for a client that never opened (6 returns): closed either way.
+        try {
+          client.destroy()
+        } catch {}
+      })
   )
 
 // Connecting waits for Redis (node-redis reconnects on its own): a Redis down at start leaves the
@@ -49,14 +55,15 @@ const createClient = (url: string | undefined): Effect.Effect<RedisClient, never
 export const make = (options: {
   readonly url?: string | undefined
   readonly client?: RedisClient | undefined
-  readonly timeoutMillis: number
+  readonly readyWithinMillis: number
 }): Effect.Effect<RedisCommands, never, Scope.Scope> =>
   Effect.gen(function* () {
     const client = options.client ?? (yield* createClient(options.url))
     if (options.client === undefined) {
-      // The store starts once connected, or after `timeout` degraded: node-redis goes on trying.
+      // The store starts once connected, or degraded after `readyWithinMillis`: node-redis goes
+      // on trying.
       const connecting = yield* Effect.forkScoped(connected(client))
-      yield* Effect.ignore(Effect.timeout(Fiber.join(connecting), Duration.millis(options.timeoutMillis)))
+      yield* Effect.ignore(Effect.timeout(Fiber.join(connecting), Duration.millis(options.readyWithinMillis)))
     }
     // Subscribing takes a connection of its own.
     const subscriber = yield* owned(() => client.duplicate())

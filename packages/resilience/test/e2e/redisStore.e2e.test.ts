@@ -191,6 +191,29 @@ describe("Effect 3 ResilienceStore.layerRedis against a real redis-server", () =
     })
   )
 
+  it.live("Redis down when the layer starts: it starts degraded, calls go on, and it shares once Redis is up", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        yield* Effect.promise(() => redis.stop())
+        const prefix = freshPrefix()
+        const options: Options = { syncInterval: "50 millis", timeout: "50 millis" }
+        const first = yield* storeOn(prefix, options)
+        const settings = budgetSettings({ ratio: 0, minPerSecond: 1, ttl: "2 seconds" })
+        expect(yield* first.retryBudget(settings).tryRetry(origin, "transient-status")).toBe(true)
+        yield* Effect.promise(() => redis.start())
+        const second = yield* storeOn(prefix, options)
+        // node-redis reconnects the first store's clients on its own; then it shares again.
+        yield* eventually(
+          Effect.andThen(
+            first.coolDown(origin, 30_000),
+            Effect.map(second.coolDownLeft(origin), (left) => left > 20_000)
+          ),
+          "the first store sharing once Redis is up"
+        )
+      })
+    )
+  )
+
   it.live("Redis paused (slow): a retry decision waits at most the timeout, then goes on locally", () =>
     Effect.scoped(
       Effect.gen(function* () {
