@@ -178,7 +178,7 @@ export interface Permit {
 }
 
 /**
- * A change of state, as `tryAcquire`, `report`, `isolate` and `close` return it.
+ * A change of state, as `tryAcquire`, `report`, `forceOpen`, `isolate` and `close` return it.
  *
  * @example
  * ```ts
@@ -600,6 +600,25 @@ export class CircuitBreakerMachine {
     this.probing = false
     this.blockedUntil = 0
     return { from, to: "Closed", manual }
+  }
+
+  /**
+   * Opens the circuit for `breakMillis` (held within `breakDuration` and `maxBreakDuration`, as
+   * a `Retry-After` hint is) because something outside decided it: another process's breaker for
+   * the origin opened, say. From Closed or HalfOpen it is an opening like any other (its samples
+   * are forgotten, a probe in flight is fenced, and the circuit probes on its own after the
+   * break); an open circuit keeps its own break, and an isolated one stays isolated (no
+   * transition).
+   */
+  forceOpen(nowMillis: number, breakMillis: number): Transition | undefined {
+    switch (this.state) {
+      case "Closed":
+      case "HalfOpen":
+        return this.open(nowMillis, this.state, breakMillis)
+      case "Open":
+      case "Isolated":
+        return undefined
+    }
   }
 
   /** Holds the circuit open until {@link close}; Polly's `IsolateCircuitAsync`. */

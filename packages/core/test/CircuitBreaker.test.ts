@@ -351,6 +351,55 @@ describe("CircuitBreakerMachine", () => {
     expect(halfOpen.close()).toEqual({ from: "Isolated", to: "Closed", manual: true })
   })
 
+  it("forceOpen opens a closed circuit for the break given, forgets its samples, and probes on its own after it", () => {
+    const machine = new CircuitBreakerMachine(consecutive(2, { breakDurationMillis: 1_000 }))
+    attempt(machine, 0, failure)
+    expect(machine.forceOpen(100, 8_000)).toEqual({ from: "Closed", to: "Open", breakMillis: 8_000, manual: false })
+    expect(machine.tryAcquire(101)).toEqual({ _tag: "Rejected", state: "Open", retryAfterMillis: 7_999 })
+    const probe = machine.tryAcquire(8_100)
+    expect(probe).toMatchObject({
+      _tag: "Permitted",
+      permit: { probe: true },
+      transition: { from: "Open", to: "HalfOpen" }
+    })
+    expect(machine.report(8_200, permitted(probe), success)).toEqual({ from: "HalfOpen", to: "Closed", manual: false })
+    // The failure before the forced opening was forgotten: one more does not break.
+    expect(attempt(machine, 8_300, failure)).toBeUndefined()
+  })
+
+  it("forceOpen holds the break within breakDuration and maxBreakDuration, as a hint is", () => {
+    const settings = consecutive(1, { breakDurationMillis: 1_000, maxBreakDurationMillis: 10_000 })
+    const short = new CircuitBreakerMachine(settings)
+    expect(short.forceOpen(0, 10)).toMatchObject({ to: "Open", breakMillis: 1_000 })
+    const long = new CircuitBreakerMachine(settings)
+    expect(long.forceOpen(0, 60_000)).toMatchObject({ to: "Open", breakMillis: 10_000 })
+    for (const bad of [Number.NaN, -5, 0]) {
+      expect(new CircuitBreakerMachine(settings).forceOpen(0, bad)).toMatchObject({ to: "Open", breakMillis: 1_000 })
+    }
+    expect(new CircuitBreakerMachine(settings).forceOpen(0, Number.POSITIVE_INFINITY)).toMatchObject({
+      breakMillis: 10_000
+    })
+  })
+
+  it("forceOpen on a half-open circuit opens it and fences the probe in flight", () => {
+    const machine = opened(0)
+    const probe = permitted(machine.tryAcquire(5_000))
+    expect(machine.forceOpen(5_100, 5_000)).toEqual({ from: "HalfOpen", to: "Open", breakMillis: 5_000, manual: false })
+    // The probe's late success neither closes the circuit nor shortens the break.
+    expect(machine.report(5_200, probe, success)).toBeUndefined()
+    expect(machine.snapshot(5_200)).toEqual({ _tag: "Open", retryAfterMillis: 4_900 })
+  })
+
+  it("forceOpen leaves an open circuit its own break and an isolated one isolated", () => {
+    const open = opened(0)
+    expect(open.forceOpen(1_000, 30_000)).toBeUndefined()
+    expect(open.snapshot(1_000)).toEqual({ _tag: "Open", retryAfterMillis: 4_000 })
+    const isolated = new CircuitBreakerMachine(consecutive(1))
+    isolated.isolate()
+    expect(isolated.forceOpen(0, 5_000)).toBeUndefined()
+    expect(isolated.snapshot(10 ** 9)._tag).toBe("Isolated")
+  })
+
   it("reads Open with nothing left once the break is over, until the next attempt half-opens it", () => {
     const machine = opened(0)
     expect(machine.snapshot(7_000)).toEqual({ _tag: "Open", retryAfterMillis: 0 })
