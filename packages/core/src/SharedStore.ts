@@ -1,8 +1,8 @@
 /**
  * What a fleet of processes shares through a store such as Redis, free of any client: the key
  * names, the Lua scripts (times are the server's, so the processes' clocks never meet), the
- * cool-down messages, the retry deposits batched between two flushes, and whether the store
- * answers. Each library sends the commands with its own client.
+ * cool-down messages, the breaker openings shared on request, the retry deposits batched between
+ * two flushes, and whether the store answers. Each library sends the commands with its own client.
  *
  * Local first: a call that goes well makes no round trip. Deposits (one per call) are counted
  * here and flushed in batches; a retry asks the store, once, whether the fleet's budget allows
@@ -32,6 +32,8 @@ export const keysFor = (prefix: string) => ({
   coolDownPattern: `${prefix}:cooldown:*`,
   coolDownOrigin: (key: string): string => key.slice(`${prefix}:cooldown:`.length),
   channel: `${prefix}:cooldowns`,
+  /** Where breakers that open say so, when `shareCircuitBreaker` is on. */
+  breakerChannel: `${prefix}:breakers`,
   budget: (settingsKey: string, origin: string): string => `${prefix}:budget:${settingsKey}:${origin}`
 })
 
@@ -217,6 +219,76 @@ export const readCoolDownMessage = (
 }
 
 /**
+ * A breaker that opened by its own decision, as one process tells the others: for how long, which
+ * store said it (so that it ignores its own message), the breaker's settings (a
+ * {@link settingsKey}: only breakers of the same settings follow), and the origin.
+ *
+ * @example
+ * ```ts
+ * import type { SharedStore } from "@effect-http-resilience/core"
+ *
+ * const opened: SharedStore.BreakerOpened = {
+ *   breakMillis: 5000,
+ *   storeId: "k3x9a1",
+ *   settingsKey: "1l2k3j",
+ *   origin: "https://api.example.com:443"
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ * @category breakers
+ */
+export interface BreakerOpened {
+  readonly breakMillis: number
+  readonly storeId: string
+  readonly settingsKey: string
+  readonly origin: string
+}
+
+/**
+ * The message of a breaker that opened: `open <breakMillis> <storeId> <settingsKey> <origin>`.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.breakerOpenedMessage({
+ *   breakMillis: 5000,
+ *   storeId: "k3x9a1",
+ *   settingsKey: "1l2k3j",
+ *   origin: "https://api.example.com:443"
+ * })
+ * // "open 5000 k3x9a1 1l2k3j https://api.example.com:443"
+ * ```
+ *
+ * @since 0.2.0
+ * @category breakers
+ */
+export const breakerOpenedMessage = (opened: BreakerOpened): string =>
+  `open ${Math.ceil(opened.breakMillis)} ${opened.storeId} ${opened.settingsKey} ${opened.origin}`
+
+/**
+ * A breaker's opening message, or `undefined` when it is not one.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.readBreakerOpenedMessage("open 5000 k3x9a1 1l2k3j https://api.example.com:443")
+ * // { breakMillis: 5000, storeId: "k3x9a1", settingsKey: "1l2k3j", origin: "https://api.example.com:443" }
+ * ```
+ *
+ * @since 0.2.0
+ * @category breakers
+ */
+export const readBreakerOpenedMessage = (message: string): BreakerOpened | undefined => {
+  const match = /^open (\d{1,9}) (\S+) (\S+) (\S+)$/.exec(message)
+  if (match === null) return undefined
+  const breakMillis = Number(match[1])
+  return breakMillis > 0 ? { breakMillis, storeId: match[2]!, settingsKey: match[3]!, origin: match[4]! } : undefined
+}
+
+/**
  * Deposits counted locally since the last flush, per budget key. Bounded: past `maxKeys` keys
  * the deposits of a new key are dropped, which can only make the fleet's budget smaller.
  *
@@ -301,13 +373,19 @@ export class Health {
 
 /**
  * A shared store's settings, resolved: the key prefix, the longest a retry waits on the store,
- * and how often deposits are flushed (and the store probed while it does not answer).
+ * how often deposits are flushed (and the store probed while it does not answer), and whether
+ * breakers tell each other when they open.
  *
  * @example
  * ```ts
  * import type { SharedStore } from "@effect-http-resilience/core"
  *
- * const settings: SharedStore.StoreSettings = { prefix: "api", timeoutMillis: 100, syncIntervalMillis: 1000 }
+ * const settings: SharedStore.StoreSettings = {
+ *   prefix: "api",
+ *   timeoutMillis: 100,
+ *   syncIntervalMillis: 1000,
+ *   shareCircuitBreaker: false
+ * }
  * ```
  *
  * @since 0.2.0
@@ -317,10 +395,16 @@ export interface StoreSettings {
   readonly prefix: string
   readonly timeoutMillis: number
   readonly syncIntervalMillis: number
+  /**
+   * Whether a breaker that opens here opens the same breaker for the origin in every process,
+   * each of which then probes on its own; a close is never shared.
+   */
+  readonly shareCircuitBreaker: boolean
 }
 
 /**
- * The defaults: prefix `http-resilience`, a 100 ms timeout, a flush every second.
+ * The defaults: prefix `http-resilience`, a 100 ms timeout, a flush every second, breakers per
+ * process.
  *
  * @example
  * ```ts
@@ -332,14 +416,19 @@ export interface StoreSettings {
  * @since 0.2.0
  * @category settings
  */
-export const storeDefaults: StoreSettings = { prefix: defaultPrefix, timeoutMillis: 100, syncIntervalMillis: 1000 }
+export const storeDefaults: StoreSettings = {
+  prefix: defaultPrefix,
+  timeoutMillis: 100,
+  syncIntervalMillis: 1000,
+  shareCircuitBreaker: false
+}
 
 const withinMillis = (option: string, millis: number, min: number, max: number, value: unknown): Checked<number> =>
   millis >= min && millis <= max ? valid(millis) : invalid(option, `must be from ${min} ms to ${max} ms`, value)
 
 /**
- * Reads a shared store's options (`prefix`, `timeout`, `syncInterval`, and the names in `more`,
- * which the caller reads): a bad one is named, with why.
+ * Reads a shared store's options (`prefix`, `timeout`, `syncInterval`, `shareCircuitBreaker`, and
+ * the names in `more`, which the caller reads): a bad one is named, with why.
  *
  * @example
  * ```ts
@@ -357,20 +446,28 @@ export const resolveStoreSettings = <D>(
   codec: DurationCodec<D>,
   more: ReadonlyArray<string>
 ): Checked<StoreSettings> =>
-  andThen(optionsRecord("layerRedis", input, ["prefix", "timeout", "syncInterval", ...more]), (given) => {
-    const prefix = given.prefix ?? storeDefaults.prefix
-    if (typeof prefix !== "string" || !/^[^\s*?[\]]{1,100}$/.test(prefix)) {
-      return invalid("layerRedis.prefix", "must be 1 to 100 characters, without spaces or * ? [ ]", prefix)
-    }
-    const millisOf = (option: "timeout" | "syncInterval", fallback: number, min: number, max: number) =>
-      given[option] === undefined
-        ? valid(fallback)
-        : andThen(durationMillis(codec, `layerRedis.${option}`, given[option]), (millis) =>
-            withinMillis(`layerRedis.${option}`, millis, min, max, given[option])
-          )
-    return andThen(millisOf("timeout", storeDefaults.timeoutMillis, 1, 10_000), (timeoutMillis) =>
-      andThen(millisOf("syncInterval", storeDefaults.syncIntervalMillis, 10, 60_000), (syncIntervalMillis) =>
-        valid({ prefix, timeoutMillis, syncIntervalMillis })
+  andThen(
+    optionsRecord("layerRedis", input, ["prefix", "timeout", "syncInterval", "shareCircuitBreaker", ...more]),
+    (given) => {
+      const prefix = given.prefix ?? storeDefaults.prefix
+      if (typeof prefix !== "string" || !/^[^\s*?[\]]{1,100}$/.test(prefix)) {
+        return invalid("layerRedis.prefix", "must be 1 to 100 characters, without spaces or * ? [ ]", prefix)
+      }
+      const millisOf = (option: "timeout" | "syncInterval", fallback: number, min: number, max: number) =>
+        given[option] === undefined
+          ? valid(fallback)
+          : andThen(durationMillis(codec, `layerRedis.${option}`, given[option]), (millis) =>
+              withinMillis(`layerRedis.${option}`, millis, min, max, given[option])
+            )
+      const shareCircuitBreaker =
+        given.shareCircuitBreaker === undefined ? storeDefaults.shareCircuitBreaker : given.shareCircuitBreaker
+      if (typeof shareCircuitBreaker !== "boolean") {
+        return invalid("layerRedis.shareCircuitBreaker", "must be true or false", shareCircuitBreaker)
+      }
+      return andThen(millisOf("timeout", storeDefaults.timeoutMillis, 1, 10_000), (timeoutMillis) =>
+        andThen(millisOf("syncInterval", storeDefaults.syncIntervalMillis, 10, 60_000), (syncIntervalMillis) =>
+          valid({ prefix, timeoutMillis, syncIntervalMillis, shareCircuitBreaker })
+        )
       )
-    )
-  })
+    }
+  )

@@ -15,6 +15,8 @@ describe("SharedStore", () => {
     expect(keys.coolDown("http://a:80")).toBe("svc:cooldown:http://a:80")
     expect(keys.coolDownOrigin(keys.coolDown("http://a:80"))).toBe("http://a:80")
     expect(keys.budget("k1", "http://a:80")).toBe("svc:budget:k1:http://a:80")
+    expect(keys.breakerChannel).toBe("svc:breakers")
+    expect(keys.breakerChannel).not.toBe(keys.channel)
     expect(SharedStore.settingsKey("a")).not.toBe(SharedStore.settingsKey("b"))
   })
 
@@ -41,6 +43,26 @@ describe("SharedStore", () => {
     for (const bad of ["", "250", "x http://a:80", "-5 http://a:80", "1.5 http://a:80", "250 "]) {
       expect(SharedStore.readCoolDownMessage(bad)).toBeUndefined()
     }
+    const opened = { breakMillis: 5000, storeId: "s1", settingsKey: "k1", origin: "http://a:80" }
+    expect(SharedStore.breakerOpenedMessage(opened)).toBe("open 5000 s1 k1 http://a:80")
+    expect(SharedStore.readBreakerOpenedMessage(SharedStore.breakerOpenedMessage(opened))).toEqual(opened)
+    // A fraction of a millisecond is rounded up, never down to no break at all.
+    expect(SharedStore.breakerOpenedMessage({ ...opened, breakMillis: 0.5 })).toBe("open 1 s1 k1 http://a:80")
+    for (const bad of [
+      "",
+      "5000 http://a:80",
+      "open 5000 s1 k1",
+      "open 0 s1 k1 http://a:80",
+      "open -5 s1 k1 http://a:80",
+      "open 1.5 s1 k1 http://a:80",
+      "open 5000 s1 k1 http://a:80 extra",
+      "close 5000 s1 k1 http://a:80"
+    ]) {
+      expect(SharedStore.readBreakerOpenedMessage(bad)).toBeUndefined()
+    }
+    // Neither reader takes the other's messages.
+    expect(SharedStore.readCoolDownMessage("open 5000 s1 k1 http://a:80")).toBeUndefined()
+    expect(SharedStore.readBreakerOpenedMessage("250 http://a:80")).toBeUndefined()
   })
 
   it("batches deposits, gives them back after a failed flush, and bounds the keys", () => {
@@ -72,7 +94,12 @@ describe("SharedStore", () => {
     })
     expect(SharedStore.resolveStoreSettings({ prefix: "p", timeout: 50, syncInterval: 200 }, millisCodec, [])).toEqual({
       _tag: "Valid",
-      value: { prefix: "p", timeoutMillis: 50, syncIntervalMillis: 200 }
+      value: { prefix: "p", timeoutMillis: 50, syncIntervalMillis: 200, shareCircuitBreaker: false }
+    })
+    expect(SharedStore.storeDefaults.shareCircuitBreaker).toBe(false)
+    expect(SharedStore.resolveStoreSettings({ shareCircuitBreaker: true }, millisCodec, [])).toEqual({
+      _tag: "Valid",
+      value: { ...SharedStore.storeDefaults, shareCircuitBreaker: true }
     })
     const problems = [
       [{ prefix: "" }, "layerRedis.prefix"],
@@ -80,6 +107,9 @@ describe("SharedStore", () => {
       [{ timeout: 0 }, "layerRedis.timeout"],
       [{ timeout: 20_000 }, "layerRedis.timeout"],
       [{ syncInterval: 5 }, "layerRedis.syncInterval"],
+      [{ shareCircuitBreaker: "yes" }, "layerRedis.shareCircuitBreaker"],
+      [{ shareCircuitBreaker: 1 }, "layerRedis.shareCircuitBreaker"],
+      [{ shareCircuitBreaker: null }, "layerRedis.shareCircuitBreaker"],
       [{ other: 1 }, "layerRedis.other"],
       ["fast", "layerRedis"]
     ] as const
