@@ -139,6 +139,39 @@ export const ProbeTimeLimit = Context.Reference<number | undefined>("effect-http
   defaultValue: () => undefined
 })
 
+/**
+ * What a shared store does with a breaker it made, beyond the public service.
+ *
+ * @internal
+ */
+export interface Controls {
+  /** The breaker's settings, as the core checked them. */
+  readonly settings: CircuitBreakerCore.BreakerSettings
+  /**
+   * Opens the origin's circuit for `breakMillis` (within `breakDuration` and `maxBreakDuration`)
+   * when it is closed or half-open: the metrics, `changes` and `onStateChange` see it as any
+   * opening; `onOpen` does not, so that an opening learned from elsewhere is not told again.
+   * Effect's own breaker (`breaker`) learns it from the next admission, as it does an isolation.
+   */
+  readonly forceOpen: (origin: string, breakMillis: number) => Effect.Effect<void>
+  /**
+   * Sets what runs after each opening the breaker decided itself (a failure, a failed probe;
+   * not a forced one), in the step that made it and uninterruptibly: it must not wait (fork
+   * what takes time).
+   */
+  readonly setOnOpen: (onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined) => void
+}
+
+const controls = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Controls>()
+
+/**
+ * The controls of a breaker made by {@link make}; `undefined` for any other service.
+ *
+ * @internal
+ */
+export const controlsOf = (service: CircuitBreaker.CircuitBreaker.Service): Controls | undefined =>
+  controls.get(service)
+
 const makeService = (
   settings: CircuitBreakerCore.BreakerSettings,
   onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
@@ -171,12 +204,18 @@ const makeService = (
         )
 
   const observers = stateObservers.make(onStateChange, changesCapacity)
+  let onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
 
   // After the step that made the change: the gauge, the counter and the stream; then the
   // delivery to `onStateChange` starts, outside the critical section (the caller does not wait
   // for it, and what it does is logged, never rethrown). The change joins the observers' queue
-  // in that very step, so that they see changes in the order they happened.
-  const announce = (entry: Entry, transition: CircuitBreakerCore.Transition | undefined): Effect.Effect<void> => {
+  // in that very step, so that they see changes in the order they happened. An opening of the
+  // breaker's own (not `forced`) is also handed to `onOpen`, if set.
+  const announce = (
+    entry: Entry,
+    transition: CircuitBreakerCore.Transition | undefined,
+    forced = false
+  ): Effect.Effect<void> => {
     if (transition === undefined) return Effect.void
     const change = toStateChange(entry.origin, transition)
     observers.push(change)
@@ -191,7 +230,10 @@ const makeService = (
         setState(entry, transition.to, 1),
         Metric.update(transitions, 1),
         PubSub.publish(changes, change),
-        observers.deliver
+        observers.deliver,
+        forced || transition.to !== "Open" || onOpen === undefined
+          ? Effect.void
+          : onOpen(entry.origin, transition.breakMillis)
       ],
       { discard: true }
     )
@@ -348,7 +390,7 @@ const makeService = (
           breaker.execute(self, { key: origin, classify: (exit) => toEffectOutcome(classify(exit)) }),
           (error) => (isBreakerError(error) ? toCircuitOpen(error) : error)
         )
-      return {
+      const service: CircuitBreaker.CircuitBreaker.Service = {
         settings: toPublicSettings(settings),
         breaker,
         acquire: (origin) =>
@@ -386,6 +428,17 @@ const makeService = (
         changes: Stream.fromPubSub(changes),
         subscribe: Effect.map(PubSub.subscribe(changes), Stream.fromSubscription)
       }
+      controls.set(service, {
+        settings,
+        forceOpen: (origin, breakMillis) =>
+          withEntry(origin, (entry, nowMillis) =>
+            announce(entry, entry.machine.forceOpen(nowMillis, breakMillis), true)
+          ),
+        setOnOpen: (set) => {
+          onOpen = set
+        }
+      })
+      return service
     }
   )
 }

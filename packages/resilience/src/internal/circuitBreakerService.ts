@@ -157,12 +157,45 @@ const setState = (
   if (!metrics.isOverflow(labels)) metrics.circuitBreakerState.unsafeUpdate(value, [...labels, stateLabel(state)])
 }
 
+/**
+ * What a shared store does with a breaker it made, beyond the public service.
+ *
+ * @internal
+ */
+export interface Controls {
+  /** The breaker's settings, as the core checked them. */
+  readonly settings: CircuitBreakerCore.BreakerSettings
+  /**
+   * Opens the origin's circuit for `breakMillis` (within `breakDuration` and `maxBreakDuration`)
+   * when it is closed or half-open: the metrics, `changes` and `onStateChange` see it as any
+   * opening; `onOpen` does not, so that an opening learned from elsewhere is not told again.
+   */
+  readonly forceOpen: (origin: string, breakMillis: number) => Effect.Effect<void>
+  /**
+   * Sets what runs after each opening the breaker decided itself (a failure, a failed probe;
+   * not a forced one), in the step that made it and uninterruptibly: it must not wait (fork
+   * what takes time).
+   */
+  readonly setOnOpen: (onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined) => void
+}
+
+const controls = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Controls>()
+
+/**
+ * The controls of a breaker made by {@link make}; `undefined` for any other service.
+ *
+ * @internal
+ */
+export const controlsOf = (service: CircuitBreaker.CircuitBreaker.Service): Controls | undefined =>
+  controls.get(service)
+
 const makeService = (
   resolved: Resolved,
   changes: PubSub.PubSub<CircuitBreaker.StateChange>
 ): CircuitBreaker.CircuitBreaker.Service => {
   const { settings, onStateChange } = resolved
   const observers = stateObservers.make(onStateChange, changesCapacity)
+  let onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
   // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
   // `CircuitBreakerMachine.isIdle`); an isolated one is kept until closed by hand.
   const table = new OriginTable<Entry>(
@@ -199,11 +232,17 @@ const makeService = (
 
   // Announces a committed change, and starts its delivery to `onStateChange` outside the
   // critical section: the caller does not wait for it, and what it does is logged, never
-  // rethrown. Callers run this uninterruptibly, so that the delivery is always started.
-  const notify = (entry: Entry, transition: CircuitBreakerCore.Transition | undefined): Effect.Effect<void> => {
+  // rethrown. Callers run this uninterruptibly, so that the delivery is always started. An
+  // opening of the breaker's own (not `forced`) is also handed to `onOpen`, if set.
+  const notify = (
+    entry: Entry,
+    transition: CircuitBreakerCore.Transition | undefined,
+    forced = false
+  ): Effect.Effect<void> => {
     if (transition === undefined) return Effect.void
     announce(entry, transition)
-    return observers.deliver
+    if (forced || transition.to !== "Open" || onOpen === undefined) return observers.deliver
+    return Effect.zipRight(observers.deliver, onOpen(entry.origin, transition.breakMillis))
   }
 
   const withEntry = <A, E>(
@@ -284,7 +323,7 @@ const makeService = (
     (origin: string): Effect.Effect<void> =>
       Effect.uninterruptible(withEntry(origin, (entry) => notify(entry, apply(entry.machine))))
 
-  return {
+  const service: CircuitBreaker.CircuitBreaker.Service = {
     settings: toPublicSettings(settings),
     acquire,
     execute: dual((args) => Effect.isEffect(args[0]), execute),
@@ -315,6 +354,17 @@ const makeService = (
     changes: Stream.fromPubSub(changes),
     subscribe: Stream.fromPubSub(changes, { scoped: true })
   }
+  controls.set(service, {
+    settings,
+    forceOpen: (origin, breakMillis) =>
+      Effect.uninterruptible(
+        withEntry(origin, (entry, nowMillis) => notify(entry, entry.machine.forceOpen(nowMillis, breakMillis), true))
+      ),
+    setOnOpen: (set) => {
+      onOpen = set
+    }
+  })
+  return service
 }
 
 /** How many state changes a slow subscriber may fall behind before the oldest are dropped. @internal */
