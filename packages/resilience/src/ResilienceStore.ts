@@ -155,6 +155,18 @@ export interface RedisOptions {
    * is degraded. From 10 ms to 60 s. [1 second]
    */
   readonly syncInterval?: Duration.DurationInput | undefined
+  /**
+   * Whether a circuit breaker that opens in one process opens the same breaker (same origin, same
+   * settings) in every process on the prefix. Off, each process's breaker knows only its own
+   * calls. On, each process still keeps its own breaker (its window, its trip policy, its
+   * probes): an opening decided here (from closed or half-open) is published in the background,
+   * and the others open theirs for that break, failing calls there fast with `CircuitOpen`, then
+   * probe on their own. A close is never shared, nor an opening learned from another process.
+   * Only breakers the store makes from options are shared (not a service passed as the policy's
+   * `circuitBreaker`), and a process learns only the openings published while it listens. Off,
+   * nothing about breakers is published or subscribed. The README weighs it. [false]
+   */
+  readonly shareCircuitBreaker?: boolean | undefined
 }
 
 /**
@@ -191,7 +203,9 @@ export interface RedisClient {
  *   and its floor is lent once per fleet. Deposits are counted locally and flushed every
  *   `syncInterval`; a retry asks Redis once (at most `timeout`). A call that goes well makes no
  *   round trip. The token bucket and the AWS quota stay per process.
- * - **Circuit breaker**: per process.
+ * - **Circuit breaker**: per process. With `shareCircuitBreaker: true`, a breaker that opens in
+ *   one process opens the same breaker for that origin in every process, for that break; each
+ *   still probes and closes on its own.
  *
  * When Redis is down, slow, flushed or restarted, calls go on with this process's state: a retry
  * waits at most `timeout` on Redis, then none at all until Redis answers again (tried every

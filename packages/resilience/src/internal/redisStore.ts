@@ -4,6 +4,8 @@
 // are batched and flushed every `syncInterval`; a cool-down is written once and published to
 // every process, which applies it to its own memory. When Redis fails or is slow, the store says
 // so once, goes on with local state, and probes Redis every `syncInterval` until it answers.
+// Breakers stay per process; with `shareCircuitBreaker`, an opening is told to the fleet (see
+// redisBreakers).
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -15,6 +17,7 @@ import type * as Scope from "effect/Scope"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import * as metrics from "./metrics.js"
+import * as redisBreakers from "./redisBreakers.js"
 import { makeMemory } from "./resilienceStore.js"
 import * as retryBudgetService from "./retryBudgetService.js"
 import * as timeout from "./timeout.js"
@@ -42,6 +45,7 @@ export interface Settings {
   readonly prefix: string
   readonly timeoutMillis: number
   readonly syncIntervalMillis: number
+  readonly shareCircuitBreaker: boolean
 }
 
 /** Whether the Redis store answers: 1 while it does not. @internal */
@@ -265,6 +269,10 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         scope
       )
 
+    const circuitBreaker = settings.shareCircuitBreaker
+      ? yield* redisBreakers.make({ ...settings, commands, roundTrip, local: local.circuitBreaker })
+      : local.circuitBreaker
+
     return {
       retryBudget: (settings) => {
         const own = local.retryBudget(settings)
@@ -275,7 +283,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         }
         return budget
       },
-      circuitBreaker: local.circuitBreaker,
+      circuitBreaker,
       coolDown: (origin, millis) =>
         Effect.andThen(local.coolDown(origin, millis), Effect.asVoid(publishCoolDown(origin, millis))),
       coolDownLeft: local.coolDownLeft

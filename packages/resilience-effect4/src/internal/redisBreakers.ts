@@ -1,0 +1,114 @@
+// @generated from templates/src/internal/redisBreakers.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// The circuit breaker shared across a fleet, opt-in (`shareCircuitBreaker`), local first: each
+// process keeps its own breaker (its window, its trip policy, its probes). When one opens by its
+// own decision (a failure, a failed probe), the store publishes `open <break> <store> <settings>
+// <origin>` in the background, and every other store on the prefix opens its breakers of the
+// same settings for that origin, for that break; each then probes on its own. A close is never
+// told: each process closes through its own probe. An opening learned this way is not told again,
+// and a store ignores its own messages, so nothing echoes.
+import * as SharedStore from "@effect-http-resilience/core/SharedStore"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
+import * as circuitBreakerService from "./circuitBreakerService.js"
+import type { RedisCommands } from "./redisStore.js"
+
+type Breaker = CircuitBreaker.CircuitBreaker.Service
+
+// How many breakers (of distinct options) the store follows, as many as its memory store keeps:
+// past it the oldest is no longer told nor telling.
+const maxBreakers = 256
+
+/**
+ * The store's `circuitBreaker`, over its memory store's, for the scope's life: its breakers'
+ * openings are published (each forked in the scope, bounded by the store's timeout, never waited
+ * for by a call), and the fleet's are applied to them.
+ *
+ * @internal
+ */
+export const make = (options: {
+  readonly commands: RedisCommands
+  readonly prefix: string
+  readonly timeoutMillis: number
+  readonly syncIntervalMillis: number
+  /** A round trip bounded by the store's timeout, that degrades the store when Redis does not answer. */
+  readonly roundTrip: <A>(request: Effect.Effect<A, unknown>) => Effect.Effect<{ readonly value: A } | undefined>
+  /** The memory store's breakers. */
+  readonly local: (options: CircuitBreaker.Options) => Effect.Effect<Breaker>
+}): Effect.Effect<(options: CircuitBreaker.Options) => Effect.Effect<Breaker>, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const channel = SharedStore.keysFor(options.prefix).breakerChannel
+    const storeId = crypto.randomUUID()
+    const scope = yield* Effect.scope
+    // The breakers this store made, with their settings' key: in the order they were made.
+    const followed = new Map<
+      Breaker,
+      { readonly settingsKey: string; readonly controls: circuitBreakerService.Controls }
+    >()
+
+    const publish = (settingsKey: string, origin: string, breakMillis: number): Effect.Effect<void> =>
+      Effect.asVoid(
+        Effect.forkIn(
+          Effect.interruptible(
+            options.roundTrip(
+              options.commands.send("PUBLISH", [
+                channel,
+                SharedStore.breakerOpenedMessage({ breakMillis, storeId, settingsKey, origin })
+              ])
+            )
+          ),
+          scope
+        )
+      )
+
+    const follow = (breaker: Breaker): void => {
+      if (followed.has(breaker)) return
+      const controls = circuitBreakerService.controlsOf(breaker)
+      if (controls === undefined) return
+      if (followed.size >= maxBreakers) {
+        const oldest = followed.entries().next()
+        if (oldest.done !== true) {
+          oldest.value[1].controls.setOnOpen(undefined)
+          followed.delete(oldest.value[0])
+        }
+      }
+      const settingsKey = SharedStore.settingsKey(JSON.stringify(controls.settings))
+      controls.setOnOpen((origin, breakMillis) => publish(settingsKey, origin, breakMillis))
+      followed.set(breaker, { settingsKey, controls })
+    }
+
+    const onMessage = (message: string): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const opened = SharedStore.readBreakerOpenedMessage(message)
+        if (opened === undefined || opened.storeId === storeId) return Effect.void
+        return Effect.forEach(
+          [...followed.values()].filter((breaker) => breaker.settingsKey === opened.settingsKey),
+          (breaker) => breaker.controls.forceOpen(opened.origin, opened.breakMillis),
+          { discard: true }
+        )
+      })
+
+    // Listening is tried again every `syncInterval` until it holds; the store waits for it at most
+    // its timeout.
+    const listening = yield* Effect.forkScoped(
+      Effect.retry(
+        options.commands.subscribe(channel, onMessage),
+        Schedule.spaced(Duration.millis(options.syncIntervalMillis))
+      )
+    )
+    yield* Effect.ignore(Effect.timeout(Fiber.join(listening), Duration.millis(options.timeoutMillis)))
+
+    // Closed with the store: its breakers (kept by its memory store) tell no one any more.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const { controls } of followed.values()) controls.setOnOpen(undefined)
+        followed.clear()
+      })
+    )
+
+    return (breakerOptions) =>
+      Effect.tap(options.local(breakerOptions), (breaker) => Effect.sync(() => follow(breaker)))
+  })
