@@ -471,3 +471,20 @@ export const resolveStoreSettings = <D>(
       )
     }
   )
+
+/**
+ * How long a new store waits to be ready (connected, listening, and holding the cool-downs in
+ * force) before it starts degraded: ten times its timeout, 1 second by default, at most 10 s.
+ * Only a layer's start waits this long; a call never does.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.readyWithinMillis(SharedStore.storeDefaults) // 1000
+ * ```
+ *
+ * @since 0.2.0
+ * @category settings
+ */
+export const readyWithinMillis = (settings: StoreSettings): number => Math.min(10 * settings.timeoutMillis, 10_000)

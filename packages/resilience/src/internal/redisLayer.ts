@@ -40,7 +40,7 @@ export const make = (
     const commands = yield* redisCommands.make({
       url: options?.url,
       client: options?.client,
-      timeoutMillis: settings.timeoutMillis
+      readyWithinMillis: SharedStore.readyWithinMillis(settings)
     })
     return yield* redisStore.make(commands, settings)
   })

@@ -41,12 +41,7 @@ export interface RedisCommands {
 }
 
 /** @internal */
-export interface Settings {
-  readonly prefix: string
-  readonly timeoutMillis: number
-  readonly syncIntervalMillis: number
-  readonly shareCircuitBreaker: boolean
-}
+export type Settings = SharedStore.StoreSettings
 
 /** Whether the Redis store answers: 1 while it does not. @internal */
 export const degradedGauge = Metric.gauge("http.client.resilience.store.degraded", {
@@ -242,7 +237,8 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
     yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(Duration.millis(settings.syncIntervalMillis))))
 
     // Other processes' cool-downs, applied to this process's memory. The store is ready once it
-    // listens, or after `timeout`: listening is tried again every `syncInterval` until it holds.
+    // listens and has read the cool-downs in force, or after `readyWithinMillis`: listening is
+    // tried again every `syncInterval` until it holds.
     const listening = yield* Effect.forkScoped(
       Effect.retry(
         commands.subscribe(keys.channel, (message) => {
@@ -252,21 +248,37 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         Schedule.spaced(Duration.millis(settings.syncIntervalMillis))
       )
     )
-    yield* Effect.ignore(Effect.timeout(Fiber.join(listening), Duration.millis(settings.timeoutMillis)))
-    yield* Effect.forkScoped(Effect.andThen(Fiber.join(listening), Effect.ignore(readCoolDowns)))
+    const joined = yield* Effect.forkScoped(Effect.andThen(Fiber.join(listening), Effect.ignore(readCoolDowns)))
+    yield* Effect.ignore(Effect.timeout(Fiber.join(joined), Duration.millis(SharedStore.readyWithinMillis(settings))))
     // Publish this process's cool-downs in the background: the call that met the 429 waits on
     // its own memory, never on Redis.
-    const scope = yield* Effect.scope
+    // In flight until written; a store that closes (a program that ends right after a 429)
+    // waits for them, at most `timeout`, so that its last cool-downs still reach the fleet.
+    const publishing = new Set<Fiber.Fiber<unknown>>()
+    yield* Effect.addFinalizer(() =>
+      Effect.andThen(
+        Effect.ignore(Effect.timeout(Fiber.awaitAll([...publishing]), Duration.millis(settings.timeoutMillis))),
+        Fiber.interruptAll([...publishing])
+      )
+    )
     const publishCoolDown = (origin: string, millis: number) =>
-      Effect.forkIn(
-        roundTrip(
-          evalScript(SharedStore.coolDownScript, keys.coolDown(origin), [
-            String(Math.ceil(millis)),
-            keys.channel,
-            origin
-          ])
+      Effect.flatMap(
+        Effect.forkDaemon(
+          roundTrip(
+            evalScript(SharedStore.coolDownScript, keys.coolDown(origin), [
+              String(Math.ceil(millis)),
+              keys.channel,
+              origin
+            ])
+          )
         ),
-        scope
+        (fiber) =>
+          Effect.sync(() => {
+            publishing.add(fiber)
+            fiber.addObserver(() => {
+              publishing.delete(fiber)
+            })
+          })
       )
 
     const circuitBreaker = settings.shareCircuitBreaker
