@@ -4,7 +4,7 @@
  * concurrency })` on a `ManagedRuntime`, every body read to its end. Each process imports only
  * what its client needs (this library only in its own process).
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import { NodeHttpClient, NodeRedis } from "@effect/platform-node"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { HttpClient } from "effect/http"
 import { CircuitBreaker } from "effect/persistence"
@@ -19,8 +19,8 @@ import {
 import type { ClientMode } from "@effect-http-resilience/bench/protocol"
 import type { Effect4LibraryId } from "./protocol.js"
 
-const effectClient = <E, R>(
-  runtime: ManagedRuntime.ManagedRuntime<R, never>,
+const effectClient = <E, R, ER>(
+  runtime: ManagedRuntime.ManagedRuntime<R, ER>,
   call: (url: string) => Effect.Effect<unknown, E, R>,
   attempts?: () => number
 ): BenchClient => ({
@@ -77,11 +77,35 @@ const readJson =
     Effect.flatMap(client.get(url), (response) => response.json)
 
 /**
+ * This library's client in the `happy-redis` mode: as in `happy` (its defaults, built once over
+ * the same transport), its calls run with `ResilienceStore.layerRedis` in context, on
+ * `NodeRedis.layer` at `redisUrl`; the store and its Redis client live as long as the client.
+ */
+const makeRedisStoreClient = async (redisUrl: string): Promise<BenchClient> => {
+  const { ResilienceStore, ResilientHttpClient } = await import("effect-http-resilience-effect4")
+  const store = ResilienceStore.layerRedis({ prefix: "bench" }).pipe(Layer.provide(NodeRedis.layer({ url: redisUrl })))
+  const runtime = ManagedRuntime.make(Layer.merge(NodeHttpClient.layerUndici, store))
+  const resilient = await runtime.runPromise(
+    Effect.flatMap(Effect.service(HttpClient.HttpClient), (transport) =>
+      Effect.provideService(ResilientHttpClient.make(), HttpClient.HttpClient, transport)
+    )
+  )
+  return effectClient(runtime, (url) => Effect.scoped(Effect.flatMap(resilient.get(url), (response) => response.json)))
+}
+
+/**
  * Builds the Effect 4 client `id` in `mode`. As on the Effect 3 line, `retryTransient` makes 3
  * attempts in all and retries at once on `Retry-After: 0`; in the `overload-*` modes every
- * attempt is counted where the transport sends it, under the retries.
+ * attempt is counted where the transport sends it, under the retries. `happy-control` builds a
+ * second client as `happy` does; `happy-redis` is this library's alone, on the Redis at `redisUrl`.
  */
-export const makeClient = async (id: Effect4LibraryId, mode: ClientMode): Promise<BenchClient> => {
+export const makeClient = async (id: Effect4LibraryId, mode: ClientMode, redisUrl?: string): Promise<BenchClient> => {
+  if (mode === "happy-redis") {
+    if (id !== "effect4-http-resilience") throw new Error(`${id} has no happy-redis mode: it keeps no shared state`)
+    if (redisUrl === undefined)
+      throw new Error("the happy-redis mode needs the client process started with a Redis URL")
+    return makeRedisStoreClient(redisUrl)
+  }
   const counter = isOverloadMode(mode) ? attemptCounter() : undefined
   const counted = (transport: HttpClient.HttpClient) =>
     counter === undefined

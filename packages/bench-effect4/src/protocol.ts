@@ -19,6 +19,8 @@ export type Effect4LibraryId = typeof Effect4LibraryId.Type
 const Job = Schema.Struct({
   mode: Schema.Literals([
     "happy",
+    "happy-control",
+    "happy-redis",
     "retry",
     "overload-default",
     "overload-no-budget",

@@ -97,6 +97,8 @@ export interface PolicyOptions {
 export const policyFor = (mode: ClientMode): PolicyOptions | undefined => {
   switch (mode) {
     case "happy":
+    case "happy-control":
+    case "happy-redis":
       return undefined
     case "retry":
       return { retryBudget: { ratio: 1000 } }

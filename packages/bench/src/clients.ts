@@ -9,7 +9,6 @@
  * process imports only its own library. The Effect 4 clients are built in Effect 4 client
  * processes (`packages/bench-effect4`, under Node 22), not here.
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Effect from "effect/Effect"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import type * as Undici from "undici"
@@ -187,17 +186,17 @@ const fetchCall = async (url: string): Promise<void> => {
   await response.json()
 }
 
-const effectClient = <E>(
+const effectClient = <E, R, ER>(
   Effect: typeof import("effect/Effect"),
-  runtime: ManagedRuntime.ManagedRuntime<HttpClient.HttpClient, never>,
-  call: (url: string) => Effect.Effect<unknown, E>,
+  runtime: ManagedRuntime.ManagedRuntime<R, ER>,
+  call: (url: string) => Effect.Effect<unknown, E, R>,
   attempts?: () => number
 ): BenchClient => ({
   attempts,
   runBatch: async (batch) => {
     const record = batchRecorder(batch)
     const { waitBefore } = record
-    const one = (index: number): Effect.Effect<void> =>
+    const one = (index: number): Effect.Effect<void, never, R> =>
       Effect.suspend(() => {
         const started = performance.now()
         return Effect.match(call(batch.urlFor(index)), {
@@ -208,7 +207,7 @@ const effectClient = <E>(
     const paced =
       waitBefore === undefined
         ? one
-        : (index: number): Effect.Effect<void> =>
+        : (index: number): Effect.Effect<void, never, R> =>
             Effect.suspend(() => {
               const wait = waitBefore(index)
               return wait > 0 ? Effect.zipRight(Effect.sleep(wait), one(index)) : one(index)
@@ -220,6 +219,34 @@ const effectClient = <E>(
   },
   close: () => runtime.dispose()
 })
+
+/**
+ * This library's client in the `happy-redis` mode: as in `happy` (its defaults, built once over
+ * the same transport), its calls run with `ResilienceStore.layerRedis` in context, a store that
+ * lives as long as the client, on the Redis at `redisUrl`.
+ */
+const makeRedisStoreClient = async (redisUrl: string): Promise<BenchClient> => {
+  const [Effect, Layer, ManagedRuntime, HttpClient, NodeHttpClient, { ResilienceStore, ResilientHttpClient }] =
+    await Promise.all([
+      import("effect/Effect"),
+      import("effect/Layer"),
+      import("effect/ManagedRuntime"),
+      import("@effect/platform/HttpClient"),
+      import("@effect/platform-node/NodeHttpClient"),
+      import("effect-http-resilience")
+    ])
+  const runtime = ManagedRuntime.make(
+    Layer.merge(NodeHttpClient.layerUndici, ResilienceStore.layerRedis({ url: redisUrl, prefix: "bench" }))
+  )
+  const resilient = await runtime.runPromise(
+    Effect.flatMap(HttpClient.HttpClient, (transport) =>
+      Effect.provideService(ResilientHttpClient.make(), HttpClient.HttpClient, transport)
+    )
+  )
+  return effectClient(Effect, runtime, (url) =>
+    Effect.scoped(Effect.flatMap(resilient.get(url), (response) => response.json))
+  )
+}
 
 const makeEffectClient = async (id: LibraryId, mode: ClientMode): Promise<BenchClient> => {
   const [Effect, ManagedRuntime, HttpClient, NodeHttpClient] = await Promise.all([
@@ -286,10 +313,17 @@ const makeEffectClient = async (id: LibraryId, mode: ClientMode): Promise<BenchC
  * libraries that would not retry at once on `Retry-After: 0` are told to (got waits 1 s,
  * `RetryAgent` 500 ms otherwise), so that a retry's cost is measured rather than a timer; every
  * client makes 3 attempts in all. In the `overload-*` modes, got, ky and the Effect clients count
- * their attempts.
+ * their attempts. `happy-control` builds a second client as `happy` does; `happy-redis` is this
+ * library's alone, on the Redis at `redisUrl`.
  */
-export const makeClient = async (id: LibraryId, mode: ClientMode): Promise<BenchClient> => {
-  const retryAtOnce = mode !== "happy"
+export const makeClient = async (id: LibraryId, mode: ClientMode, redisUrl?: string): Promise<BenchClient> => {
+  if (mode === "happy-redis") {
+    if (id !== "effect-http-resilience") throw new Error(`${id} has no happy-redis mode: it keeps no shared state`)
+    if (redisUrl === undefined)
+      throw new Error("the happy-redis mode needs the client process started with a Redis URL")
+    return makeRedisStoreClient(redisUrl)
+  }
+  const retryAtOnce = mode !== "happy" && mode !== "happy-control"
   switch (id) {
     case "undici": {
       const { Agent, request } = await import("undici")

@@ -229,18 +229,25 @@ const encodeToWorker = Schema.encodeSync(ToWorker)
 // Relative to this file: the Effect 4 client processes' entry, in a package of its own.
 const effect4WorkerEntry = "../../bench-effect4/src/workerMain.ts"
 
+export interface WorkerOptions {
+  readonly exposeGc: boolean
+  /** The Redis of the `happy-redis` mode (`redis://127.0.0.1:<port>`); that mode fails without it. */
+  readonly redisUrl?: string | undefined
+}
+
 /** Forks a client process for `library` and waits until its client is built. */
 export const startWorkerProcess = async (
   library: LibraryId,
   origin: string,
-  options: { readonly exposeGc: boolean }
+  options: WorkerOptions
 ): Promise<WorkerProcess> => {
+  const args = [library, origin, ...(options.redisUrl === undefined ? [] : [options.redisUrl])]
   const child = libraryById(library).effect4
-    ? forkTs(effect4WorkerEntry, [library, origin], {
+    ? forkTs(effect4WorkerEntry, args, {
         exposeGc: options.exposeGc,
         execPath: (await node22Binary()).path
       })
-    : forkTs("./workerMain.ts", [library, origin], options)
+    : forkTs("./workerMain.ts", args, options)
   const channel = new Channel(child, `${library} client process`, Schema.decodeUnknownSync(FromWorker))
   await channel.next(
     (message): message is Extract<FromWorker, { _tag: "Ready" }> => message._tag === "Ready",
