@@ -21,10 +21,11 @@ import {
   renderMarkdown
 } from "./report.js"
 import { type RetryCostResult, runRetryCost } from "./retryCost.js"
+import { runSharedStore, type SharedStoreResult } from "./sharedStore.js"
 import { runSparse, type SparseResult } from "./sparse.js"
 import { contentionChart, throughputChart } from "./svg.js"
 
-export const sectionNames = ["happy", "retry", "memory", "outage", "sparse", "breaker", "contention"] as const
+export const sectionNames = ["happy", "retry", "memory", "outage", "sparse", "breaker", "contention", "store"] as const
 export type SectionName = (typeof sectionNames)[number]
 
 export interface BenchOptions {
@@ -55,6 +56,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
   let sparse: SparseResult | null = null
   let breaker: BreakerResult | null = null
   let contention: ContentionResult | null = null
+  let sharedStore: SharedStoreResult | null = null
 
   const needsServer = sections.some((section) => section !== "contention")
   if (needsServer) {
@@ -87,6 +89,9 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
       if (sections.includes("outage")) outage = await runOutage(server, config.outage, log, config.libraries)
       if (sections.includes("sparse")) sparse = await runSparse(server, config.sparse, log)
       if (sections.includes("breaker")) breaker = await runBreaker(server, config.breaker, log)
+      // Per line, a redis-server and a fresh client process with the memory store, its control and the Redis store.
+      if (sections.includes("store"))
+        sharedStore = await runSharedStore(server, config.sharedStore, log, config.libraries)
     } finally {
       await server.stop()
     }
@@ -126,6 +131,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
     sparse,
     breaker,
     contention,
+    sharedStore,
     charts: {
       throughput: happyPath === null ? null : "throughput.svg",
       contention: contention === null ? null : "contention.svg"

@@ -53,6 +53,14 @@ export interface BreakerConfig {
   readonly concurrency: number
 }
 
+export interface SharedStoreConfig {
+  readonly rounds: number
+  /** Calls per line, store and concurrency, per round. */
+  readonly callsPerRound: number
+  readonly warmupCalls: number
+  readonly concurrencies: ReadonlyArray<number>
+}
+
 export interface ContentionConfig {
   readonly clientCounts: ReadonlyArray<number>
   /** Seeded runs per cell; the figures are their means. */
@@ -73,6 +81,8 @@ export interface BenchConfig {
   readonly sparse: SparseConfig
   readonly breaker: BreakerConfig
   readonly contention: ContentionConfig
+  /** The happy path with `ResilienceStore.layerRedis` against the memory store, on each line. */
+  readonly sharedStore: SharedStoreConfig
 }
 
 export const fullConfig: BenchConfig = {
@@ -84,7 +94,8 @@ export const fullConfig: BenchConfig = {
   outage: { callsPerBatch: 200, concurrency: 64 },
   sparse: { calls: 2_000, concurrency: 64, failingShare: 0.05 },
   breaker: { ratePerSecond: 100, warmupMillis: 2_000, outageMillis: 30_000, afterMillis: 8_000, concurrency: 512 },
-  contention: { clientCounts: [25, 50, 75, 100], runs: 100 }
+  contention: { clientCounts: [25, 50, 75, 100], runs: 100 },
+  sharedStore: { rounds: 12, callsPerRound: 400, warmupCalls: 800, concurrencies: [1, 64] }
 }
 
 export const quickConfig: BenchConfig = {
@@ -96,5 +107,6 @@ export const quickConfig: BenchConfig = {
   outage: { callsPerBatch: 200, concurrency: 64 },
   sparse: { calls: 400, concurrency: 64, failingShare: 0.05 },
   breaker: { ratePerSecond: 100, warmupMillis: 1_000, outageMillis: 3_000, afterMillis: 6_500, concurrency: 512 },
-  contention: { clientCounts: [25, 50, 75, 100], runs: 20 }
+  contention: { clientCounts: [25, 50, 75, 100], runs: 20 },
+  sharedStore: { rounds: 8, callsPerRound: 200, warmupCalls: 300, concurrencies: [1, 64] }
 }

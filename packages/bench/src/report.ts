@@ -17,6 +17,7 @@ import type { HappyPathResult } from "./happyPath.js"
 import type { MemoryResult } from "./memory.js"
 import type { OutageResult } from "./outage.js"
 import type { RetryCostResult } from "./retryCost.js"
+import type { SharedStoreResult } from "./sharedStore.js"
 import type { SparseResult } from "./sparse.js"
 
 export interface Machine {
@@ -76,6 +77,7 @@ export interface BenchResults {
   readonly sparse: SparseResult | null
   readonly breaker: BreakerResult | null
   readonly contention: ContentionResult | null
+  readonly sharedStore: SharedStoreResult | null
   readonly charts: { readonly throughput: string | null; readonly contention: string | null }
 }
 
@@ -287,6 +289,100 @@ export const breakerTable = (result: BreakerResult): string =>
     ])
   )
 
+const withinGoal = (row: SharedStoreResult["rows"][number]): string =>
+  row.withinGoal.p50 && row.withinGoal.cpu
+    ? "yes"
+    : row.withinGoal.p50
+      ? "time only"
+      : row.withinGoal.cpu
+        ? "CPU only"
+        : "no"
+
+export const sharedStoreTable = (result: SharedStoreResult): string =>
+  table(
+    [
+      "client",
+      "in flight",
+      "memory p50 µs",
+      "Redis p50 µs",
+      "p50 × memory",
+      "rounds' range",
+      "memory CPU µs / call",
+      "Redis CPU µs / call",
+      "CPU × memory",
+      "µs / call × memory",
+      "control p50, CPU × memory",
+      `within ${fixed((result.goalRatio - 1) * 100, 0)}%`
+    ],
+    result.rows.map((row) => [
+      row.label,
+      integer(row.concurrency),
+      fixed(row.memory.p50Micros, 0),
+      fixed(row.redis.p50Micros, 0),
+      ratio(row.p50Ratio),
+      `${fixed(row.p50RatioRange[0], 2)}–${fixed(row.p50RatioRange[1], 2)}`,
+      fixed(row.memory.cpuMicrosPerCall, 0),
+      fixed(row.redis.cpuMicrosPerCall, 0),
+      ratio(row.cpuRatio),
+      ratio(row.timeRatio),
+      `${ratio(row.controlRatios.p50)}, ${ratio(row.controlRatios.cpu)}`,
+      withinGoal(row)
+    ])
+  )
+
+const commandList = (counts: Readonly<Record<string, number>>): string =>
+  Object.entries(counts)
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, calls]) => `${name.toUpperCase()} ${integer(calls)}`)
+    .join(", ") || "none"
+
+export const sharedStoreCommandsTable = (result: SharedStoreResult): string =>
+  table(
+    [
+      "client",
+      "calls through the Redis store",
+      "seconds counted",
+      "sync intervals in them",
+      "commands sent",
+      "of which",
+      "per 1,000 calls",
+      "run by the scripts in Redis"
+    ],
+    result.commands.map((row) => [
+      row.label,
+      integer(row.redisCalls),
+      fixed(row.measuredSeconds, 1),
+      integer(Math.floor((row.measuredSeconds * 1000) / result.syncIntervalMillis)),
+      integer(row.total),
+      commandList(row.sent),
+      fixed((row.total / row.redisCalls) * 1000, 2),
+      commandList(row.inScripts)
+    ])
+  )
+
+/** The control's ratios, latency and CPU, from the smallest to the largest. */
+const controlRange = (result: SharedStoreResult): string => {
+  const ratios = result.rows.flatMap((row) => [row.controlRatios.p50, row.controlRatios.cpu])
+  return `${fixed(Math.min(...ratios), 2)}–${ratio(Math.max(...ratios))}`
+}
+
+/** The goal and whether every row meets it. */
+const sharedStoreVerdict = (result: SharedStoreResult): string => {
+  const where = (missed: ReadonlyArray<SharedStoreResult["rows"][number]>) =>
+    missed.map((row) => `${row.label} at ${row.concurrency} in flight`).join(", ")
+  const missedP50 = result.rows.filter((row) => !row.withinGoal.p50)
+  const missedCpu = result.rows.filter((row) => !row.withinGoal.cpu)
+  return (
+    `Goal (issue #18): the happy path with the Redis store within ${fixed((result.goalRatio - 1) * 100, 0)}% of ` +
+    `the memory store, a median ratio of at most ${ratio(result.goalRatio)}. Median latency: ` +
+    (missedP50.length === 0 ? "met in every row" : `not met for ${where(missedP50)}`) +
+    "; CPU per call: " +
+    (missedCpu.length === 0 ? "met in every row." : `not met for ${where(missedCpu)}.`) +
+    ` The control, the memory store against itself, came out at ${controlRange(result)} in this run: a ` +
+    "difference of that size is this run's noise, not the store's."
+  )
+}
+
 export const renderMarkdown = (results: BenchResults): string => {
   const { machine } = results
   const sections: Array<string> = [
@@ -408,6 +504,39 @@ export const renderMarkdown = (results: BenchResults): string => {
         `${contention.backoffCapMillis / 1000} s.`,
       "",
       contentionTables(contention)
+    )
+  }
+  if (results.sharedStore !== null) {
+    const store = results.sharedStore
+    sections.push(
+      "",
+      `## 8. Shared store: the happy path with \`ResilienceStore.layerRedis\` (${store.rounds} rounds of ` +
+        `${integer(store.callsPerRound)} calls per store and concurrency)`,
+      "",
+      "This library's defaults, built once, over the same undici transport and server as section 1, every call " +
+        "a 200: with the default memory store, and with its calls run under `ResilienceStore.layerRedis` on a " +
+        `local redis-server ${store.redisVersion} (loopback, nothing on disk, default \`syncInterval\` of ` +
+        `${integer(store.syncIntervalMillis)} ms; on Effect 4 over \`NodeRedis.layer\`). One client process per ` +
+        "line holds both clients and a control, a second client with the memory store; the three take turns " +
+        "in interleaved rounds after a warm-up. p50: the median latency of a round's calls, the figure the goal " +
+        "is judged on; CPU: the client process's, over the calls; µs / call: a round's wall time over its calls " +
+        "(throughput's inverse). Each figure is a median over rounds, each ratio the median of the same-round " +
+        "ratios, and the range the smallest and largest of those for the p50. The control's ratios are what the " +
+        "memory store measures against itself in the same run: the noise the Redis store's ratios lie within.",
+      "",
+      sharedStoreTable(store),
+      "",
+      sharedStoreVerdict(store),
+      "",
+      "What the client process sent to Redis during the measured rounds, as Redis counts it (`CONFIG " +
+        "RESETSTAT` before the first round, `INFO commandstats` one sync interval after the last, the bench's " +
+        "own commands left out), next to the sync intervals in that time; the commands the store's Lua scripts " +
+        "ran inside Redis, which it counts as well, in the last column. A call that goes well makes no round " +
+        "trip of its own: its deposit is counted locally and flushed with the others, one `EVALSHA` per origin " +
+        "at most once a `syncInterval` while there are deposits (a `PING` is the probe of a store that found " +
+        "Redis too slow, a `SCAN` its reading of the cool-downs when Redis answers again).",
+      "",
+      sharedStoreCommandsTable(store)
     )
   }
   if (results.charts.throughput !== null || results.charts.contention !== null) {

@@ -17,7 +17,8 @@ export const tinyConfig: BenchConfig = {
   outage: { callsPerBatch: 60, concurrency: 60 },
   sparse: { calls: 200, concurrency: 16, failingShare: 0.05 },
   breaker: { ratePerSecond: 50, warmupMillis: 300, outageMillis: 600, afterMillis: 300, concurrency: 64 },
-  contention: { clientCounts: [5, 10], runs: 2 }
+  contention: { clientCounts: [5, 10], runs: 2 },
+  sharedStore: { rounds: 2, callsPerRound: 20, warmupCalls: 10, concurrencies: [1, 4] }
 }
 
 export interface TinyRun {
