@@ -236,11 +236,10 @@ describe("Effect 4 ResilienceStore.layerRedis against a real redis-server", () =
         [{ prefix: "" }, "layerRedis.prefix"],
         [{ prefix: "a b" }, "layerRedis.prefix"],
         [{ timeout: "0 millis" }, "layerRedis.timeout"],
-        [{ syncInterval: "2 minutes" }, "layerRedis.syncInterval"],
-        [{ retries: 3 }, "layerRedis.retries"]
-      ] as const) {
+        [{ syncInterval: "2 minutes" }, "layerRedis.syncInterval"]
+      ] satisfies ReadonlyArray<readonly [Options, string]>) {
         const built = Layer.build(
-          ResilienceStore.layerRedis(options as Options).pipe(Layer.provide(NodeRedis.layer({ url: redis.url })))
+          ResilienceStore.layerRedis(options).pipe(Layer.provide(NodeRedis.layer({ url: redis.url })))
         )
         const failure = yield* Effect.flip(Effect.scoped(built))
         expect(failure).toMatchObject({ _tag: "InvalidRetryPolicy", option })

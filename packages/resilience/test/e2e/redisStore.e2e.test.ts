@@ -253,10 +253,9 @@ describe("Effect 3 ResilienceStore.layerRedis against a real redis-server", () =
         [{ prefix: "" }, "layerRedis.prefix"],
         [{ prefix: "a b" }, "layerRedis.prefix"],
         [{ timeout: "0 millis" }, "layerRedis.timeout"],
-        [{ syncInterval: "2 minutes" }, "layerRedis.syncInterval"],
-        [{ retries: 3 }, "layerRedis.retries"]
-      ] as const) {
-        const built = Layer.build(ResilienceStore.layerRedis({ url: redis.url, ...(options as Options) }))
+        [{ syncInterval: "2 minutes" }, "layerRedis.syncInterval"]
+      ] satisfies ReadonlyArray<readonly [Options, string]>) {
+        const built = Layer.build(ResilienceStore.layerRedis({ url: redis.url, ...options }))
         const failure = yield* Effect.flip(Effect.scoped(built))
         expect(failure).toMatchObject({ _tag: "InvalidRetryPolicy", option })
       }
