@@ -68,9 +68,15 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
     const keys = SharedStore.keysFor(settings.prefix)
     const health = new SharedStore.Health()
     const pending = new SharedStore.PendingDeposits()
-    // Units of each budget key that has deposits, for the flush.
+    // Units of each budget key with deposits since the last flush, for the flush.
     const unitsByKey = new Map<string, ReturnType<typeof SharedStore.finagleUnits>>()
     const shas = new Map<string, string>()
+    // Deposits a failed round trip did not deliver, for the next flush.
+    const putBack = (key: string, deposits: number, units: ReturnType<typeof SharedStore.finagleUnits>) => {
+      if (deposits === 0) return
+      pending.restore(key, deposits)
+      unitsByKey.set(key, units)
+    }
 
     // Scripts run by EVALSHA; loaded on first use, and again after Redis lost them (a restart,
     // SCRIPT FLUSH).
@@ -148,14 +154,9 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       if (core._tag !== "Finagle") return own
       const units = SharedStore.finagleUnits(core)
       const settingsKey = budgetKeyOf(settings)
-      const keyOf = (origin: string) => {
-        const key = keys.budget(settingsKey, origin)
-        unitsByKey.set(key, units)
-        return key
-      }
       const ask = (origin: string, retry: boolean) =>
         Effect.suspend(() => {
-          const key = keyOf(origin)
+          const key = keys.budget(settingsKey, origin)
           const deposits = pending.take(key)
           return Effect.tap(
             roundTrip(
@@ -172,7 +173,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
             ),
             (answer) =>
               answer === undefined || answer.value === undefined
-                ? Effect.sync(() => pending.restore(key, deposits))
+                ? Effect.sync(() => putBack(key, deposits, units))
                 : Effect.void
           )
         })
@@ -181,7 +182,11 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         onRequest: (origin) =>
           Effect.andThen(
             own.onRequest(origin),
-            Effect.sync(() => pending.add(keyOf(origin), units.deposit))
+            Effect.sync(() => {
+              const key = keys.budget(settingsKey, origin)
+              pending.add(key, units.deposit)
+              unitsByKey.set(key, units)
+            })
           ),
         onFailure: own.onFailure,
         onSuccess: own.onSuccess,
@@ -213,10 +218,13 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
     const flush: Effect.Effect<void> = Effect.suspend(() => {
       if (health.degraded) return Effect.asVoid(roundTrip(commands.send("PING", [])))
       const batch = pending.drain()
+      // Units of the keys in this batch only: the table holds no more keys than one interval's.
+      const unitsOf = new Map(unitsByKey)
+      unitsByKey.clear()
       return Effect.forEach(
         batch,
         ([key, deposits]) => {
-          const units = unitsByKey.get(key)
+          const units = unitsOf.get(key)
           if (units === undefined) return Effect.void
           return Effect.flatMap(
             roundTrip(
@@ -228,7 +236,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
                 "0"
               ])
             ),
-            (answer) => (answer === undefined ? Effect.sync(() => pending.restore(key, deposits)) : Effect.void)
+            (answer) => (answer === undefined ? Effect.sync(() => putBack(key, deposits, units)) : Effect.void)
           )
         },
         { discard: true }
