@@ -7,10 +7,7 @@
 // told: each process closes through its own probe. An opening learned this way is not told again,
 // and a store ignores its own messages, so nothing echoes.
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
-import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
@@ -32,8 +29,11 @@ const maxBreakers = 256
 export const make = (options: {
   readonly commands: RedisCommands
   readonly prefix: string
-  readonly timeoutMillis: number
-  readonly syncIntervalMillis: number
+  /** Listens on a channel as the store does, for the scope's life. */
+  readonly listen: (
+    channel: string,
+    onMessage: (message: string) => Effect.Effect<void>
+  ) => Effect.Effect<void, never, Scope.Scope>
   /** A round trip bounded by the store's timeout, that degrades the store when Redis does not answer. */
   readonly roundTrip: <A>(request: Effect.Effect<A, unknown>) => Effect.Effect<{ readonly value: A } | undefined>
   /** The memory store's breakers. */
@@ -91,15 +91,7 @@ export const make = (options: {
         )
       })
 
-    // Listening is tried again every `syncInterval` until it holds; the store waits for it at most
-    // its timeout.
-    const listening = yield* Effect.forkScoped(
-      Effect.retry(
-        options.commands.subscribe(channel, onMessage),
-        Schedule.spaced(Duration.millis(options.syncIntervalMillis))
-      )
-    )
-    yield* Effect.ignore(Effect.timeout(Fiber.join(listening), Duration.millis(options.timeoutMillis)))
+    yield* options.listen(channel, onMessage)
 
     // Closed with the store: its breakers (kept by its memory store) tell no one any more.
     yield* Effect.addFinalizer(() =>

@@ -244,20 +244,37 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
     })
     yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(Duration.millis(settings.syncIntervalMillis))))
 
-    // Other processes' cool-downs, applied to this process's memory. The store is ready once it
-    // listens and has read the cool-downs in force, or after `readyWithinMillis`: listening is
-    // tried again every `syncInterval` until it holds.
-    const listening = yield* Effect.forkScoped(
-      Effect.retry(
-        commands.subscribe(keys.channel, (message) => {
-          const coolDown = SharedStore.readCoolDownMessage(message)
-          return coolDown === undefined ? Effect.void : local.coolDown(coolDown.origin, coolDown.millis)
-        }),
-        Schedule.spaced(Duration.millis(settings.syncIntervalMillis))
-      )
+    // Listens on a channel, tried again every `syncInterval` until it holds, then runs `then`.
+    // The store is ready once both are done, or after `readyWithinMillis`.
+    const listen = (
+      channel: string,
+      onMessage: (message: string) => Effect.Effect<void>,
+      then: Effect.Effect<void> = Effect.void
+    ): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.gen(function* () {
+        const listening = yield* Effect.forkScoped(
+          Effect.andThen(
+            Effect.retry(
+              commands.subscribe(channel, onMessage),
+              Schedule.spaced(Duration.millis(settings.syncIntervalMillis))
+            ),
+            then
+          )
+        )
+        yield* Effect.ignore(
+          Effect.timeout(Fiber.join(listening), Duration.millis(SharedStore.readyWithinMillis(settings)))
+        )
+      })
+
+    // Other processes' cool-downs, applied to this process's memory, and those in force.
+    yield* listen(
+      keys.channel,
+      (message) => {
+        const coolDown = SharedStore.readCoolDownMessage(message)
+        return coolDown === undefined ? Effect.void : local.coolDown(coolDown.origin, coolDown.millis)
+      },
+      Effect.ignore(readCoolDowns)
     )
-    const joined = yield* Effect.forkScoped(Effect.andThen(Fiber.join(listening), Effect.ignore(readCoolDowns)))
-    yield* Effect.ignore(Effect.timeout(Fiber.join(joined), Duration.millis(SharedStore.readyWithinMillis(settings))))
     // Publish this process's cool-downs in the background: the call that met the 429 waits on
     // its own memory, never on Redis.
     // In flight until written; a store that closes (a program that ends right after a 429)
@@ -290,7 +307,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       )
 
     const circuitBreaker = settings.shareCircuitBreaker
-      ? yield* redisBreakers.make({ ...settings, commands, roundTrip, local: local.circuitBreaker })
+      ? yield* redisBreakers.make({ prefix: settings.prefix, commands, roundTrip, listen, local: local.circuitBreaker })
       : local.circuitBreaker
 
     return {
