@@ -309,11 +309,12 @@ export class PendingDeposits {
   private readonly byKey = new Map<string, number>()
   constructor(private readonly maxKeys = 10_000) {}
 
-  /** Counts a deposit for a key. */
-  add(key: string, amount: number): void {
+  /** Counts a deposit for a key; true when the key had nothing pending (and was kept). */
+  add(key: string, amount: number): boolean {
     const now = this.byKey.get(key)
-    if (now === undefined && this.byKey.size >= this.maxKeys) return
+    if (now === undefined && this.byKey.size >= this.maxKeys) return false
     this.byKey.set(key, (now ?? 0) + amount)
+    return now === undefined
   }
 
   /** What a key has pending, cleared. */

@@ -67,10 +67,9 @@ describe("SharedStore", () => {
 
   it("batches deposits, gives them back after a failed flush, and bounds the keys", () => {
     const pending = new SharedStore.PendingDeposits(2)
-    pending.add("a", 1000)
-    pending.add("a", 1000)
-    pending.add("b", 1000)
-    pending.add("c", 1000)
+    // Whether the key is new to this batch: the caller notes what a new key needs only then.
+    expect([pending.add("a", 1000), pending.add("a", 1000), pending.add("b", 1000)]).toEqual([true, false, true])
+    expect(pending.add("c", 1000)).toBe(false)
     expect(pending.drain()).toEqual([
       ["a", 2000],
       ["b", 1000]

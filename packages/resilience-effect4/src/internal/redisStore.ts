@@ -155,9 +155,24 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       if (core._tag !== "Finagle") return own
       const units = SharedStore.finagleUnits(core)
       const settingsKey = budgetKeyOf(settings)
+      // Each origin's key built once (bounded): a call's deposit builds no string.
+      const keyByOrigin = new Map<string, string>()
+      const keyOf = (origin: string): string => {
+        let key = keyByOrigin.get(origin)
+        if (key === undefined) {
+          if (keyByOrigin.size >= 1024) keyByOrigin.clear()
+          key = keys.budget(settingsKey, origin)
+          keyByOrigin.set(origin, key)
+        }
+        return key
+      }
+      const deposit = (origin: string): void => {
+        const key = keyOf(origin)
+        if (pending.add(key, units.deposit)) unitsByKey.set(key, units)
+      }
       const ask = (origin: string, retry: boolean) =>
         Effect.suspend(() => {
-          const key = keys.budget(settingsKey, origin)
+          const key = keyOf(origin)
           const deposits = pending.take(key)
           return Effect.tap(
             roundTrip(
@@ -178,16 +193,12 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
                 : Effect.void
           )
         })
-      return {
+      const shared: RetryBudget.RetryBudget.Service = {
         settings: own.settings,
         onRequest: (origin) =>
           Effect.andThen(
             own.onRequest(origin),
-            Effect.sync(() => {
-              const key = keys.budget(settingsKey, origin)
-              pending.add(key, units.deposit)
-              unitsByKey.set(key, units)
-            })
+            Effect.sync(() => deposit(origin))
           ),
         onFailure: own.onFailure,
         onSuccess: own.onSuccess,
@@ -210,6 +221,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
                   : Effect.succeed(Math.max(0, Math.trunc(answer.value.balance / units.withdrawal)))
               )
       }
+      return shared
     }
 
     // One shared budget per budget of the memory store, which keeps at most 256 settings.

@@ -120,6 +120,32 @@ describe("Effect 4 ResilienceStore.layerRedis against a real redis-server", () =
     )
   )
 
+  it.live("calls through the client count as the fleet's requests", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const prefix = freshPrefix()
+        const budget = { ratio: 0.5, minPerSecond: 0, ttl: "10 seconds" } as const
+        const first = yield* storeOn(prefix, { syncInterval: "50 millis" })
+        const second = (yield* storeOn(prefix, { syncInterval: "50 millis" })).retryBudget(budgetSettings(budget))
+        const ok: Testing.ScriptStep = { status: 200 }
+        const scripted = yield* Testing.scriptedHttpClient(Array.from({ length: 10 }, () => ok))
+        const client = scripted.client.pipe(
+          ResilientHttpClient.withResilience({ retryBudget: RetryBudget.finagle(budget) })
+        )
+        for (let i = 0; i < 10; i++) {
+          yield* Effect.scoped(client.get(`${origin}/items`)).pipe(
+            Effect.provideService(ResilienceStore.ResilienceStore, first)
+          )
+        }
+        // Half of the 10 calls the first process made, seen by the second.
+        yield* eventually(
+          Effect.map(second.balance(origin), (balance) => balance === 5),
+          "the calls' deposits"
+        )
+      })
+    )
+  )
+
   it.live("a call that goes well makes no round trip to Redis", () =>
     Effect.scoped(
       Effect.gen(function* () {

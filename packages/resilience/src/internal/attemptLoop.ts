@@ -250,7 +250,7 @@ export const run = <A, E, R, E2, R2>(
       const askBudget = (failure: HttpFailure.HttpFailure): Effect.Effect<boolean> => {
         const kind = overload.failureKind(failure)
         if (kind === undefined) return Effect.succeed(true)
-        if (syncBudget === undefined) {
+        if (syncBudget === undefined || syncBudget.retriesAskService) {
           return Effect.zipRight(budget.onFailure(origin.key, kind), budget.tryRetry(origin.key, kind))
         }
         return Effect.clockWith((clock) => {
@@ -314,7 +314,7 @@ export const run = <A, E, R, E2, R2>(
           })
         })
 
-      if (syncBudget !== undefined) syncBudget.stateFor(origin.key, startMillis).onRequest(startMillis)
+      if (syncBudget !== undefined) syncBudget.onRequest(origin.key, startMillis)
       const firstAttempt: Attempt = { request, attempt: 1 }
       const first = Effect.flatMap(coolDownLeft, (coolDown) => {
         const answer = CallMachine.first(call, startMillis, coolDown)

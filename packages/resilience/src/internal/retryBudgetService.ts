@@ -89,8 +89,15 @@ const unlimitedService = (settings: RetryBudget.Settings): RetryBudget.RetryBudg
 export interface SyncBudget {
   /** Whether `onSuccess` does anything: Finagle's does not, and a call's success then costs nothing. */
   readonly countsSuccesses: boolean
+  /**
+   * Whether a retry must ask the service (`onFailure`, then `tryRetry`): a shared budget's answer
+   * may take a round trip, while its requests and successes are still counted here.
+   */
+  readonly retriesAskService: boolean
   /** `nowMillis`, here and for the state's methods, is {@link monotonicMillis}. */
   readonly stateFor: (origin: string, nowMillis: number) => RetryBudgetCore.RetryBudgetState
+  /** Counts a call's request: the state's `onRequest`, plus whatever else the budget counts. */
+  readonly onRequest: (origin: string, nowMillis: number) => void
   readonly refused: (origin: string) => void
 }
 
@@ -102,7 +109,13 @@ export const makeService = (settings: RetryBudgetCore.RetryBudgetSettings): Retr
   if (settings._tag === "None") {
     const unlimited = unlimitedService(toPublicSettings(settings))
     const unlimitedState = RetryBudgetCore.makeRetryBudgetState(settings, 0)
-    syncBudgets.set(unlimited, { countsSuccesses: false, stateFor: () => unlimitedState, refused: () => {} })
+    syncBudgets.set(unlimited, {
+      countsSuccesses: false,
+      retriesAskService: false,
+      stateFor: () => unlimitedState,
+      onRequest: () => {},
+      refused: () => {}
+    })
     return unlimited
   }
   const table = new OriginTable<Entry>(
@@ -145,7 +158,9 @@ export const makeService = (settings: RetryBudgetCore.RetryBudgetSettings): Retr
   }
   syncBudgets.set(service, {
     countsSuccesses: settings._tag !== "Finagle",
+    retriesAskService: false,
     stateFor: (origin, nowMillis) => table.get(origin, nowMillis).state,
+    onRequest: (origin, nowMillis) => table.get(origin, nowMillis).state.onRequest(nowMillis),
     refused: (origin) => {
       metrics.retryBudgetRefusals.unsafeUpdate(1, metrics.originLabels(origin))
     }
