@@ -10,6 +10,24 @@
  * body-draining code, or an import of `@effect/platform/HttpClient`. Warns when the figures in the
  * README's "Bundle size" table are more than 5% off.
  *
+ * Then, for each line (Effect 3 and Effect 4, both built: `packages/resilience-effect4/dist` too),
+ * what a browser user ships: a small program that GETs a JSON URL over `FetchHttpClient` made
+ * resilient with `withResilience()` and runs it with `Effect.runPromise`, bundled whole (Effect,
+ * the platform and the shared core included) for the browser (esbuild, platform browser, ESM,
+ * es2022, minified), next to the same program without `withResilience`; the difference is what the
+ * library adds. The programs import Effect's modules by path (`effect/Effect`): esbuild keeps a
+ * whole namespace for `import { Effect } from "effect"`, which would weigh on both programs and
+ * blur the difference. Effect and the platform resolve from the line's package directory (Effect 3.x for
+ * one, 4.x for the other), the library from its built dist. Only `redis` is external, and only for
+ * Effect 3: its Redis store imports node-redis (`import("redis")`), a Node-only module; Effect 4's
+ * Redis store uses Effect's own `Redis` service and imports nothing Node-only. No
+ * `process.env.NODE_ENV` define: neither Effect reads it. Fails if a program does not build for
+ * the browser, if a bundle keeps an import (a browser bundle with everything in it has none: a
+ * surviving `import("redis")` means the Redis store came along) or imports a `node:` module, if the
+ * Redis store's code is in it (tree-shaking must drop `layerRedis`), or if it holds two Effects or
+ * the wrong one. Warns when the README's browser table (the table after `<!-- size: browser -->`)
+ * is more than 5% off, or missing.
+ *
  * usage: tsx scripts/bundle-size.ts
  */
 import * as Fs from "node:fs"
@@ -19,10 +37,13 @@ import * as esbuild from "esbuild"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const dist = Path.join(root, "packages/resilience/dist")
+const effect4Dist = Path.join(root, "packages/resilience-effect4/dist")
 
-if (!Fs.existsSync(Path.join(dist, "index.js"))) {
-  console.error(`size: ${Path.relative(root, dist)}/index.js is missing; run \`pnpm build\` first`)
-  process.exit(1)
+for (const directory of [dist, effect4Dist]) {
+  if (!Fs.existsSync(Path.join(directory, "index.js"))) {
+    console.error(`size: ${Path.relative(root, directory)}/index.js is missing; run \`pnpm build\` first`)
+    process.exit(1)
+  }
 }
 
 const distPath = (module: string): string => JSON.stringify(Path.join(dist, module).split(Path.sep).join("/"))
@@ -44,12 +65,22 @@ const bundle = async (contents: string): Promise<string> => {
   return output.text
 }
 
-const sizes = (code: string) => ({
+interface Sizes {
+  readonly minified: number
+  readonly gzipped: number
+}
+
+const sizes = (code: string): Sizes => ({
   minified: Buffer.byteLength(code),
   gzipped: Zlib.gzipSync(code, { level: 9 }).byteLength
 })
 
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`
+
+// A README figure (KiB, one decimal) is out of date when it is more than 5% off, and more than
+// its own rounding (0.1 KiB) off, so that small figures do not warn on rounding alone.
+const stale = (kibText: string | undefined, bytes: number): boolean =>
+  kibText === undefined || Math.abs(Number(kibText) * 1024 - bytes) > Math.max(0.05 * bytes, 0.1 * 1024)
 
 const full = await bundle(`export * from ${distPath("index.js")}`)
 const retryAfterFromRoot = await bundle(
@@ -81,8 +112,6 @@ const documented = [
 ]
 rows.forEach(([name, measured], index) => {
   const match = documented[index]?.exec(readme)
-  const stale = (kibText: string | undefined, bytes: number) =>
-    kibText === undefined || Math.abs(Number(kibText) * 1024 - bytes) > Math.max(0.05 * bytes, 0.1 * 1024)
   if (
     match === null ||
     match === undefined ||
@@ -116,8 +145,274 @@ for (const [what, marker] of clientMarkers) {
   if (!marker.test(full)) failures.push(`the full bundle has no trace of ${what}: the check is blind`)
 }
 
+// ---------------------------------------------------------------------------------------------
+// A browser program per line, everything bundled: what a browser user ships.
+
+/** An Effect line as a browser program sees it. */
+interface BrowserLine {
+  readonly name: string
+  /** The package a user imports, mapped to its built dist. */
+  readonly library: string
+  readonly directory: string
+  /** Where `FetchHttpClient` and `HttpClient` are: `${transport}/FetchHttpClient`. */
+  readonly transport: string
+  readonly effectMajor: string
+  /** Node-only modules the library's dist imports, left out of the browser bundle. */
+  readonly external: ReadonlyArray<string>
+}
+
+const browserLines: ReadonlyArray<BrowserLine> = [
+  {
+    name: "Effect 3",
+    library: "effect-http-resilience",
+    directory: Path.join(root, "packages/resilience"),
+    transport: "@effect/platform",
+    effectMajor: "3",
+    // The Redis store's `import("redis")` (node-redis, Node-only); tree-shaking drops it, and the
+    // checks below fail if it stays.
+    external: ["redis"]
+  },
+  {
+    name: "Effect 4",
+    library: "effect-http-resilience-effect4",
+    directory: Path.join(root, "packages/resilience-effect4"),
+    transport: "effect/http",
+    effectMajor: "4",
+    external: []
+  }
+]
+
+/**
+ * The user's program: a `FetchHttpClient`, made resilient with the default policy when `resilient`,
+ * GETs JSON. Without the library it needs no `Effect.scoped` (the resilient client's calls need a
+ * scope), so the difference counts that too.
+ */
+const browserProgram = (line: BrowserLine, resilient: boolean): string =>
+  [
+    `import * as FetchHttpClient from "${line.transport}/FetchHttpClient"`,
+    `import * as HttpClient from "${line.transport}/HttpClient"`,
+    `import * as Effect from "effect/Effect"`,
+    ...(resilient ? [`import { ResilientHttpClient } from "${line.library}"`] : []),
+    "",
+    "const program = Effect.gen(function* () {",
+    resilient
+      ? "  const client = (yield* HttpClient.HttpClient).pipe(ResilientHttpClient.withResilience())"
+      : "  const client = yield* HttpClient.HttpClient",
+    `  const response = yield* client.get("https://api.example.com/todos/1")`,
+    "  return yield* response.json",
+    `}).pipe(${resilient ? "Effect.scoped, " : ""}Effect.provide(FetchHttpClient.layer))`,
+    "",
+    "Effect.runPromise(program).then((todo) => console.log(todo))",
+    ""
+  ].join("\n")
+
+interface BrowserBundle {
+  readonly code: string
+  readonly metafile: esbuild.Metafile
+  /** The output's imports that esbuild left in it (externals that survived tree-shaking). */
+  readonly imports: ReadonlyArray<string>
+}
+
+/** Bundles `contents` for the browser as `line`'s user would; exits on a build error. */
+const bundleForBrowser = async (line: BrowserLine, contents: string, what: string): Promise<BrowserBundle> => {
+  try {
+    const result = await esbuild.build({
+      stdin: { contents, resolveDir: line.directory, sourcefile: "program.js", loader: "js" },
+      absWorkingDir: root,
+      alias: { [line.library]: Path.join(line.directory, "dist/index.js") },
+      bundle: true,
+      write: false,
+      minify: true,
+      format: "esm",
+      platform: "browser",
+      target: "es2022",
+      external: [...line.external],
+      metafile: true,
+      logLevel: "warning"
+    })
+    const output = result.outputFiles[0]
+    const outputMeta = Object.values(result.metafile.outputs)[0]
+    if (output === undefined || outputMeta === undefined) throw new Error("esbuild produced no output")
+    return { code: output.text, metafile: result.metafile, imports: outputMeta.imports.map((entry) => entry.path) }
+  } catch (error) {
+    console.error(`size: the ${line.name} browser program ${what} does not build for the browser: ${String(error)}`)
+    process.exit(1)
+  }
+}
+
+/** The inputs that put bytes into the bundle (esbuild lists the tree-shaken ones too, with none). */
+const bundledInputs = (bundled: BrowserBundle): ReadonlyArray<string> =>
+  Object.values(bundled.metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs).flatMap(([path, input]) => (input.bytesInOutput > 0 ? [path] : []))
+  )
+
+/** The versions of the package `name` whose code is in the bundle, read from their package.json. */
+const bundledVersions = (bundled: BrowserBundle, name: string): ReadonlyArray<string> => {
+  const marker = `node_modules/${name}/`
+  const directories = new Set(
+    bundledInputs(bundled).flatMap((path) => {
+      const at = path.lastIndexOf(marker)
+      return at === -1 ? [] : [path.slice(0, at + marker.length)]
+    })
+  )
+  const versions = [...directories].map((directory) => {
+    const manifest: unknown = JSON.parse(Fs.readFileSync(Path.join(root, directory, "package.json"), "utf8"))
+    return typeof manifest === "object" && manifest !== null && "version" in manifest
+      ? String(manifest.version)
+      : "unknown"
+  })
+  return [...new Set(versions)].sort()
+}
+
+// Static or dynamic imports and requires of Node's modules. Effect 4's guarded
+// `process.getBuiltinModule("node:async_hooks")` is not one: it is undefined in a browser.
+const nodeImport = /\bfrom\s*["']node:|\bimport\s*\(\s*["']node:|\brequire\s*\(\s*["']node:/
+
+// The Redis store's modules in the library's dist, and strings only its code holds (its
+// options' names in messages, its recovery log line).
+const redisStoreModule = /(^|\/)dist\/internal\/redis\w*\.js$/
+const redisStoreMarkers: ReadonlyArray<readonly [string, string]> = [
+  ["the layerRedis option messages", "layerRedis"],
+  ["the Redis store's log lines", "ResilienceStore on Redis"]
+]
+
+/** What of the Redis store is in the bundle: its modules, then its strings. */
+const redisStoreTraces = (bundled: BrowserBundle): ReadonlyArray<string> => [
+  ...bundledInputs(bundled).filter((path) => redisStoreModule.test(path)),
+  ...redisStoreMarkers.flatMap(([what, text]) => (bundled.code.includes(text) ? [what] : []))
+]
+
+/** Why a browser bundle of `line` is not one a browser can run, or carries more than it should. */
+const browserProblems = (line: BrowserLine, bundled: BrowserBundle, what: string): ReadonlyArray<string> => {
+  const where = `the ${line.name} browser program ${what}`
+  const effects = bundledVersions(bundled, "effect")
+  return [
+    ...bundled.imports.map((path) => `${where} keeps an import of "${path}", which a browser cannot load`),
+    ...(nodeImport.test(bundled.code) ? [`${where} imports a node: module`] : []),
+    ...redisStoreTraces(bundled).map((trace) => `${where} carries the Redis store (${trace})`),
+    ...(effects.length === 1 && effects[0]?.split(".")[0] === line.effectMajor
+      ? []
+      : [`${where} bundles effect ${effects.join(" and ") || "from nowhere"}, not one effect ${line.effectMajor}.x`])
+  ]
+}
+
+interface BrowserRow {
+  readonly line: BrowserLine
+  readonly versions: string
+  readonly resilient: Sizes
+  readonly bare: Sizes
+}
+
+/** Both programs of `line`, measured and checked (problems go to `failures`). */
+const measureBrowserLine = async (line: BrowserLine): Promise<BrowserRow> => {
+  const resilient = await bundleForBrowser(line, browserProgram(line, true), "with withResilience")
+  const bare = await bundleForBrowser(line, browserProgram(line, false), "without withResilience")
+  failures.push(
+    ...browserProblems(line, resilient, "with withResilience"),
+    ...browserProblems(line, bare, "without withResilience")
+  )
+  // And the Redis check must see the store when a program uses it.
+  const withStore = await bundleForBrowser(
+    line,
+    `import { ResilienceStore } from "${line.library}"\nconsole.log(ResilienceStore.layerRedis)\n`,
+    "using layerRedis"
+  )
+  const traces = redisStoreTraces(withStore)
+  if (!traces.some((trace) => redisStoreModule.test(trace))) {
+    failures.push(`a ${line.name} program using layerRedis has none of the Redis store's modules: the check is blind`)
+  }
+  for (const [what] of redisStoreMarkers) {
+    if (!traces.includes(what)) {
+      failures.push(`a ${line.name} program using layerRedis has no trace of ${what}: the check is blind`)
+    }
+  }
+  const versions = ["effect", "@effect/platform"]
+    .flatMap((name) => bundledVersions(resilient, name).map((version) => `${name} ${version}`))
+    .join(", ")
+  return { line, versions, resilient: sizes(resilient.code), bare: sizes(bare.code) }
+}
+
+const added = (row: BrowserRow): Sizes => ({
+  minified: row.resilient.minified - row.bare.minified,
+  gzipped: row.resilient.gzipped - row.bare.gzipped
+})
+
+const pair = ({ minified, gzipped }: Sizes): string => `${kib(minified)} / ${kib(gzipped)}`
+
+/** The table as the README holds it under `<!-- size: browser -->`, columns padded. */
+const browserTable = (browserRows: ReadonlyArray<BrowserRow>): string => {
+  const cells = [
+    ["line", "with `withResilience` (min / gzip)", "without (min / gzip)", "what the library adds (min / gzip)"],
+    ...browserRows.map((row) => [
+      `${row.line.name} (\`${row.line.library}\`)`,
+      pair(row.resilient),
+      pair(row.bare),
+      pair(added(row))
+    ])
+  ]
+  const widths = (cells[0] ?? []).map((_, column) => Math.max(...cells.map((row) => (row[column] ?? "").length)))
+  const format = (row: ReadonlyArray<string>): string =>
+    `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`
+  const [header, ...body] = cells
+  return [
+    format(header ?? []),
+    `| ${widths.map((width) => "-".repeat(width)).join(" | ")} |`,
+    ...body.map(format)
+  ].join("\n")
+}
+
+const browserMarker = "<!-- size: browser -->"
+
+/** The README's browser table rows (the `|` lines after the marker), or undefined without the marker. */
+const documentedBrowserRows = (markdown: string): ReadonlyArray<string> | undefined => {
+  const lines = markdown.split("\n")
+  const start = lines.findIndex((line) => line.trim() === browserMarker)
+  if (start === -1) return undefined
+  const rest = lines.slice(start + 1)
+  const first = rest.findIndex((line) => line.trim() !== "")
+  const end = rest.findIndex((line, index) => index >= first && !line.trimStart().startsWith("|"))
+  return first === -1 ? [] : rest.slice(first, end === -1 ? undefined : end)
+}
+
+/** Warns when the README's row for the line is missing or a figure of it is more than 5% off. */
+const checkDocumentedBrowserRow = (documentedRows: ReadonlyArray<string>, row: BrowserRow): void => {
+  const expected = `${pair(row.resilient)}, ${pair(row.bare)} and ${pair(added(row))}`
+  const documentedRow = documentedRows.find((line) => line.split("|")[1]?.includes(row.line.name))
+  const figures = [...(documentedRow ?? "").matchAll(/([\d.]+) KiB/g)].map((match) => match[1])
+  const measured = [row.resilient, row.bare, added(row)].flatMap(({ minified, gzipped }) => [minified, gzipped])
+  if (figures.length !== measured.length || measured.some((bytes, index) => stale(figures[index], bytes))) {
+    console.warn(
+      `size: warning: the README's browser figures for ${row.line.name} are out of date; put ${expected} in the table under ${browserMarker}`
+    )
+  }
+}
+
+const browserRows: Array<BrowserRow> = []
+for (const line of browserLines) browserRows.push(await measureBrowserLine(line))
+
+console.log(
+  "\nbrowser program per line (esbuild, platform browser, ESM, es2022, minified; gzip -9; effect and the platform bundled):"
+)
+for (const row of browserRows) {
+  console.log(
+    `  ${row.line.name}: ${row.versions}; with withResilience ${row.resilient.minified} B / ${row.resilient.gzipped} B, without ${row.bare.minified} B / ${row.bare.gzipped} B`
+  )
+}
+console.log(`\n${browserMarker}\n${browserTable(browserRows)}\n`)
+const documentedRows = documentedBrowserRows(readme)
+if (documentedRows === undefined) {
+  console.warn(
+    `size: warning: README.md has no ${browserMarker} table; put the table above under that marker in its "Bundle size" section`
+  )
+} else {
+  for (const row of browserRows) checkDocumentedBrowserRow(documentedRows, row)
+}
+
 if (failures.length > 0) {
   for (const failure of failures) console.error(`size: ${failure}`)
   process.exit(1)
 }
 console.log("tree-shaking: a program importing only RetryAfter does not include the client")
+console.log(
+  "browser: both lines' programs build for the browser with no import left, no node: module and no Redis store"
+)
