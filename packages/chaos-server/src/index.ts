@@ -7,13 +7,14 @@
  */
 
 /**
- * The chaos server as a promise, for programs with or without Effect: its options, its stats, the error of a
+ * The chaos server as a promise, for programs with or without Effect: its options (CORS included), its stats, the error of a
  * port that cannot be bound, the handle of a running server and its namespaces.
  *
  * @since 0.1.0
  */
 export {
   type ChaosNamespace,
+  type CorsOptions,
   type NamespaceStats,
   type Options,
   ServeError,

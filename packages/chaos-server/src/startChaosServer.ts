@@ -31,6 +31,8 @@
  *   `POST /__ns/NAME/__reset` observe and reset that namespace alone.
  *
  * Malformed input is answered with 400 and `{ error }`, unknown paths with 404, bodies over the limit with 413.
+ * With the `cors` option on, every answer carries CORS headers and preflights are answered `204` before any
+ * endpoint (see {@link CorsOptions}).
  *
  * @since 0.1.0
  */
@@ -69,6 +71,61 @@ export interface Options {
   readonly maxRetryKeys?: number | undefined
   /** Largest request body accepted; a larger one is answered with 413. Default 1 MiB. */
   readonly maxBodyBytes?: number | undefined
+  /**
+   * Lets pages of other origins call the server (see {@link CorsOptions}). Off by default (`false`): no CORS
+   * header at all, and `OPTIONS` is an ordinary request. `true` is `{}`: every answer carries
+   * `Access-Control-Allow-Origin` (the request's `Origin`, or `*`), `Vary: Origin` and
+   * `Access-Control-Expose-Headers`, and a preflight (`OPTIONS` with `Access-Control-Request-Method`) is answered
+   * `204` before any endpoint, counted only in `Stats.requests.preflights`.
+   */
+  readonly cors?: boolean | CorsOptions | undefined
+}
+
+/**
+ * How the chaos server answers pages of other origins, when its `cors` option is on: what they may read of its
+ * answers, and which request headers its preflights allow. A page's origin is always allowed.
+ *
+ * A preflight (`OPTIONS` with `Access-Control-Request-Method`) is answered `204` by the CORS layer itself, with
+ * `Access-Control-Allow-Methods: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS` and `Access-Control-Max-Age: 600`.
+ * It reaches no endpoint: it advances no retry key, places no order, and counts only in
+ * `Stats.requests.preflights` (and its namespace's), not in `total` or `byPath`.
+ *
+ * @example
+ * ```ts
+ * import { type CorsOptions, startChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * // A strict server: a preflight allows these request headers and no others (tracing headers are refused),
+ * // and a page cannot read Retry-After or X-Attempt.
+ * const strict: CorsOptions = { allowHeaders: ["content-type", "idempotency-key"], exposeHeaders: false }
+ * const server = await startChaosServer({ cors: strict })
+ * const preflight = await fetch(`${server.url}/api/orders`, {
+ *   method: "OPTIONS",
+ *   headers: { origin: "http://127.0.0.1:5173", "access-control-request-method": "POST" }
+ * })
+ * console.log(preflight.status, preflight.headers.get("access-control-allow-headers")) // 204 content-type, idempotency-key
+ * await server.close()
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CorsOptions {
+  /**
+   * Whether a page may read the server's own headers (`Access-Control-Expose-Headers`): `Retry-After`,
+   * `X-Attempt`, `X-Simulated`, `X-Chaos-Overload`, `Idempotent-Replayed`, `Location`, `Allow`, `Content-Encoding`,
+   * `Content-Length` and the rate-limit headers (`RateLimit`, `RateLimit-Policy`, `RateLimit-Limit`,
+   * `RateLimit-Remaining`, `RateLimit-Reset`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`).
+   * Default true. `false` is the case of a server that forgets to expose them: the page gets the status and body,
+   * but `Retry-After` and the rest read as absent.
+   */
+  readonly exposeHeaders?: boolean | undefined
+  /**
+   * The request headers a preflight allows: `"any"` (the default) echoes `Access-Control-Request-Headers`; a list
+   * of header names (case-insensitive) is answered as it is, whatever was asked for, as a strict server does. With
+   * `["content-type", "idempotency-key"]` a browser refuses a request carrying the `traceparent` or `b3` headers
+   * that Effect's HTTP client adds when tracing.
+   */
+  readonly allowHeaders?: "any" | ReadonlyArray<string> | undefined
 }
 
 /**
@@ -89,8 +146,13 @@ export interface Options {
  */
 export interface Stats {
   readonly requests: {
-    /** Requests received, in every namespace. */
+    /** Requests received, in every namespace; CORS preflights are not among them. */
     readonly total: number
+    /**
+     * CORS preflights answered (with the `cors` option on), in every namespace: they reach no endpoint and count
+     * nowhere else. Those to `/__stats` and `/__reset` are not counted.
+     */
+    readonly preflights: number
     /** Requests whose handler is still running (delayed, hanging, sabotaged); never reset. */
     readonly inFlight: number
     /**
@@ -169,8 +231,10 @@ export interface Stats {
  */
 export interface NamespaceStats {
   readonly requests: {
-    /** Requests under the namespace's prefix. */
+    /** Requests under the namespace's prefix; CORS preflights are not among them. */
     readonly total: number
+    /** CORS preflights answered under the namespace's prefix (see `Stats.requests.preflights`). */
+    readonly preflights: number
     /** Requests per key of `/api/chaos/retry/:key` in the namespace: the attempt number the key has reached. */
     readonly byRetryKey: Readonly<Record<string, number>>
   }

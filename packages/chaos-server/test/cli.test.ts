@@ -1,14 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
-import * as ChildProcess from "node:child_process"
-import { fileURLToPath } from "node:url"
-import { parseArguments } from "./support/cli.js"
+import { listening, parseArguments, runCli } from "./support/cli.js"
 import { request } from "./support/client.js"
 import { addressInUse, occupiedPort } from "./support/ports.js"
-
-const packageDirectory = fileURLToPath(new URL("..", import.meta.url))
 
 describe("parseArguments", () => {
   it.effect("defaults to port 8080 and reads --port N, --port=N and -p N", () =>
@@ -32,49 +27,6 @@ describe("parseArguments", () => {
     )
   }
 })
-
-interface Finished {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the CLI with node and tsx directly, so that a signal reaches the server process itself. */
-const runCli = (
-  args: ReadonlyArray<string>,
-  whileRunning: (stdout: () => string, stop: () => void) => Effect.Effect<void, unknown, Scope.Scope>
-) =>
-  Effect.acquireRelease(
-    Effect.sync(() =>
-      ChildProcess.spawn(process.execPath, ["--import", "tsx", "src/bin.ts", ...args], {
-        cwd: packageDirectory,
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-    ),
-    (child) => Effect.sync(() => child.kill("SIGKILL"))
-  ).pipe(
-    Effect.flatMap((child) => {
-      let stdout = ""
-      let stderr = ""
-      child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
-      child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
-      const exited = Effect.async<Finished>((resume) => {
-        child.once("exit", (code) => resume(Effect.succeed({ code, stdout, stderr })))
-      })
-      return Effect.zipRight(
-        whileRunning(
-          () => stdout,
-          () => child.kill("SIGTERM")
-        ),
-        exited
-      )
-    }),
-    // Starting node with tsx takes seconds on busy cores; the bound only ends a CLI that never exits.
-    Effect.timeoutFail({ duration: "45 seconds", onTimeout: () => "the CLI did not finish" }),
-    Effect.scoped
-  )
-
-const listening = /chaos server listening on (http:\/\/127\.0\.0\.1:\d+)/
 
 describe.concurrent("bin.ts", () => {
   it.live("prints its URL, serves, and exits 0 on SIGTERM even with a hanging request", () =>

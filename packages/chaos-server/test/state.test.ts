@@ -10,6 +10,7 @@ describe("ChaosState", () => {
     }
     expect(state.snapshot().requests).toEqual({
       total: 5,
+      preflights: 0,
       inFlight: 0,
       byPath: { "/a": 2, "/b": 1, [otherPaths]: 2 },
       byRetryKey: {}

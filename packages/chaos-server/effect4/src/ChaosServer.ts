@@ -28,6 +28,25 @@ import type * as Scope from "effect/Scope"
 export type Options = Core.Options
 
 /**
+ * How the server answers pages of other origins when its `cors` option is on: whether they may read its headers
+ * (`exposeHeaders`, default true) and which request headers a preflight allows (`allowHeaders`, default `"any"`).
+ * The root's `CorsOptions`.
+ *
+ * @example
+ * ```ts
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
+ *
+ * // A strict server for a browser test: tracing headers (traceparent, b3) are refused by its preflights.
+ * const cors: ChaosServer.CorsOptions = { allowHeaders: ["content-type", "idempotency-key"] }
+ * const TestServer = ChaosServer.layer({ cors })
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type CorsOptions = Core.CorsOptions
+
+/**
  * What a chaos server has seen since it started or was last reset. Requests to `/__stats` and `/__reset`
  * are not counted.
  *

@@ -1,4 +1,5 @@
 import type * as Http from "node:http"
+import * as Cors from "./cors.js"
 import { BadRequest, PayloadTooLarge, quote } from "./errors.js"
 import { type Answer, type Exchange, empty, errorJson, json, silent, sleep } from "./exchange.js"
 import * as Faults from "./faults.js"
@@ -20,6 +21,8 @@ import { categoryOf, forbidsContent, parseStatus, statusText } from "./status.js
 /** @internal */
 export interface AppConfig {
   readonly maxBodyBytes: number
+  /** Undefined when CORS is off. */
+  readonly cors: Cors.ResolvedCors | undefined
 }
 
 /** @internal */
@@ -378,7 +381,12 @@ export const overloadHeader = { name: "x-chaos-overload", maxConnections: "max-c
  * `Connection: close`, the endpoint never run. The body is discarded as it arrives, so closing the connection
  * does not reset it under the answer.
  */
-const rejectOverloaded = (request: Http.IncomingMessage, response: Http.ServerResponse, maxConnections: number) => {
+const rejectOverloaded = (
+  request: Http.IncomingMessage,
+  response: Http.ServerResponse,
+  maxConnections: number,
+  sharedHeaders: Readonly<Record<string, string>>
+) => {
   request.resume()
   const body = JSON.stringify({
     error: `the chaos server already serves maxConnections (${maxConnections}) connections: a request on a further one is answered 503 and its connection closed`
@@ -387,9 +395,21 @@ const rejectOverloaded = (request: Http.IncomingMessage, response: Http.ServerRe
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(body)),
     [overloadHeader.name]: overloadHeader.maxConnections,
-    connection: "close"
+    connection: "close",
+    ...sharedHeaders
   })
   response.end(body)
+}
+
+/**
+ * Answers a CORS preflight with `204` and what the page may send, before any endpoint: it is the browser asking,
+ * not the page's request, so it must not advance a retry key or place an order. A body, which a preflight never
+ * has, is discarded.
+ */
+const answerPreflight = (request: Http.IncomingMessage, response: Http.ServerResponse, cors: Cors.ResolvedCors) => {
+  request.resume()
+  response.writeHead(204, Cors.preflightHeaders(cors, request))
+  response.end()
 }
 
 const unexpected = (error: unknown): Answer => {
@@ -398,8 +418,9 @@ const unexpected = (error: unknown): Answer => {
 }
 
 /**
- * The whole chaos server as one node request listener: counts the request, bounds its body, applies the query
- * faults, routes it, and turns every refusal into a JSON answer.
+ * The whole chaos server as one node request listener: answers CORS preflights (with CORS on), counts the
+ * request, bounds its body, applies the query faults, routes it, turns every refusal into a JSON answer, and adds
+ * the CORS headers to every answer.
  *
  * @internal
  */
@@ -442,10 +463,18 @@ export const makeRequestListener = (
       scoped._tag === "Scoped" ? scoped : { namespace: Namespaces.defaultNamespace, path: target.path }
     const invalidNamespace = scoped._tag === "InvalidName" ? scoped.message : undefined
     const observes = scoped._tag === "Scoped" && (path === statsPath || path === resetPath)
+    const sharedHeaders = config.cors === undefined ? {} : Cors.responseHeaders(config.cors, request)
+    // Preflights come first, even on a connection beyond maxConnections: refusing one would show the page a CORS
+    // failure where the request itself would have shown it the 503 and its X-Chaos-Overload.
+    if (config.cors !== undefined && Cors.isPreflight(request)) {
+      if (!observes) state.preflightAnswered(namespace)
+      answerPreflight(request, response, config.cors)
+      return
+    }
     // A connection beyond maxConnections reaches no endpoint and counts in no request stats; `/__stats` and
     // `/__reset` still answer on it, so that a test can see and clear the server while it is saturated.
     if (!observes && state.isRejected(request.socket)) {
-      rejectOverloaded(request, response, state.limits.maxConnections)
+      rejectOverloaded(request, response, state.limits.maxConnections, sharedHeaders)
       return
     }
     const aborter = new AbortController()
@@ -468,19 +497,26 @@ export const makeRequestListener = (
       if (result._tag === "Silent") return undefined
       finish()
       if (response.destroyed) return undefined
-      if (result._tag === "Streamed") return stream(response, result, aborter.signal, meter)
+      if (result._tag === "Streamed") {
+        return stream(response, { ...result, headers: { ...result.headers, ...sharedHeaders } }, aborter.signal, meter)
+      }
+      const withShared = { ...result.headers, ...sharedHeaders }
       const headers =
         result.body === undefined
           ? forbidsContent(result.status)
-            ? result.headers
-            : { ...result.headers, "content-length": "0" }
-          : { ...result.headers, "content-length": String(Buffer.byteLength(result.body)) }
+            ? withShared
+            : { ...withShared, "content-length": "0" }
+          : { ...withShared, "content-length": String(Buffer.byteLength(result.body)) }
       response.writeHead(result.status, headers)
       response.end(result.body)
       return undefined
     }
 
-    answer({ request, namespace, path, query: target.query, signal: aborter.signal }, observes, invalidNamespace)
+    answer(
+      { request, namespace, path, query: target.query, signal: aborter.signal, sharedHeaders },
+      observes,
+      invalidNamespace
+    )
       .then(send)
       .catch((error: unknown) => {
         // A failure once the answer has started (a broken stream) can only end the connection.

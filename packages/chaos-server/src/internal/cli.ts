@@ -1,17 +1,22 @@
 import * as Util from "node:util"
-import { startChaosServer } from "../startChaosServer.js"
+import { type CorsOptions, startChaosServer } from "../startChaosServer.js"
+import { headerNameProblem } from "./cors.js"
 
 /** @internal */
 export const defaultPort = 8080
 
 /** @internal */
-export const usage = `usage: chaos-server [--port PORT]
+export const usage = `usage: chaos-server [--port PORT] [--cors] [--cors-hide-headers] [--cors-allow-headers=A,B]
 
 Starts the fault-injecting HTTP server on 127.0.0.1 and runs until SIGINT or SIGTERM.
 
 options:
-  -p, --port PORT  TCP port, 0 for a free one (default ${defaultPort})
-  -h, --help       show this help`
+  -p, --port PORT               TCP port, 0 for a free one (default ${defaultPort})
+  --cors                        answer pages of other origins: CORS headers on every answer, preflights
+                                answered 204 (and not counted as requests)
+  --cors-hide-headers           CORS on, but Retry-After, X-Attempt and the like are not exposed to pages
+  --cors-allow-headers=A,B,...  CORS on, preflights allow these request headers only ("any": whatever is asked)
+  -h, --help                    show this help`
 
 /**
  * Command-line arguments the CLI cannot act on. The CLI answers with the usage text and exit code 2, the
@@ -24,19 +29,59 @@ export interface UsageError {
   readonly message: string
 }
 
-/** @internal */
-export type Command = { readonly _tag: "Help" } | { readonly _tag: "Serve"; readonly port: number }
+/**
+ * What to do. `cors` is undefined when no CORS flag was given (CORS off).
+ *
+ * @internal
+ */
+export type Command =
+  | { readonly _tag: "Help" }
+  | { readonly _tag: "Serve"; readonly port: number; readonly cors: CorsOptions | undefined }
 
 const usageError = (message: string): UsageError => ({ _tag: "UsageError", message })
 
+interface CorsFlags {
+  readonly cors?: boolean | undefined
+  readonly "cors-hide-headers"?: boolean | undefined
+  readonly "cors-allow-headers"?: string | undefined
+}
+
+/** The CORS options the flags ask for: undefined (off) without any of them. */
+type CorsChoice = { readonly _tag: "Cors"; readonly options: CorsOptions | undefined } | UsageError
+
+/** The CORS options the flags ask for (any of them turns CORS on), or why they cannot be followed. */
+const corsOf = (flags: CorsFlags): CorsChoice => {
+  const hide = flags["cors-hide-headers"] === true
+  const rawAllowed = flags["cors-allow-headers"]
+  if (flags.cors !== true && !hide && rawAllowed === undefined) return { _tag: "Cors", options: undefined }
+  const exposeHeaders = hide ? { exposeHeaders: false } : {}
+  if (rawAllowed === undefined || rawAllowed === "any") return { _tag: "Cors", options: exposeHeaders }
+  const names = rawAllowed.split(",").map((name) => name.trim())
+  for (const name of names) {
+    const problem = headerNameProblem(name)
+    if (problem !== undefined) {
+      return usageError(
+        `--cors-allow-headers takes "any" or header names separated by commas, got ${JSON.stringify(rawAllowed)}: ${problem}`
+      )
+    }
+  }
+  return { _tag: "Cors", options: { ...exposeHeaders, allowHeaders: names } }
+}
+
 /** @internal */
 export const parseArguments = (args: ReadonlyArray<string>): Command | UsageError => {
-  let values: { readonly port?: string | undefined; readonly help?: boolean | undefined }
+  let values: { readonly port?: string | undefined; readonly help?: boolean | undefined } & CorsFlags
   try {
     values = Util.parseArgs({
       // `pnpm chaos -- --port 8080` hands the separator through; it separates nothing here.
       args: args[0] === "--" ? args.slice(1) : [...args],
-      options: { port: { type: "string", short: "p" }, help: { type: "boolean", short: "h" } },
+      options: {
+        port: { type: "string", short: "p" },
+        help: { type: "boolean", short: "h" },
+        cors: { type: "boolean" },
+        "cors-hide-headers": { type: "boolean" },
+        "cors-allow-headers": { type: "string" }
+      },
       strict: true,
       allowPositionals: false
     }).values
@@ -46,12 +91,15 @@ export const parseArguments = (args: ReadonlyArray<string>): Command | UsageErro
   if (values.help === true) {
     return { _tag: "Help" }
   }
+  const choice = corsOf(values)
+  if (choice._tag === "UsageError") return choice
+  const cors = choice.options
   if (values.port === undefined) {
-    return { _tag: "Serve", port: defaultPort }
+    return { _tag: "Serve", port: defaultPort, cors }
   }
   const port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : Number.NaN
   return port >= 0 && port <= 65_535
-    ? { _tag: "Serve", port }
+    ? { _tag: "Serve", port, cors }
     : usageError(`--port must be an integer between 0 and 65535, got "${values.port}"`)
 }
 
@@ -73,7 +121,7 @@ export const main = async (args: ReadonlyArray<string>): Promise<void> => {
       console.log(usage)
       return
     case "Serve": {
-      const server = await startChaosServer({ port: command.port }).catch((error: unknown) => {
+      const server = await startChaosServer({ port: command.port, cors: command.cors }).catch((error: unknown) => {
         console.error(`chaos-server: ${error instanceof Error ? error.message : String(error)}`)
         process.exitCode = 1
         return undefined

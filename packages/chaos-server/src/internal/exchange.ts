@@ -19,6 +19,11 @@ export interface Exchange {
   /** The request body, kept only for the endpoints that read it (others discard it unread). */
   readonly body: Buffer | undefined
   readonly signal: AbortSignal
+  /**
+   * Headers every answer to the request carries (the CORS ones; none with CORS off). The listener adds them to
+   * what an endpoint answers; an endpoint that writes its own head onto the socket must write them itself.
+   */
+  readonly sharedHeaders: Readonly<Record<string, string>>
 }
 
 /**

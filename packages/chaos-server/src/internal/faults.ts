@@ -9,10 +9,10 @@ import { booleanParam, integerParam } from "./params.js"
  * used, so node writes nothing of its own onto the sabotaged socket. The request ends when the socket closes.
  */
 const takeOverSocket =
-  (sabotage: (socket: Net.Socket) => void) =>
+  (sabotage: (socket: Net.Socket, exchange: Exchange) => void) =>
   (exchange: Exchange): Answer => {
     const socket = exchange.request.socket
-    if (!socket.destroyed) sabotage(socket)
+    if (!socket.destroyed) sabotage(socket, exchange)
     return silent
   }
 
@@ -47,12 +47,14 @@ const truncatedBody = (() => {
  *
  * @internal
  */
-export const truncatedResponse = takeOverSocket((socket) => {
+export const truncatedResponse = takeOverSocket((socket, { sharedHeaders }) => {
   const head = [
     "HTTP/1.1 200 OK",
     "Content-Type: application/json",
     `Content-Length: ${truncatedDeclaredLength}`,
     "X-Simulated: true",
+    // With CORS on, a page must be allowed to read the head to see the body break off, not a CORS refusal.
+    ...Object.entries(sharedHeaders).map(([name, value]) => `${name}: ${value}`),
     "",
     ""
   ].join("\r\n")

@@ -1,6 +1,7 @@
 import * as Http from "node:http"
 import type { NamespaceStats, Options, Stats } from "../startChaosServer.js"
 import { makeRequestListener } from "./app.js"
+import { type ResolvedCors, resolveCors } from "./cors.js"
 import { ChaosState } from "./state.js"
 
 /** @internal */
@@ -29,6 +30,8 @@ export interface ResolvedOptions {
   readonly maxConnections: number
   readonly maxRetryKeys: number
   readonly maxBodyBytes: number
+  /** Undefined when CORS is off. */
+  readonly cors: ResolvedCors | undefined
 }
 
 const checkInteger = (name: string, value: number, min: number, max: number): number => {
@@ -47,7 +50,8 @@ export const resolveOptions = (options: Options = {}): ResolvedOptions => ({
   port: checkInteger("port", options.port ?? defaults.port, 0, 65_535),
   maxConnections: checkInteger("maxConnections", options.maxConnections ?? defaults.maxConnections, 1, 1_000_000),
   maxRetryKeys: checkInteger("maxRetryKeys", options.maxRetryKeys ?? defaults.maxRetryKeys, 1, 1_000_000),
-  maxBodyBytes: checkInteger("maxBodyBytes", options.maxBodyBytes ?? defaults.maxBodyBytes, 0, Number.MAX_SAFE_INTEGER)
+  maxBodyBytes: checkInteger("maxBodyBytes", options.maxBodyBytes ?? defaults.maxBodyBytes, 0, Number.MAX_SAFE_INTEGER),
+  cors: resolveCors(options.cors)
 })
 
 /**

@@ -82,18 +82,19 @@ interface IdempotencyEntry {
 /** What a namespace other than the default one has counted (the default one's are the server's fields). */
 interface NamespaceCounters {
   readonly requests: number
+  readonly preflights: number
   readonly ordersPlaced: number
 }
 
-const noCounters: NamespaceCounters = { requests: 0, ordersPlaced: 0 }
+const noCounters: NamespaceCounters = { requests: 0, preflights: 0, ordersPlaced: 0 }
 
 interface MutableNamespaceStats {
-  requests: { total: number; byRetryKey: Record<string, number> }
+  requests: { total: number; preflights: number; byRetryKey: Record<string, number> }
   orders: { placed: number; byIdempotencyKey: Record<string, number> }
 }
 
 const emptyNamespaceStats = (counters: NamespaceCounters): MutableNamespaceStats => ({
-  requests: { total: counters.requests, byRetryKey: {} },
+  requests: { total: counters.requests, preflights: counters.preflights, byRetryKey: {} },
   orders: { placed: counters.ordersPlaced, byIdempotencyKey: {} }
 })
 
@@ -113,6 +114,8 @@ const setEntry = (record: Record<string, number>, key: string, value: number): v
  */
 export class ChaosState {
   private totalRequests = 0
+  /** CORS preflights of every namespace: answered before any endpoint, so in no other request count. */
+  private preflightsAnswered = 0
   private requestsInFlight = 0
   private readonly requestsByPath = new Map<string, number>()
   /** Attempts per retry key of every namespace, by {@link qualified} key. */
@@ -158,6 +161,14 @@ export class ChaosState {
     } else {
       this.requestsByPath.set(otherPaths, (this.requestsByPath.get(otherPaths) ?? 0) + 1)
     }
+  }
+
+  /** Counts a CORS preflight, in the server's count and in its namespace's. */
+  preflightAnswered(namespace: string = defaultNamespace): void {
+    if (namespace !== defaultNamespace) {
+      this.updateCounters(namespace, (counters) => ({ ...counters, preflights: counters.preflights + 1 }))
+    }
+    this.preflightsAnswered++
   }
 
   requestFinished(): void {
@@ -277,6 +288,7 @@ export class ChaosState {
    */
   reset(): void {
     this.totalRequests = 0
+    this.preflightsAnswered = 0
     this.requestsByPath.clear()
     this.namespaceCounters.clear()
     this.attemptsByRetryKey.clear()
@@ -290,8 +302,8 @@ export class ChaosState {
   }
 
   /**
-   * Forgets what one namespace other than the default has counted: its requests, retry keys, idempotency keys
-   * and orders. The server's totals (`total`, `byPath`) keep its requests.
+   * Forgets what one namespace other than the default has counted: its requests, preflights, retry keys,
+   * idempotency keys and orders. The server's totals (`total`, `preflights`, `byPath`) keep them.
    */
   resetNamespace(namespace: string): void {
     this.namespaceCounters.delete(namespace)
@@ -314,7 +326,7 @@ export class ChaosState {
       if (stats === undefined) {
         stats = emptyNamespaceStats(
           namespace === defaultNamespace
-            ? { requests: this.totalRequests, ordersPlaced: this.ordersPlaced }
+            ? { requests: this.totalRequests, preflights: this.preflightsAnswered, ordersPlaced: this.ordersPlaced }
             : (this.namespaceCounters.get(namespace) ?? noCounters)
         )
         byNamespace.set(namespace, stats)
@@ -351,6 +363,7 @@ export class ChaosState {
     return {
       requests: {
         total: this.totalRequests,
+        preflights: this.preflightsAnswered,
         inFlight: this.requestsInFlight,
         byPath: Object.fromEntries(this.requestsByPath),
         byRetryKey: outside.requests.byRetryKey
