@@ -8,6 +8,21 @@
  */
 
 /**
+ * What a browser hides from a cross-origin call (CORS), said once per origin.
+ *
+ * @example
+ * ```ts
+ * import { BrowserHints } from "@effect-http-resilience/core"
+ *
+ * BrowserHints.pageOrigin() // undefined under Node
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as BrowserHints from "./BrowserHints.js"
+
+/**
  * One call's decisions, with no I/O and no Effect: send (after how long, under which limit) or stop.
  *
  * @example

@@ -1,13 +1,16 @@
 // @generated from templates/src/internal/decisions.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+import * as BrowserHints from "@effect-http-resilience/core/BrowserHints"
 import * as Telemetry from "@effect-http-resilience/core/Telemetry"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
+import * as HttpClient from "effect/http/HttpClient"
 import * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
+import type * as HttpFailure from "../HttpFailure.js"
 import type * as ResilientHttpClient from "../ResilientHttpClient.js"
 import { redactUrl } from "./redaction.js"
 import { serverDelayMillis } from "./retryPolicy.js"
@@ -46,6 +49,30 @@ const eventOf = (decision: Decision) =>
     redactUrl
   )
 
+// Browser hints given, by kind and origin: each is logged once.
+const hintsGiven = new BrowserHints.GivenOnce()
+
+// On a page, what CORS may have hidden from a cross-origin attempt, the first time per origin.
+const browserHint = (failure: HttpFailure.HttpFailure, tracerPropagation: boolean): string | undefined => {
+  const page = BrowserHints.pageOrigin()
+  if (page === undefined) return undefined
+  const seen: BrowserHints.Seen | undefined =
+    failure._tag === "TransientStatus"
+      ? {
+          _tag: "Status",
+          url: failure.request.url,
+          status: failure.status,
+          retryAfterReadable: failure.headers["retry-after"] !== undefined
+        }
+      : failure._tag === "ConnectionError" &&
+          failure.reason === "Transport" &&
+          BrowserHints.isFetchTypeError(failure.cause)
+        ? { _tag: "TransportTypeError", url: failure.request.url, tracerPropagation }
+        : undefined
+  const hint = seen === undefined ? undefined : BrowserHints.hintFor(seen, page)
+  return hint !== undefined && hintsGiven.first(`${hint.kind} ${hint.origin}`) ? hint.message : undefined
+}
+
 /**
  * Tells a decision to whoever listens: the observer in context, the caller's current span (as
  * an event), and the log at debug level. Each costs nothing when absent or off.
@@ -67,7 +94,11 @@ export const report = (decision: Decision): Effect.Effect<void> =>
         Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.event(name, now, attributes)))
       )
     }
-    if (logged) effects.push(Effect.annotateLogs(Effect.logDebug(name), attributes))
+    if (logged) {
+      effects.push(Effect.annotateLogs(Effect.logDebug(name), attributes))
+      const hint = browserHint(decision.failure, fiber.getRef(HttpClient.TracerPropagationEnabled))
+      if (hint !== undefined) effects.push(Effect.logDebug(hint))
+    }
     if (observer !== undefined) effects.push(observer(decision))
     return Effect.all(effects, { discard: true })
   })
