@@ -44,7 +44,9 @@ const runOnEffect4 = (args: ReadonlyArray<string>) =>
   })
 
 const onEffect3 = <A, E>(f: (line: Driver.Line) => Promise<A>): Effect.Effect<A, E, HttpClient.HttpClient> =>
-  Effect.flatMap(Effect.runtime<HttpClient.HttpClient>(), (runtime) => Effect.promise(() => f(Effect3.line(runtime))))
+  Effect.flatMap(Effect.runtime<HttpClient.HttpClient>(), (runtime) =>
+    Effect.promise(() => f(Effect3.line(runtime, `Node ${process.version}`)))
+  )
 
 const runScenarios = (line: Driver.LineName) =>
   Effect.gen(function* () {

@@ -5,7 +5,7 @@
  *
  * @since 0.3.0
  */
-import { describeFailure, type Outcome, type Scenario, all } from "./Scenarios.js"
+import { describeFailure, type Observed, type Outcome, type Scenario, all } from "./Scenarios.js"
 import { make as makeTimeline, seconds, type Style, type Timeline } from "./Timeline.js"
 
 /**
@@ -81,6 +81,12 @@ export interface Line {
   readonly runScenario: (scenario: Scenario, baseUrl: string, timeline: Timeline) => Promise<Outcome>
   /** A GET of `url` with the default policy; its summary is the status and the start of the body. */
   readonly get: (url: string, timeline: Timeline) => Promise<Outcome>
+  /**
+   * Whether the transport under the client sends a request again by itself, unseen by the client,
+   * when the reused keep-alive connection it went on closes before any answer: a browser's `fetch`
+   * does (Chromium resends on a fresh connection), Node's undici does not. Absent: it does not.
+   */
+  readonly transportResends?: boolean
 }
 
 /**
@@ -97,6 +103,15 @@ export interface Server {
 }
 
 /**
+ * How many attempts the call made: the failing one's number, or one more than those that failed.
+ *
+ * @since 0.3.0
+ * @category formatting
+ */
+export const attemptsMade = (outcome: Outcome, timeline: Timeline): number =>
+  outcome._tag === "Success" ? timeline.failedAttempts() + 1 : (outcome.failure?.attempt ?? timeline.failedAttempts())
+
+/**
  * `200 OK, X-Attempt: 3 (attempt 3, 2.31s)`, or the failure and how long the call took.
  *
  * @since 0.3.0
@@ -104,8 +119,29 @@ export interface Server {
  */
 export const outcomeLine = (outcome: Outcome, timeline: Timeline): string => {
   const took = seconds(timeline.elapsed())
-  if (outcome._tag === "Success") return `${outcome.value} (attempt ${timeline.failedAttempts() + 1}, ${took})`
+  if (outcome._tag === "Success") return `${outcome.value} (attempt ${attemptsMade(outcome, timeline)}, ${took})`
   return `${outcome.failure === undefined ? outcome.text : describeFailure(outcome.failure)} (${took})`
+}
+
+/**
+ * `chaos server on http://127.0.0.1:PORT, effect-http-resilience on Effect 3 (...)`.
+ *
+ * @since 0.3.0
+ * @category formatting
+ */
+export const headerLine = (line: Line, server: Server): string => `chaos server on ${server.url}, ${line.description}`
+
+/**
+ * `all 10 scenarios behaved as expected`, or how many misbehaved.
+ *
+ * @since 0.3.0
+ * @category formatting
+ */
+export const summaryLine = (runs: ReadonlyArray<ScenarioRun>): string => {
+  const misbehaved = runs.filter((run) => run.problem !== undefined).length
+  return misbehaved === 0
+    ? `all ${runs.length} scenarios behaved as expected`
+    : `${misbehaved} of ${runs.length} scenarios misbehaved`
 }
 
 /**
@@ -120,6 +156,72 @@ export interface Output {
 }
 
 /**
+ * One scenario as it ran: how its call ended, its timeline, and whether it behaved.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ScenarioRun {
+  /** 0-based, in the order the scenarios run. */
+  readonly index: number
+  readonly scenario: Scenario
+  readonly outcome: Outcome
+  readonly timeline: Timeline
+  readonly observed: Observed
+  /** `undefined` when the scenario behaved as it must; otherwise what was wrong (its own check). */
+  readonly problem: string | undefined
+}
+
+/**
+ * How scenarios are shown while they run: the terminal writes lines, the browser page draws.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ScenarioDisplay {
+  /** A scenario is about to make its call, the server just reset: where its decisions go. */
+  readonly started: (scenario: Scenario, index: number) => Timeline
+  readonly finished: (run: ScenarioRun) => void
+}
+
+/**
+ * Runs every scenario on `line` against `server`, one after another, each checked against what
+ * the server and the clock saw.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const runEachScenario = async (
+  line: Line,
+  server: Server,
+  display: ScenarioDisplay
+): Promise<ReadonlyArray<ScenarioRun>> => {
+  const runs: Array<ScenarioRun> = []
+  // A fresh key for every run, so that the recovering services fail again on a server already used.
+  for (const [index, scenario] of all(`demo-${Date.now().toString(36)}`).entries()) {
+    await server.reset()
+    const timeline = display.started(scenario, index)
+    const outcome = await line.runScenario(scenario, server.url, timeline)
+    const observed: Observed = {
+      requests: await server.requests(),
+      elapsedMillis: timeline.elapsed(),
+      transportResends: line.transportResends === true
+    }
+    const run: ScenarioRun = {
+      index,
+      scenario,
+      outcome,
+      timeline,
+      observed,
+      problem: scenario.check(outcome, observed)
+    }
+    display.finished(run)
+    runs.push(run)
+  }
+  return runs
+}
+
+/**
  * Runs every scenario on `line` against `server`, writing headings, timelines and outcomes;
  * `true` when every scenario behaved as it must.
  *
@@ -128,31 +230,25 @@ export interface Output {
  */
 export const runScenarios = async (line: Line, server: Server, output: Output): Promise<boolean> => {
   const { style, write } = output
-  write(style.bold(`chaos server on ${server.url}, ${line.description}`))
-  const scenarios = all(`demo-${Date.now().toString(36)}`)
-  let misbehaved = 0
-  for (const [index, scenario] of scenarios.entries()) {
-    await server.reset()
-    write("")
-    write(style.bold(`${index + 1}. ${scenario.title}`))
-    write(style.cyan(`   ${scenario.request}`))
-    const timeline = makeTimeline(write, style)
-    const outcome = await line.runScenario(scenario, server.url, timeline)
-    const problem = scenario.check(outcome, { requests: await server.requests(), elapsedMillis: timeline.elapsed() })
-    if (problem === undefined) {
-      write(`   ${style.green("ok")}  ${outcomeLine(outcome, timeline)}`)
-    } else {
-      misbehaved++
-      write(`   ${style.red("UNEXPECTED")}  ${outcomeLine(outcome, timeline)}: ${problem}`)
-    }
-  }
+  write(style.bold(headerLine(line, server)))
+  const runs = await runEachScenario(line, server, {
+    started: (scenario, index) => {
+      write("")
+      write(style.bold(`${index + 1}. ${scenario.title}`))
+      write(style.cyan(`   ${scenario.request}`))
+      return makeTimeline(write, style)
+    },
+    finished: ({ outcome, problem, timeline }) =>
+      write(
+        problem === undefined
+          ? `   ${style.green("ok")}  ${outcomeLine(outcome, timeline)}`
+          : `   ${style.red("UNEXPECTED")}  ${outcomeLine(outcome, timeline)}: ${problem}`
+      )
+  })
+  const behaved = runs.every((run) => run.problem === undefined)
   write("")
-  write(
-    misbehaved === 0
-      ? style.green(`all ${scenarios.length} scenarios behaved as expected`)
-      : style.red(`${misbehaved} of ${scenarios.length} scenarios misbehaved`)
-  )
-  return misbehaved === 0
+  write((behaved ? style.green : style.red)(summaryLine(runs)))
+  return behaved
 }
 
 /**

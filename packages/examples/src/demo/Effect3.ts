@@ -5,7 +5,8 @@
  *
  * @since 0.3.0
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -128,17 +129,44 @@ export const withTimeline = <R>(
   )
 
 /**
- * The Effect 3 line for the demo's driver, over the `HttpClient` of `runtime`.
+ * The Effect 3 line for the demo's driver, over the `HttpClient` of `runtime`; `platform` says
+ * where it runs (`Node v20.19.0`, or the browser and its client), for the output's first line.
  *
  * @since 0.3.0
  * @category running
  */
-export const line = (runtime: Runtime.Runtime<HttpClient.HttpClient>): Driver.Line => {
+export const line = (runtime: Runtime.Runtime<HttpClient.HttpClient>, platform: string): Driver.Line => {
   const run = Runtime.runPromise(runtime)
   return {
-    description: `effect-http-resilience on Effect 3 (Node ${process.version})`,
+    description: `effect-http-resilience on Effect 3 (${platform})`,
     runScenario: (scenario, baseUrl, timeline) =>
       run(withTimeline(scenario.policy, callOf(scenario.call, baseUrl), timeline)),
     get: (url, timeline) => run(withTimeline(undefined, getUrl(url), timeline))
+  }
+}
+
+const Stats = Schema.Struct({ requests: Schema.Struct({ total: Schema.Number }) })
+
+/**
+ * The chaos server at `url` as a page of another origin reaches it: reset and counted through its
+ * `/__reset` and `/__stats` routes, over the `HttpClient` of `runtime` (the browser page's
+ * `FetchHttpClient`; `pnpm demo` has the server in its own process and asks it directly).
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const chaosServer = (url: string, runtime: Runtime.Runtime<HttpClient.HttpClient>): Driver.Server => {
+  const run = Runtime.runPromise(runtime)
+  return {
+    url,
+    reset: () =>
+      run(HttpClient.post(`${url}/__reset`).pipe(Effect.flatMap(HttpClientResponse.filterStatusOk), Effect.asVoid)),
+    requests: () =>
+      run(
+        HttpClient.get(`${url}/__stats`).pipe(
+          Effect.flatMap(HttpClientResponse.schemaBodyJson(Stats)),
+          Effect.map((stats) => stats.requests.total)
+        )
+      )
   }
 }

@@ -5,12 +5,13 @@
  *
  * Effect-free, so that the demo prints the same lines on either Effect line: each line turns its
  * `HttpFailure` and `Decision` into the plain views below (`demo/Effect3.ts` here,
- * `packages/examples-effect4` for Effect 4).
+ * `packages/examples-effect4` for Effect 4). Free of Node too, so that the browser page
+ * (`browser/page.ts`) draws the same decisions in the same words.
  *
  * @since 0.1.0
  */
-import { STATUS_CODES } from "node:http"
 import type { FailureMessage, RetrySchedule } from "@effect-http-resilience/core"
+import { reasonPhrase } from "./ReasonPhrases.js"
 
 /**
  * ANSI styling, or none at all.
@@ -59,8 +60,10 @@ export const plain: Style = { bold: same, dim: same, red: same, green: same, yel
  * @since 0.1.0
  * @category styles
  */
-export const styleFor = (stream: { readonly isTTY?: boolean | undefined }, env: NodeJS.ProcessEnv): Style =>
-  stream.isTTY === true && env.NO_COLOR === undefined ? colour : plain
+export const styleFor = (
+  stream: { readonly isTTY?: boolean | undefined },
+  env: { readonly NO_COLOR?: string | undefined }
+): Style => (stream.isTTY === true && env.NO_COLOR === undefined ? colour : plain)
 
 /**
  * @since 0.1.0
@@ -74,7 +77,7 @@ export const seconds = (millis: number): string => `${(millis / 1000).toFixed(2)
  * @since 0.1.0
  * @category formatting
  */
-export const describeStatus = (status: number): string => `${status} ${STATUS_CODES[status] ?? ""}`.trimEnd()
+export const describeStatus = (status: number): string => `${status} ${reasonPhrase(status) ?? ""}`.trimEnd()
 
 /**
  * The fields of either line's `HttpFailure` that the demo reads.
@@ -135,15 +138,33 @@ export const failureView = (failure: HttpFailureLike, retryAfterMillis: number |
  * @since 0.3.0
  * @category models
  */
-export type DecisionView =
-  | {
-      readonly _tag: "Retry"
-      readonly failure: FailureView
-      readonly delayMillis: number
-      readonly source: RetrySchedule.DelaySource
-      readonly capped: boolean
-    }
-  | { readonly _tag: "GiveUp"; readonly failure: FailureView; readonly reason: FailureMessage.GiveUpReason }
+export type DecisionView = RetryView | GiveUpView
+
+/**
+ * A failed attempt followed by a wait.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface RetryView {
+  readonly _tag: "Retry"
+  readonly failure: FailureView
+  readonly delayMillis: number
+  readonly source: RetrySchedule.DelaySource
+  readonly capped: boolean
+}
+
+/**
+ * A failed attempt after which the call stops.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface GiveUpView {
+  readonly _tag: "GiveUp"
+  readonly failure: FailureView
+  readonly reason: FailureMessage.GiveUpReason
+}
 
 const giveUpReasons: Record<FailureMessage.GiveUpReason, string> = {
   "not-retryable": "not worth retrying",
@@ -156,7 +177,21 @@ const giveUpReasons: Record<FailureMessage.GiveUpReason, string> = {
   "circuit-open": "circuit open"
 }
 
-const whatFailed = (failure: FailureView): string => {
+/**
+ * Why the call stopped, in a few words: `attempts exhausted`, `not idempotent`.
+ *
+ * @since 0.3.0
+ * @category formatting
+ */
+export const describeGiveUp = (reason: FailureMessage.GiveUpReason): string => giveUpReasons[reason]
+
+/**
+ * What went wrong on one attempt: `503 Service Unavailable`, `ConnectionError (Transport)`.
+ *
+ * @since 0.3.0
+ * @category formatting
+ */
+export const describeFailedAttempt = (failure: FailureView): string => {
   switch (failure._tag) {
     case "ConnectionError":
       return `ConnectionError (${failure.reason})`
@@ -168,7 +203,13 @@ const whatFailed = (failure: FailureView): string => {
   }
 }
 
-const whyThisWait = (decision: Extract<DecisionView, { readonly _tag: "Retry" }>): string => {
+/**
+ * Why the wait is as long as it is: `backoff`, `Retry-After 5.00s, capped at maxDelay`.
+ *
+ * @since 0.3.0
+ * @category formatting
+ */
+export const describeWaitReason = (decision: RetryView): string => {
   const capped = decision.capped ? ", capped at maxDelay" : ""
   if (decision.source === "backoff") return `backoff${capped}`
   const asked = decision.failure.retryAfterMillis
@@ -182,7 +223,7 @@ const whyThisWait = (decision: Extract<DecisionView, { readonly _tag: "Retry" }>
  * @category models
  */
 export interface Timeline {
-  /** Writes the line of one decision, taken at `now` (epoch millis, by the fiber's `Clock`). */
+  /** Shows one decision, taken at `now` (epoch millis, by the fiber's `Clock`). */
   readonly record: (decision: DecisionView, now: number) => void
   /** Attempts that failed so far. */
   readonly failedAttempts: () => number
@@ -191,21 +232,43 @@ export interface Timeline {
 }
 
 /**
+ * Starts a timeline at `start` (epoch millis, now by default) that hands each decision to `show`
+ * with the milliseconds since the start: the terminal writes a line ({@link make}), the browser
+ * page draws it.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const track = (
+  show: (decision: DecisionView, sinceStartMillis: number) => void,
+  start: number = Date.now()
+): Timeline => {
+  let failed = 0
+  const record = (decision: DecisionView, now: number): void => {
+    failed++
+    show(decision, now - start)
+  }
+  return { record, failedAttempts: () => failed, elapsed: () => Date.now() - start }
+}
+
+/**
+ * The terminal's line for one decision: `  +2.05s  attempt 2  503 Service Unavailable  -> wait 2.00s (...)`.
+ *
+ * @since 0.3.0
+ * @category formatting
+ */
+export const decisionLine = (decision: DecisionView, sinceStartMillis: number, style: Style): string => {
+  const head = `  ${style.dim(`+${seconds(sinceStartMillis)}`)}  attempt ${decision.failure.attempt}  ${style.red(describeFailedAttempt(decision.failure))}`
+  return decision._tag === "Retry"
+    ? `${head}  ${style.yellow(`-> wait ${seconds(decision.delayMillis)}`)} (${describeWaitReason(decision)})`
+    : `${head}  ${style.yellow("-> give up")} (${describeGiveUp(decision.reason)})`
+}
+
+/**
  * Starts a timeline at `start` (epoch millis, now by default); every line goes to `write`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (write: (line: string) => void, style: Style, start: number = Date.now()): Timeline => {
-  let failed = 0
-  const record = (decision: DecisionView, now: number): void => {
-    failed++
-    const head = `  ${style.dim(`+${seconds(now - start)}`)}  attempt ${decision.failure.attempt}  ${style.red(whatFailed(decision.failure))}`
-    write(
-      decision._tag === "Retry"
-        ? `${head}  ${style.yellow(`-> wait ${seconds(decision.delayMillis)}`)} (${whyThisWait(decision)})`
-        : `${head}  ${style.yellow("-> give up")} (${giveUpReasons[decision.reason]})`
-    )
-  }
-  return { record, failedAttempts: () => failed, elapsed: () => Date.now() - start }
-}
+export const make = (write: (line: string) => void, style: Style, start: number = Date.now()): Timeline =>
+  track((decision, sinceStartMillis) => write(decisionLine(decision, sinceStartMillis, style)), start)
