@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import * as BrowserDemo from "../src/browserDemo.js"
 import * as Driver from "../src/demo/Driver.js"
 
 describe("the demo's command line", () => {
@@ -18,5 +19,17 @@ describe("the demo's command line", () => {
     expect(Driver.parseArgs(["--url", "nope"])).toMatch(/^not a URL: nope/)
     expect(Driver.parseArgs(["--line"])).toBe(Driver.usage)
     expect(Driver.parseArgs(["--url", "http://a.test", "--server", "http://b.test"])).toBe(Driver.usage)
+  })
+})
+
+describe("pnpm demo:browser's command line", () => {
+  it("reads --port, a free one by default", () => {
+    expect(BrowserDemo.parseArgs([])).toEqual({})
+    expect(BrowserDemo.parseArgs(["--", "--port", "8080"])).toEqual({ port: 8080 })
+    expect(BrowserDemo.parseArgs(["--port", "0"])).toEqual({ port: 0 })
+    expect(BrowserDemo.parseArgs(["--port", "http"])).toMatch(/^not a port: http\n/)
+    expect(BrowserDemo.parseArgs(["--port", "65536"])).toMatch(/^not a port: 65536\n/)
+    expect(BrowserDemo.parseArgs(["--port"])).toBe(BrowserDemo.usage)
+    expect(BrowserDemo.parseArgs(["--url", "http://a.test"])).toBe(BrowserDemo.usage)
   })
 })
