@@ -9,6 +9,7 @@ export default defineProject({
     isolate: false,
     name: "examples",
     include: ["test/**/*.test.ts"],
-    exclude: ["test/slow/**"]
+    // The browser page has its own project (vitest.browser.config.ts): it needs Chromium.
+    exclude: ["test/slow/**", "test/browser/**"]
   }
 })
