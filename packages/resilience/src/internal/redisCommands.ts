@@ -35,10 +35,16 @@ const owned = (make: () => RedisClient): Effect.Effect<RedisClient, never, Scope
 const connected = (client: RedisClient): Effect.Effect<void, unknown> =>
   client.isOpen ? Effect.void : Effect.asVoid(Effect.tryPromise(() => client.connect()))
 
+// node-redis by a specifier bundlers leave alone: a browser bundle of the library (Vite, esbuild,
+// webpack) must build without `redis`, which only the Redis store loads, on Node.
+const nodeRedis = "redis"
+const loadNodeRedis = (): Promise<typeof import("redis")> =>
+  import(/* @vite-ignore */ /* webpackIgnore: true */ nodeRedis)
+
 const createClient = (url: string | undefined): Effect.Effect<RedisClient, never, Scope.Scope> =>
   Effect.flatMap(
     Effect.orDieWith(
-      Effect.tryPromise(() => import("redis")),
+      Effect.tryPromise(loadNodeRedis),
       () =>
         new Error(
           "ResilienceStore.layerRedis({ url }) needs the `redis` package (node-redis 5 or later): npm install redis"
