@@ -96,6 +96,8 @@ export type Seen =
       readonly url: string
       /** Whether the platform adds `b3` and `traceparent` headers to requests (its default). */
       readonly tracerPropagation: boolean
+      /** How this Effect line turns them off, as the hint says it. */
+      readonly turnOffTracing: string
     }
 
 /**
@@ -143,7 +145,7 @@ export const hintFor = (
       `exactly as an unreachable server, and the server may have received and acted on the request. ` +
       (seen.tracerPropagation
         ? `The platform adds b3 and traceparent headers to every request, which force a preflight; unless the ` +
-          `server allows them (Access-Control-Allow-Headers), turn them off with HttpClient.withTracerPropagation(false).`
+          `server allows them (Access-Control-Allow-Headers), turn them off with ${seen.turnOffTracing}.`
         : `Check that the server answers with Access-Control-Allow-Origin for this page, and allows the request's headers.`)
   }
 }

@@ -50,13 +50,23 @@ describe("BrowserHints", () => {
 
   it("hints at CORS and, when the platform adds them, the tracing headers on a fetch TypeError", () => {
     const traced = BrowserHints.hintFor(
-      { _tag: "TransportTypeError", url: "http://127.0.0.1:8080/api", tracerPropagation: true },
+      {
+        _tag: "TransportTypeError",
+        url: "http://127.0.0.1:8080/api",
+        tracerPropagation: true,
+        turnOffTracing: "HttpClient.withTracerPropagation(false)"
+      },
       page
     )
     expect(traced?.message).toContain("HttpClient.withTracerPropagation(false)")
     expect(traced?.message).toContain("may have received and acted on the request")
     const untraced = BrowserHints.hintFor(
-      { _tag: "TransportTypeError", url: "http://127.0.0.1:8080/api", tracerPropagation: false },
+      {
+        _tag: "TransportTypeError",
+        url: "http://127.0.0.1:8080/api",
+        tracerPropagation: false,
+        turnOffTracing: "HttpClient.withTracerPropagation(false)"
+      },
       page
     )
     expect(untraced?.message).not.toContain("withTracerPropagation")

@@ -55,6 +55,8 @@ const eventOf = (decision: Decision) =>
     redactUrl
   )
 
+const turnOffTracing = "HttpClient.withTracerPropagation(false)"
+
 // Browser hints given, by kind and origin: each is logged once.
 const hintsGiven = new BrowserHints.GivenOnce()
 
@@ -73,7 +75,7 @@ const browserHint = (failure: HttpFailure.HttpFailure, tracerPropagation: boolea
       : failure._tag === "ConnectionError" &&
           failure.reason === "Transport" &&
           BrowserHints.isFetchTypeError(failure.cause)
-        ? { _tag: "TransportTypeError", url: failure.request.url, tracerPropagation }
+        ? { _tag: "TransportTypeError", url: failure.request.url, tracerPropagation, turnOffTracing }
         : undefined
   const hint = seen === undefined ? undefined : BrowserHints.hintFor(seen, page)
   return hint !== undefined && hintsGiven.first(`${hint.kind} ${hint.origin}`) ? hint.message : undefined
