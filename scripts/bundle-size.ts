@@ -18,12 +18,12 @@
  * library adds. The programs import Effect's modules by path (`effect/Effect`): esbuild keeps a
  * whole namespace for `import { Effect } from "effect"`, which would weigh on both programs and
  * blur the difference. Effect and the platform resolve from the line's package directory (Effect 3.x for
- * one, 4.x for the other), the library from its built dist. Only `redis` is external, and only for
- * Effect 3: its Redis store imports node-redis (`import("redis")`), a Node-only module; Effect 4's
- * Redis store uses Effect's own `Redis` service and imports nothing Node-only. No
+ * one, 4.x for the other), the library from its built dist. Nothing is external: Effect 3's Redis
+ * store loads node-redis by a specifier bundlers leave alone, and Effect 4's uses Effect's own
+ * `Redis` service; neither imports anything Node-only that a bundler would follow. No
  * `process.env.NODE_ENV` define: neither Effect reads it. Fails if a program does not build for
  * the browser, if a bundle keeps an import (a browser bundle with everything in it has none: a
- * surviving `import("redis")` means the Redis store came along) or imports a `node:` module, if the
+ * surviving dynamic import means the Redis store came along) or imports a `node:` module, if the
  * Redis store's code is in it (tree-shaking must drop `layerRedis`), or if it holds two Effects or
  * the wrong one. Warns when the README's browser table (the table after `<!-- size: browser -->`)
  * is more than 5% off, or missing.
@@ -168,9 +168,9 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     directory: Path.join(root, "packages/resilience"),
     transport: "@effect/platform",
     effectMajor: "3",
-    // The Redis store's `import("redis")` (node-redis, Node-only); tree-shaking drops it, and the
-    // checks below fail if it stays.
-    external: ["redis"]
+    // None: the Redis store loads node-redis by a specifier no bundler follows, and tree-shaking
+    // drops the store (the checks below fail if it stays).
+    external: []
   },
   {
     name: "Effect 4",

@@ -37,8 +37,8 @@ export const pageOrigin = (): string | undefined => {
  * ```ts
  * import { BrowserHints } from "@effect-http-resilience/core"
  *
- * BrowserHints.isCrossOrigin("http://127.0.0.1:8080/api", "http://127.0.0.1:5173") // true
- * BrowserHints.isCrossOrigin("/api/items", "http://127.0.0.1:5173") // false: relative, same origin
+ * BrowserHints.isCrossOrigin("https://api.example/items", "https://app.example") // true
+ * BrowserHints.isCrossOrigin("/api/items", "https://app.example") // false: relative, same origin
  * ```
  *
  * @since 0.2.0
@@ -79,6 +79,13 @@ export const isFetchTypeError = (cause: unknown): boolean => {
 
 /**
  * What a failed attempt showed, as far as the hints need it.
+ *
+ * @example
+ * ```ts
+ * import type { BrowserHints } from "@effect-http-resilience/core"
+ *
+ * const seen: BrowserHints.Seen = { _tag: "Status", url: "https://api.example/items", status: 503, retryAfterReadable: false }
+ * ```
  *
  * @since 0.2.0
  * @category models
