@@ -87,6 +87,21 @@ export * as CircuitBreaker from "./CircuitBreaker.js"
 export * as FailureMessage from "./FailureMessage.js"
 
 /**
+ * Hedged requests: the `hedging` option, per-origin latency windows, the delay before each copy.
+ *
+ * @example
+ * ```ts
+ * import { Hedging } from "@effect-http-resilience/core"
+ *
+ * Hedging.sendTimes({ maxCopies: 3 }, 100) // [0, 100, 200]
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as Hedging from "./Hedging.js"
+
+/**
  * Which requests may be sent again.
  *
  * @example
