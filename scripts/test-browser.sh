@@ -14,18 +14,6 @@ if [ ! -x "$chromium" ]; then
   exit 1
 fi
 
-effect4_log="$(mktemp)"
-trap 'rm -f "$effect4_log"' EXIT
-(cd packages/resilience-effect4 && bash ../../scripts/node22.sh ./node_modules/.bin/vitest run --config vitest.browser.config.mts) >"$effect4_log" 2>&1 &
-effect4_pid=$!
-
-./node_modules/.bin/vitest run --workspace vitest.browser.workspace.ts "$@"
-effect3=$?
-wait "$effect4_pid"
-effect4=$?
-cat "$effect4_log"
-
-if [ "$effect3" -ne 0 ]; then
-  exit "$effect3"
-fi
-exit "$effect4"
+# shellcheck source=scripts/side-by-side.sh
+. scripts/side-by-side.sh
+side_by_side "--config vitest.browser.config.mts" ./node_modules/.bin/vitest run --workspace vitest.browser.workspace.ts "$@"

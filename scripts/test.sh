@@ -18,20 +18,6 @@ cd "$(dirname "$0")/.."
 # the last. Three workers overlap the waits.
 workers="${TEST_WORKERS:-3}"
 
-effect4_log="$(mktemp)"
-trap 'rm -f "$effect4_log"' EXIT
-# Straight to the binaries, not through pnpm: two pnpm processes started together race on the
-# workspace's state file ("Unexpected end of JSON input").
-(cd packages/resilience-effect4 && bash ../../scripts/node22.sh ./node_modules/.bin/vitest run) >"$effect4_log" 2>&1 &
-effect4_pid=$!
-
-./node_modules/.bin/vitest run --project '!slow-*' --maxWorkers="$workers" --minWorkers="$workers" "$@"
-effect3=$?
-wait "$effect4_pid"
-effect4=$?
-cat "$effect4_log"
-
-if [ "$effect3" -ne 0 ]; then
-  exit "$effect3"
-fi
-exit "$effect4"
+# shellcheck source=scripts/side-by-side.sh
+. scripts/side-by-side.sh
+side_by_side "" ./node_modules/.bin/vitest run --project '!slow-*' --maxWorkers="$workers" --minWorkers="$workers" "$@"

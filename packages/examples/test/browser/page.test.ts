@@ -8,6 +8,7 @@
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { chromiumArgs, chromiumPath } from "@effect-http-resilience/conformance/chromium"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type BrowserDemo, serveBrowserDemo } from "../../src/browserDemo.js"
@@ -119,19 +120,9 @@ describe("the browser page of pnpm demo:browser", () => {
   beforeAll(async () => {
     demo = await serveBrowserDemo()
     browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
+      executablePath: chromiumPath,
       headless: true,
-      // No network on the test machines: without the background-networking flags Chromium keeps
-      // trying to reach its services and logs every refusal.
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync"
-      ]
+      args: [...chromiumArgs]
     })
     page = await browser.newPage({ viewport: { width: 1200, height: 900 }, deviceScaleFactor: 1 })
     page.on("pageerror", (error) => pageErrors.push(error.message))

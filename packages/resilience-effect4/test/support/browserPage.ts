@@ -8,24 +8,10 @@
  * The scenarios register themselves on `globalThis.browserScenarios`; `run` calls one in the
  * page and hands back what it returns (plain data). What the page logs is kept in `logs`.
  */
+import { chromiumArgs, chromiumPath } from "@effect-http-resilience/conformance/chromium"
 import * as Http from "node:http"
 import * as esbuild from "esbuild"
 import { chromium } from "playwright"
-
-/** Debian's Chromium, or another build where `CHROMIUM_PATH` says. */
-export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-
-// As root and on a machine with no network: no sandbox, no GPU, and none of Chromium's own
-// background connections, which the closed network refuses noisily.
-const chromiumArgs = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
 
 /** Scenarios by name: each takes plain data and resolves with plain data. */
 export type Scenarios = Record<string, (input: never) => Promise<unknown>>
@@ -71,7 +57,7 @@ export const openBrowserPage = async <S extends Scenarios>(entry: string): Promi
       server.close(() => resolve())
     })
   const browser = await chromium
-    .launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs })
+    .launch({ executablePath: chromiumPath, headless: true, args: [...chromiumArgs] })
     .catch(async (error: unknown) => {
       await closeServer()
       throw new Error(
