@@ -22,6 +22,10 @@
  *   `Content-Length`).
  * - `/api/chaos/large-json?bytes=1048576&length=true` (a valid JSON array of exactly `bytes` bytes, 2 B to
  *   256 MiB, streamed as the client reads), `/api/chaos/redirect-loop` (a `302` to itself).
+ * - `GET|HEAD /api/chaos/latency/:key?fast=5&slow=500&slowShare=0.05&seed=1`: the n-th request for the key waits
+ *   `slow` ms if slow, else `fast` ms, slow when the n-th number of mulberry32 seeded with `seed` is below
+ *   `slowShare` (the same on every run), or when n is listed in `slowEvery=1,3`; then 200
+ *   `{ key, n, delayMillis, slow }` with `X-Attempt: n` and `X-Chaos-Delay: ms`.
  * - Sample data: `/api/Products/:id`, `/api/Todos/:id`, `/v1/search?q=...&type=track` (Spotify-like).
  * - Any path: `?delay=S` (0 to 60 seconds, fractional allowed) answers late; `?error=CODE` (400-599) answers
  *   that status with `X-Simulated: true` and `{ status, error, message, simulated: true }`.
@@ -65,8 +69,8 @@ export interface Options {
    */
   readonly maxConnections?: number | undefined
   /**
-   * Most retry keys remembered, and likewise most idempotency keys and placed orders of `/api/orders`; the
-   * least recently used is forgotten first. Default 10,000.
+   * Most retry keys remembered, and likewise most latency keys of `/api/chaos/latency/:key`, idempotency keys and
+   * placed orders of `/api/orders`; the least recently used is forgotten first. Default 10,000.
    */
   readonly maxRetryKeys?: number | undefined
   /** Largest request body accepted; a larger one is answered with 413. Default 1 MiB. */
@@ -112,9 +116,10 @@ export interface Options {
 export interface CorsOptions {
   /**
    * Whether a page may read the server's own headers (`Access-Control-Expose-Headers`): `Retry-After`,
-   * `X-Attempt`, `X-Simulated`, `X-Chaos-Overload`, `Idempotent-Replayed`, `Location`, `Allow`, `Content-Encoding`,
-   * `Content-Length` and the rate-limit headers (`RateLimit`, `RateLimit-Policy`, `RateLimit-Limit`,
-   * `RateLimit-Remaining`, `RateLimit-Reset`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`).
+   * `X-Attempt`, `X-Simulated`, `X-Chaos-Overload`, `X-Chaos-Delay`, `Idempotent-Replayed`, `Location`, `Allow`,
+   * `Content-Encoding`, `Content-Length` and the rate-limit headers (`RateLimit`, `RateLimit-Policy`,
+   * `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`,
+   * `X-RateLimit-Reset`).
    * Default true. `false` is the case of a server that forgets to expose them: the page gets the status and body,
    * but `Retry-After` and the rest read as absent.
    */
@@ -155,6 +160,14 @@ export interface Stats {
     readonly preflights: number
     /** Requests whose handler is still running (delayed, hanging, sabotaged); never reset. */
     readonly inFlight: number
+    /**
+     * Requests, in every namespace, whose client left (closed its connection, aborted) before their answer
+     * started: waiting on `?delay`, `/api/chaos/hang` or `/api/chaos/latency/:key`, or still sending their body.
+     * Not the requests of `/api/chaos/reset` and `/api/chaos/truncate` (the server cuts those itself), nor a
+     * streamed body left halfway (its answer had started), nor those the server cuts off when it stops. The wait
+     * of an abandoned request ends at once: its timer is cleared and nothing is written.
+     */
+    readonly abandoned: number
     /**
      * Requests per path, query excluded, a namespace's under their whole path (`/__ns/NAME/...`). Beyond 10,000
      * distinct paths the rest count under "(other)".
@@ -235,6 +248,11 @@ export interface NamespaceStats {
     readonly total: number
     /** CORS preflights answered under the namespace's prefix (see `Stats.requests.preflights`). */
     readonly preflights: number
+    /**
+     * Requests under the namespace's prefix whose client left before their answer started (see
+     * `Stats.requests.abandoned`).
+     */
+    readonly abandoned: number
     /** Requests per key of `/api/chaos/retry/:key` in the namespace: the attempt number the key has reached. */
     readonly byRetryKey: Readonly<Record<string, number>>
   }
@@ -333,8 +351,8 @@ export interface StartedChaosServer {
   readonly port: number
   readonly stats: () => Promise<Stats>
   /**
-   * Clears request counters, retry keys, orders, every namespace, the connection counts (but `open`) and the
-   * streamed-bytes count.
+   * Clears request counters (`abandoned` included), retry keys, latency keys, orders, every namespace, the
+   * connection counts (but `open`) and the streamed-bytes count.
    */
   readonly reset: () => Promise<void>
   /**

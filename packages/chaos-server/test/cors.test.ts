@@ -89,7 +89,14 @@ describe("CORS preflights", () => {
           expect(orderPreflight.status).toBe(204)
 
           const afterPreflights = yield* server.stats
-          expect(afterPreflights.requests).toEqual({ total: 0, preflights: 2, inFlight: 0, byPath: {}, byRetryKey: {} })
+          expect(afterPreflights.requests).toEqual({
+            total: 0,
+            preflights: 2,
+            inFlight: 0,
+            abandoned: 0,
+            byPath: {},
+            byRetryKey: {}
+          })
           expect(afterPreflights.orders).toEqual({ placed: 0, byIdempotencyKey: {} })
 
           // The page's own requests are the first attempts.
@@ -137,14 +144,19 @@ describe("CORS preflights", () => {
           const answered = yield* preflight(namespace, "/api/chaos/retry/k?succeedAfter=0", "GET", "traceparent")
           expect(answered.status).toBe(204)
           expect(answered.headers["access-control-allow-headers"]).toBe("traceparent")
-          expect((yield* namespace.stats).requests).toEqual({ total: 0, preflights: 1, byRetryKey: {} })
+          expect((yield* namespace.stats).requests).toEqual({ total: 0, preflights: 1, abandoned: 0, byRetryKey: {} })
 
           const real = yield* getFromPage(namespace, "/api/chaos/retry/k?succeedAfter=0")
           expect(real.headers["x-attempt"]).toBe("1")
           expectReadableByPage(real)
           expect(exposedOf(real.headers)).toContain("x-attempt")
 
-          expect((yield* namespace.stats).requests).toEqual({ total: 1, preflights: 1, byRetryKey: { k: 1 } })
+          expect((yield* namespace.stats).requests).toEqual({
+            total: 1,
+            preflights: 1,
+            abandoned: 0,
+            byRetryKey: { k: 1 }
+          })
           expect((yield* server.stats).requests).toMatchObject({ total: 1, preflights: 1 })
           yield* namespace.reset
           expect((yield* namespace.stats).requests.preflights).toBe(0)
@@ -231,6 +243,7 @@ describe("CORS headers on answers", () => {
             yield* order("placed"),
             yield* getFromPage(server, "/api/status/200?error=500"),
             yield* getFromPage(server, "/api/chaos/redirect-loop"),
+            yield* getFromPage(server, "/api/chaos/latency/k?fast=0"),
             yield* getFromPage(server, "/__reset"),
             yield* getFromPage(server, "/api/chaos/slow-body?chunks=2&interval=0&length=false"),
             yield* getFromPage(server, "/nowhere")
@@ -242,6 +255,7 @@ describe("CORS headers on answers", () => {
               "retry-after",
               "x-attempt",
               "x-simulated",
+              "x-chaos-delay",
               "idempotent-replayed",
               "location",
               "allow"

@@ -31,7 +31,7 @@ describe("namespaces", () => {
         expect(attemptOf(yield* get(server, path))).toBe("1")
 
         expect(yield* a.stats).toEqual({
-          requests: { total: 2, preflights: 0, byRetryKey: { shared: 2 } },
+          requests: { total: 2, preflights: 0, abandoned: 0, byRetryKey: { shared: 2 } },
           orders: { placed: 0, byIdempotencyKey: {} }
         })
         const stats = yield* server.stats
@@ -40,11 +40,11 @@ describe("namespaces", () => {
         expect(stats.requests.byPath[`/__ns/${a.name}/api/chaos/retry/shared`]).toBe(2)
         expect(stats.namespaces).toEqual({
           [a.name]: {
-            requests: { total: 2, preflights: 0, byRetryKey: { shared: 2 } },
+            requests: { total: 2, preflights: 0, abandoned: 0, byRetryKey: { shared: 2 } },
             orders: { placed: 0, byIdempotencyKey: {} }
           },
           [b.name]: {
-            requests: { total: 1, preflights: 0, byRetryKey: { shared: 1 } },
+            requests: { total: 1, preflights: 0, abandoned: 0, byRetryKey: { shared: 1 } },
             orders: { placed: 0, byIdempotencyKey: {} }
           }
         })
@@ -52,7 +52,7 @@ describe("namespaces", () => {
         // Resetting a clears a alone: b and the requests outside any namespace keep their counts.
         yield* a.reset
         expect(yield* a.stats).toEqual({
-          requests: { total: 0, preflights: 0, byRetryKey: {} },
+          requests: { total: 0, preflights: 0, abandoned: 0, byRetryKey: {} },
           orders: { placed: 0, byIdempotencyKey: {} }
         })
         expect((yield* b.stats).requests.byRetryKey).toEqual({ shared: 1 })

@@ -12,6 +12,7 @@ describe("ChaosState", () => {
       total: 5,
       preflights: 0,
       inFlight: 0,
+      abandoned: 0,
       byPath: { "/a": 2, "/b": 1, [otherPaths]: 2 },
       byRetryKey: {}
     })

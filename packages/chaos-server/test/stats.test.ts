@@ -26,6 +26,7 @@ describe("GET /__stats", () => {
             total: 4,
             preflights: 0,
             inFlight: 0,
+            abandoned: 0,
             byPath: { "/api/status/503": 2, "/api/Products/1": 1, "/nowhere": 1 },
             byRetryKey: {}
           },
@@ -113,7 +114,7 @@ describe("POST /__reset", () => {
         expect(reset.status).toBe(204)
         expect(reset.body).toBe("")
         expect(yield* server.stats).toEqual({
-          requests: { total: 0, preflights: 0, inFlight: 0, byPath: {}, byRetryKey: {} },
+          requests: { total: 0, preflights: 0, inFlight: 0, abandoned: 0, byPath: {}, byRetryKey: {} },
           connections: { opened: 0, open: 1, rejected: 0, dropped: 0 },
           responses: { streaming: 0, bodyBytesStreamed: 0 },
           orders: { placed: 0, byIdempotencyKey: {} },
@@ -144,7 +145,14 @@ describe("POST /__reset", () => {
         yield* get(server, "/api/chaos/retry/key")
         yield* server.reset
         const stats = yield* server.stats
-        expect(stats.requests).toEqual({ total: 0, preflights: 0, inFlight: 0, byPath: {}, byRetryKey: {} })
+        expect(stats.requests).toEqual({
+          total: 0,
+          preflights: 0,
+          inFlight: 0,
+          abandoned: 0,
+          byPath: {},
+          byRetryKey: {}
+        })
         expect(stats.connections.opened).toBe(0)
       })
     )

@@ -3,6 +3,7 @@ import * as Cors from "./cors.js"
 import { BadRequest, PayloadTooLarge, quote } from "./errors.js"
 import { type Answer, type Exchange, empty, errorJson, json, silent, sleep } from "./exchange.js"
 import * as Faults from "./faults.js"
+import * as Latency from "./latency.js"
 import * as Namespaces from "./namespaces.js"
 import * as Orders from "./orders.js"
 import {
@@ -39,14 +40,15 @@ interface Route {
   readonly segments: ReadonlyArray<string>
   /** The methods it accepts, answering 405 with `Allow` to others; any method when absent. */
   readonly methods: ReadonlyArray<string> | undefined
-  readonly handle: (exchange: Exchange, params: Params) => Answer
+  /** Answers at once, or later (an endpoint that waits before answering). */
+  readonly handle: (exchange: Exchange, params: Params) => Answer | Promise<Answer>
 }
 
-const route = (
-  pattern: string,
-  handle: (exchange: Exchange, params: Params) => Answer,
-  methods?: ReadonlyArray<string>
-): Route => ({ segments: pattern.split("/"), methods, handle })
+const route = (pattern: string, handle: Route["handle"], methods?: ReadonlyArray<string>): Route => ({
+  segments: pattern.split("/"),
+  methods,
+  handle
+})
 
 /**
  * A path parameter, percent-decoded. A segment that is not valid percent-encoding (`a%b`, a `%` not followed by
@@ -211,6 +213,7 @@ const makeRoutes = (state: ChaosState): ReadonlyArray<Route> => [
   route("/api/chaos/invalid-json", Faults.invalidJson),
   route("/api/chaos/slow-body", Faults.slowBody),
   route("/api/chaos/large-json", Faults.largeJson),
+  route("/api/chaos/latency/:key", Latency.latencyRoute(state), ["GET", "HEAD"]),
   route(Faults.redirectLoopPath, Faults.redirectLoop),
   route(Orders.ordersPath, Orders.placeOrder(state), ["POST"]),
   route(`${Orders.ordersPath}/:orderId`, Orders.findOrder(state), ["GET", "HEAD"]),
@@ -221,7 +224,7 @@ const makeRoutes = (state: ChaosState): ReadonlyArray<Route> => [
   route(resetPath, resetRoute(state), ["POST"])
 ]
 
-const dispatch = (routes: ReadonlyArray<Route>, exchange: Exchange): Answer => {
+const dispatch = (routes: ReadonlyArray<Route>, exchange: Exchange): Answer | Promise<Answer> => {
   const method = exchange.request.method ?? "GET"
   const found = match(routes, exchange.path)
   // The path as the client sent it, namespace included.
@@ -445,8 +448,9 @@ export const makeRequestListener = (
       // Refused once the body is read, so that the connection stays usable.
       if (invalidNamespace !== undefined) throw new BadRequest(invalidNamespace)
       const withBody: Exchange = { ...exchange, body }
-      if (observes) return dispatch(routes, withBody)
-      return (await queryFaults(withBody)) ?? dispatch(routes, withBody)
+      // Awaited here, so that a refusal of an endpoint that answers later is caught below too.
+      if (observes) return await dispatch(routes, withBody)
+      return (await queryFaults(withBody)) ?? (await dispatch(routes, withBody))
     } catch (error) {
       if (error instanceof BadRequest) return errorJson(400, error.message)
       // No "Connection: close": node discards the rest of the body instead (never buffering it, and within the
@@ -486,15 +490,23 @@ export const makeRequestListener = (
         state.requestFinished()
       }
     }
+    // Until its answer starts to leave (or its endpoint takes the socket over), a request whose connection closes
+    // was left by its client. The one place every endpoint learns of it, so every one counts it alike.
+    let awaitingAnswer = !observes
     // Counted under the whole path, and in the namespace's own total.
     if (!observes) state.requestStarted(target.path, namespace)
     response.once("close", () => {
+      if (awaitingAnswer) state.requestAbandoned(namespace)
+      awaitingAnswer = false
       finish()
       aborter.abort()
     })
 
     const send = (result: Answer): Promise<void> | undefined => {
       if (result._tag === "Silent") return undefined
+      awaitingAnswer = false
+      // A sabotaged socket stays in flight until it closes, as a handler still at work on it.
+      if (result._tag === "TakenOver") return undefined
       finish()
       if (response.destroyed) return undefined
       if (result._tag === "Streamed") {

@@ -29,6 +29,7 @@ export const exposedHeaders: ReadonlyArray<string> = [
   "X-Attempt",
   "X-Simulated",
   "X-Chaos-Overload",
+  "X-Chaos-Delay",
   "Idempotent-Replayed",
   "Location",
   "Allow",

@@ -27,8 +27,9 @@ export interface Exchange {
 }
 
 /**
- * What an endpoint answers: a complete response, a streamed one, or nothing at all (it never answers, or it
- * took the socket over to answer wrongly on purpose).
+ * What an endpoint answers: a complete response, a streamed one, nothing at all (`Silent`: it never answers, or
+ * its client already left), or nothing through node because it took the socket over to answer wrongly on purpose
+ * (`TakenOver`: the server, not the client, then ends the connection, so the request is not counted abandoned).
  *
  * @internal
  */
@@ -47,6 +48,7 @@ export type Answer =
       readonly body: (signal: AbortSignal) => AsyncIterable<Uint8Array>
     }
   | { readonly _tag: "Silent" }
+  | { readonly _tag: "TakenOver" }
 
 /** @internal */
 export const json = (body: unknown, status = 200, headers: Readonly<Record<string, string>> = {}): Answer => ({
@@ -70,6 +72,9 @@ export const empty = (status: number, headers: Readonly<Record<string, string>> 
 
 /** @internal */
 export const silent: Answer = { _tag: "Silent" }
+
+/** @internal */
+export const takenOver: Answer = { _tag: "TakenOver" }
 
 /**
  * Waits `millis` on the wall clock. Resolves `true` when the time has passed, `false` as soon as `signal` is

@@ -1,6 +1,6 @@
 import type * as Net from "node:net"
 import { BadRequest } from "./errors.js"
-import { type Answer, type Exchange, silent, sleep } from "./exchange.js"
+import { type Answer, type Exchange, silent, sleep, takenOver } from "./exchange.js"
 import { prefixOf } from "./namespaces.js"
 import { booleanParam, integerParam } from "./params.js"
 
@@ -13,7 +13,7 @@ const takeOverSocket =
   (exchange: Exchange): Answer => {
     const socket = exchange.request.socket
     if (!socket.destroyed) sabotage(socket, exchange)
-    return silent
+    return takenOver
   }
 
 /**

@@ -27,8 +27,8 @@ export interface IntegerRange {
 
 /** A decimal integer inside `range`, or undefined. */
 const integerIn = (raw: string, range: IntegerRange): number | undefined => {
-  // At most 9 digits keeps Number() exact and rejects absurdly long inputs before converting them.
-  const value = /^-?\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN
+  // At most 10 digits (2^31 - 1 has 10) keeps Number() exact and rejects absurdly long inputs before converting.
+  const value = /^-?\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN
   return Number.isNaN(value) || value < range.min || value > range.max ? undefined : value
 }
 
@@ -65,6 +65,49 @@ export const booleanParam = (query: URLSearchParams, name: string, fallback: boo
   if (raw === null) return fallback
   if (raw === "true" || raw === "false") return raw === "true"
   throw new BadRequest(`${name} must be true or false, got ${quote(raw)}`)
+}
+
+/**
+ * Reads an optional fraction between 0 and 1 in decimal notation (`0`, `0.05`, `1`), falling back to `fallback`
+ * when it is absent.
+ *
+ * @internal
+ */
+export const fractionParam = (query: URLSearchParams, name: string, fallback: number): number => {
+  const raw = query.get(name)
+  if (raw === null) return fallback
+  // The same notation as ?delay: a leading digit, no exponent, so that what is accepted reads unambiguously.
+  const value = /^\d(\.\d{1,9})?$/.test(raw) ? Number(raw) : Number.NaN
+  if (Number.isNaN(value) || value > 1) {
+    throw new BadRequest(`${name} must be a number between 0 and 1, got ${quote(raw)}`)
+  }
+  return value
+}
+
+/**
+ * Reads an optional comma-separated list of integers inside `range` (`1,3`) as a set; undefined when absent. An
+ * empty list, an empty item or an item out of range is a 400. The request target's size bounds its length.
+ *
+ * @internal
+ */
+export const integerSetParam = (
+  query: URLSearchParams,
+  name: string,
+  range: IntegerRange
+): ReadonlySet<number> | undefined => {
+  const raw = query.get(name)
+  if (raw === null) return undefined
+  const values = new Set<number>()
+  for (const item of raw.split(",")) {
+    const value = integerIn(item, range)
+    if (value === undefined) {
+      throw new BadRequest(
+        `${name} must be a comma-separated list of integers between ${range.min} and ${range.max}, got ${quote(raw)}`
+      )
+    }
+    values.add(value)
+  }
+  return values
 }
 
 /** @internal */

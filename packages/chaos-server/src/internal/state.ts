@@ -5,8 +5,9 @@ import { defaultNamespace } from "./namespaces.js"
 /** @internal */
 export interface StateLimits {
   /**
-   * Most retry keys remembered at once, and likewise most idempotency keys, placed orders and namespaces; the
-   * least recently used is forgotten first. Each bound holds across namespaces, not per namespace.
+   * Most retry keys remembered at once, and likewise most latency keys, idempotency keys, placed orders and
+   * namespaces; the least recently used is forgotten first. Each bound holds across namespaces, not per
+   * namespace.
    */
   readonly maxRetryKeys: number
   /** Most distinct paths counted one by one; further paths are counted together under {@link otherPaths}. */
@@ -66,7 +67,8 @@ export interface PlacedOrder {
  */
 const qualified = (namespace: string, key: string): string => `${namespace}/${key}`
 
-interface RetryEntry {
+/** The requests a key of a namespace has seen: a retry key's attempts, a latency key's request count. */
+interface KeyCount {
   readonly namespace: string
   readonly key: string
   readonly attempts: number
@@ -83,18 +85,24 @@ interface IdempotencyEntry {
 interface NamespaceCounters {
   readonly requests: number
   readonly preflights: number
+  readonly abandoned: number
   readonly ordersPlaced: number
 }
 
-const noCounters: NamespaceCounters = { requests: 0, preflights: 0, ordersPlaced: 0 }
+const noCounters: NamespaceCounters = { requests: 0, preflights: 0, abandoned: 0, ordersPlaced: 0 }
 
 interface MutableNamespaceStats {
-  requests: { total: number; preflights: number; byRetryKey: Record<string, number> }
+  requests: { total: number; preflights: number; abandoned: number; byRetryKey: Record<string, number> }
   orders: { placed: number; byIdempotencyKey: Record<string, number> }
 }
 
 const emptyNamespaceStats = (counters: NamespaceCounters): MutableNamespaceStats => ({
-  requests: { total: counters.requests, preflights: counters.preflights, byRetryKey: {} },
+  requests: {
+    total: counters.requests,
+    preflights: counters.preflights,
+    abandoned: counters.abandoned,
+    byRetryKey: {}
+  },
   orders: { placed: counters.ordersPlaced, byIdempotencyKey: {} }
 })
 
@@ -117,9 +125,15 @@ export class ChaosState {
   /** CORS preflights of every namespace: answered before any endpoint, so in no other request count. */
   private preflightsAnswered = 0
   private requestsInFlight = 0
+  /** Requests of every namespace whose client left before their answer started. */
+  private requestsAbandoned = 0
+  /** Set once the server stops: the requests it then cuts off were not left by their clients. */
+  private stopping = false
   private readonly requestsByPath = new Map<string, number>()
   /** Attempts per retry key of every namespace, by {@link qualified} key. */
-  private readonly attemptsByRetryKey = new Map<string, RetryEntry>()
+  private readonly attemptsByRetryKey = new Map<string, KeyCount>()
+  /** Requests per key of `/api/chaos/latency/:key` of every namespace, by {@link qualified} key. */
+  private readonly requestsByLatencyKey = new Map<string, KeyCount>()
   private connectionsOpened = 0
   private connectionsRejected = 0
   private connectionsDropped = 0
@@ -175,6 +189,18 @@ export class ChaosState {
     this.requestsInFlight--
   }
 
+  /**
+   * Counts a request whose client left (its connection closed) before its answer started, in the server's count
+   * and in its namespace's; not once the server is stopping, as it then cuts requests off itself.
+   */
+  requestAbandoned(namespace: string = defaultNamespace): void {
+    if (this.stopping) return
+    if (namespace !== defaultNamespace) {
+      this.updateCounters(namespace, (counters) => ({ ...counters, abandoned: counters.abandoned + 1 }))
+    }
+    this.requestsAbandoned++
+  }
+
   bodyStarted(): void {
     this.bodiesStreaming++
   }
@@ -188,11 +214,23 @@ export class ChaosState {
     this.bodyBytesStreamed += bytes
   }
 
-  /** Counts one more request for `key` in `namespace` and returns its 1-based attempt number. */
+  /** Counts one more request for retry key `key` in `namespace` and returns its 1-based attempt number. */
   nextAttempt(namespace: string, key: string): number {
+    return this.countRequest(this.attemptsByRetryKey, namespace, key)
+  }
+
+  /**
+   * Counts one more request for latency key `key` in `namespace` and returns its 1-based number. Latency keys are
+   * counted apart from retry keys, within the same `maxRetryKeys` bound.
+   */
+  nextLatencyRequest(namespace: string, key: string): number {
+    return this.countRequest(this.requestsByLatencyKey, namespace, key)
+  }
+
+  private countRequest(table: Map<string, KeyCount>, namespace: string, key: string): number {
     const id = qualified(namespace, key)
-    const attempts = (this.attemptsByRetryKey.get(id)?.attempts ?? 0) + 1
-    setRecent(this.attemptsByRetryKey, id, { namespace, key, attempts }, this.limits.maxRetryKeys)
+    const attempts = (table.get(id)?.attempts ?? 0) + 1
+    setRecent(table, id, { namespace, key, attempts }, this.limits.maxRetryKeys)
     return attempts
   }
 
@@ -277,21 +315,24 @@ export class ChaosState {
    * which would otherwise keep `server.close()` waiting forever.
    */
   destroyOpenSockets(): void {
+    this.stopping = true
     for (const socket of this.openSockets) {
       socket.destroy()
     }
   }
 
   /**
-   * Forgets counters, byte counts, retry keys and orders. Open connections stay counted, and served or rejected,
-   * as they are.
+   * Forgets counters, byte counts, retry keys, latency keys and orders. Open connections stay counted, and served
+   * or rejected, as they are.
    */
   reset(): void {
     this.totalRequests = 0
     this.preflightsAnswered = 0
+    this.requestsAbandoned = 0
     this.requestsByPath.clear()
     this.namespaceCounters.clear()
     this.attemptsByRetryKey.clear()
+    this.requestsByLatencyKey.clear()
     this.connectionsOpened = 0
     this.connectionsRejected = 0
     this.connectionsDropped = 0
@@ -302,13 +343,16 @@ export class ChaosState {
   }
 
   /**
-   * Forgets what one namespace other than the default has counted: its requests, preflights, retry keys,
-   * idempotency keys and orders. The server's totals (`total`, `preflights`, `byPath`) keep them.
+   * Forgets what one namespace other than the default has counted: its requests, preflights, abandoned requests,
+   * retry keys, latency keys, idempotency keys and orders. The server's totals (`total`, `preflights`, `abandoned`,
+   * `byPath`) keep them.
    */
   resetNamespace(namespace: string): void {
     this.namespaceCounters.delete(namespace)
-    for (const [id, entry] of this.attemptsByRetryKey) {
-      if (entry.namespace === namespace) this.attemptsByRetryKey.delete(id)
+    for (const table of [this.attemptsByRetryKey, this.requestsByLatencyKey]) {
+      for (const [id, entry] of table) {
+        if (entry.namespace === namespace) table.delete(id)
+      }
     }
     for (const [id, entry] of this.idempotencyKeys) {
       if (entry.namespace === namespace) this.idempotencyKeys.delete(id)
@@ -326,7 +370,12 @@ export class ChaosState {
       if (stats === undefined) {
         stats = emptyNamespaceStats(
           namespace === defaultNamespace
-            ? { requests: this.totalRequests, preflights: this.preflightsAnswered, ordersPlaced: this.ordersPlaced }
+            ? {
+                requests: this.totalRequests,
+                preflights: this.preflightsAnswered,
+                abandoned: this.requestsAbandoned,
+                ordersPlaced: this.ordersPlaced
+              }
             : (this.namespaceCounters.get(namespace) ?? noCounters)
         )
         byNamespace.set(namespace, stats)
@@ -365,6 +414,7 @@ export class ChaosState {
         total: this.totalRequests,
         preflights: this.preflightsAnswered,
         inFlight: this.requestsInFlight,
+        abandoned: this.requestsAbandoned,
         byPath: Object.fromEntries(this.requestsByPath),
         byRetryKey: outside.requests.byRetryKey
       },
