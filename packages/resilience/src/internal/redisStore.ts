@@ -43,6 +43,16 @@ export interface RedisCommands {
 /** @internal */
 export type Settings = SharedStore.StoreSettings
 
+// What a round trip to Redis came to.
+type Reply<A> =
+  | { readonly _tag: "Answered"; readonly value: A }
+  | { readonly _tag: "TimedOut" }
+  | { readonly _tag: "Failed" }
+
+const answered = <A>(value: A): Reply<A> => ({ _tag: "Answered", value })
+const timedOut: Reply<never> = { _tag: "TimedOut" }
+const failed: Reply<never> = { _tag: "Failed" }
+
 /** Whether the Redis store answers: 1 while it does not. @internal */
 export const degradedGauge = Metric.gauge("http.client.resilience.store.degraded", {
   description: "1 while the shared store (Redis) does not answer and calls go on with this process's state, else 0."
@@ -80,17 +90,26 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
 
     // Scripts run by EVALSHA; loaded on first use, and again after Redis lost them (a restart,
     // SCRIPT FLUSH).
-    const evalScript = (script: string, key: string, args: ReadonlyArray<string>): Effect.Effect<unknown, unknown> => {
+    // `sent` hears each EVALSHA as it goes out: until then, the script has surely not run.
+    const evalScript = (
+      script: string,
+      key: string,
+      args: ReadonlyArray<string>,
+      sent: () => void = () => {}
+    ): Effect.Effect<unknown, unknown> => {
+      const run = (loaded: string) =>
+        Effect.suspend(() => {
+          sent()
+          return commands.send("EVALSHA", [loaded, "1", key, ...args])
+        })
       const load = Effect.flatMap(commands.send("SCRIPT", ["LOAD", script]), (sha) => {
         const loaded = String(sha)
         shas.set(script, loaded)
-        return commands.send("EVALSHA", [loaded, "1", key, ...args])
+        return run(loaded)
       })
       const sha = shas.get(script)
       if (sha === undefined) return load
-      return Effect.catchAll(commands.send("EVALSHA", [sha, "1", key, ...args]), (error) =>
-        describe(error).includes("NOSCRIPT") ? load : Effect.fail(error)
-      )
+      return Effect.catchAll(run(sha), (error) => (describe(error).includes("NOSCRIPT") ? load : Effect.fail(error)))
     }
 
     const degrade = (cause: unknown): Effect.Effect<void> =>
@@ -103,15 +122,54 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
             )
           )
 
-    // A round trip bounded by the timeout; `undefined` when Redis failed or was too slow.
-    const roundTrip = <A>(request: Effect.Effect<A, unknown>): Effect.Effect<{ readonly value: A } | undefined> =>
+    // A round trip bounded by the timeout. No answer in time is told apart from a failure: a
+    // command that timed out may still run (a paused Redis runs it when it resumes).
+    const exchange = <A>(request: Effect.Effect<A, unknown>): Effect.Effect<Reply<A>> =>
       Effect.flatMap(
         Effect.either(timeout.timeoutFail(request, Duration.millis(settings.timeoutMillis), () => undefined)),
         (answer) =>
           Either.isRight(answer)
-            ? Effect.as(resumed, { value: answer.right })
-            : Effect.as(degrade(answer.left), undefined)
+            ? Effect.as(resumed, answered(answer.right))
+            : Effect.as(degrade(answer.left), answer.left === undefined ? timedOut : failed)
       )
+
+    // The answer, or `undefined` when Redis failed or was too slow.
+    const roundTrip = <A>(request: Effect.Effect<A, unknown>): Effect.Effect<{ readonly value: A } | undefined> =>
+      Effect.map(exchange(request), (reply) => (reply._tag === "Answered" ? reply : undefined))
+
+    // Sends deposits with the budget script. They go back to the batch when Redis surely did not
+    // count them (the command failed, or no answer came before the script was even sent); once
+    // sent without an answer in time they may have been counted (a paused Redis runs it when it
+    // resumes), and the fleet must never count them twice: dropped, which can only make its
+    // budget smaller.
+    const sendDeposits = (
+      key: string,
+      deposits: number,
+      units: ReturnType<typeof SharedStore.finagleUnits>,
+      retry: boolean
+    ): Effect.Effect<Reply<unknown>> =>
+      Effect.suspend(() => {
+        let sent = false
+        const script = evalScript(
+          SharedStore.budgetScript,
+          key,
+          [
+            String(deposits),
+            String(units.windowSeconds),
+            String(units.withdrawal),
+            String(units.reserve),
+            retry ? "1" : "0"
+          ],
+          () => {
+            sent = true
+          }
+        )
+        return Effect.tap(exchange(script), (reply) =>
+          reply._tag === "Failed" || (reply._tag === "TimedOut" && !sent)
+            ? Effect.sync(() => putBack(key, deposits, units))
+            : Effect.void
+        )
+      })
 
     // Cool-downs in force when this process (re)joins: published before it listened.
     const readCoolDowns: Effect.Effect<void, unknown> = Effect.gen(function* () {
@@ -173,23 +231,8 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         Effect.suspend(() => {
           const key = keyOf(origin)
           const deposits = pending.take(key)
-          return Effect.tap(
-            roundTrip(
-              Effect.map(
-                evalScript(SharedStore.budgetScript, key, [
-                  String(deposits),
-                  String(units.windowSeconds),
-                  String(units.withdrawal),
-                  String(units.reserve),
-                  retry ? "1" : "0"
-                ]),
-                SharedStore.readBudgetAnswer
-              )
-            ),
-            (answer) =>
-              answer === undefined || answer.value === undefined
-                ? Effect.sync(() => putBack(key, deposits, units))
-                : Effect.void
+          return Effect.map(sendDeposits(key, deposits, units, retry), (reply) =>
+            reply._tag === "Answered" ? { value: SharedStore.readBudgetAnswer(reply.value) } : undefined
           )
         })
       const shared: RetryBudget.RetryBudget.Service = {
@@ -251,18 +294,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         ([key, deposits]) => {
           const units = unitsOf.get(key)
           if (units === undefined) return Effect.void
-          return Effect.flatMap(
-            roundTrip(
-              evalScript(SharedStore.budgetScript, key, [
-                String(deposits),
-                String(units.windowSeconds),
-                String(units.withdrawal),
-                String(units.reserve),
-                "0"
-              ])
-            ),
-            (answer) => (answer === undefined ? Effect.sync(() => putBack(key, deposits, units)) : Effect.void)
-          )
+          return Effect.asVoid(sendDeposits(key, deposits, units, false))
         },
         { discard: true }
       )

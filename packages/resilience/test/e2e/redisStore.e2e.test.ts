@@ -258,6 +258,35 @@ describe("Effect 3 ResilienceStore.layerRedis against a real redis-server", () =
     )
   )
 
+  it.live("deposits a flush sent without an answer in time are not sent again: the fleet counts them once", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const prefix = freshPrefix()
+        const settings = budgetSettings({ ratio: 0.5, minPerSecond: 0, ttl: "10 seconds" })
+        const first = (yield* storeOn(prefix, { timeout: "100 millis", syncInterval: "50 millis" })).retryBudget(
+          settings
+        )
+        const second = (yield* storeOn(prefix)).retryBudget(settings)
+        // The script loaded first; then, paused, Redis holds the flush that carries these
+        // deposits past the timeout, and runs it once it resumes.
+        expect(yield* first.balance(origin)).toBe(0)
+        yield* Effect.promise(() => redis.command("CLIENT", "PAUSE", "600", "ALL"))
+        for (let i = 0; i < 10; i++) yield* first.onRequest(origin)
+        yield* eventually(
+          Effect.map(second.balance(origin), (balance) => balance === 5),
+          "the held flush run"
+        )
+        // Two more once the store answers again: had the ten been put back, they would come with these.
+        for (let i = 0; i < 2; i++) yield* first.onRequest(origin)
+        yield* eventually(
+          Effect.map(second.balance(origin), (balance) => balance >= 6),
+          "the next deposits"
+        )
+        expect(yield* second.balance(origin)).toBe(6)
+      })
+    )
+  )
+
   it.live("Redis flushed: the scripts are loaded again and the budget starts afresh", () =>
     Effect.scoped(
       Effect.gen(function* () {
