@@ -87,6 +87,21 @@ export * as CircuitBreaker from "./CircuitBreaker.js"
 export * as FailureMessage from "./FailureMessage.js"
 
 /**
+ * One attempt's hedged copies as a machine: when the next copy goes, who wins, who is interrupted.
+ *
+ * @example
+ * ```ts
+ * import { HedgeRace } from "@effect-http-resilience/core"
+ *
+ * const [race, actions] = HedgeRace.start({ maxCopies: 2, delayMillis: 100 })
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as HedgeRace from "./HedgeRace.js"
+
+/**
  * Hedged requests: the `hedging` option, per-origin latency windows, the delay before each copy.
  *
  * @example
