@@ -2,10 +2,11 @@
  * `pnpm size`: what `effect-http-resilience` adds to a bundle, and a tree-shaking check.
  *
  * Bundles the built package (`packages/resilience/dist`, so run `pnpm build` first) with esbuild,
- * `effect` and every `@effect/*` package external (an Effect program has them already), and
- * `redis` (node-redis, the optional peer of the Redis store, which a user installs for it), minified,
- * and reports the bytes minified and gzipped. The shared core (`@effect-http-resilience/core`, which
- * `@effect/*` does not match) is bundled and counted: a user's bundle carries it. Then bundles programs that import only `RetryAfter`
+ * `effect` and every `@effect/*` package external (an Effect program has them already; the Redis
+ * store loads its optional peer `redis` by a specifier no bundler follows), minified, and reports
+ * the bytes minified and gzipped. The shared core (`@effect-http-resilience/core`, which
+ * `@effect/*` does not match) is bundled and counted: a user's bundle carries it. Then bundles
+ * programs that import only `RetryAfter`
  * (from the root and from its subpath) and fails if the client came along: its service key, its
  * body-draining code, or an import of `@effect/platform/HttpClient`. Warns when the figures in the
  * README's "Bundle size" table are more than 5% off.
@@ -57,7 +58,7 @@ const bundle = async (contents: string): Promise<string> => {
     format: "esm",
     platform: "neutral",
     target: "es2022",
-    external: ["effect", "effect/*", "@effect/*", "redis", "@redis/*"],
+    external: ["effect", "effect/*", "@effect/*"],
     logLevel: "warning"
   })
   const output = result.outputFiles[0]
@@ -96,7 +97,7 @@ const rows = [
   ['only "effect-http-resilience/RetryAfter"', sizes(retryAfterFromSubpath)]
 ] as const
 
-console.log("bundle size (esbuild, minified, effect, @effect/* and redis external):")
+console.log("bundle size (esbuild, minified, effect and @effect/* external):")
 for (const [name, { minified, gzipped }] of rows) {
   console.log(
     `  ${name.padEnd(52)} ${String(minified).padStart(7)} B minified (${kib(minified)}), ${String(gzipped).padStart(6)} B gzipped (${kib(gzipped)})`
@@ -157,8 +158,6 @@ interface BrowserLine {
   /** Where `FetchHttpClient` and `HttpClient` are: `${transport}/FetchHttpClient`. */
   readonly transport: string
   readonly effectMajor: string
-  /** Node-only modules the library's dist imports, left out of the browser bundle. */
-  readonly external: ReadonlyArray<string>
 }
 
 const browserLines: ReadonlyArray<BrowserLine> = [
@@ -167,18 +166,14 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     library: "effect-http-resilience",
     directory: Path.join(root, "packages/resilience"),
     transport: "@effect/platform",
-    effectMajor: "3",
-    // None: the Redis store loads node-redis by a specifier no bundler follows, and tree-shaking
-    // drops the store (the checks below fail if it stays).
-    external: []
+    effectMajor: "3"
   },
   {
     name: "Effect 4",
     library: "effect-http-resilience-effect4",
     directory: Path.join(root, "packages/resilience-effect4"),
     transport: "effect/http",
-    effectMajor: "4",
-    external: []
+    effectMajor: "4"
   }
 ]
 
@@ -226,7 +221,6 @@ const bundleForBrowser = async (line: BrowserLine, contents: string, what: strin
       format: "esm",
       platform: "browser",
       target: "es2022",
-      external: [...line.external],
       metafile: true,
       logLevel: "warning"
     })

@@ -7,6 +7,7 @@
  * @since 0.2.0
  */
 import { originOf } from "./Origin.js"
+import { someCause } from "./TransportFailure.js"
 
 /**
  * The page's origin when running in a browser document (`location.origin`), else `undefined`
@@ -67,15 +68,7 @@ export const isCrossOrigin = (url: string, page: string): boolean => {
  * @since 0.2.0
  * @category browser
  */
-export const isFetchTypeError = (cause: unknown): boolean => {
-  let current: unknown = cause
-  // Bounded, so that a cyclic chain cannot hang it.
-  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
-    if (current instanceof TypeError) return true
-    current = "cause" in current ? current.cause : undefined
-  }
-  return false
-}
+export const isFetchTypeError = (cause: unknown): boolean => someCause(cause, (link) => link instanceof TypeError)
 
 /**
  * What a failed attempt showed, as far as the hints need it.
@@ -95,7 +88,7 @@ export type Seen =
       readonly _tag: "Status"
       readonly url: string
       readonly status: number
-      /** Whether the response carried a `Retry-After` the page could read. */
+      /** Whether the page could read a server delay: `Retry-After`, or a rate-limit reset header. */
       readonly retryAfterReadable: boolean
     }
   | {

@@ -21,13 +21,33 @@
  * @since 0.1.0
  * @category predicates
  */
-export const isUnrecoverableCause = (cause: unknown): boolean => {
-  let current: unknown = cause
-  for (let depth = 0; depth < maxCauseDepth && typeof current === "object" && current !== null; depth++) {
+export const isUnrecoverableCause = (cause: unknown): boolean =>
+  someCause(cause, (current) => {
     const code = "code" in current ? current.code : undefined
     if (typeof code === "string" && unrecoverableCodes.has(code)) return true
     const message = "message" in current ? current.message : undefined
-    if (typeof message === "string" && unrecoverableMessages.test(message)) return true
+    return typeof message === "string" && unrecoverableMessages.test(message)
+  })
+
+/**
+ * Whether `test` holds for the failure or anything in its `cause` chain. The walk is bounded
+ * (8 links), so a cyclic chain cannot hang it.
+ *
+ * @example
+ * ```ts
+ * import { TransportFailure } from "@effect-http-resilience/core"
+ *
+ * const failure = { reason: "Transport", cause: new TypeError("Failed to fetch") }
+ * TransportFailure.someCause(failure, (link) => link instanceof TypeError) // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const someCause = (cause: unknown, test: (link: object) => boolean): boolean => {
+  let current: unknown = cause
+  for (let depth = 0; depth < maxCauseDepth && typeof current === "object" && current !== null; depth++) {
+    if (test(current)) return true
     current = "cause" in current ? current.cause : undefined
   }
   return false

@@ -1,12 +1,12 @@
 // @generated from templates/src/internal/decisions.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as BrowserHints from "@effect-http-resilience/core/BrowserHints"
 import * as Telemetry from "@effect-http-resilience/core/Telemetry"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
-import * as HttpClient from "effect/http/HttpClient"
 import * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
@@ -64,7 +64,8 @@ const browserHint = (failure: HttpFailure.HttpFailure, tracerPropagation: boolea
           _tag: "Status",
           url: failure.request.url,
           status: failure.status,
-          retryAfterReadable: failure.headers["retry-after"] !== undefined
+          // Read as the schedule reads it: Retry-After, or the rate-limit headers it falls back to.
+          retryAfterReadable: serverDelayMillis(failure) !== undefined
         }
       : failure._tag === "ConnectionError" &&
           failure.reason === "Transport" &&

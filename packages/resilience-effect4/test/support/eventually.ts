@@ -15,14 +15,5 @@ export const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, what: stri
   })
 
 /** {@link eventually} for a test written with promises. */
-export const eventuallyTrue = async (
-  check: () => Promise<boolean>,
-  what: string,
-  limitMillis = 30_000
-): Promise<void> => {
-  const deadline = Date.now() + limitMillis
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${limitMillis} ms: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+export const eventuallyTrue = (check: () => Promise<boolean>, what: string, limitMillis = 30_000): Promise<void> =>
+  Effect.runPromise(eventually(Effect.promise(check), what, limitMillis))

@@ -70,7 +70,8 @@ const browserHint = (failure: HttpFailure.HttpFailure, tracerPropagation: boolea
           _tag: "Status",
           url: failure.request.url,
           status: failure.status,
-          retryAfterReadable: failure.headers["retry-after"] !== undefined
+          // Read as the schedule reads it: Retry-After, or the rate-limit headers it falls back to.
+          retryAfterReadable: serverDelayMillis(failure) !== undefined
         }
       : failure._tag === "ConnectionError" &&
           failure.reason === "Transport" &&

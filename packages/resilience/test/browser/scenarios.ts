@@ -7,7 +7,7 @@
  */
 import { Cause, Duration, Effect, Exit, Logger, LogLevel, Option } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import type * as HttpFailure from "../../src/HttpFailure.js"
+import * as HttpFailure from "../../src/HttpFailure.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../../src/RetryPolicy.js"
 
@@ -89,12 +89,6 @@ const decisionSeen = (decision: ResilientHttpClient.Decision): DecisionSeen =>
       }
     : { tag: "GiveUp", attempt: decision.failure.attempt, reason: decision.reason }
 
-const isHttpFailure = (error: unknown): error is HttpFailure.HttpFailure =>
-  typeof error === "object" &&
-  error !== null &&
-  "_tag" in error &&
-  ["ConnectionError", "TransientStatus", "PermanentStatus", "DecodeError"].includes(String(error._tag))
-
 /** One call with the library, as the input says; every decision and debug log line kept. */
 const call = (input: CallInput): Promise<CallResult> => {
   const decisions: Array<DecisionSeen> = []
@@ -134,7 +128,7 @@ const call = (input: CallInput): Promise<CallResult> => {
     const elapsedMillis = Math.round(performance.now() - started)
     if (Exit.isSuccess(exit)) return { ...exit.value, failure: undefined, decisions, logs, elapsedMillis }
     const error = Option.getOrUndefined(Cause.failureOption(exit.cause))
-    if (!isHttpFailure(error)) throw new Error(`not an HttpFailure: ${Cause.pretty(exit.cause)}`)
+    if (!HttpFailure.isHttpFailure(error)) throw new Error(`not an HttpFailure: ${Cause.pretty(exit.cause)}`)
     return { status: undefined, body: undefined, failure: failureSeen(error), decisions, logs, elapsedMillis }
   })
 }
