@@ -91,7 +91,20 @@ export interface Race {
   readonly finished: boolean
 }
 
-type Step = readonly [Race, ReadonlyArray<Action>]
+/**
+ * What a step returns: the race as it now is, and the actions to carry out, in order.
+ *
+ * @example
+ * ```ts
+ * import { HedgeRace } from "@effect-http-resilience/core"
+ *
+ * const [race, actions]: HedgeRace.Step = HedgeRace.start({ maxCopies: 2, delayMillis: 100 })
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Step = readonly [Race, ReadonlyArray<Action>]
 
 const canHedge = (race: Race): boolean =>
   !race.finished && !race.hedgingStopped && !race.asking && race.sent < race.maxCopies

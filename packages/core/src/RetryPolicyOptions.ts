@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Hedging from "./Hedging.js"
 import type * as RetrySchedule from "./RetrySchedule.js"
 import * as Settings from "./Settings.js"
 
@@ -100,6 +101,8 @@ export interface Resolved<D> {
   readonly attemptTimeout: D
   readonly totalTimeout: D
   readonly maxBodyBytes: number
+  /** Hedged copies of each attempt; `undefined`: off. */
+  readonly hedging: Hedging.Resolved | undefined
 }
 
 /**
@@ -129,6 +132,7 @@ export const optionNames: ReadonlyArray<string> = [
   "attemptTimeout",
   "totalTimeout",
   "maxBodyBytes",
+  "hedging",
   "retryBudget",
   "circuitBreaker"
 ]
@@ -347,7 +351,8 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
     maxBodyBytes:
       typeof maxBodyBytes === "number" && Number.isSafeInteger(maxBodyBytes) && maxBodyBytes >= 1
         ? Settings.valid(maxBodyBytes)
-        : Settings.invalid("maxBodyBytes", "must be a whole number of bytes, at least 1", maxBodyBytes)
+        : Settings.invalid("maxBodyBytes", "must be a whole number of bytes, at least 1", maxBodyBytes),
+    hedging: Hedging.check(given("hedging", undefined), codec)
   })
 }
 
@@ -368,7 +373,13 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
 export const toSchedulePolicy = <D>(
   resolved: Omit<
     Resolved<D>,
-    "isTransientStatus" | "retryNonIdempotent" | "retryAfterScope" | "attemptTimeout" | "totalTimeout" | "maxBodyBytes"
+    | "isTransientStatus"
+    | "retryNonIdempotent"
+    | "retryAfterScope"
+    | "attemptTimeout"
+    | "totalTimeout"
+    | "maxBodyBytes"
+    | "hedging"
   >,
   toMillis: (duration: D) => number
 ): RetrySchedule.Policy => ({

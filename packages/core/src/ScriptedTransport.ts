@@ -33,6 +33,8 @@ export interface ScriptedResponse {
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** Empty when absent. */
   readonly body?: string | undefined
+  /** The response arrives this long after the request, on the `Clock` (a `TestClock` in tests). [0] */
+  readonly delayMillis?: number | undefined
 }
 
 /**
@@ -54,6 +56,8 @@ export interface ScriptedTransportError {
   /** The message of the cause. */
   readonly transportError: string
   readonly code?: string | undefined
+  /** The failure comes this long after the request, on the `Clock`. [0] */
+  readonly delayMillis?: number | undefined
 }
 
 /**

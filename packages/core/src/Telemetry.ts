@@ -119,6 +119,16 @@ export const metrics = {
     name: "http.client.resilience.retry_budget.refusals",
     description: "Retries the retry budget refused ({retry})."
   },
+  /** Hedged copies sent (copy 2 and later of an attempt). Attributes: method, origin. */
+  hedges: {
+    name: "http.client.resilience.hedges",
+    description: "Hedged copies of an attempt sent while an earlier copy was in flight ({attempt})."
+  },
+  /** Hedged copies whose response won their race. Attributes: method, origin. */
+  hedgeWins: {
+    name: "http.client.resilience.hedge_wins",
+    description: "Hedged copies whose response was the one used, the earlier copies interrupted ({attempt})."
+  },
   /** Attributes: origin, state. */
   circuitBreakerState: {
     name: "http.client.resilience.circuit_breaker.state",
@@ -344,3 +354,64 @@ export const decisionEvent = (
   }
   return { name: decision._tag === "Retry" ? "retrying" : "giving up", attributes }
 }
+
+/**
+ * What a hedge is, as its span event and log line need it: the request, the attempt number the
+ * copy was sent as, which copy of its attempt it is (2 for the first hedge), and how long after
+ * the previous copy it went.
+ *
+ * @example
+ * ```ts
+ * import type { Telemetry } from "@effect-http-resilience/core"
+ *
+ * const hedge: Telemetry.HedgeFacts = {
+ *   request: { method: "GET", url: "https://api.example.com/items" },
+ *   attempt: 2,
+ *   copy: 2,
+ *   delayMillis: 100
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export interface HedgeFacts {
+  readonly request: { readonly method: string; readonly url: string }
+  readonly attempt: number
+  readonly copy: number
+  readonly delayMillis: number
+}
+
+/**
+ * The span event and log line of a hedge ("hedging"): `http.request.method`, `url.full` (through
+ * `redactUrl`), `retry.attempt`, `hedge.copy` and `hedge.delay_millis`.
+ *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * const { name } = Telemetry.hedgeEvent({
+ *   request: { method: "GET", url: "https://api.example.com/items" },
+ *   attempt: 2,
+ *   copy: 2,
+ *   delayMillis: 100
+ * })
+ * name // "hedging"
+ * ```
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const hedgeEvent = (
+  hedge: HedgeFacts,
+  redactUrl: (url: string) => string = (url) => Redaction.redactUrl(url, Redaction.defaultUrlParamNames)
+): { readonly name: string; readonly attributes: Record<string, unknown> } => ({
+  name: "hedging",
+  attributes: {
+    "http.request.method": hedge.request.method,
+    "url.full": redactUrl(hedge.request.url),
+    "retry.attempt": hedge.attempt,
+    "hedge.copy": hedge.copy,
+    "hedge.delay_millis": hedge.delayMillis
+  }
+})

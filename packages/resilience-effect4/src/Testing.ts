@@ -16,7 +16,9 @@ import * as internal from "./internal/testing.js"
 /**
  * What the scripted client does with one request: answer a response (`status`, `headers`,
  * `body`), fail as a transport does without any response (`transportError`, with an optional
- * Node error `code`), or never answer (`hang`, until the request is interrupted).
+ * Node error `code`), or never answer (`hang`, until the request is interrupted). A response
+ * or a failure with `delayMillis` comes that long after the request, on the `Clock` (so, in a
+ * test, when the `TestClock` gets there): a slow answer, as a hedged request races.
  *
  * A string body arrives as a stream, with `content-type: text/plain;charset=UTF-8` unless
  * `headers` names one; 204, 205 and 304 have no body.
@@ -29,6 +31,7 @@ import * as internal from "./internal/testing.js"
  *   { status: 503, headers: { "retry-after": "2" } },
  *   { transportError: "socket hang up", code: "ECONNRESET" },
  *   { hang: true },
+ *   { status: 200, body: "slow", delayMillis: 500 },
  *   { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ id: 1 }) }
  * ]
  * ```

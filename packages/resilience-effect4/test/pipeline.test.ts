@@ -280,7 +280,9 @@ describe("observing decisions, Effect 4", () => {
               inner.push(
                 decision._tag === "Retry"
                   ? `${decision.failure.attempt}: retry in ${Duration.toMillis(decision.delay)} ms (${decision.source})`
-                  : `${decision.failure.attempt}: give up (${decision.reason})`
+                  : decision._tag === "GiveUp"
+                    ? `${decision.failure.attempt}: give up (${decision.reason})`
+                    : `${decision.attempt}: hedge`
               )
             })
           ),

@@ -289,18 +289,25 @@ export const layerHttpClient: {
 } = internal.layerHttpClient
 
 /**
- * One decision taken after a failed attempt: retry after `delay` (from the backoff or the
- * server's `Retry-After`, `capped` when `maxDelay` cut it), or give up, and why.
+ * One decision of a call: after a failed attempt, retry after `delay` (from the backoff or the
+ * server's `Retry-After`, `capped` when `maxDelay` cut it), or give up, and why; with `hedging`,
+ * a hedge: copy `copy` of an attempt sent as attempt `attempt`, `delay` after the copy before it.
  *
  * @example
  * ```ts
  * import { Duration } from "effect"
  * import type { ResilientHttpClient } from "effect-http-resilience"
  *
- * const describe = (decision: ResilientHttpClient.Decision): string =>
- *   decision._tag === "Retry"
- *     ? `attempt ${decision.failure.attempt} failed; retrying in ${Duration.format(decision.delay)}`
- *     : `stopped: ${decision.reason}`
+ * const describe = (decision: ResilientHttpClient.Decision): string => {
+ *   switch (decision._tag) {
+ *     case "Retry":
+ *       return `attempt ${decision.failure.attempt} failed; retrying in ${Duration.format(decision.delay)}`
+ *     case "Hedge":
+ *       return `no answer in ${Duration.format(decision.delay)}; attempt ${decision.attempt} sent beside it`
+ *     case "GiveUp":
+ *       return `stopped: ${decision.reason}`
+ *   }
+ * }
  * ```
  *
  * @since 0.2.0
@@ -324,11 +331,21 @@ export type Decision =
       readonly failure: HttpFailure.HttpFailure
       readonly reason: RetryPolicy.GiveUpReason
     }
+  | {
+      readonly _tag: "Hedge"
+      readonly request: HttpClientRequest.HttpClientRequest
+      /** The attempt number the copy goes out as: every request sent has its own. */
+      readonly attempt: number
+      /** Which copy of its attempt: 2 for the first hedge. */
+      readonly copy: number
+      /** How long after the previous copy it goes. */
+      readonly delay: Duration.Duration
+    }
 
 /**
  * Calls `observer` with every decision that calls made inside `self` take, as Polly's
  * `OnRetry` or ky's and got's retry hooks do, without reading logs. Observers nest: an inner
- * one does not hide an outer one. Each decision is also an event (`retrying`, `giving up`) on
+ * one does not hide an outer one. Each decision is also an event (`retrying`, `giving up`, `hedging`) on
  * the caller's current span, and a debug log line.
  *
  * @example
@@ -340,9 +357,9 @@ export type Decision =
  *
  * const observed = call.pipe(
  *   ResilientHttpClient.observeDecisions((decision) =>
- *     decision._tag === "Retry"
- *       ? Effect.log(`retrying in ${Duration.format(decision.delay)}`)
- *       : Effect.log(decision.failure.message)
+ *     decision._tag === "GiveUp"
+ *       ? Effect.log(decision.failure.message)
+ *       : Effect.log(`${decision._tag === "Retry" ? "retrying" : "hedging"} in ${Duration.format(decision.delay)}`)
  *   )
  * )
  * ```

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
+import type * as HedgingCore from "@effect-http-resilience/core/Hedging"
 import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
 import type * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import type * as Duration from "effect/Duration"
@@ -136,6 +137,67 @@ export type RetryAfterScope = RetryPolicyOptions.RetryAfterScope
 export type OverCapMode = RetryPolicyOptions.OverCapMode
 
 /**
+ * A hedging delay learnt per origin: the latency at `percentile` (above 0, at most 100) of the
+ * origin's calls over the last 30 s (within 1/32), never below `floor`, and `fallback` until the
+ * origin has 20 samples. [floor: 1 millisecond, as Finagle's; fallback: 2 seconds, as Polly's]
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const p95: RetryPolicy.PercentileDelay = { percentile: 95, floor: "5 millis", fallback: "500 millis" }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PercentileDelay {
+  readonly percentile: number
+  readonly floor?: Duration.DurationInput | undefined
+  readonly fallback?: Duration.DurationInput | undefined
+}
+
+/**
+ * Hedged requests: while an attempt of an idempotent request with a body that can be sent again
+ * has not answered after `delay`, another copy goes out, paid from the origin's retry budget;
+ * the first acceptable response wins and the other copies are interrupted (their requests
+ * aborted, any response released). Each further copy goes `delay` after the previous one, up to
+ * `maxCopies` in flight, the first included (a whole number from 1 to 5). [maxCopies: 2]
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * const fixed = RetryPolicy.make({ hedging: { delay: "100 millis" } })
+ * const learnt = RetryPolicy.make({ hedging: { delay: { percentile: 95 }, maxCopies: 3 } })
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HedgingOptions {
+  readonly delay: Duration.DurationInput | PercentileDelay
+  readonly maxCopies?: number | undefined
+}
+
+/**
+ * The `hedging` option resolved: at most `maxCopies` copies, and the delay in milliseconds,
+ * fixed or learnt.
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * RetryPolicy.make({ hedging: { delay: "100 millis" } }).hedging
+ * // { maxCopies: 2, delay: { _tag: "Fixed", millis: 100 } }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type HedgingSettings = HedgingCore.Resolved
+
+/**
  * The options of a retry policy. Every one is optional; the defaults are in brackets.
  *
  * The record must be a plain object (an array, a `Map`, a `Date` or a class instance is an
@@ -235,6 +297,14 @@ export interface Options {
    */
   readonly retryBudget?: RetryBudget.Input | RetryBudget.RetryBudget.Service | undefined
   /**
+   * Hedged requests (see {@link HedgingOptions}): a further copy of a slow attempt after
+   * `delay`, a fixed duration or `{ percentile }` of the origin's recent latencies. Hedges are
+   * paid from `retryBudget` (none goes when it refuses), never sent while the circuit is not
+   * closed or the origin cools down after a `Retry-After`, and stop at the first 429 or
+   * `Retry-After` of any copy. Each retry is hedged too. [off]
+   */
+  readonly hedging?: HedgingOptions | undefined
+  /**
    * A circuit breaker per origin, inside the retry: every attempt is a sample, and an open
    * circuit ends the call at once (`"circuit-open"`) without sending. Its options, `"none"`, or
    * a `CircuitBreaker` service to share one between clients. [`"none"`]
@@ -272,6 +342,8 @@ export interface RetryPolicy {
   readonly attemptTimeout: Duration.Duration
   readonly totalTimeout: Duration.Duration
   readonly maxBodyBytes: number
+  /** `undefined`: no hedging. */
+  readonly hedging: HedgingSettings | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
   readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
 }

@@ -318,7 +318,9 @@ describe("withResilience: observing decisions", () => {
               seen.push(
                 decision._tag === "Retry"
                   ? `${decision.failure.attempt}: retry in ${Duration.toMillis(decision.delay)} ms (${decision.source})`
-                  : `${decision.failure.attempt}: give up (${decision.reason})`
+                  : decision._tag === "GiveUp"
+                    ? `${decision.failure.attempt}: give up (${decision.reason})`
+                    : `${decision.attempt}: hedge`
               )
             })
           )

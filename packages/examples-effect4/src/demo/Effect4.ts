@@ -27,10 +27,13 @@ const failureView = (failure: HttpFailure.HttpFailure): Timeline.FailureView =>
       : undefined
   )
 
-const decisionView = (decision: ResilientHttpClient.Decision): Timeline.DecisionView =>
-  decision._tag === "Retry"
-    ? { ...decision, failure: failureView(decision.failure), delayMillis: Duration.toMillis(decision.delay) }
-    : { ...decision, failure: failureView(decision.failure) }
+// The timeline draws what follows a failed attempt; the demo's policies send no hedges.
+const decisionView = (decision: ResilientHttpClient.Decision): Timeline.DecisionView | undefined =>
+  decision._tag === "Hedge"
+    ? undefined
+    : decision._tag === "Retry"
+      ? { ...decision, failure: failureView(decision.failure), delayMillis: Duration.toMillis(decision.delay) }
+      : { ...decision, failure: failureView(decision.failure) }
 
 const outcomeOf = (exit: Exit.Exit<string, unknown>): Outcome => {
   if (Exit.isSuccess(exit)) return { _tag: "Success", value: exit.value }
@@ -117,7 +120,10 @@ const withTimeline = (
 ): Effect.Effect<Outcome, never, HttpClient.HttpClient> =>
   call.pipe(
     ResilientHttpClient.observeDecisions((decision) =>
-      Effect.map(Clock.currentTimeMillis, (now) => timeline.record(decisionView(decision), now))
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const view = decisionView(decision)
+        if (view !== undefined) timeline.record(view, now)
+      })
     ),
     Effect.provide(ResilientHttpClient.layer(policy)),
     Effect.exit,

@@ -35,10 +35,13 @@ export const failureView = (failure: HttpFailure.HttpFailure): Timeline.FailureV
       : undefined
   )
 
-const decisionView = (decision: ResilientHttpClient.Decision): Timeline.DecisionView =>
-  decision._tag === "Retry"
-    ? { ...decision, failure: failureView(decision.failure), delayMillis: Duration.toMillis(decision.delay) }
-    : { ...decision, failure: failureView(decision.failure) }
+// The timeline draws what follows a failed attempt; the demo's policies send no hedges.
+const decisionView = (decision: ResilientHttpClient.Decision): Timeline.DecisionView | undefined =>
+  decision._tag === "Hedge"
+    ? undefined
+    : decision._tag === "Retry"
+      ? { ...decision, failure: failureView(decision.failure), delayMillis: Duration.toMillis(decision.delay) }
+      : { ...decision, failure: failureView(decision.failure) }
 
 /**
  * Draws every decision on `timeline`, timed by the fiber's `Clock` (`TestClock` in tests).
@@ -49,7 +52,10 @@ const decisionView = (decision: ResilientHttpClient.Decision): Timeline.Decision
 export const observer =
   (timeline: Timeline.Timeline) =>
   (decision: ResilientHttpClient.Decision): Effect.Effect<void> =>
-    Effect.map(Clock.currentTimeMillis, (now) => timeline.record(decisionView(decision), now))
+    Effect.map(Clock.currentTimeMillis, (now) => {
+      const view = decisionView(decision)
+      if (view !== undefined) timeline.record(view, now)
+    })
 
 /**
  * @since 0.3.0

@@ -13,6 +13,7 @@ import type * as RetryPolicy from "../RetryPolicy.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
+import * as hedgedAttempt from "./hedgedAttempt.js"
 import * as overload from "./overload.js"
 import * as ResilienceStore from "../ResilienceStore.js"
 import * as resilienceStore from "./resilienceStore.js"
@@ -140,6 +141,9 @@ const coolDownOf = (failure: HttpFailure.HttpFailure): number =>
 
 const noCoolDown = Effect.succeed(0)
 
+// What an attempt answers: nothing (the first), a retry's failure, or a hedged copy's wait.
+type SentAfter = HttpFailure.HttpFailure | "hedge" | undefined
+
 const sleep = (millis: number): Effect.Effect<void> =>
   millis > 0 ? Effect.sleep(Duration.millis(millis)) : Effect.void
 
@@ -163,7 +167,8 @@ export const run = <A, E, R, E2, R2>(
   policy: ResolvedPolicy,
   request: HttpClientRequest.HttpClientRequest,
   attemptOnce: AttemptOnce<A, HttpFailure.HttpFailure | E, R>,
-  giveUp: GiveUp<A, E2, R2>
+  giveUp: GiveUp<A, E2, R2>,
+  release: (value: A) => Effect.Effect<void>
 ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> =>
   Effect.flatMap(ResilienceStore.ResilienceStore, (given) =>
     Effect.clockWith((clock) => {
@@ -173,6 +178,9 @@ export const run = <A, E, R, E2, R2>(
       const { budget, breaker } = overload.guardsFor(store, policy)
       const origin = overload.originFor(request.url, request.method)
       const coolDownLeft = policy.shareRetryAfter ? store.coolDownLeft(origin.key) : noCoolDown
+      const hedging = policy.hedging !== undefined && hedgedAttempt.isHedgeable(request) ? policy.hedging : undefined
+      // The number of the last request sent: hedged copies take numbers of their own.
+      let lastSent = 0
       type Outcome = Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2>
       // The schedule's step, made at the first failure: its state is this call's.
       let step:
@@ -190,16 +198,26 @@ export const run = <A, E, R, E2, R2>(
           giveUp(failure, reason)
         )
 
-      // An attempt through the breaker, if there is one, which may reject it unsent.
+      // An attempt through the breaker, if there is one, which may reject it unsent. `sentAfter`:
+      // what it answers, for the budget's refund and the counters (a retry's failure, a hedge).
       const guarded = (
         attempt: Attempt,
         limitMillis: number,
-        previous: HttpFailure.HttpFailure | undefined
+        sentAfter: SentAfter
       ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
-        const retriedAfter = previous === undefined ? undefined : RetryBudgetCore.failureKindOf(previous)
+        lastSent = attempt.attempt
+        const retriedAfter =
+          sentAfter === undefined
+            ? undefined
+            : sentAfter === "hedge"
+              ? "timeout"
+              : RetryBudgetCore.failureKindOf(sentAfter)
         const sent = Effect.tap(attemptOnce(attempt, limitMillis), () => budget.onSuccess(origin.key, retriedAfter))
         // Counted once the breaker lets it through: a rejected attempt is never sent.
-        const counted = Effect.andThen(previous === undefined ? origin.attempts : origin.resent, sent)
+        const counted = Effect.andThen(
+          sentAfter === undefined ? origin.attempts : sentAfter === "hedge" ? origin.hedged : origin.resent,
+          sent
+        )
         if (breaker === undefined) return counted
         // The breaker hears the attempt's time limit: a probe keeps its slot while within it.
         return Effect.flatMap(breaker, (circuits) =>
@@ -235,6 +253,40 @@ export const run = <A, E, R, E2, R2>(
         return asked > 0 ? Effect.andThen(store.coolDown(origin.key, asked), coolDownLeft) : coolDownLeft
       }
 
+      // Hedged copies of an attempt, when the policy hedges this request.
+      const hedges:
+        | hedgedAttempt.CallHedges<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R>
+        | undefined =
+        hedging === undefined
+          ? undefined
+          : {
+              settings: hedging,
+              policy,
+              request,
+              clock,
+              origin: origin.key,
+              deadlineMillis: call.deadlineMillis,
+              hedge: (attempt, limitMillis) => guarded(attempt, limitMillis, "hedge"),
+              lastSent: () => lastSent,
+              pay: budget.tryRetry(origin.key, "timeout"),
+              coolDownLeft,
+              breaker,
+              tellCoolDown,
+              release,
+              releaseFailure: releaseHeld,
+              hedgeWon: origin.hedgeWon
+            }
+
+      // One attempt: alone, or raced as hedged copies.
+      const attemptWith = (
+        attempt: Attempt,
+        limitMillis: number,
+        sentAfter: SentAfter
+      ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
+        const sent = guarded(attempt, limitMillis, sentAfter)
+        return hedges === undefined ? sent : hedgedAttempt.attempt(hedges, sent)
+      }
+
       const decide = (
         failure: HttpFailure.HttpFailure,
         now: number
@@ -264,7 +316,15 @@ export const run = <A, E, R, E2, R2>(
           return Effect.andThen(
             stepped,
             Effect.flatMap(decide(failure, now), ([out, scheduled]): Outcome => {
-              const answer = CallMachine.afterFailure(call, failure.attempt, now, undefined, scheduled, coolDown)
+              // After the last request sent: a hedged attempt's failure may be an earlier copy's.
+              const answer = CallMachine.afterFailure(
+                call,
+                Math.max(lastSent, failure.attempt),
+                now,
+                undefined,
+                scheduled,
+                coolDown
+              )
               if (answer._tag === "Stop") return stop(failure, answer.reason)
               return Effect.flatMap(askBudget(failure), (allowed): Outcome => {
                 const confirmed = CallMachine.afterBudget(answer, allowed)
@@ -272,9 +332,9 @@ export const run = <A, E, R, E2, R2>(
                 const attempt: Attempt = { request, attempt: answer.attempt }
                 const resend = Effect.catch(
                   Effect.annotateSpans(
-                    guarded(attempt, answer.limitMillis, failure),
+                    attemptWith(attempt, answer.limitMillis, failure),
                     "http.request.resend_count",
-                    failure.attempt
+                    answer.attempt - 1
                   ),
                   onAttemptFailure(attempt, failure)
                 )
@@ -296,7 +356,10 @@ export const run = <A, E, R, E2, R2>(
         if (answer._tag === "Stop") return stop(connectionError(firstAttempt, "CoolingDown", undefined), answer.reason)
         return Effect.andThen(
           sleep(answer.waitMillis),
-          Effect.catch(guarded(firstAttempt, answer.limitMillis, undefined), onAttemptFailure(firstAttempt, undefined))
+          Effect.catch(
+            attemptWith(firstAttempt, answer.limitMillis, undefined),
+            onAttemptFailure(firstAttempt, undefined)
+          )
         )
       })
       return Effect.andThen(budget.onRequest(origin.key), first)

@@ -71,7 +71,9 @@ const makeService = (
             )
           )
         ),
-      failWithReason
+      failWithReason,
+      // A losing copy's body was read whole: nothing is held.
+      () => Effect.void
     )
   }
 

@@ -43,11 +43,13 @@ export const observeDecisions = dual<
 
 // The event's name and attributes are the shared core's: both lines report the same.
 const eventOf = (decision: Decision) =>
-  Telemetry.decisionEvent(
-    decision._tag === "Retry" ? { ...decision, waitMillis: Duration.toMillis(decision.delay) } : decision,
-    serverDelayMillis(decision.failure),
-    redactUrl
-  )
+  decision._tag === "Hedge"
+    ? Telemetry.hedgeEvent({ ...decision, delayMillis: Duration.toMillis(decision.delay) }, redactUrl)
+    : Telemetry.decisionEvent(
+        decision._tag === "Retry" ? { ...decision, waitMillis: Duration.toMillis(decision.delay) } : decision,
+        serverDelayMillis(decision.failure),
+        redactUrl
+      )
 
 const turnOffTracing = "Effect.provideService(HttpClient.TracerPropagationEnabled, false)"
 
@@ -99,7 +101,10 @@ export const report = (decision: Decision): Effect.Effect<void> =>
     }
     if (logged) {
       effects.push(Effect.annotateLogs(Effect.logDebug(name), attributes))
-      const hint = browserHint(decision.failure, fiber.getRef(HttpClient.TracerPropagationEnabled))
+      const hint =
+        decision._tag === "Hedge"
+          ? undefined
+          : browserHint(decision.failure, fiber.getRef(HttpClient.TracerPropagationEnabled))
       if (hint !== undefined) effects.push(Effect.logDebug(hint))
     }
     if (observer !== undefined) effects.push(observer(decision))

@@ -24,6 +24,12 @@ export const retries = counter(Telemetry.metrics.retries)
 /** @internal */
 export const giveUps = counter(Telemetry.metrics.giveUps)
 
+/** Hedged copies sent. Attributes: method, origin. @internal */
+export const hedges = counter(Telemetry.metrics.hedges)
+
+/** Hedged copies whose response won. Attributes: method, origin. @internal */
+export const hedgeWins = counter(Telemetry.metrics.hedgeWins)
+
 /** @internal */
 export const retryBudgetRefusals = counter(Telemetry.metrics.retryBudgetRefusals)
 

@@ -69,6 +69,9 @@ export interface Origin {
   readonly attempts: Effect.Effect<void>
   /** An attempt after the first: both counters. */
   readonly resent: Effect.Effect<void>
+  /** A hedged copy: both counters. */
+  readonly hedged: Effect.Effect<void>
+  readonly hedgeWon: Effect.Effect<void>
   readonly giveUp: (reason: RetryPolicy.GiveUpReason) => Effect.Effect<void>
 }
 
@@ -90,6 +93,8 @@ const origins = new ByAuthority((key) => {
         key,
         attempts,
         resent: Effect.andThen(attempts, retries),
+        hedged: Effect.andThen(attempts, counted(metrics.hedges, attributes)),
+        hedgeWon: counted(metrics.hedgeWins, attributes),
         giveUp: (reason) => {
           let update = giveUps.get(reason)
           if (update === undefined) {

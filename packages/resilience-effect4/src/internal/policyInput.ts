@@ -1,5 +1,6 @@
 // @generated from templates/src/internal/policyInput.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import type * as CallMachine from "@effect-http-resilience/core/CallMachine"
+import type * as Hedging from "@effect-http-resilience/core/Hedging"
 import * as Duration from "effect/Duration"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
@@ -26,6 +27,8 @@ export interface ResolvedPolicy {
   readonly maxBodyBytes: number
   /** Whether a 429's `Retry-After` cools its origin down for every call sharing the store. */
   readonly shareRetryAfter: boolean
+  /** Hedged copies of each attempt of a request that may be hedged; `undefined`: off. */
+  readonly hedging: Hedging.Resolved | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
   readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
 }
@@ -53,6 +56,7 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   },
   maxBodyBytes: policy.maxBodyBytes,
   shareRetryAfter: policy.retryAfter === "respect" && policy.retryAfterScope === "origin",
+  hedging: policy.hedging,
   retryBudget: policy.retryBudget,
   circuitBreaker: policy.circuitBreaker
 })

@@ -1,6 +1,7 @@
 // @generated from templates/src/internal/testing.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as ScriptedTransport from "@effect-http-resilience/core/ScriptedTransport"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
@@ -42,7 +43,11 @@ export const scriptedHttpClient = (script: Testing.Script): Effect.Effect<Testin
           sent.push(seen)
           return ScriptedTransport.stepFor(script, seen)
         }),
-        Effect.flatMap((step) => answer(request, step))
+        Effect.flatMap((step) => {
+          const answered = answer(request, step)
+          const delayMillis = "hang" in step ? 0 : (step.delayMillis ?? 0)
+          return delayMillis > 0 ? Effect.andThen(Effect.sleep(Duration.millis(delayMillis)), answered) : answered
+        })
       )
     )
     return {

@@ -104,7 +104,8 @@ export const withResolvedPolicy = <E, R>(
             limitMillis,
             Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response))
           ),
-        failWithReason
+        failWithReason,
+        drain
       )
     )
   ).pipe(HttpClient.catch((error) => (isHandledError(error) ? Effect.fail(error) : Effect.die(error))))
@@ -188,6 +189,7 @@ export const withPlatformTypes = <R>(
       policy,
       request,
       (attempt, limitMillis) => attemptLoop.limitTime(attempt, limitMillis, exchange(attempt, send, policy, false)),
-      platformGiveUp
+      platformGiveUp,
+      drain
     )
   )

@@ -39,7 +39,9 @@ const described = (decisions: ReadonlyArray<ResilientHttpClient.Decision>) =>
   decisions.map((decision) =>
     decision._tag === "Retry"
       ? `retry ${decision.failure.attempt} after ${Duration.toMillis(decision.delay)} ms (${decision.source})`
-      : `give up: ${decision.reason}`
+      : decision._tag === "Hedge"
+        ? `hedge ${decision.attempt} after ${Duration.toMillis(decision.delay)} ms`
+        : `give up: ${decision.reason}`
   )
 
 /** A POST /api/orders with an Idempotency-Key: two 503s with Retry-After: 1, each waited, then placed. */

@@ -1,4 +1,5 @@
 import * as CallMachine from "@effect-http-resilience/core/CallMachine"
+import type { FailureKind } from "@effect-http-resilience/core/RetryBudget"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Duration from "effect/Duration"
@@ -12,6 +13,7 @@ import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
+import * as hedgedAttempt from "./hedgedAttempt.js"
 import * as metrics from "./metrics.js"
 import * as overload from "./overload.js"
 import * as ResilienceStore from "../ResilienceStore.js"
@@ -164,7 +166,8 @@ export const run = <A, E, R, E2, R2>(
   policy: ResolvedPolicy,
   request: HttpClientRequest.HttpClientRequest,
   attemptOnce: AttemptOnce<A, HttpFailure.HttpFailure | E, R>,
-  giveUp: GiveUp<A, E2, R2>
+  giveUp: GiveUp<A, E2, R2>,
+  release: (value: A) => Effect.Effect<void>
 ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> =>
   Effect.flatMap(ResilienceStore.ResilienceStore, (given) =>
     Effect.clockWith((clock) => {
@@ -175,6 +178,9 @@ export const run = <A, E, R, E2, R2>(
       const origin = overload.originFor(request.url)
       const attemptLabels = origin.labels(request.method)
       const coolDownLeft = policy.shareRetryAfter ? store.coolDownLeft(origin.key) : noCoolDown
+      const hedging = policy.hedging !== undefined && hedgedAttempt.isHedgeable(request) ? policy.hedging : undefined
+      // The number of the last request sent: hedged copies take numbers of their own.
+      let lastSent = 0
 
       // The decision's failure says why, as the one handed back does; `giveUp` gets the failure
       // as it came, the key to its held response.
@@ -186,20 +192,23 @@ export const run = <A, E, R, E2, R2>(
         )
       }
 
-      // An attempt through the breaker, if there is one, which may reject it unsent.
+      // An attempt through the breaker, if there is one, which may reject it unsent. `sentAfter`:
+      // what it answers, for the budget's refund and the counters (a retry's failure, a hedge).
       const guarded = (
         attempt: Attempt,
         limitMillis: number,
-        previous: HttpFailure.HttpFailure | undefined
+        sentAfter: SentAfter
       ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
+        lastSent = attempt.attempt
         const sent = attemptOnce(attempt, limitMillis)
         const counted =
           syncBudget !== undefined && !syncBudget.countsSuccesses
             ? sent
-            : Effect.tap(sent, () => budgetSuccess(previous))
+            : Effect.tap(sent, () => budgetSuccess(retriedAfterOf(sentAfter)))
         const countSent = (): void => {
           metrics.attempts.unsafeUpdate(1, attemptLabels)
-          if (previous !== undefined) metrics.retries.unsafeUpdate(1, attemptLabels)
+          if (sentAfter === "hedge") metrics.hedges.unsafeUpdate(1, attemptLabels)
+          else if (sentAfter !== undefined) metrics.retries.unsafeUpdate(1, attemptLabels)
         }
         if (breaker === undefined) {
           countSent()
@@ -235,8 +244,7 @@ export const run = <A, E, R, E2, R2>(
           return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
         }
 
-      const budgetSuccess = (previous: HttpFailure.HttpFailure | undefined): Effect.Effect<void> => {
-        const retriedAfter = previous === undefined ? undefined : overload.failureKind(previous)
+      const budgetSuccess = (retriedAfter: FailureKind | undefined): Effect.Effect<void> => {
         if (syncBudget === undefined) return budget.onSuccess(origin.key, retriedAfter)
         return Effect.clockWith((clock) =>
           Effect.sync(() => {
@@ -263,10 +271,55 @@ export const run = <A, E, R, E2, R2>(
         })
       }
 
+      // A hedge is paid as a retry after a timeout: the slowness it answers.
+      const payHedge = (): Effect.Effect<boolean> => {
+        if (syncBudget === undefined || syncBudget.retriesAskService) return budget.tryRetry(origin.key, "timeout")
+        return Effect.clockWith((clock) => {
+          const now = monotonicMillis(clock)
+          if (syncBudget.stateFor(origin.key, now).tryRetry(now, "timeout")) return Effect.succeed(true)
+          syncBudget.refused(origin.key)
+          return Effect.succeed(false)
+        })
+      }
+
       // A 429's Retry-After, told to every call sharing the store before this one plans its wait.
       const tellCoolDown = (failure: HttpFailure.HttpFailure): Effect.Effect<number> => {
         const asked = policy.shareRetryAfter ? coolDownOf(failure) : 0
         return asked > 0 ? Effect.zipRight(store.coolDown(origin.key, asked), coolDownLeft) : coolDownLeft
+      }
+
+      // Hedged copies of an attempt, when the policy hedges this request.
+      const hedges:
+        | hedgedAttempt.CallHedges<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R>
+        | undefined =
+        hedging === undefined
+          ? undefined
+          : {
+              settings: hedging,
+              policy,
+              request,
+              clock,
+              origin: origin.key,
+              deadlineMillis: call.deadlineMillis,
+              hedge: (attempt, limitMillis) => guarded(attempt, limitMillis, "hedge"),
+              lastSent: () => lastSent,
+              pay: payHedge(),
+              coolDownLeft,
+              breaker,
+              tellCoolDown,
+              release,
+              releaseFailure: releaseHeld,
+              hedgeWon: Effect.sync(() => metrics.hedgeWins.unsafeUpdate(1, attemptLabels))
+            }
+
+      // One attempt: alone, or raced as hedged copies.
+      const attemptWith = (
+        attempt: Attempt,
+        limitMillis: number,
+        sentAfter: SentAfter
+      ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
+        const sent = guarded(attempt, limitMillis, sentAfter)
+        return hedges === undefined ? sent : hedgedAttempt.attempt(hedges, sent)
       }
 
       const afterFailure = (
@@ -279,9 +332,10 @@ export const run = <A, E, R, E2, R2>(
           if (refusal !== undefined) return stop(failure, refusal)
           const now = monotonicMillis(clock)
           return Effect.flatMap(policy.schedule.step(now, failure, state), ([next, out, decision]) => {
+            // After the last request sent: a hedged attempt's failure may be an earlier copy's.
             const answer = CallMachine.afterFailure(
               call,
-              failure.attempt,
+              Math.max(lastSent, failure.attempt),
               now,
               undefined,
               scheduleAnswer(out, decision, now),
@@ -296,9 +350,9 @@ export const run = <A, E, R, E2, R2>(
               const resend = Effect.suspend(() =>
                 Effect.catchAll(
                   Effect.annotateSpans(
-                    guarded(attempt, answer.limitMillis, failure),
+                    attemptWith(attempt, answer.limitMillis, failure),
                     "http.request.resend_count",
-                    failure.attempt
+                    answer.attempt - 1
                   ),
                   onAttemptFailure(attempt, failure, next)
                 )
@@ -322,7 +376,7 @@ export const run = <A, E, R, E2, R2>(
         return Effect.zipRight(
           sleep(answer.waitMillis),
           Effect.catchAll(
-            guarded(firstAttempt, answer.limitMillis, undefined),
+            attemptWith(firstAttempt, answer.limitMillis, undefined),
             onAttemptFailure(firstAttempt, undefined, policy.schedule.initial)
           )
         )
@@ -332,6 +386,12 @@ export const run = <A, E, R, E2, R2>(
   )
 
 const noCoolDown = Effect.succeed(0)
+
+// What an attempt answers: nothing (the first), a retry's failure, or a hedged copy's wait.
+type SentAfter = HttpFailure.HttpFailure | "hedge" | undefined
+
+const retriedAfterOf = (sentAfter: SentAfter): FailureKind | undefined =>
+  sentAfter === undefined ? undefined : sentAfter === "hedge" ? "timeout" : overload.failureKind(sentAfter)
 
 const sleep = (millis: number): Effect.Effect<void> =>
   millis > 0 ? Effect.sleep(Duration.millis(millis)) : Effect.void

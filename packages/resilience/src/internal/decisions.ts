@@ -49,11 +49,13 @@ export const observeDecisions = dual<
 
 // The event's name and attributes are the shared core's: both lines report the same.
 const eventOf = (decision: Decision) =>
-  Telemetry.decisionEvent(
-    decision._tag === "Retry" ? { ...decision, waitMillis: Duration.toMillis(decision.delay) } : decision,
-    serverDelayMillis(decision.failure),
-    redactUrl
-  )
+  decision._tag === "Hedge"
+    ? Telemetry.hedgeEvent({ ...decision, delayMillis: Duration.toMillis(decision.delay) }, redactUrl)
+    : Telemetry.decisionEvent(
+        decision._tag === "Retry" ? { ...decision, waitMillis: Duration.toMillis(decision.delay) } : decision,
+        serverDelayMillis(decision.failure),
+        redactUrl
+      )
 
 const turnOffTracing = "HttpClient.withTracerPropagation(false)"
 
@@ -105,7 +107,10 @@ export const report = (decision: Decision): Effect.Effect<void> =>
     }
     if (logged) {
       effects.push(Effect.annotateLogs(Effect.logDebug(name), attributes))
-      const hint = browserHint(decision.failure, fiber.getFiberRef(HttpClient.currentTracerPropagation))
+      const hint =
+        decision._tag === "Hedge"
+          ? undefined
+          : browserHint(decision.failure, fiber.getFiberRef(HttpClient.currentTracerPropagation))
       if (hint !== undefined) effects.push(Effect.logDebug(hint))
     }
     if (Option.isSome(observer)) effects.push(observer.value(decision))

@@ -29,6 +29,12 @@ export const attempts = counter(Telemetry.metrics.attempts)
 /** Attempts after the first. Attributes: method, origin. @internal */
 export const retries = counter(Telemetry.metrics.retries)
 
+/** Hedged copies sent. Attributes: method, origin. @internal */
+export const hedges = counter(Telemetry.metrics.hedges)
+
+/** Hedged copies whose response won. Attributes: method, origin. @internal */
+export const hedgeWins = counter(Telemetry.metrics.hedgeWins)
+
 /** Calls that ended with a failure, by `giveUpReason`. Attributes: method, origin, reason. @internal */
 export const giveUps = counter(Telemetry.metrics.giveUps)
 

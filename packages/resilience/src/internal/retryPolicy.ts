@@ -56,7 +56,7 @@ export const defaultOptions = {
   maxBodyBytes: 16 * 1024 * 1024,
   retryBudget: retryBudgetService.finagle(),
   circuitBreaker: "none"
-} as const satisfies Required<RetryPolicy.Options>
+} as const satisfies Required<Omit<RetryPolicy.Options, "hedging">>
 
 // The option checks are the shared core's; Effect 3's Duration is how it reads durations.
 const hooks: RetryPolicyOptions.Hooks<Duration.Duration> = {

@@ -102,7 +102,8 @@ export const withResolvedPolicy = <E, R>(
             limitMillis,
             Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response))
           ),
-        failWithReason
+        failWithReason,
+        drain
       )
     )
   ).pipe(HttpClient.catchAll((error) => (isOtherError(error) ? Effect.fail(error) : Effect.die(error))))
@@ -186,6 +187,7 @@ export const withPlatformTypes = <R>(
       policy,
       request,
       (attempt, limitMillis) => attemptLimit.limited(attempt, limitMillis, exchange(attempt, send, policy, false)),
-      platformGiveUp
+      platformGiveUp,
+      drain
     )
   )

@@ -48,6 +48,7 @@ export type DecisionSeen =
       readonly capped: boolean
     }
   | { readonly tag: "GiveUp"; readonly attempt: number; readonly reason: string }
+  | { readonly tag: "Hedge"; readonly attempt: number; readonly delayMillis: number }
 
 export interface CallResult {
   readonly status: number | undefined
@@ -79,15 +80,17 @@ const failureSeen = (failure: HttpFailure.HttpFailure): FailureSeen => ({
 })
 
 const decisionSeen = (decision: ResilientHttpClient.Decision): DecisionSeen =>
-  decision._tag === "Retry"
-    ? {
-        tag: "Retry",
-        attempt: decision.failure.attempt,
-        delayMillis: Duration.toMillis(decision.delay),
-        source: decision.source,
-        capped: decision.capped
-      }
-    : { tag: "GiveUp", attempt: decision.failure.attempt, reason: decision.reason }
+  decision._tag === "Hedge"
+    ? { tag: "Hedge", attempt: decision.attempt, delayMillis: Duration.toMillis(decision.delay) }
+    : decision._tag === "Retry"
+      ? {
+          tag: "Retry",
+          attempt: decision.failure.attempt,
+          delayMillis: Duration.toMillis(decision.delay),
+          source: decision.source,
+          capped: decision.capped
+        }
+      : { tag: "GiveUp", attempt: decision.failure.attempt, reason: decision.reason }
 
 /** One call with the library, as the input says; every decision and debug log line kept. */
 const call = (input: CallInput): Promise<CallResult> => {

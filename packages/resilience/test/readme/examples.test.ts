@@ -39,7 +39,9 @@ const described = (decisions: ReadonlyArray<ResilientHttpClient.Decision>) =>
   decisions.map((decision) =>
     decision._tag === "Retry"
       ? `retry ${decision.failure.attempt} after ${Duration.toMillis(decision.delay)} ms (${decision.source})`
-      : `give up: ${decision.reason}`
+      : decision._tag === "Hedge"
+        ? `hedge ${decision.attempt} after ${Duration.toMillis(decision.delay)} ms`
+        : `give up: ${decision.reason}`
   )
 
 /** A POST /api/orders with an Idempotency-Key: two 503s with Retry-After: 1, each waited, then placed. */
@@ -73,7 +75,7 @@ const readmeChecks: Record<string, Check> = {
     expect(described(outcome.decisions)).toHaveLength(3)
     const unkeyed = outcome.decisions[2]
     expect(unkeyed?._tag === "GiveUp" && unkeyed.reason).toBe("not-idempotent")
-    expect(unkeyed?.failure.message).toMatch(
+    expect(unkeyed?._tag === "GiveUp" ? unkeyed.failure.message : undefined).toMatch(
       /: status 503 on attempt 1; not retried: POST is not idempotent \(send an Idempotency-Key header, or set retryNonIdempotent\)$/
     )
   },

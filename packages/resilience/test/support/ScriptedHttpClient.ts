@@ -8,6 +8,7 @@
  */
 import * as ScriptedTransport from "@effect-http-resilience/core/ScriptedTransport"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
@@ -78,6 +79,20 @@ export const make = (script: ReadonlyArray<Answer>): ScriptedHttpClient => {
       signal.addEventListener("abort", () => {
         exchange.aborted = true
       })
+      const answered = answerOf(request, signal, exchange, answer)
+      // A slow answer (`delayMillis`) comes that long after the request, on the Clock.
+      const delayMillis = "delayMillis" in answer ? (answer.delayMillis ?? 0) : 0
+      return delayMillis > 0 ? Effect.zipRight(Effect.sleep(Duration.millis(delayMillis)), answered) : answered
+    })
+  )
+
+  const answerOf = (
+    request: HttpClientRequest.HttpClientRequest,
+    signal: AbortSignal,
+    exchange: Exchange,
+    answer: Answer
+  ) =>
+    Effect.suspend(() => {
       if ("transportError" in answer) {
         return Effect.fail(
           new HttpClientError.RequestError({
@@ -116,6 +131,5 @@ export const make = (script: ReadonlyArray<Answer>): ScriptedHttpClient => {
       )
       return Effect.succeed(HttpClientResponse.fromWeb(request, response))
     })
-  )
   return { client, exchanges, times: () => exchanges.map((exchange) => exchange.at) }
 }

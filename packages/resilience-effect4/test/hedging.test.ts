@@ -1,0 +1,308 @@
+// @generated from templates/test/hedging.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+/**
+ * Hedged requests on Effect 4 (issue #20), on the TestClock: the exact time each copy goes, the
+ * winner, the losers' interruption and release, the budget's refusal, pushback, the circuit,
+ * POST never hedged, numbering, decisions and metrics.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Fiber, Metric, Result, type Scope } from "effect"
+import type { HttpClient } from "effect/http"
+import { HttpClientRequest } from "effect/http"
+import { TestClock } from "effect/testing"
+import type * as HttpFailure from "../src/HttpFailure.js"
+import * as CircuitBreaker from "../src/CircuitBreaker.js"
+import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
+import * as RetryBudget from "../src/RetryBudget.js"
+import * as RetryPolicy from "../src/RetryPolicy.js"
+import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
+
+type Options = RetryPolicy.Options
+
+/** One call through `withResilience`: its status and body, or its failure's tag, and when it ended. */
+const callOf = (
+  client: HttpClient.HttpClient.With<HttpFailure.HttpFailure, Scope.Scope>,
+  request: HttpClientRequest.HttpClientRequest
+) =>
+  Effect.scoped(
+    Effect.flatMap(client.execute(request), (response) =>
+      Effect.map(response.text, (text) => `${response.status} ${text}`)
+    )
+  ).pipe(Effect.catch((failure) => Effect.succeed(`failed: ${failure._tag}`)))
+
+/**
+ * Runs one call over a scripted transport with `options`, the TestClock moved far enough for it
+ * to end; what it returned, when, every decision and the transport's exchanges.
+ */
+const play = (
+  name: string,
+  script: ReadonlyArray<ScriptedHttpClient.Answer>,
+  options: Options,
+  request: (url: string) => HttpClientRequest.HttpClientRequest = HttpClientRequest.get
+) =>
+  Effect.gen(function* () {
+    const scripted = ScriptedHttpClient.make(script)
+    const decisions: Array<string> = []
+    const client = ResilientHttpClient.withResilience(scripted.client, { jitter: "none", ...options })
+    const url = `http://${name}.hedging.test/items`
+    const start = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+    const fiber = yield* Effect.forkChild(
+      Effect.flatMap(callOf(client, request(url)), (outcome) =>
+        Effect.map(
+          Effect.clockWith((clock) => clock.currentTimeMillis),
+          (at) => ({ outcome, at })
+        )
+      ).pipe(
+        ResilientHttpClient.observeDecisions((decision) =>
+          Effect.sync(() => {
+            decisions.push(describeDecision(decision))
+          })
+        )
+      )
+    )
+    yield* TestClock.adjust("1 minute")
+    const ended = yield* Fiber.join(fiber)
+    return {
+      outcome: ended.outcome,
+      /** When the call ended, and when each request was sent, from the call's start. */
+      at: ended.at - start,
+      sentAt: scripted.exchanges.map((exchange) => exchange.at - start),
+      decisions,
+      exchanges: scripted.exchanges,
+      origin: `http://${name}.hedging.test:80`
+    }
+  })
+
+const describeDecision = (decision: ResilientHttpClient.Decision): string => {
+  switch (decision._tag) {
+    case "Hedge":
+      return `hedge: attempt ${decision.attempt} (copy ${decision.copy}) after ${Duration.toMillis(decision.delay)} ms`
+    case "Retry":
+      return `retry after attempt ${decision.failure.attempt} in ${Duration.toMillis(decision.delay)} ms`
+    case "GiveUp":
+      return `give up after attempt ${decision.failure.attempt}: ${decision.reason}`
+  }
+}
+
+const counterValue = (name: string, origin: string) =>
+  Effect.map(Metric.snapshot, (snapshots) =>
+    snapshots
+      .filter(
+        (snapshot) =>
+          snapshot.id === name &&
+          snapshot.type === "Counter" &&
+          origin.includes(`//${String(snapshot.attributes?.["server.address"])}:`)
+      )
+      .reduce((sum, snapshot) => sum + (snapshot.type === "Counter" ? Number(snapshot.state.count) : 0), 0)
+  )
+
+const slow = (body: string, delayMillis: number): ScriptedHttpClient.Answer => ({ status: 200, body, delayMillis })
+
+describe("hedging, Effect 4", () => {
+  it.effect("a slow first copy is beaten by its hedge, sent exactly `delay` later; the loser is aborted", () =>
+    Effect.gen(function* () {
+      const run = yield* play("beaten", [slow("slow", 500), slow("fast", 10)], {
+        hedging: { delay: "100 millis" },
+        retryBudget: "none"
+      })
+      expect(run.outcome).toBe("200 fast")
+      expect(run.at).toBe(110)
+      expect(run.sentAt).toEqual([0, 100])
+      expect(run.exchanges.map((exchange) => exchange.aborted)).toEqual([true, false])
+      expect(run.decisions).toEqual(["hedge: attempt 2 (copy 2) after 100 ms"])
+      expect(run.exchanges.map((exchange) => exchange.request.url)).toEqual([
+        "http://beaten.hedging.test/items",
+        "http://beaten.hedging.test/items"
+      ])
+      expect(yield* counterValue("http.client.resilience.hedges", run.origin)).toBe(1)
+      expect(yield* counterValue("http.client.resilience.hedge_wins", run.origin)).toBe(1)
+      expect(yield* counterValue("http.client.resilience.attempts", run.origin)).toBe(2)
+      expect(yield* counterValue("http.client.resilience.retries", run.origin)).toBe(0)
+    })
+  )
+
+  it.effect("a first copy that answers before the delay sends no hedge", () =>
+    Effect.gen(function* () {
+      const run = yield* play("quick", [slow("quick", 99)], { hedging: { delay: "100 millis" }, retryBudget: "none" })
+      expect([run.outcome, run.at, run.exchanges.length, run.decisions]).toEqual(["200 quick", 99, 1, []])
+    })
+  )
+
+  it.effect(
+    "maxCopies 3: each copy goes `delay` after the one before; the first to answer wins, the rest are aborted",
+    () =>
+      Effect.gen(function* () {
+        const run = yield* play("three", [slow("one", 1000), slow("two", 1000), slow("three", 30)], {
+          hedging: { delay: "100 millis", maxCopies: 3 },
+          retryBudget: "none"
+        })
+        expect([run.outcome, run.at]).toEqual(["200 three", 230])
+        expect(run.exchanges.map((exchange, i) => [run.sentAt[i], exchange.aborted])).toEqual([
+          [0, true],
+          [100, true],
+          [200, false]
+        ])
+        expect(run.decisions).toEqual([
+          "hedge: attempt 2 (copy 2) after 100 ms",
+          "hedge: attempt 3 (copy 3) after 100 ms"
+        ])
+      })
+  )
+
+  it.effect("copies answering at once: one wins, the other's response is released", () =>
+    Effect.gen(function* () {
+      const run = yield* play("tie", [slow("first", 300), slow("second", 200)], {
+        hedging: { delay: "100 millis" },
+        retryBudget: "none"
+      })
+      expect(run.at).toBe(300)
+      expect(["200 first", "200 second"]).toContain(run.outcome)
+      // The winner's body was read by the caller; the loser's was released (read, cancelled or aborted).
+      expect(run.exchanges.every(ScriptedHttpClient.isReleased)).toBe(true)
+    })
+  )
+
+  it.effect("a transient failure of one copy does not end the call while another is in flight", () =>
+    Effect.gen(function* () {
+      const run = yield* play("transient", [{ status: 503, delayMillis: 150 }, slow("second", 100)], {
+        hedging: { delay: "100 millis" },
+        retryBudget: "none"
+      })
+      expect([run.outcome, run.at]).toEqual(["200 second", 200])
+      expect(run.decisions).toEqual(["hedge: attempt 2 (copy 2) after 100 ms"])
+      // The 503's response was released when the call ended.
+      expect(run.exchanges.every(ScriptedHttpClient.isReleased)).toBe(true)
+    })
+  )
+
+  it.effect("a transient failure before the delay sends the next copy at once", () =>
+    Effect.gen(function* () {
+      const run = yield* play("at-once", [{ status: 502, delayMillis: 40 }, slow("second", 10)], {
+        hedging: { delay: "100 millis" },
+        retryBudget: "none"
+      })
+      expect([run.outcome, run.at]).toEqual(["200 second", 50])
+      expect(run.sentAt).toEqual([0, 40])
+    })
+  )
+
+  it.effect("when every copy fails, the retry policy decides; the retry is numbered after the copies", () =>
+    Effect.gen(function* () {
+      const run = yield* play(
+        "all-fail",
+        [{ status: 503, delayMillis: 150 }, { status: 503, delayMillis: 60 }, slow("retried", 5)],
+        { hedging: { delay: "100 millis" }, retryBudget: "none", backoff: RetryPolicy.constant("1 second") }
+      )
+      expect([run.outcome, run.at]).toEqual(["200 retried", 1165])
+      expect(run.sentAt).toEqual([0, 100, 1160])
+      expect(run.decisions).toEqual(["hedge: attempt 2 (copy 2) after 100 ms", "retry after attempt 2 in 1000 ms"])
+    })
+  )
+
+  it.effect("a 429 on any copy stops further hedges; the copies in flight go on", () =>
+    Effect.gen(function* () {
+      const run = yield* play(
+        "pushback",
+        [slow("first", 500), { status: 429, headers: { "retry-after": "1" }, delayMillis: 10 }, slow("third", 1)],
+        { hedging: { delay: "100 millis", maxCopies: 3 }, retryBudget: "none" }
+      )
+      expect([run.outcome, run.at]).toEqual(["200 first", 500])
+      expect(run.sentAt).toEqual([0, 100])
+    })
+  )
+
+  it.effect("the budget pays for each hedge: refused, the call goes on with what is in flight", () =>
+    Effect.gen(function* () {
+      const run = yield* play("refused", [slow("slow", 500), slow("fast", 10)], {
+        hedging: { delay: "100 millis" },
+        retryBudget: RetryBudget.finagle({ ratio: 0, minPerSecond: 0 })
+      })
+      expect([run.outcome, run.at, run.exchanges.length, run.decisions]).toEqual(["200 slow", 500, 1, []])
+      expect(yield* counterValue("http.client.resilience.retry_budget.refusals", run.origin)).toBe(1)
+    })
+  )
+
+  it.effect("POST is never hedged; a POST with an Idempotency-Key is", () =>
+    Effect.gen(function* () {
+      const options: Options = { hedging: { delay: "100 millis" }, retryBudget: "none", retryNonIdempotent: true }
+      const post = yield* play("post", [slow("slow", 500), slow("fast", 10)], options, (url) =>
+        HttpClientRequest.post(url)
+      )
+      expect([post.outcome, post.at, post.exchanges.length]).toEqual(["200 slow", 500, 1])
+      const keyed = yield* play("keyed-post", [slow("slow", 500), slow("fast", 10)], options, (url) =>
+        HttpClientRequest.post(url, { headers: { "idempotency-key": "order-42" } })
+      )
+      expect([keyed.outcome, keyed.at, keyed.exchanges.length]).toEqual(["200 fast", 110, 2])
+    })
+  )
+
+  it.effect("no hedge while the origin's circuit is open", () =>
+    Effect.gen(function* () {
+      const breaker = yield* CircuitBreaker.make({
+        tripPolicy: CircuitBreaker.consecutive(1),
+        breakDuration: "10 seconds"
+      })
+      // The first request is slow; another call's 503 at 10 ms opens the circuit before the hedge is due.
+      const scripted = ScriptedHttpClient.make([slow("slow", 500), { status: 503 }, slow("fast", 10)])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        hedging: { delay: "100 millis" },
+        retryBudget: "none",
+        circuitBreaker: breaker,
+        maxAttempts: 1
+      })
+      const url = "http://open.hedging.test/items"
+      const slowCall = yield* Effect.forkChild(callOf(client, HttpClientRequest.get(url)))
+      yield* TestClock.adjust("10 millis")
+      expect(yield* callOf(client, HttpClientRequest.get(url))).toBe("failed: TransientStatus")
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(slowCall)).toBe("200 slow")
+      expect(scripted.exchanges.map((exchange) => exchange.at)).toEqual([0, 10])
+    })
+  )
+
+  it.effect("a percentile delay is learnt per origin: the fallback until 20 samples, then the 95th percentile", () =>
+    Effect.gen(function* () {
+      // 20 calls of 40 ms, each hedged at the 30 ms fallback (their hedges lose); then a slow one.
+      const learning = Array.from({ length: 40 }, () => slow("sample", 40))
+      const scripted = ScriptedHttpClient.make([...learning, slow("late", 100), slow("hedge", 5)])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        hedging: { delay: { percentile: 95, fallback: "30 millis" } },
+        retryBudget: "none"
+      })
+      const url = "http://learnt.hedging.test/items"
+      const timedCall = Effect.gen(function* () {
+        const start = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+        const before = scripted.exchanges.length
+        const fiber = yield* Effect.forkChild(callOf(client, HttpClientRequest.get(url)))
+        yield* TestClock.adjust("200 millis")
+        const outcome = yield* Fiber.join(fiber)
+        return { outcome, sent: scripted.exchanges.slice(before).map((exchange) => exchange.at - start) }
+      })
+      expect(yield* timedCall).toEqual({ outcome: "200 sample", sent: [0, 30] })
+      for (let i = 1; i < 20; i++) expect((yield* timedCall).sent).toEqual([0, 30])
+      // 20 samples of 40 ms: the hedge now waits the learnt 95th percentile, 41 ms (40 ms within
+      // 1/32: its bucket's midpoint).
+      expect(yield* timedCall).toEqual({ outcome: "200 hedge", sent: [0, 41] })
+    })
+  )
+
+  it.effect("bad hedging options are an InvalidRetryPolicy naming the field", () =>
+    Effect.sync(() => {
+      const problem = (hedging: unknown) => {
+        const validated = RetryPolicy.validate({ hedging } as Options)
+        return Result.isFailure(validated) ? validated.failure.option : undefined
+      }
+      expect(problem({ delay: "100 millis", maxCopies: 0 })).toBe("hedging.maxCopies")
+      expect(problem({ delay: "100 millis", maxCopies: 1.5 })).toBe("hedging.maxCopies")
+      expect(problem({ delay: -1 })).toBe("hedging.delay")
+      expect(problem({ delay: { percentile: 101 } })).toBe("hedging.delay.percentile")
+      expect(problem({ delay: { percentile: 0 } })).toBe("hedging.delay.percentile")
+      expect(problem({ delay: { percentile: 95, flor: 5 } })).toBe("hedging.delay.flor")
+      expect(problem({})).toBe("hedging.delay")
+      expect(problem({ delay: "100 millis" })).toBeUndefined()
+      expect(RetryPolicy.make({ hedging: { delay: "100 millis" } }).hedging).toEqual({
+        maxCopies: 2,
+        delay: { _tag: "Fixed", millis: 100 }
+      })
+    })
+  )
+})

@@ -1,0 +1,363 @@
+// @generated from templates/src/internal/hedgedAttempt.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+import * as HedgeRace from "@effect-http-resilience/core/HedgeRace"
+import * as Hedging from "@effect-http-resilience/core/Hedging"
+import * as Idempotency from "@effect-http-resilience/core/Idempotency"
+import type { OriginTable } from "@effect-http-resilience/core/Origin"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as CircuitBreaker from "../CircuitBreaker.js"
+import type { Attempt } from "./classify.js"
+import * as decisions from "./decisions.js"
+import * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Predicate from "effect/Predicate"
+import * as Queue from "effect/Queue"
+import * as HttpFailure from "../HttpFailure.js"
+import type { ResolvedPolicy } from "./policyInput.js"
+import { monotonicMillis } from "./retryBudgetService.js"
+import { serverDelayMillis } from "./retryPolicy.js"
+
+/**
+ * Whether a request may be hedged: idempotent by method or `Idempotency-Key` (`retryNonIdempotent`
+ * does not extend to hedges: a hedge duplicates a request that may still be running) and with a
+ * body that can be sent again whole.
+ *
+ * @internal
+ */
+export const isHedgeable = (request: HttpClientRequest.HttpClientRequest): boolean =>
+  Idempotency.isIdempotent(request) && !Idempotency.hasOneShotBody(request)
+
+// The latency windows are one per Clock, as the default store is: the process's in production,
+// a test's own under TestClock. They are this process's observation, never shared by a store.
+const windowsByClock = new WeakMap<Clock.Clock, OriginTable<Hedging.LatencyWindow>>()
+
+/**
+ * The latency windows of the origins called under `clock`.
+ *
+ * @internal
+ */
+export const latencyWindows = (clock: Clock.Clock): OriginTable<Hedging.LatencyWindow> => {
+  let windows = windowsByClock.get(clock)
+  if (windows === undefined) {
+    windows = Hedging.makeLatencyTable()
+    windowsByClock.set(clock, windows)
+  }
+  return windows
+}
+
+// A response came back (of any status): the copy's latency is the origin's.
+const answered = (exit: Exit.Exit<unknown, unknown>): boolean => {
+  if (Exit.isSuccess(exit)) return true
+  const error = failureOf(exit.cause)
+  return HttpFailure.isHttpFailure(error) && error._tag !== "ConnectionError"
+}
+
+/**
+ * A copy that records its latency in its origin's window when a response comes back; a copy
+ * interrupted, timed out or failed unanswered says nothing of the origin's latency.
+ *
+ * @internal
+ */
+export const timed = <A, E, R>(
+  copy: Effect.Effect<A, E, R>,
+  windows: OriginTable<Hedging.LatencyWindow>,
+  origin: string
+): Effect.Effect<A, E, R> =>
+  Effect.clockWith((clock) => {
+    const startMillis = monotonicMillis(clock)
+    return Effect.onExit(copy, (exit) =>
+      answered(exit)
+        ? Effect.sync(() => {
+            const now = monotonicMillis(clock)
+            windows.get(origin, now).record(now - startMillis, now)
+          })
+        : Effect.void
+    )
+  })
+
+/**
+ * How a copy's failure bears on its race: what must never be retried ends it; anything else
+ * leaves it to the copies in flight, and a server's pushback (a 429, any `Retry-After`) stops
+ * further ones. A hedge the circuit rejected (it opened after the copy was allowed) is pushback;
+ * the first copy's rejection ends the call.
+ *
+ * @internal
+ */
+export const outcomeOf = (error: unknown, copy: number, policy: ResolvedPolicy): HedgeRace.Outcome => {
+  if (Predicate.isTagged(error, "CircuitOpen")) {
+    return copy === 1 ? { _tag: "Final" } : { _tag: "Transient", pushback: true }
+  }
+  if (!HttpFailure.isHttpFailure(error) || policy.refusal(error) !== undefined) return { _tag: "Final" }
+  const pushback = error._tag === "TransientStatus" && (error.status === 429 || serverDelayMillis(error) !== undefined)
+  return { _tag: "Transient", pushback }
+}
+
+/**
+ * What the attempt loop brings to one hedged attempt.
+ *
+ * - `send`: copy `copy` (from 1), sent now.
+ * - `mayHedge`: whether copy `copy` may go now (budget, circuit, cool-down, deadline); a yes is
+ *   the copy's payment, so it is asked once per copy.
+ * - `outcomeOf`: how a copy's failure bears on the race.
+ * - `release`: frees a loser's success (a response body); a loser's failure is freed with
+ *   `releaseFailure`.
+ * - `won`: told the copy whose success ends the race.
+ *
+ * @internal
+ */
+export interface Copies<A, E, R> {
+  readonly settings: { readonly maxCopies: number; readonly delayMillis: number }
+  readonly send: (copy: number) => Effect.Effect<A, E, R>
+  readonly mayHedge: (copy: number) => Effect.Effect<boolean>
+  readonly outcomeOf: (error: E, copy: number) => HedgeRace.Outcome
+  readonly release: (value: A) => Effect.Effect<void>
+  readonly releaseFailure: (error: E) => Effect.Effect<void>
+  readonly won: (copy: number) => Effect.Effect<void>
+}
+
+type Event<A, E> =
+  | { readonly _tag: "Timer" }
+  | { readonly _tag: "Ended"; readonly copy: number; readonly exit: Exit.Exit<A, E> }
+
+/**
+ * One attempt raced as hedged copies, as core's `HedgeRace` says: the exit of the copy that
+ * ends the race, the winner's response or the failure the retry policy hears. Losers are
+ * interrupted (their requests aborted) and awaited, and whatever they or earlier failed copies
+ * hold is released, before this returns; so is everything when the attempt itself is
+ * interrupted.
+ *
+ * @internal
+ */
+export const race = <A, E, R>(copies: Copies<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Queue.unbounded<Event<A, E>>(), (events) => {
+    const running = new Map<number, Fiber.RuntimeFiber<boolean>>()
+    // Failures of copies that ended while others ran: the last one may be the race's outcome.
+    const failures = new Map<number, E>()
+    const exits = new Map<number, Exit.Exit<A, E>>()
+    let timer: Fiber.RuntimeFiber<boolean> | undefined
+
+    const stopTimer = Effect.suspend(() => {
+      const pending = timer
+      timer = undefined
+      return pending === undefined ? Effect.void : Fiber.interrupt(pending)
+    })
+
+    // A copy's exit, freed: its response when it succeeded, what its failure holds otherwise.
+    const releaseExit = (exit: Exit.Exit<A, E>): Effect.Effect<void> =>
+      Exit.isSuccess(exit)
+        ? copies.release(exit.value)
+        : Effect.forEach(failuresOf(exit.cause), copies.releaseFailure, { discard: true })
+
+    // Interrupts the copies still running and waits for them; what any of them got before the
+    // interruption reached it is in the queue (a copy reports its exit uninterruptibly), and is
+    // freed with every kept failure but `keep`'s.
+    const settle = (keep: number | undefined): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const losers = [...running.values()]
+        const kept = [...failures].flatMap(([copy, error]) => (copy === keep ? [] : [error]))
+        running.clear()
+        failures.clear()
+        return stopTimer.pipe(
+          Effect.zipRight(Fiber.interruptAll(losers)),
+          Effect.zipRight(Queue.takeAll(events)),
+          Effect.flatMap((pending) =>
+            Effect.forEach(pending, (event) => (event._tag === "Ended" ? releaseExit(event.exit) : Effect.void), {
+              discard: true
+            })
+          ),
+          Effect.zipRight(Effect.forEach(kept, copies.releaseFailure, { discard: true }))
+        )
+      })
+
+    const start = (copy: number): Effect.Effect<void, never, R> =>
+      Effect.map(
+        Effect.fork(
+          Effect.uninterruptibleMask((restore) =>
+            Effect.flatMap(Effect.exit(restore(copies.send(copy))), (exit) =>
+              Queue.offer(events, { _tag: "Ended", copy, exit })
+            )
+          )
+        ),
+        (fiber) => {
+          running.set(copy, fiber)
+        }
+      )
+
+    const setTimer = (afterMillis: number): Effect.Effect<void> =>
+      Effect.zipRight(
+        stopTimer,
+        Effect.map(
+          Effect.fork(
+            Effect.zipRight(Effect.sleep(Duration.millis(afterMillis)), Queue.offer(events, { _tag: "Timer" }))
+          ),
+          (fiber) => {
+            timer = fiber
+          }
+        )
+      )
+
+    // Carries out a step's actions in order, then waits for the next event.
+    const act = (step: HedgeRace.Step): Effect.Effect<A, E, R> => {
+      const [state, actions] = step
+      const [action, ...rest] = actions
+      if (action === undefined) return Effect.flatMap(Queue.take(events), (event) => heard(state, event))
+      switch (action._tag) {
+        case "Send":
+          return Effect.zipRight(start(action.copy), act([state, rest]))
+        case "SetTimer":
+          return Effect.zipRight(setTimer(action.afterMillis), act([state, rest]))
+        case "Ask":
+          return Effect.flatMap(copies.mayHedge(state.sent + 1), (allowed) => {
+            const [next, more] = HedgeRace.answered(state, allowed)
+            return act([next, [...rest, ...more]])
+          })
+        case "Finish":
+          return finish(action.copy)
+      }
+    }
+
+    const heard = (state: HedgeRace.Race, event: Event<A, E>): Effect.Effect<A, E, R> => {
+      if (event._tag === "Timer") {
+        timer = undefined
+        return act(HedgeRace.timerFired(state))
+      }
+      const { copy, exit } = event
+      running.delete(copy)
+      exits.set(copy, exit)
+      const error = Exit.isSuccess(exit) ? undefined : failureOf(exit.cause)
+      const outcome: HedgeRace.Outcome = Exit.isSuccess(exit)
+        ? { _tag: "Won" }
+        : error === undefined
+          ? { _tag: "Final" }
+          : copies.outcomeOf(error, copy)
+      if (outcome._tag === "Transient" && error !== undefined) failures.set(copy, error)
+      return act(HedgeRace.ended(state, copy, outcome))
+    }
+
+    // The race's outcome is one copy's exit, as it ended.
+    const finish = (copy: number): Effect.Effect<A, E, R> =>
+      Effect.zipRight(
+        settle(copy),
+        Effect.suspend(() => {
+          const exit = exits.get(copy)
+          if (exit === undefined) return Effect.interrupt
+          return Exit.isSuccess(exit) ? Effect.zipRight(copies.won(copy), exit) : exit
+        })
+      )
+
+    return Effect.onInterrupt(
+      Effect.suspend(() => act(HedgeRace.start(copies.settings))),
+      () => settle(undefined)
+    )
+  })
+
+// The one failure of a cause that holds exactly one (no defect, no interruption beside it).
+const failureOf = <E>(cause: Cause.Cause<E>): E | undefined => {
+  const failures = failuresOf(cause)
+  return failures.length === 1 && !Cause.isDie(cause) ? failures[0] : undefined
+}
+
+const failuresOf = <E>(cause: Cause.Cause<E>): ReadonlyArray<E> => Array.from(Cause.failures(cause))
+
+/**
+ * What a call's attempt loop lends its hedged attempts.
+ *
+ * - `hedge`: a hedged copy, sent as attempt `attempt` under `limitMillis`, through the breaker
+ *   and counted as a hedge.
+ * - `lastSent`: the number of the last request the call sent.
+ * - `pay`: the origin's retry budget pays for one hedge (`false`: refused).
+ * - `tellCoolDown`: a copy's 429 cools its origin down, as any attempt's does.
+ * - `release`: frees a losing copy's success; `releaseFailure` what a failure holds.
+ * - `hedgeWon`: counts a hedge whose response won.
+ *
+ * @internal
+ */
+export interface CallHedges<A, E, R> {
+  readonly settings: Hedging.Resolved
+  readonly policy: ResolvedPolicy
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly clock: Clock.Clock
+  readonly origin: string
+  readonly deadlineMillis: number
+  readonly hedge: (attempt: Attempt, limitMillis: number) => Effect.Effect<A, E, R>
+  readonly lastSent: () => number
+  readonly pay: Effect.Effect<boolean>
+  readonly coolDownLeft: Effect.Effect<number>
+  readonly breaker: Effect.Effect<CircuitBreaker.CircuitBreaker.Service> | undefined
+  readonly tellCoolDown: (failure: HttpFailure.HttpFailure) => Effect.Effect<unknown>
+  readonly release: (value: A) => Effect.Effect<void>
+  readonly releaseFailure: (failure: HttpFailure.HttpFailure) => Effect.Effect<void>
+  readonly hedgeWon: Effect.Effect<void>
+}
+
+/**
+ * One attempt of a call raced as hedged copies: `first` is copy 1, as the loop would send it
+ * alone; each further copy goes when the delay passes and it may: within the deadline, the
+ * origin not cooling down, its circuit closed, and the budget paying. A copy that goes is a
+ * `Hedge` decision.
+ *
+ * @internal
+ */
+export const attempt = <A, E, R>(call: CallHedges<A, E, R>, first: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    const { clock, origin, settings } = call
+    const windows = settings.delay._tag === "Percentile" ? latencyWindows(clock) : undefined
+    const delayMillis = Hedging.delayMillis(settings, windows?.peek(origin), monotonicMillis(clock))
+    const circuitClosed =
+      call.breaker === undefined
+        ? Effect.succeed(true)
+        : Effect.flatMap(call.breaker, (circuits) =>
+            Effect.map(circuits.state(origin), (state) => state._tag === "Closed")
+          )
+    const mayHedge = (copy: number): Effect.Effect<boolean> =>
+      Effect.suspend(() => {
+        if (call.deadlineMillis - monotonicMillis(clock) <= 0) return Effect.succeed(false)
+        return Effect.flatMap(call.coolDownLeft, (coolDown) =>
+          coolDown > 0
+            ? Effect.succeed(false)
+            : Effect.flatMap(circuitClosed, (closed) =>
+                closed
+                  ? Effect.tap(call.pay, (paid) =>
+                      paid
+                        ? decisions.report({
+                            _tag: "Hedge",
+                            request: call.request,
+                            attempt: call.lastSent() + 1,
+                            copy,
+                            delay: Duration.millis(delayMillis)
+                          })
+                        : Effect.void
+                    )
+                  : Effect.succeed(false)
+              )
+        )
+      })
+    const copyOf = (copy: number): Effect.Effect<A, E, R> => {
+      if (copy === 1) return first
+      return Effect.suspend(() => {
+        const hedge: Attempt = { request: call.request, attempt: call.lastSent() + 1 }
+        const limitMillis = Math.min(
+          call.policy.limits.attemptTimeoutMillis,
+          call.deadlineMillis - monotonicMillis(clock)
+        )
+        return Effect.annotateSpans(call.hedge(hedge, limitMillis), "http.request.resend_count", hedge.attempt - 1)
+      })
+    }
+    return race<A, E, R>({
+      settings: { maxCopies: settings.maxCopies, delayMillis },
+      send: (copy) => {
+        const sent = Effect.tapError(copyOf(copy), (error) =>
+          HttpFailure.isHttpFailure(error) ? call.tellCoolDown(error) : Effect.void
+        )
+        return windows === undefined ? sent : timed(sent, windows, origin)
+      },
+      mayHedge,
+      outcomeOf: (error, copy) => outcomeOf(error, copy, call.policy),
+      release: call.release,
+      releaseFailure: (error) => (HttpFailure.isHttpFailure(error) ? call.releaseFailure(error) : Effect.void),
+      won: (copy) => (copy === 1 ? Effect.void : call.hedgeWon)
+    })
+  })
