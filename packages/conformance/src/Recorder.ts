@@ -99,9 +99,15 @@ export const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricR
     retries: total(Telemetry.metrics.retries.name),
     giveUps,
     retryBudgetRefusals: total(Telemetry.metrics.retryBudgetRefusals.name),
-    circuitBreakerRejections: total(Telemetry.metrics.circuitBreakerRejections.name)
+    circuitBreakerRejections: total(Telemetry.metrics.circuitBreakerRejections.name),
+    hedges: total(Telemetry.metrics.hedges.name),
+    hedgeWins: total(Telemetry.metrics.hedgeWins.name)
   }
 }
+
+// Counters only some scenarios have are left out when they did not move.
+const nonZero = <K extends string>(key: K, value: number): Partial<Record<K, number>> =>
+  value === 0 ? {} : ({ [key]: value } as Partial<Record<K, number>>)
 
 /** What happened between two readings (Effect's metric registry is global and only grows). */
 export const metricDelta = (before: MetricValues, after: MetricValues): MetricValues => {
@@ -115,7 +121,9 @@ export const metricDelta = (before: MetricValues, after: MetricValues): MetricVa
     retries: after.retries - before.retries,
     giveUps,
     retryBudgetRefusals: after.retryBudgetRefusals - before.retryBudgetRefusals,
-    circuitBreakerRejections: after.circuitBreakerRejections - before.circuitBreakerRejections
+    circuitBreakerRejections: after.circuitBreakerRejections - before.circuitBreakerRejections,
+    ...nonZero("hedges", (after.hedges ?? 0) - (before.hedges ?? 0)),
+    ...nonZero("hedgeWins", (after.hedgeWins ?? 0) - (before.hedgeWins ?? 0))
   }
 }
 

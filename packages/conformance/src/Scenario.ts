@@ -34,6 +34,7 @@ export interface PolicyOptions {
     | "none"
     | { readonly ratio?: number; readonly minPerSecond?: number; readonly ttl?: number }
     | { readonly _tag: "TokenBucket"; readonly options: { readonly maxTokens?: number; readonly tokenRatio?: number } }
+  readonly hedging?: { readonly delay: number; readonly maxCopies?: number }
   readonly circuitBreaker?:
     | "none"
     | {
@@ -86,6 +87,10 @@ export interface MetricValues {
   readonly giveUps: Readonly<Record<string, number>>
   readonly retryBudgetRefusals: number
   readonly circuitBreakerRejections: number
+  /** Hedged copies sent; left out when none. */
+  readonly hedges?: number
+  /** Hedged copies that won; left out when none. */
+  readonly hedgeWins?: number
 }
 
 /** Everything a line must do in a scenario. */

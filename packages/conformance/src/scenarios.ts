@@ -14,6 +14,8 @@ const get = { method: "GET", path: "/items" } as const
 const postOrder = { method: "POST", path: "/orders", body: "text" } as const
 
 const ok: ScriptStep = { status: 200, body: "ok" }
+const okAfter = (delayMillis: number): ScriptStep => ({ ...ok, delayMillis })
+const hedgedAfter100ms = { ...exact, retryBudget: "none", hedging: { delay: 100 } } as const
 const unavailable: ScriptStep = { status: 503 }
 const hang: ScriptStep = { hang: true }
 const reset: ScriptStep = { transportError: "socket hang up", code: "ECONNRESET" }
@@ -55,7 +57,9 @@ const counted = (
   attempts: number,
   retries: number,
   giveUps: Readonly<Record<string, number>> = {},
-  overload: Partial<Pick<MetricValues, "retryBudgetRefusals" | "circuitBreakerRejections">> = {}
+  overload: Partial<
+    Pick<MetricValues, "retryBudgetRefusals" | "circuitBreakerRejections" | "hedges" | "hedgeWins">
+  > = {}
 ): MetricValues => ({ attempts, retries, giveUps, retryBudgetRefusals: 0, circuitBreakerRejections: 0, ...overload })
 
 /** A scenario, by default a GET under `exact` (default options, jitter off) and one call at 0. */
@@ -556,6 +560,59 @@ export const scenarios: ReadonlyArray<Scenario> = [
       outcomes: [transient(0, 1, "not-idempotent", 429), succeeded(2000)],
       released: drainedAsSent(0, 2000),
       metrics: counted(2, 0, { "not-idempotent": 1 })
+    }
+  }),
+  // Hedging: a second copy of a slow attempt, paid from the budget, never for a POST.
+  scenario({
+    id: "hedge-beats-slow-copy",
+    description:
+      "No answer in 100 ms: a second copy goes, answers at 110 ms and wins; the first is aborted, never answered.",
+    policy: hedgedAfter100ms,
+    script: [okAfter(500), okAfter(10)],
+    expected: {
+      sentAtMillis: [0, 100],
+      outcomes: [succeeded(110)],
+      released: [drained(2, 110)],
+      metrics: counted(2, 0, {}, { hedges: 1, hedgeWins: 1 })
+    }
+  }),
+  scenario({
+    id: "hedge-transient-copy-does-not-end-call",
+    description:
+      "The hedge's 503 at 150 ms is released at once and ends nothing: the first copy, still in flight, answers at 300 ms.",
+    policy: hedgedAfter100ms,
+    script: [okAfter(300), { status: 503, delayMillis: 50 }],
+    expected: {
+      sentAtMillis: [0, 100],
+      outcomes: [succeeded(300)],
+      released: [drained(2, 150), drained(1, 300)],
+      metrics: counted(2, 0, {}, { hedges: 1 })
+    }
+  }),
+  scenario({
+    id: "hedge-never-for-post",
+    description: "A POST without an Idempotency-Key is never hedged: one request, answered at 500 ms.",
+    policy: hedgedAfter100ms,
+    request: postOrder,
+    script: [okAfter(500)],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [succeeded(500)],
+      released: [drained(1, 500)],
+      metrics: counted(1, 0)
+    }
+  }),
+  scenario({
+    id: "hedge-refused-by-budget",
+    description:
+      "A budget with nothing to lend refuses the hedge: the call goes on with its first copy, answered at 500 ms.",
+    policy: { ...hedgedAfter100ms, retryBudget: { ratio: 0, minPerSecond: 0 } },
+    script: [okAfter(500)],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [succeeded(500)],
+      released: [drained(1, 500)],
+      metrics: counted(1, 0, {}, { retryBudgetRefusals: 1 })
     }
   })
 ]

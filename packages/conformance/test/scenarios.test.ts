@@ -12,6 +12,12 @@ const ascending = (times: ReadonlyArray<number>): boolean => times.every((time, 
 const wholeAndNonNegative = (times: ReadonlyArray<number>): boolean =>
   times.every((time) => Number.isSafeInteger(time) && time >= 0)
 
+/** Calls that ended unsent: rejected by an open circuit or a cool-down before their first request. */
+const skippedCalls = (expected: Scenario["expected"]): number =>
+  expected.outcomes.filter(
+    (outcome) => "reason" in outcome && (outcome.reason === "CircuitOpen" || outcome.reason === "CoolingDown")
+  ).length
+
 /** The status the script answers the n-th request with, if it answers with a response. */
 const statusOf = (scenario: Scenario, request: number): number | undefined => {
   const step = ScriptedTransport.stepAt(scenario.script, request)
@@ -19,9 +25,9 @@ const statusOf = (scenario: Scenario, request: number): number | undefined => {
 }
 
 describe("the conformance scenarios", () => {
-  it("are 15 to 40, with unique ids in kebab case", () => {
+  it("are 15 to 50, with unique ids in kebab case", () => {
     expect(scenarios.length).toBeGreaterThanOrEqual(15)
-    expect(scenarios.length).toBeLessThanOrEqual(40)
+    expect(scenarios.length).toBeLessThanOrEqual(50)
     const ids = scenarios.map((scenario) => scenario.id)
     expect(new Set(ids).size).toBe(ids.length)
     for (const id of ids) expect(id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/)
@@ -78,7 +84,13 @@ describe("the conformance scenarios", () => {
         if ("failure" in outcome) expect(metrics.giveUps[outcome.giveUpReason]).toBeGreaterThanOrEqual(1)
       }
       expect(metrics.retries).toBeLessThan(Math.max(1, metrics.attempts))
-      expect(metrics.retryBudgetRefusals).toBe(metrics.giveUps["retry-budget-exhausted"] ?? 0)
+      // A refused hedge ends nothing: with hedging, refusals may outnumber the give-ups they caused.
+      const budgetGiveUps = metrics.giveUps["retry-budget-exhausted"] ?? 0
+      if (scenario.policy.hedging === undefined) expect(metrics.retryBudgetRefusals).toBe(budgetGiveUps)
+      else expect(metrics.retryBudgetRefusals).toBeGreaterThanOrEqual(budgetGiveUps)
+      // Every request but each call's first is a retry or a hedge; a hedge wins at most once per call.
+      expect(metrics.retries + (metrics.hedges ?? 0)).toBe(metrics.attempts - calls.length + skippedCalls(expected))
+      expect(metrics.hedgeWins ?? 0).toBeLessThanOrEqual(Math.min(metrics.hedges ?? 0, calls.length))
       if (scenario.policy.circuitBreaker === undefined) expect(metrics.circuitBreakerRejections).toBe(0)
     })
 

@@ -38,13 +38,16 @@ const play = (scenario: Conformance.Scenario) =>
     const clock = yield* Effect.clockWith(Effect.succeed)
     const recorder = Conformance.record(scenario, () => clock.currentTimeMillisUnsafe())
     const scripted = yield* Testing.scriptedHttpClient(scenario.script)
+    // Numbered as they reach the transport: hedged copies answer out of order.
+    let numbered = 0
     const client = scripted.client.pipe(
-      HttpClient.transformResponse(
-        Effect.flatMap((response) =>
-          Effect.map(scripted.requests, (sent) =>
-            HttpClientResponse.fromWeb(response.request, recorder.response(sent.length))
+      HttpClient.transform((response, _request) =>
+        Effect.suspend(() => {
+          const request = ++numbered
+          return Effect.map(response, (answered) =>
+            HttpClientResponse.fromWeb(answered.request, recorder.response(request))
           )
-        )
+        })
       ),
       ResilientHttpClient.withResilience(scenario.policy)
     )
