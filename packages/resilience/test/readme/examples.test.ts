@@ -79,6 +79,11 @@ const readmeChecks: Record<string, Check> = {
       /: status 503 on attempt 1; not retried: POST is not idempotent \(send an Idempotency-Key header, or set retryNonIdempotent\)$/
     )
   },
+  "README.md#hedging": (outcome) => {
+    // The first request held 3 s lost to the hedge sent at 100 ms, which the server saw as n = 2.
+    expect(outcome.value).toMatchObject({ key: "readme", n: 2, slow: false })
+    expect(described(outcome.decisions)).toEqual(["hedge 2 after 100 ms"])
+  },
   "README.md#shared-guards": async ({ value, server }) => {
     // A layer of a client over the shared budget and breaker: it works.
     expect(Layer.isLayer(value)).toBe(true)
