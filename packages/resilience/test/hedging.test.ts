@@ -13,6 +13,7 @@ import * as CircuitBreaker from "../src/CircuitBreaker.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryBudget from "../src/RetryBudget.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
+import { FastCheck as fc } from "effect"
 import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
 
 type Options = RetryPolicy.Options
@@ -284,6 +285,44 @@ describe("hedging, Effect 3", () => {
       // 1/32: its bucket's midpoint).
       expect(yield* timedCall).toEqual({ outcome: "200 hedge", sent: [0, 41] })
     })
+  )
+
+  it.effect(
+    "property: a call ends at the first answer of the copies it sent, sends no more than maxCopies, and leaves no response behind",
+    () => {
+      // An even delay and odd answer times: no answer comes at the instant a copy is due.
+      const cases = fc.sample(
+        fc.record({
+          maxCopies: fc.integer({ min: 1, max: 4 }),
+          delay: fc.integer({ min: 1, max: 100 }).map((half) => half * 2),
+          answers: fc.array(
+            fc.integer({ min: 0, max: 400 }).map((half) => half * 2 + 1),
+            { minLength: 4, maxLength: 4 }
+          )
+        }),
+        { numRuns: 60, seed: 20 }
+      )
+      return Effect.forEach(cases, ({ maxCopies, delay, answers }, i) =>
+        Effect.gen(function* () {
+          // The model: copy k goes at k × delay while no copy has answered yet.
+          const sentAt = [0]
+          let end = answers[0] ?? 0
+          for (let k = 1; k < maxCopies && k * delay < end; k++) {
+            sentAt.push(k * delay)
+            end = Math.min(end, k * delay + (answers[k] ?? 0))
+          }
+          const winners = sentAt.flatMap((at, k) => (at + (answers[k] ?? 0) === end ? [`200 copy ${k + 1}`] : []))
+          const run = yield* play(
+            `property-${i}`,
+            answers.map((delayMillis, k) => slow(`copy ${k + 1}`, delayMillis)),
+            { hedging: { delay: Duration.millis(delay), maxCopies }, retryBudget: "none" }
+          )
+          expect({ at: run.at, sentAt: run.sentAt }).toEqual({ at: end, sentAt })
+          expect(winners).toContain(run.outcome)
+          expect(run.exchanges.every(ScriptedHttpClient.isReleased)).toBe(true)
+        })
+      )
+    }
   )
 
   it.effect("bad hedging options are an InvalidRetryPolicy naming the field", () =>

@@ -244,10 +244,11 @@ export const race = <A, E, R>(copies: Copies<A, E, R>): Effect.Effect<A, E, R> =
       )
     }
 
-    // The race's outcome is one copy's exit, as it ended.
+    // The race's outcome is one copy's exit, as it ended. The losers are settled whole, even if
+    // the call is interrupted meanwhile: what they hold must not be left behind.
     const finish = (copy: number): Effect.Effect<A, E, R> =>
       Effect.zipRight(
-        settle(copy),
+        Effect.uninterruptible(settle(copy)),
         Effect.suspend(() => {
           const exit = exits.get(copy)
           if (exit === undefined) return Effect.interrupt
