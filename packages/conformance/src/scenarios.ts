@@ -579,13 +579,13 @@ export const scenarios: ReadonlyArray<Scenario> = [
   scenario({
     id: "hedge-transient-copy-does-not-end-call",
     description:
-      "The hedge's 503 at 150 ms is released at once and ends nothing: the first copy, still in flight, answers at 300 ms.",
+      "The hedge's 503 at 150 ms ends nothing: the first copy answers at 300 ms; the 503, held as the outcome had both failed, is released then.",
     policy: hedgedAfter100ms,
-    script: [okAfter(300), { status: 503, delayMillis: 50 }],
+    script: [okAfter(300), { status: 503, body: "busy", delayMillis: 50 }],
     expected: {
       sentAtMillis: [0, 100],
       outcomes: [succeeded(300)],
-      released: [drained(2, 150), drained(1, 300)],
+      released: [drained(2, 300), drained(1, 300)],
       metrics: counted(2, 0, {}, { hedges: 1 })
     }
   }),

@@ -86,8 +86,14 @@ export interface Race {
   readonly hedgingStopped: boolean
   /** An `Ask` is awaiting its answer. */
   readonly asking: boolean
-  /** The last copy that failed transiently: the race's outcome if every copy fails. */
+  /**
+   * The failed copy that is the race's outcome if every copy fails: the latest sent, so that its
+   * attempt number counts every request; one that met pushback before any that did not, so that
+   * the retry policy hears the server's delay.
+   */
   readonly lastFailed: number | undefined
+  /** Whether `lastFailed` met pushback. */
+  readonly lastFailedPushback: boolean
   readonly finished: boolean
 }
 
@@ -145,6 +151,7 @@ export const start = (settings: { readonly maxCopies: number; readonly delayMill
     hedgingStopped: false,
     asking: false,
     lastFailed: undefined,
+    lastFailedPushback: false,
     finished: false
   }
   const sendFirst: ReadonlyArray<Action> = [{ _tag: "Send", copy: 1 }]
@@ -201,7 +208,8 @@ export const answered = (race: Race, allowed: boolean): Step => {
 /**
  * A copy ended. A win or a final failure ends the race, interrupting the others; a transient
  * failure asks for the next copy at once (pushback stops them instead), and, when no copy is
- * left in flight or to come, ends the race with it.
+ * left in flight or to come, ends the race with the failure that tells most (see `lastFailed`):
+ * the latest sent, one with pushback first.
  *
  * @example
  * ```ts
@@ -222,11 +230,16 @@ export const ended = (race: Race, copy: number, outcome: Outcome): Step => {
   if (outcome._tag !== "Transient") {
     return [{ ...race, inFlight: [], finished: true }, [{ _tag: "Finish", copy, interrupt: others }]]
   }
+  const replaces =
+    race.lastFailed === undefined ||
+    (outcome.pushback && !race.lastFailedPushback) ||
+    (outcome.pushback === race.lastFailedPushback && copy > race.lastFailed)
   return next(
     {
       ...race,
       inFlight: others,
-      lastFailed: copy,
+      lastFailed: replaces ? copy : race.lastFailed,
+      lastFailedPushback: replaces ? outcome.pushback : race.lastFailedPushback,
       hedgingStopped: race.hedgingStopped || outcome.pushback
     },
     []

@@ -66,7 +66,8 @@ describe("HedgeRace", () => {
     const [three, sent] = HedgeRace.answered(waiting, true)
     expect(sent).toEqual([{ _tag: "Send", copy: 3 }])
     const [lastOne] = HedgeRace.ended(three, 3, transient)
-    expect(HedgeRace.ended(lastOne, 2, transient)[1]).toEqual([{ _tag: "Finish", copy: 2, interrupt: [] }])
+    // Every copy failed: the outcome is the latest sent, whichever failed last.
+    expect(HedgeRace.ended(lastOne, 2, transient)[1]).toEqual([{ _tag: "Finish", copy: 3, interrupt: [] }])
   })
 
   it("pushback stops further copies; the race waits for those in flight", () => {
@@ -75,7 +76,8 @@ describe("HedgeRace", () => {
     const [stopped, none] = HedgeRace.ended(racing, 1, pushback)
     expect(none).toEqual([])
     expect(HedgeRace.timerFired(stopped)[1]).toEqual([])
-    expect(HedgeRace.ended(stopped, 2, transient)[1]).toEqual([{ _tag: "Finish", copy: 2, interrupt: [] }])
+    // The failure with pushback is the outcome: the retry policy hears the server's delay.
+    expect(HedgeRace.ended(stopped, 2, transient)[1]).toEqual([{ _tag: "Finish", copy: 1, interrupt: [] }])
   })
 
   it("a refused copy stops further ones; with nothing in flight, the race ends with the last failure", () => {

@@ -200,6 +200,44 @@ describe("hedging, Effect 3", () => {
     })
   )
 
+  it.effect("a call that gives up after its copies counts every request it sent, whichever copy failed last", () =>
+    Effect.gen(function* () {
+      const scripted = ScriptedHttpClient.make([
+        { status: 503, delayMillis: 150 },
+        { status: 502, delayMillis: 10 }
+      ])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        hedging: { delay: "100 millis" },
+        retryBudget: "none",
+        maxAttempts: 1
+      })
+      const fiber = yield* Effect.fork(Effect.flip(Effect.scoped(client.get("http://gave-up.hedging.test/items"))))
+      yield* TestClock.adjust("1 second")
+      const failure = yield* Fiber.join(fiber)
+      // The hedge (attempt 2) failed at 110 ms, the first copy at 150 ms: the outcome is the latest sent.
+      expect(failure.message).toBe(
+        "GET http://gave-up.hedging.test/items: status 502 on attempt 2; gave up after 2 attempts"
+      )
+      expect(scripted.exchanges.every(ScriptedHttpClient.isReleased)).toBe(true)
+    })
+  )
+
+  it.effect("a copy that met pushback is the outcome when every copy fails: the retry waits the server's delay", () =>
+    Effect.gen(function* () {
+      const run = yield* play(
+        "pushback-outcome",
+        [
+          { status: 503, headers: { "retry-after": "2" }, delayMillis: 150 },
+          { status: 502, delayMillis: 10 },
+          slow("ok", 5)
+        ],
+        { hedging: { delay: "100 millis" }, retryBudget: "none", backoff: RetryPolicy.constant("100 millis") }
+      )
+      expect([run.outcome, run.at]).toEqual(["200 ok", 2155])
+      expect(run.decisions).toEqual(["hedge: attempt 2 (copy 2) after 100 ms", "retry after attempt 1 in 2000 ms"])
+    })
+  )
+
   it.effect("a 429 on any copy stops further hedges; the copies in flight go on", () =>
     Effect.gen(function* () {
       const run = yield* play(

@@ -134,7 +134,7 @@ type Event<A, E> =
 export const race = <A, E, R>(copies: Copies<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(Queue.unbounded<Event<A, E>>(), (events) => {
     const running = new Map<number, Fiber.Fiber<boolean>>()
-    // The last transient failure of a copy (held while others run): it may be the race's outcome.
+    // The transient failure that would be the race's outcome if every copy failed (held meanwhile).
     const failures = new Map<number, E>()
     const exits = new Map<number, Exit.Exit<A, E>>()
     let timer: Fiber.Fiber<boolean> | undefined
@@ -233,15 +233,16 @@ export const race = <A, E, R>(copies: Copies<A, E, R>): Effect.Effect<A, E, R> =
         : error === undefined
           ? { _tag: "Final" }
           : copies.outcomeOf(error, copy)
-      if (outcome._tag !== "Transient" || error === undefined) return act(HedgeRace.ended(state, copy, outcome))
-      // Only the last transient failure can be the race's outcome: the one before is released now.
-      const superseded = [...failures.values()]
-      failures.clear()
-      failures.set(copy, error)
-      return Effect.andThen(
-        Effect.forEach(superseded, copies.releaseFailure, { discard: true }),
-        act(HedgeRace.ended(state, copy, outcome))
-      )
+      const step = HedgeRace.ended(state, copy, outcome)
+      if (outcome._tag !== "Transient" || error === undefined) return act(step)
+      // Only the race's would-be outcome (`lastFailed`) is held; any other failure is released now.
+      let released: ReadonlyArray<E> = [error]
+      if (step[0].lastFailed === copy) {
+        released = [...failures.values()]
+        failures.clear()
+        failures.set(copy, error)
+      }
+      return Effect.andThen(Effect.forEach(released, copies.releaseFailure, { discard: true }), act(step))
     }
 
     // The race's outcome is one copy's exit, as it ended. The losers are settled whole, even if
