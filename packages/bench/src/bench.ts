@@ -8,6 +8,7 @@ import { type BreakerResult, runBreaker } from "./breaker.js"
 import type { BenchConfig } from "./config.js"
 import { backoffModes, runContention } from "./contention.js"
 import { type HappyPathResult, runHappyPath } from "./happyPath.js"
+import { type HedgingResult, runHedging } from "./hedging.js"
 import { type MemoryResult, runMemory } from "./memory.js"
 import { type OutageResult, runOutage } from "./outage.js"
 import { libraryById } from "./clients.js"
@@ -25,7 +26,17 @@ import { runSharedStore, type SharedStoreResult } from "./sharedStore.js"
 import { runSparse, type SparseResult } from "./sparse.js"
 import { contentionChart, throughputChart } from "./svg.js"
 
-export const sectionNames = ["happy", "retry", "memory", "outage", "sparse", "breaker", "contention", "store"] as const
+export const sectionNames = [
+  "happy",
+  "retry",
+  "memory",
+  "outage",
+  "sparse",
+  "breaker",
+  "contention",
+  "store",
+  "hedging"
+] as const
 export type SectionName = (typeof sectionNames)[number]
 
 export interface BenchOptions {
@@ -57,8 +68,10 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
   let breaker: BreakerResult | null = null
   let contention: ContentionResult | null = null
   let sharedStore: SharedStoreResult | null = null
+  let hedging: HedgingResult | null = null
 
-  const needsServer = sections.some((section) => section !== "contention")
+  // Contention is simulated; hedging starts a chaos server of its own.
+  const needsServer = sections.some((section) => section !== "contention" && section !== "hedging")
   if (needsServer) {
     const server = await startServerProcess()
     log(`server process listening on ${server.origin}`)
@@ -96,6 +109,8 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
       await server.stop()
     }
   }
+  // One fresh client process per configuration, against a chaos server process of its own.
+  if (sections.includes("hedging")) hedging = await runHedging(config.hedging, log)
   if (sections.includes("contention")) {
     const { clientCounts, runs } = config.contention
     log(`contention: ${runs} seeded runs per cell, without and with the default retry budget`)
@@ -132,6 +147,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
     breaker,
     contention,
     sharedStore,
+    hedging,
     charts: {
       throughput: happyPath === null ? null : "throughput.svg",
       contention: contention === null ? null : "contention.svg"

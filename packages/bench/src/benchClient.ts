@@ -4,7 +4,7 @@
  * policy in each mode. Effect-free, so that the Effect 3 and the Effect 4 client processes both
  * import it (see `packages/bench-effect4`).
  */
-import type { ClientMode } from "./protocol.js"
+import type { ClientMode, HedgingMode } from "./protocol.js"
 
 export interface Batch {
   readonly urlFor: (index: number) => string
@@ -109,5 +109,42 @@ export const policyFor = (mode: ClientMode): PolicyOptions | undefined => {
       return { retryBudget: "none" }
     case "overload-breaker":
       return { circuitBreaker: {} }
+  }
+}
+
+/** The hedging section's fixed delays, in milliseconds. */
+export const hedgingDelays = {
+  /** The Tail at Scale's: BigTable sent a second copy of a request outstanding for 10 ms. */
+  anchorMillis: 10,
+  /**
+   * The 95th percentile of the section's distribution as the server waits: exactly 95% of its
+   * requests wait 5 ms, so the p95 is the typical latency itself (see `distributionPercentile`).
+   */
+  p95Millis: 5
+} as const
+
+/** A policy of the hedging section, as both lines' `RetryPolicy.Options` accept it. */
+export interface HedgingPolicyOptions {
+  readonly retryBudget?: "none"
+  readonly hedging?: { readonly delay: `${number} millis` | { readonly percentile: number } }
+}
+
+/**
+ * This library's policy in each configuration of the hedging section: its defaults but for
+ * `hedging` (2 copies at most, the default) and, in all but `percentile-budget`, no retry budget,
+ * so that nothing but the delay decides whether a hedge goes.
+ */
+export const hedgingPolicyFor = (mode: HedgingMode): HedgingPolicyOptions => {
+  switch (mode) {
+    case "off":
+      return { retryBudget: "none" }
+    case "fixed-10ms":
+      return { retryBudget: "none", hedging: { delay: `${hedgingDelays.anchorMillis} millis` } }
+    case "fixed-p95":
+      return { retryBudget: "none", hedging: { delay: `${hedgingDelays.p95Millis} millis` } }
+    case "percentile":
+      return { retryBudget: "none", hedging: { delay: { percentile: 95 } } }
+    case "percentile-budget":
+      return { hedging: { delay: { percentile: 95 } } }
   }
 }

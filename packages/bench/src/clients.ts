@@ -186,7 +186,7 @@ const fetchCall = async (url: string): Promise<void> => {
   await response.json()
 }
 
-const effectClient = <E, R, ER>(
+export const effectClient = <E, R, ER>(
   Effect: typeof import("effect/Effect"),
   runtime: ManagedRuntime.ManagedRuntime<R, ER>,
   call: (url: string) => Effect.Effect<unknown, E, R>,

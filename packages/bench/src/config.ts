@@ -61,6 +61,22 @@ export interface SharedStoreConfig {
   readonly concurrencies: ReadonlyArray<number>
 }
 
+export interface HedgingConfig {
+  /** Rounds per configuration; the figures are medians over them, the ratios medians of same-round ratios. */
+  readonly rounds: number
+  /** Calls measured per configuration and round. */
+  readonly callsPerRound: number
+  /**
+   * Calls before each measured batch, on a latency key of their own and not measured: the learnt
+   * delay's window then holds its 20 samples (and more) when the measured calls start.
+   */
+  readonly warmupCalls: number
+  /** Calls started per second (an open loop: the same load whatever hedging does to latency). */
+  readonly ratePerSecond: number
+  /** A bound on calls in flight, well above what the rate needs. */
+  readonly concurrency: number
+}
+
 export interface ContentionConfig {
   readonly clientCounts: ReadonlyArray<number>
   /** Seeded runs per cell; the figures are their means. */
@@ -83,6 +99,8 @@ export interface BenchConfig {
   readonly contention: ContentionConfig
   /** The happy path with `ResilienceStore.layerRedis` against the memory store, on each line. */
   readonly sharedStore: SharedStoreConfig
+  /** Hedged requests (issue #20) against the chaos server's latency route, on the Effect 3 line. */
+  readonly hedging: HedgingConfig
 }
 
 export const fullConfig: BenchConfig = {
@@ -95,7 +113,8 @@ export const fullConfig: BenchConfig = {
   sparse: { calls: 2_000, concurrency: 64, failingShare: 0.05 },
   breaker: { ratePerSecond: 100, warmupMillis: 2_000, outageMillis: 30_000, afterMillis: 8_000, concurrency: 512 },
   contention: { clientCounts: [25, 50, 75, 100], runs: 100 },
-  sharedStore: { rounds: 12, callsPerRound: 400, warmupCalls: 800, concurrencies: [1, 64] }
+  sharedStore: { rounds: 12, callsPerRound: 400, warmupCalls: 800, concurrencies: [1, 64] },
+  hedging: { rounds: 3, callsPerRound: 3_000, warmupCalls: 200, ratePerSecond: 250, concurrency: 64 }
 }
 
 export const quickConfig: BenchConfig = {
@@ -108,5 +127,6 @@ export const quickConfig: BenchConfig = {
   sparse: { calls: 400, concurrency: 64, failingShare: 0.05 },
   breaker: { ratePerSecond: 100, warmupMillis: 1_000, outageMillis: 3_000, afterMillis: 6_500, concurrency: 512 },
   contention: { clientCounts: [25, 50, 75, 100], runs: 20 },
-  sharedStore: { rounds: 8, callsPerRound: 200, warmupCalls: 300, concurrencies: [1, 64] }
+  sharedStore: { rounds: 8, callsPerRound: 200, warmupCalls: 300, concurrencies: [1, 64] },
+  hedging: { rounds: 3, callsPerRound: 750, warmupCalls: 200, ratePerSecond: 250, concurrency: 64 }
 }

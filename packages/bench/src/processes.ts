@@ -9,13 +9,18 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Schema from "effect/Schema"
 import { libraryById } from "./clients.js"
 import {
+  FromHedgingClient,
   FromServer,
   FromWorker,
+  type HedgingMode,
+  type HedgingRun,
+  type HedgingRunResult,
   type Job,
   type JobResult,
   type LibraryId,
   type OutageReport,
   type ServerStats,
+  ToHedgingClient,
   ToServer,
   ToWorker
 } from "./protocol.js"
@@ -312,3 +317,94 @@ export const stopWorkers = async (
 
 /** A bound on one job: generous, since the machine is shared, but never unlimited. */
 export const jobTimeoutMillis = (requests: number): number => 60_000 + requests * 20
+
+/** What the hedging section reads of the chaos server's `/__stats`. */
+export interface ChaosStats {
+  /** Requests received since the last reset (`/__stats` and `/__reset` not counted). */
+  readonly requests: number
+  /** Of those, the ones whose client left before the answer started: the copies that lost. */
+  readonly abandoned: number
+}
+
+export interface ChaosServerProcess {
+  readonly origin: string
+  /** A second chaos server in the same process: another origin, for the client processes' first warm-up. */
+  readonly warmupOrigin: string
+  readonly stats: () => Promise<ChaosStats>
+  /** Forgets the request counters and the latency keys. */
+  readonly reset: () => Promise<void>
+  readonly stop: () => Promise<void>
+}
+
+const decodeChaosStats = Schema.decodeUnknownSync(
+  Schema.Struct({ requests: Schema.Struct({ total: Schema.Number, abandoned: Schema.Number }) })
+)
+
+/** Forks `@effect-http-resilience/chaos-server` in a process of its own and waits until it listens. */
+export const startChaosServerProcess = async (): Promise<ChaosServerProcess> => {
+  const child = forkTs("./chaosServerMain.ts", [], { exposeGc: false })
+  const channel = new Channel(child, "chaos server process", Schema.decodeUnknownSync(FromServer))
+  const [listening, warmup] = await Promise.all(
+    ["port", "warm-up port"].map((what) =>
+      channel.next(
+        (message): message is Extract<FromServer, { _tag: "Listening" }> => message._tag === "Listening",
+        startupTimeoutMillis,
+        what
+      )
+    )
+  )
+  const origin = `http://127.0.0.1:${listening!.port}`
+  const ask = async (path: string, method: "GET" | "POST"): Promise<Response> => {
+    const response = await fetch(`${origin}${path}`, { method, signal: AbortSignal.timeout(10_000) })
+    if (!response.ok) throw new Error(`chaos server: ${method} ${path} answered ${response.status}`)
+    return response
+  }
+  return {
+    origin,
+    warmupOrigin: `http://127.0.0.1:${warmup!.port}`,
+    stats: async () => {
+      const { requests } = decodeChaosStats(await (await ask("/__stats", "GET")).json())
+      return { requests: requests.total, abandoned: requests.abandoned }
+    },
+    reset: async () => {
+      await (await ask("/__reset", "POST")).arrayBuffer()
+    },
+    stop: () => stopChild(child)
+  }
+}
+
+export interface HedgingClientProcess {
+  readonly mode: HedgingMode
+  readonly run: (run: HedgingRun, timeoutMillis: number) => Promise<HedgingRunResult>
+  readonly stop: () => Promise<void>
+}
+
+const encodeToHedgingClient = Schema.encodeSync(ToHedgingClient)
+
+/** Forks a hedging client process (Effect 3) in `mode` and waits until its client is built. */
+export const startHedgingClientProcess = async (mode: HedgingMode): Promise<HedgingClientProcess> => {
+  const child = forkTs("./hedgingClientMain.ts", [mode], { exposeGc: false })
+  const channel = new Channel(child, `hedging client process (${mode})`, Schema.decodeUnknownSync(FromHedgingClient))
+  await channel.next(
+    (message): message is Extract<FromHedgingClient, { _tag: "Ready" }> => message._tag === "Ready",
+    startupTimeoutMillis,
+    "readiness"
+  )
+  let nextId = 0
+  return {
+    mode,
+    run: async (run, timeoutMillis) => {
+      const message: ToHedgingClient = { _tag: "RunHedging", id: nextId++, run }
+      child.send(encodeToHedgingClient(message))
+      const reply = await channel.next(
+        (candidate): candidate is Extract<FromHedgingClient, { _tag: "HedgingResult" | "Failed" }> =>
+          candidate._tag !== "Ready" && candidate.id === message.id,
+        timeoutMillis,
+        "result"
+      )
+      if (reply._tag === "Failed") throw new Error(`hedging client (${mode}): ${reply.message}`)
+      return reply.result
+    },
+    stop: () => stopChild(child)
+  }
+}

@@ -149,3 +149,47 @@ export const FromWorker = Schema.Union(
   Schema.TaggedStruct("Failed", { id: Schema.Number, message: Schema.String })
 )
 export type FromWorker = typeof FromWorker.Type
+
+// parent <-> hedging client process (Effect 3; the section's own messages, so that the Effect 4
+// client processes' copy of `ToWorker` is left as it is)
+
+/**
+ * The configurations of the hedging section (issue #20), one client process each: no hedging,
+ * a fixed delay of 10 ms (The Tail at Scale's), a fixed delay at the distribution's 95th
+ * percentile, the delay learnt at the 95th percentile, and that with the default retry budget.
+ * Every one but the last runs with `retryBudget: "none"`. See `hedgingPolicyFor`.
+ */
+export const HedgingMode = Schema.Literal("off", "fixed-10ms", "fixed-p95", "percentile", "percentile-budget")
+export type HedgingMode = typeof HedgingMode.Type
+
+/** `count` GETs of `url`, call `i` started at `i / ratePerSecond` s, at most `concurrency` in flight. */
+export const HedgingRun = Schema.Struct({
+  url: Schema.String,
+  count: Schema.Int,
+  concurrency: Schema.Int,
+  ratePerSecond: Schema.Number
+})
+export type HedgingRun = typeof HedgingRun.Type
+
+export const HedgingRunResult = Schema.Struct({
+  ok: Schema.Number,
+  failed: Schema.Number,
+  wallMs: Schema.Number,
+  /** The client process's CPU time (user + system) over the batch. */
+  cpuMicros: Schema.Number,
+  /** Each call's latency, in call order. */
+  latenciesMs: Schema.Array(Schema.Number),
+  /** The delay of each hedge the library reported (its `Hedge` decisions), in the order they went. */
+  hedgeDelaysMs: Schema.Array(Schema.Number)
+})
+export type HedgingRunResult = typeof HedgingRunResult.Type
+
+export const ToHedgingClient = Schema.Union(Schema.TaggedStruct("RunHedging", { id: Schema.Number, run: HedgingRun }))
+export type ToHedgingClient = typeof ToHedgingClient.Type
+
+export const FromHedgingClient = Schema.Union(
+  Schema.TaggedStruct("Ready", {}),
+  Schema.TaggedStruct("HedgingResult", { id: Schema.Number, result: HedgingRunResult }),
+  Schema.TaggedStruct("Failed", { id: Schema.Number, message: Schema.String })
+)
+export type FromHedgingClient = typeof FromHedgingClient.Type

@@ -14,6 +14,7 @@ import {
 } from "./contention.js"
 import type { BreakerResult } from "./breaker.js"
 import type { HappyPathResult } from "./happyPath.js"
+import { extraShare, type HedgingResult, type HedgingRow } from "./hedging.js"
 import type { MemoryResult } from "./memory.js"
 import type { OutageResult } from "./outage.js"
 import type { RetryCostResult } from "./retryCost.js"
@@ -78,6 +79,7 @@ export interface BenchResults {
   readonly breaker: BreakerResult | null
   readonly contention: ContentionResult | null
   readonly sharedStore: SharedStoreResult | null
+  readonly hedging: HedgingResult | null
   readonly charts: { readonly throughput: string | null; readonly contention: string | null }
 }
 
@@ -386,6 +388,98 @@ const sharedStoreVerdict = (result: SharedStoreResult): string => {
   )
 }
 
+const delayCell = (row: HedgingRow): string => {
+  if (row.hedgeDelayMillis === null) return row.mode === "off" ? "–" : "no hedge sent"
+  const [low, high] = row.hedgeDelayRange ?? [row.hedgeDelayMillis, row.hedgeDelayMillis]
+  return low === high
+    ? fixed(row.hedgeDelayMillis, 2)
+    : `${fixed(row.hedgeDelayMillis, 2)} (${fixed(low, 2)}–${fixed(high, 2)})`
+}
+
+export const hedgingTable = (result: HedgingResult): string =>
+  table(
+    [
+      "configuration",
+      "`hedging`",
+      "p50 ms",
+      "p95 ms",
+      "p99 ms",
+      "p99.9 ms",
+      "extra requests %",
+      "losers aborted %",
+      "p99 × no hedging",
+      "p99.9 × no hedging",
+      "hedge delay ms",
+      "goal met"
+    ],
+    result.rows.map((row) => [
+      row.label,
+      row.mode === "off" ? "off" : `\`${row.option}\``,
+      fixed(row.p50Millis, 1),
+      fixed(row.p95Millis, 1),
+      fixed(row.p99Millis, 1),
+      fixed(row.p999Millis, 1),
+      percent(row.extraRequests),
+      percent(row.abandoned),
+      ratio(row.p99Ratio),
+      ratio(row.p999Ratio),
+      delayCell(row),
+      row.atP95 ? (row.meetsGoal ? "yes" : "no") : "–"
+    ])
+  )
+
+/** Round by round, what the learnt delay came out as, in the warm-up and in the measured calls. */
+export const hedgingRoundsTable = (result: HedgingResult): string => {
+  const learnt = result.rows.filter((row) => row.mode === "percentile" || row.mode === "percentile-budget")
+  const summary = (delay: HedgingRow["rounds"][number]["hedgeDelayMillis"]) =>
+    delay === null
+      ? "no hedge sent"
+      : delay.min === delay.max
+        ? fixed(delay.median, 2)
+        : `${fixed(delay.median, 2)} (${fixed(delay.min, 2)}–${fixed(delay.max, 2)})`
+  return table(
+    [
+      "configuration",
+      "seed",
+      "load average",
+      "slow draws",
+      "warm-up hedges",
+      "warm-up hedge delay ms",
+      "hedges",
+      "hedge delay ms",
+      "p99 ms",
+      "extra requests %"
+    ],
+    learnt.flatMap((row) =>
+      row.rounds.map((round) => [
+        row.label,
+        integer(round.seed),
+        fixed(round.loadAverage, 1),
+        integer(result.seeds.find((seed) => seed.seed === round.seed)?.slowDraws ?? Number.NaN),
+        integer(round.warmup.hedges),
+        summary(round.warmup.hedgeDelayMillis),
+        integer(round.hedges),
+        summary(round.hedgeDelayMillis),
+        fixed(round.p99Millis, 1),
+        percent(extraShare(round))
+      ])
+    )
+  )
+}
+
+/** The goal of issue #20 and, for each configuration that hedges at the 95th percentile, whether it is met. */
+export const hedgingVerdict = (result: HedgingResult): string => {
+  const { goal } = result
+  const judged = result.rows.filter((row) => row.atP95)
+  const figures = (row: HedgingRow) =>
+    `${row.label}: p99 cut by ${percent(1 - row.p99Ratio)}% for ${percent(row.extraRequests)}% extra requests, ` +
+    (row.meetsGoal ? "met" : "not met")
+  return (
+    `Goal (issue #20): hedging at the 95th percentile cuts p99 by ${percent(goal.minP99Cut)}% or more for at ` +
+    `most ${percent(goal.maxExtraRequests)}% extra requests. ${judged.map(figures).join("; ")}.`
+  )
+}
+
 export const renderMarkdown = (results: BenchResults): string => {
   const { machine } = results
   const sections: Array<string> = [
@@ -540,6 +634,45 @@ export const renderMarkdown = (results: BenchResults): string => {
         "Redis too slow, a `SCAN` its reading of the cool-downs when Redis answers again).",
       "",
       sharedStoreCommandsTable(store)
+    )
+  }
+  if (results.hedging !== null) {
+    const hedging = results.hedging
+    const { fastMillis, p95Millis, slowMillis, slowShare } = hedging.distribution
+    sections.push(
+      "",
+      `## 9. Hedged requests (${hedging.rounds} rounds of ${integer(hedging.callsPerRound)} calls per ` +
+        `configuration, ${integer(hedging.ratePerSecond)} calls/s, ${hedging.line})`,
+      "",
+      `The chaos server's \`/api/chaos/latency/:key\`: ${fastMillis} ms typical, ${slowMillis} ms for ` +
+        `${percent(slowShare)}% of the requests, drawn per request (hedges included) from a seeded mulberry32 ` +
+        `(seeds ${hedging.seeds.map((seed) => seed.seed).join(", ")}: ` +
+        `${hedging.seeds.map((seed) => integer(seed.slowDraws)).join(", ")} slow among the first ` +
+        `${integer(hedging.callsPerRound)} requests). Its 95th percentile, as the server waits, is ${p95Millis} ms: ` +
+        `exactly ${percent(1 - slowShare)}% of the requests wait ${fastMillis} ms, so it sits at the boundary. ` +
+        `This library built once per configuration, each in a fresh client process, \`retryBudget: "none"\` but ` +
+        `in the last row, 2 copies at most (the default); calls started at a fixed rate (an open loop, at most ` +
+        `${hedging.concurrency} in flight). Each process first warms up against a second chaos server (another ` +
+        "origin: a cold process's first calls would be the learnt 95th percentile for 30 s); in each round, " +
+        `each configuration's measured calls follow ${integer(hedging.warmupCalls)} warm-up calls on a key of ` +
+        "their own (the learnt delay's window then holds its 20 samples and more; the rounds are over 30 s apart, " +
+        "so each starts from an empty window), every configuration of a round on the same draws. Extra " +
+        "requests: the requests the server received over the " +
+        "calls, minus one; losers aborted: the requests whose client left before the answer (the server's " +
+        "`abandoned`); latencies per call, in the client; hedge delay: the delay of the hedges the library " +
+        "reported sending (`Hedge` decisions), the median of the rounds' medians and the smallest and largest. " +
+        "Each figure is a median over rounds, each ratio a median of same-round ratios to no hedging.",
+      "",
+      hedgingTable(hedging),
+      "",
+      hedgingVerdict(hedging),
+      "",
+      "The learnt delay, round by round: the hedges of the warm-up (from the fallback, 2 s, until the window " +
+        "holds 20 samples, then learnt) and of the measured calls, with the delay each went after (median, " +
+        "smallest–largest); load average: the machine's (1 minute) when the measured calls started; slow draws: " +
+        "among the round's first requests, what its calls would meet without hedging.",
+      "",
+      hedgingRoundsTable(hedging)
     )
   }
   if (results.charts.throughput !== null || results.charts.contention !== null) {

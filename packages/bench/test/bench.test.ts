@@ -165,7 +165,7 @@ describe("the command line", () => {
   it("reads --quick, --only and --out, ignores a --, and rejects anything else", () => {
     expect(parseCommandLine([])).toEqual({
       quick: false,
-      sections: ["happy", "retry", "memory", "outage", "sparse", "breaker", "contention", "store"],
+      sections: ["happy", "retry", "memory", "outage", "sparse", "breaker", "contention", "store", "hedging"],
       outDir: undefined
     })
     expect(parseCommandLine(["--", "--quick", "--only=happy,contention", "--out=/tmp/x"])).toEqual({

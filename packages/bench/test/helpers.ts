@@ -18,7 +18,8 @@ export const tinyConfig: BenchConfig = {
   sparse: { calls: 200, concurrency: 16, failingShare: 0.05 },
   breaker: { ratePerSecond: 50, warmupMillis: 300, outageMillis: 600, afterMillis: 300, concurrency: 64 },
   contention: { clientCounts: [5, 10], runs: 2 },
-  sharedStore: { rounds: 2, callsPerRound: 20, warmupCalls: 10, concurrencies: [1, 4] }
+  sharedStore: { rounds: 2, callsPerRound: 20, warmupCalls: 10, concurrencies: [1, 4] },
+  hedging: { rounds: 2, callsPerRound: 60, warmupCalls: 30, ratePerSecond: 300, concurrency: 32 }
 }
 
 export interface TinyRun {
