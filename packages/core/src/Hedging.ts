@@ -366,8 +366,9 @@ const bucketCount = histogram.bucketCount
  * each of 10 slices of 3 s, aligned to the clock, and their running sum. A sample counts until its
  * slice is 10 slices old: at least 27 s, less than 30 s. Memory is constant whatever is recorded.
  *
- * Record what Finagle records: successes, timeouts, and copies cancelled because another won.
- * Fast failures would pull the percentile down.
+ * The lines record each copy that got a response (of any status) and each that timed out (its
+ * time limit, a lower bound); not a copy interrupted because another won (how long it would have
+ * taken is unknown) nor a fast failure without an answer, which would pull the percentile down.
  *
  * @example
  * ```ts

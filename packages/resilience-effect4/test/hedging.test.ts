@@ -128,6 +128,30 @@ describe("hedging, Effect 4", () => {
     })
   )
 
+  it.effect("a first copy that answers at the very moment the delay ends sends no hedge", () =>
+    Effect.gen(function* () {
+      const run = yield* play("same-instant", [slow("first", 100)], {
+        hedging: { delay: "100 millis" },
+        retryBudget: "none"
+      })
+      expect([run.outcome, run.at, run.exchanges.length, run.decisions]).toEqual(["200 first", 100, 1, []])
+    })
+  )
+
+  it.effect(
+    "a copy failing the moment its hedge is due: the next copy goes at once, the one after a whole delay later",
+    () =>
+      Effect.gen(function* () {
+        const run = yield* play(
+          "fail-at-delay",
+          [{ status: 503, delayMillis: 100 }, slow("second", 1000), slow("third", 1)],
+          { hedging: { delay: "100 millis", maxCopies: 3 }, retryBudget: "none" }
+        )
+        expect(run.sentAt).toEqual([0, 100, 200])
+        expect([run.outcome, run.at]).toEqual(["200 third", 201])
+      })
+  )
+
   it.effect(
     "maxCopies 3: each copy goes `delay` after the one before; the first to answer wins, the rest are aborted",
     () =>

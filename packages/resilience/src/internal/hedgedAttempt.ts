@@ -13,6 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Queue from "effect/Queue"
 import * as HttpFailure from "../HttpFailure.js"
@@ -48,16 +49,18 @@ export const latencyWindows = (clock: Clock.Clock): OriginTable<Hedging.LatencyW
   return windows
 }
 
-// A response came back (of any status): the copy's latency is the origin's.
-const answered = (exit: Exit.Exit<unknown, unknown>): boolean => {
+// A response came back (of any status), or none within the time limit: the time is the
+// origin's latency (at least, for a timeout).
+const measured = (exit: Exit.Exit<unknown, unknown>): boolean => {
   if (Exit.isSuccess(exit)) return true
   const error = failureOf(exit.cause)
-  return HttpFailure.isHttpFailure(error) && error._tag !== "ConnectionError"
+  return HttpFailure.isHttpFailure(error) && (error._tag !== "ConnectionError" || error.reason === "Timeout")
 }
 
 /**
- * A copy that records its latency in its origin's window when a response comes back; a copy
- * interrupted, timed out or failed unanswered says nothing of the origin's latency.
+ * A copy that records its latency in its origin's window when a response comes back or its time
+ * limit passes; a copy interrupted because another won (how long it would have taken is unknown)
+ * or failed fast without an answer says nothing of the origin's latency.
  *
  * @internal
  */
@@ -69,7 +72,7 @@ export const timed = <A, E, R>(
   Effect.clockWith((clock) => {
     const startMillis = monotonicMillis(clock)
     return Effect.onExit(copy, (exit) =>
-      answered(exit)
+      measured(exit)
         ? Effect.sync(() => {
             const now = monotonicMillis(clock)
             windows.get(origin, now).record(now - startMillis, now)
@@ -119,7 +122,8 @@ export interface Copies<A, E, R> {
 }
 
 type Event<A, E> =
-  | { readonly _tag: "Timer" }
+  // `timer`: which timer fired; one replaced after it fired, before it was heard, is stale.
+  | { readonly _tag: "Timer"; readonly timer: number }
   | { readonly _tag: "Ended"; readonly copy: number; readonly exit: Exit.Exit<A, E> }
 
 /**
@@ -138,6 +142,7 @@ export const race = <A, E, R>(copies: Copies<A, E, R>): Effect.Effect<A, E, R> =
     const failures = new Map<number, E>()
     const exits = new Map<number, Exit.Exit<A, E>>()
     let timer: Fiber.RuntimeFiber<boolean> | undefined
+    let timerId = 0
 
     const stopTimer = Effect.suspend(() => {
       const pending = timer
@@ -191,7 +196,10 @@ export const race = <A, E, R>(copies: Copies<A, E, R>): Effect.Effect<A, E, R> =
         stopTimer,
         Effect.map(
           Effect.fork(
-            Effect.zipRight(Effect.sleep(Duration.millis(afterMillis)), Queue.offer(events, { _tag: "Timer" }))
+            Effect.zipRight(
+              Effect.sleep(Duration.millis(afterMillis)),
+              Queue.offer(events, { _tag: "Timer", timer: ++timerId })
+            )
           ),
           (fiber) => {
             timer = fiber
@@ -221,8 +229,16 @@ export const race = <A, E, R>(copies: Copies<A, E, R>): Effect.Effect<A, E, R> =
 
     const heard = (state: HedgeRace.Race, event: Event<A, E>): Effect.Effect<A, E, R> => {
       if (event._tag === "Timer") {
-        timer = undefined
-        return act(HedgeRace.timerFired(state))
+        if (event.timer !== timerId) return act([state, []])
+        // A copy's end queued with the timer is heard first: a hedge for an attempt that has
+        // just answered is a request for nothing.
+        return Effect.flatMap(Queue.poll(events), (pending) => {
+          if (Option.isSome(pending)) {
+            return Effect.zipRight(Queue.offer(events, event), heard(state, pending.value))
+          }
+          timer = undefined
+          return act(HedgeRace.timerFired(state))
+        })
       }
       const { copy, exit } = event
       running.delete(copy)
