@@ -322,6 +322,30 @@ describe("hedging, Effect 4", () => {
     })
   )
 
+  it.effect("no hedge while the origin cools down after another call's 429", () =>
+    Effect.gen(function* () {
+      // The first request is slow; another call's 429 with Retry-After: 5 at 11 ms cools the origin down.
+      const scripted = ScriptedHttpClient.make([
+        slow("slow", 500),
+        { status: 429, headers: { "retry-after": "5" }, delayMillis: 10 },
+        slow("fast", 1)
+      ])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        hedging: { delay: "100 millis" },
+        retryBudget: "none",
+        maxAttempts: 1
+      })
+      const url = "http://cooling.hedging.test/items"
+      const slowCall = yield* Effect.forkChild(callOf(client, HttpClientRequest.get(url)))
+      yield* TestClock.adjust("1 millis")
+      const limited = yield* Effect.forkChild(callOf(client, HttpClientRequest.get(url)))
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(limited)).toBe("failed: TransientStatus")
+      expect(yield* Fiber.join(slowCall)).toBe("200 slow")
+      expect(scripted.exchanges.map((exchange) => exchange.at)).toEqual([0, 1])
+    })
+  )
+
   it.effect("a percentile delay is learnt per origin: the fallback until 20 samples, then the 95th percentile", () =>
     Effect.gen(function* () {
       // 20 calls of 40 ms, each hedged at the 30 ms fallback (their hedges lose); then a slow one.
