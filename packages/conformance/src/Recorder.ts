@@ -105,12 +105,10 @@ export const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricR
   }
 }
 
-// Counters only some scenarios have are left out when they did not move.
-const nonZero = <K extends string>(key: K, value: number): Partial<Record<K, number>> =>
-  value === 0 ? {} : ({ [key]: value } as Partial<Record<K, number>>)
-
 /** What happened between two readings (Effect's metric registry is global and only grows). */
 export const metricDelta = (before: MetricValues, after: MetricValues): MetricValues => {
+  const hedges = (after.hedges ?? 0) - (before.hedges ?? 0)
+  const hedgeWins = (after.hedgeWins ?? 0) - (before.hedgeWins ?? 0)
   const giveUps: Record<string, number> = {}
   for (const [reason, count] of Object.entries(after.giveUps)) {
     const added = count - (before.giveUps[reason] ?? 0)
@@ -122,8 +120,9 @@ export const metricDelta = (before: MetricValues, after: MetricValues): MetricVa
     giveUps,
     retryBudgetRefusals: after.retryBudgetRefusals - before.retryBudgetRefusals,
     circuitBreakerRejections: after.circuitBreakerRejections - before.circuitBreakerRejections,
-    ...nonZero("hedges", (after.hedges ?? 0) - (before.hedges ?? 0)),
-    ...nonZero("hedgeWins", (after.hedgeWins ?? 0) - (before.hedgeWins ?? 0))
+    // Counters only some scenarios have are left out when they did not move.
+    ...(hedges === 0 ? {} : { hedges }),
+    ...(hedgeWins === 0 ? {} : { hedgeWins })
   }
 }
 

@@ -314,6 +314,9 @@ export type DecisionFacts = {
   | { readonly _tag: "GiveUp"; readonly reason: GiveUpReason }
 )
 
+// Effect 4's rules: user info and signing query parameters.
+const redactWithDefaults = (url: string): string => Redaction.redactUrl(url, Redaction.defaultUrlParamNames)
+
 /**
  * The attributes of a decision's span event and log line, and its name ("retrying", "giving up");
  * `retryAfterMillis` is the delay the failure's server asked for, if any. `url.full` is written
@@ -333,7 +336,7 @@ export type DecisionFacts = {
 export const decisionEvent = (
   decision: DecisionFacts,
   retryAfterMillis: number | undefined,
-  redactUrl: (url: string) => string = (url) => Redaction.redactUrl(url, Redaction.defaultUrlParamNames)
+  redactUrl: (url: string) => string = redactWithDefaults
 ): { readonly name: string; readonly attributes: Record<string, unknown> } => {
   const failure = decision.failure
   const attributes: Record<string, unknown> = {
@@ -404,7 +407,7 @@ export interface HedgeFacts {
  */
 export const hedgeEvent = (
   hedge: HedgeFacts,
-  redactUrl: (url: string) => string = (url) => Redaction.redactUrl(url, Redaction.defaultUrlParamNames)
+  redactUrl: (url: string) => string = redactWithDefaults
 ): { readonly name: string; readonly attributes: Record<string, unknown> } => ({
   name: "hedging",
   attributes: {

@@ -152,6 +152,9 @@ const sleep = (millis: number): Effect.Effect<void> =>
  * retry budget) -> circuit breaker -> attempt time limit -> transport. What to do next is the
  * core's `CallMachine`'s answer; this sends, sleeps, releases and reports as it says.
  *
+ * With `hedging`, each attempt of a request that may be hedged is raced as copies
+ * (`hedgedAttempt`): what follows here hears the race's outcome as one attempt's.
+ *
  * The first attempt runs with nothing around it but its time limit (and the breaker, when there
  * is one), after the origin's cool-down if another call's 429 started one; only a failure builds
  * the retry machinery (the schedule's step). After each failure the machine hears what must
@@ -301,9 +304,10 @@ export const run = <A, E, R, E2, R2>(
           })
         })
 
-      // A 429 cools its origin down even when this call does not retry it.
+      // A 429 cools its origin down even when this call does not retry it (a hedged copy's was
+      // told as it came).
       const afterFailure = (failure: HttpFailure.HttpFailure): Outcome =>
-        Effect.flatMap(tellCoolDown(failure), (coolDown): Outcome => {
+        Effect.flatMap(hedges === undefined ? tellCoolDown(failure) : coolDownLeft, (coolDown): Outcome => {
           const refusal = policy.refusal(failure)
           if (refusal !== undefined) return stop(failure, refusal)
           const stepped =

@@ -153,6 +153,9 @@ const coolDownOf = (failure: HttpFailure.HttpFailure): number =>
  * retry budget) -> circuit breaker -> attempt time limit -> transport. What to do next is the
  * core's `CallMachine`'s answer; this sends, sleeps, releases and reports as it says.
  *
+ * With `hedging`, each attempt of a request that may be hedged is raced as copies
+ * (`hedgedAttempt`): what follows here hears the race's outcome as one attempt's.
+ *
  * The first attempt runs with nothing around it but its time limit (and the breaker, when
  * there is one), after the origin's cool-down if another call's 429 started one. After each
  * failure the machine hears what must never be retried, the schedule's answer and the
@@ -254,32 +257,27 @@ export const run = <A, E, R, E2, R2>(
         )
       }
 
-      // Records the failure with the budget and asks it for a retry: false is a refusal.
-      const askBudget = (failure: HttpFailure.HttpFailure): Effect.Effect<boolean> => {
-        const kind = overload.failureKind(failure)
-        if (kind === undefined) return Effect.succeed(true)
+      // Asks the budget for a retry of `kind` (a hedge is one after a timeout: the slowness it
+      // answers), `failed` first recorded with it: false is a refusal.
+      const withdraw = (kind: FailureKind, failed: boolean): Effect.Effect<boolean> => {
         if (syncBudget === undefined || syncBudget.retriesAskService) {
-          return Effect.zipRight(budget.onFailure(origin.key, kind), budget.tryRetry(origin.key, kind))
+          const asked = budget.tryRetry(origin.key, kind)
+          return failed ? Effect.zipRight(budget.onFailure(origin.key, kind), asked) : asked
         }
         return Effect.clockWith((clock) => {
           const now = monotonicMillis(clock)
           const state = syncBudget.stateFor(origin.key, now)
-          state.onFailure(now, kind)
+          if (failed) state.onFailure(now, kind)
           if (state.tryRetry(now, kind)) return Effect.succeed(true)
           syncBudget.refused(origin.key)
           return Effect.succeed(false)
         })
       }
 
-      // A hedge is paid as a retry after a timeout: the slowness it answers.
-      const payHedge = (): Effect.Effect<boolean> => {
-        if (syncBudget === undefined || syncBudget.retriesAskService) return budget.tryRetry(origin.key, "timeout")
-        return Effect.clockWith((clock) => {
-          const now = monotonicMillis(clock)
-          if (syncBudget.stateFor(origin.key, now).tryRetry(now, "timeout")) return Effect.succeed(true)
-          syncBudget.refused(origin.key)
-          return Effect.succeed(false)
-        })
+      // Records the failure with the budget and asks it for a retry: false is a refusal.
+      const askBudget = (failure: HttpFailure.HttpFailure): Effect.Effect<boolean> => {
+        const kind = overload.failureKind(failure)
+        return kind === undefined ? Effect.succeed(true) : withdraw(kind, true)
       }
 
       // A 429's Retry-After, told to every call sharing the store before this one plans its wait.
@@ -303,7 +301,7 @@ export const run = <A, E, R, E2, R2>(
               deadlineMillis: call.deadlineMillis,
               hedge: (attempt, limitMillis) => guarded(attempt, limitMillis, "hedge"),
               lastSent: () => lastSent,
-              pay: payHedge(),
+              pay: withdraw("timeout", false),
               coolDownLeft,
               breaker,
               tellCoolDown,
@@ -326,8 +324,9 @@ export const run = <A, E, R, E2, R2>(
         failure: HttpFailure.HttpFailure,
         state: unknown
       ): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> =>
-        // A 429 cools its origin down even when this call does not retry it.
-        Effect.flatMap(tellCoolDown(failure), (coolDown) => {
+        // A 429 cools its origin down even when this call does not retry it (a hedged copy's was
+        // told as it came).
+        Effect.flatMap(hedges === undefined ? tellCoolDown(failure) : coolDownLeft, (coolDown) => {
           const refusal = policy.refusal(failure)
           if (refusal !== undefined) return stop(failure, refusal)
           const now = monotonicMillis(clock)
