@@ -6,6 +6,9 @@
 # vitest 3 run. The status is the first non-zero one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/system-binaries.sh
+. scripts/system-binaries.sh
+need_binary redis-server "$(redis_found)" "the bench's shared-store section (packages/bench/test/sharedStore.test.ts)" redis-server
 pnpm exec vitest run --project 'slow-*' --maxWorkers="${TEST_WORKERS:-2}" --minWorkers=1 "$@"
 effect3=$?
 (cd packages/resilience-effect4 && bash ../../scripts/node22.sh node_modules/.bin/vitest run --config vitest.slow.config.mts)

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url"
 import { defineProject } from "vitest/config"
-import { sharedTestOptions } from "../../vitest.shared.js"
+import { vitest3TestOptions } from "../../vitest.shared.js"
 
 // The browser page of `pnpm demo:browser` in Chromium (Debian's, at /usr/bin/chromium), with its
 // screenshot for the README: `vitest run --config packages/examples/vitest.browser.config.ts`.
@@ -9,7 +9,7 @@ export default defineProject({
   // Run from the repository's root as from here: the paths below are this package's.
   root: fileURLToPath(new URL(".", import.meta.url)),
   test: {
-    ...sharedTestOptions,
+    ...vitest3TestOptions,
     name: "browser-page",
     environment: "node",
     include: ["test/browser/**/*.test.ts"],

@@ -5,6 +5,7 @@
  * threshold: only what follows from the definitions (the memory store's ratio to itself, the
  * rounds and calls asked for) and that the Redis store did reach Redis (its batched flushes).
  */
+import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { describe, expect, it } from "vitest"
 import type { BenchConfig } from "../src/config.js"
 import { readCommandStats, scriptCommands, sharedStoreLibraries } from "../src/sharedStore.js"
@@ -14,7 +15,7 @@ const storeConfig: BenchConfig = { ...tinyConfig, libraries: sharedStoreLibrarie
 const labels = ["effect-http-resilience", "effect-http-resilience-effect4"]
 const concurrencies = storeConfig.sharedStore.concurrencies
 
-describe("pnpm bench, the shared-store section", () => {
+describe.skipIf(skipWithout(redisServer))("pnpm bench, the shared-store section", () => {
   const run = tinyRun(["store"], 240_000, storeConfig)
 
   it("measures both lines at each concurrency, the memory store, its control and the Redis store, in every round", () => {

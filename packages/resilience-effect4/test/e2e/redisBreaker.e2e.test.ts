@@ -5,6 +5,7 @@
  * process opens the same breaker in the other, for that break, and nothing echoes back; off (the
  * default), nothing about breakers goes through Redis.
  */
+import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { describe, expect, it } from "@effect/vitest"
 import { NodeRedis } from "@effect/platform-node"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
@@ -84,116 +85,121 @@ const observed = (store: ResilienceStore.ResilienceStore.Service) =>
     return { breaker, changes }
   })
 
-describe("Effect 4 ResilienceStore.layerRedis({ shareCircuitBreaker }) against a real redis-server", () => {
-  it.live("shared: a breaker that opens in one process opens the same breaker in another, whose calls fail fast", () =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const prefix = freshPrefix()
-        const first = yield* storeOn(prefix, shared)
-        const second = yield* storeOn(prefix, shared)
-        yield* eventually(
-          Effect.map(breakerListeners(prefix), (n) => n === 2),
-          "both stores listening"
-        )
-        // The second process calls the origin through a client, with the same breaker options.
-        const scripted = yield* Testing.scriptedHttpClient([{ status: 200 }])
-        const client = ResilientHttpClient.withResilience(scripted.client, {
-          maxAttempts: 1,
-          circuitBreaker: breakerOptions
-        })
-        const call = Effect.scoped(client.get(`${origin}/items`)).pipe(
-          Effect.provideService(ResilienceStore.ResilienceStore, second)
-        )
-        expect((yield* call).status).toBe(200)
+describe.skipIf(skipWithout(redisServer))(
+  "Effect 4 ResilienceStore.layerRedis({ shareCircuitBreaker }) against a real redis-server",
+  () => {
+    it.live(
+      "shared: a breaker that opens in one process opens the same breaker in another, whose calls fail fast",
+      () =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const prefix = freshPrefix()
+            const first = yield* storeOn(prefix, shared)
+            const second = yield* storeOn(prefix, shared)
+            yield* eventually(
+              Effect.map(breakerListeners(prefix), (n) => n === 2),
+              "both stores listening"
+            )
+            // The second process calls the origin through a client, with the same breaker options.
+            const scripted = yield* Testing.scriptedHttpClient([{ status: 200 }])
+            const client = ResilientHttpClient.withResilience(scripted.client, {
+              maxAttempts: 1,
+              circuitBreaker: breakerOptions
+            })
+            const call = Effect.scoped(client.get(`${origin}/items`)).pipe(
+              Effect.provideService(ResilienceStore.ResilienceStore, second)
+            )
+            expect((yield* call).status).toBe(200)
 
-        yield* fail(yield* first.circuitBreaker(breakerOptions), origin)
-        const secondBreaker = yield* second.circuitBreaker(breakerOptions)
-        yield* eventually(isOpen(secondBreaker, origin), "the second process's breaker open")
-        const state = yield* secondBreaker.state(origin)
-        // For the break the first one opened for (a minute), less the time the message took.
-        expect(state._tag === "Open" && Duration.toMillis(state.retryAfter) > 30_000).toBe(true)
-        // Its calls there fail fast, as from an opening of its own: nothing is sent.
-        expect(yield* Effect.flip(call)).toMatchObject({ _tag: "ConnectionError", reason: "CircuitOpen" })
-        expect((yield* scripted.requests).length).toBe(1)
-        // Another origin, and breakers of other settings, are untouched.
-        expect(yield* isOpen(secondBreaker, other)).toBe(false)
-        const otherSettings = yield* second.circuitBreaker({ ...breakerOptions, breakDuration: "2 minutes" })
-        expect(yield* isOpen(otherSettings, origin)).toBe(false)
-      })
+            yield* fail(yield* first.circuitBreaker(breakerOptions), origin)
+            const secondBreaker = yield* second.circuitBreaker(breakerOptions)
+            yield* eventually(isOpen(secondBreaker, origin), "the second process's breaker open")
+            const state = yield* secondBreaker.state(origin)
+            // For the break the first one opened for (a minute), less the time the message took.
+            expect(state._tag === "Open" && Duration.toMillis(state.retryAfter) > 30_000).toBe(true)
+            // Its calls there fail fast, as from an opening of its own: nothing is sent.
+            expect(yield* Effect.flip(call)).toMatchObject({ _tag: "ConnectionError", reason: "CircuitOpen" })
+            expect((yield* scripted.requests).length).toBe(1)
+            // Another origin, and breakers of other settings, are untouched.
+            expect(yield* isOpen(secondBreaker, other)).toBe(false)
+            const otherSettings = yield* second.circuitBreaker({ ...breakerOptions, breakDuration: "2 minutes" })
+            expect(yield* isOpen(otherSettings, origin)).toBe(false)
+          })
+        )
     )
-  )
 
-  it.live(
-    "off (the default): the other process's breaker stays closed, and nothing about breakers goes through Redis",
-    () =>
+    it.live(
+      "off (the default): the other process's breaker stays closed, and nothing about breakers goes through Redis",
+      () =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const prefix = freshPrefix()
+            const first = yield* storeOn(prefix)
+            const second = yield* storeOn(prefix)
+            const secondBreaker = yield* second.circuitBreaker(breakerOptions)
+            yield* Effect.promise(() => redis.command("CONFIG", "RESETSTAT"))
+            const firstBreaker = yield* first.circuitBreaker(breakerOptions)
+            yield* fail(firstBreaker, origin)
+            expect(yield* isOpen(firstBreaker, origin)).toBe(true)
+            // A cool-down published after the opening has reached the second process: an opening
+            // published before it would have too.
+            yield* first.coolDown(other, 60_000)
+            yield* eventually(
+              Effect.map(second.coolDownLeft(other), (left) => left > 0),
+              "the cool-down"
+            )
+            expect(yield* secondBreaker.state(origin)).toEqual({ _tag: "Closed", origin })
+            expect(yield* breakerListeners(prefix)).toBe(0)
+            // The cool-down's script publishes once; nothing else does.
+            expect(yield* publishes).toBe(1)
+          })
+        )
+    )
+
+    it.live("an opening learned from another process is not published again, and a process ignores its own", () =>
       Effect.scoped(
         Effect.gen(function* () {
           const prefix = freshPrefix()
-          const first = yield* storeOn(prefix)
-          const second = yield* storeOn(prefix)
-          const secondBreaker = yield* second.circuitBreaker(breakerOptions)
-          yield* Effect.promise(() => redis.command("CONFIG", "RESETSTAT"))
-          const firstBreaker = yield* first.circuitBreaker(breakerOptions)
-          yield* fail(firstBreaker, origin)
-          expect(yield* isOpen(firstBreaker, origin)).toBe(true)
-          // A cool-down published after the opening has reached the second process: an opening
-          // published before it would have too.
-          yield* first.coolDown(other, 60_000)
+          const first = yield* observed(yield* storeOn(prefix, shared))
+          const second = yield* observed(yield* storeOn(prefix, shared))
           yield* eventually(
-            Effect.map(second.coolDownLeft(other), (left) => left > 0),
-            "the cool-down"
+            Effect.map(breakerListeners(prefix), (n) => n === 2),
+            "both stores listening"
           )
-          expect(yield* secondBreaker.state(origin)).toEqual({ _tag: "Closed", origin })
-          expect(yield* breakerListeners(prefix)).toBe(0)
-          // The cool-down's script publishes once; nothing else does.
-          expect(yield* publishes).toBe(1)
+          yield* Effect.promise(() => redis.command("CONFIG", "RESETSTAT"))
+
+          yield* fail(first.breaker, origin)
+          // Closed by hand at once: its own message, or one echoed back, would open it again.
+          yield* first.breaker.close(origin)
+          // The second process sees the forced opening as any opening, with the first's break.
+          yield* eventually(
+            Effect.sync(() => second.changes.some((change) => change.origin === origin && change.to === "Open")),
+            "the second process's opening"
+          )
+          const opening = second.changes.find((change) => change.origin === origin)
+          expect(opening).toMatchObject({ from: "Closed", to: "Open", manual: false })
+          expect(opening?.to === "Open" && Duration.toMillis(opening.breakDuration)).toBe(60_000)
+
+          // The second process's own opening of another origin, told after anything it would have
+          // echoed, has reached the first.
+          yield* fail(second.breaker, other)
+          yield* eventually(isOpen(first.breaker, other), "the first process's breaker for the other origin")
+          yield* eventually(
+            Effect.sync(() => first.changes.some((change) => change.origin === other)),
+            "the first process's observer"
+          )
+
+          // The first process opened once for the origin, by itself; the close was its own and is
+          // not shared; two openings were published, one by each process.
+          expect(first.changes.filter((change) => change.origin === origin).map((change) => change.to)).toEqual([
+            "Open",
+            "Closed"
+          ])
+          expect(yield* first.breaker.state(origin)).toEqual({ _tag: "Closed", origin })
+          expect(yield* isOpen(second.breaker, origin)).toBe(true)
+          expect(yield* publishes).toBe(2)
         })
       )
-  )
-
-  it.live("an opening learned from another process is not published again, and a process ignores its own", () =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const prefix = freshPrefix()
-        const first = yield* observed(yield* storeOn(prefix, shared))
-        const second = yield* observed(yield* storeOn(prefix, shared))
-        yield* eventually(
-          Effect.map(breakerListeners(prefix), (n) => n === 2),
-          "both stores listening"
-        )
-        yield* Effect.promise(() => redis.command("CONFIG", "RESETSTAT"))
-
-        yield* fail(first.breaker, origin)
-        // Closed by hand at once: its own message, or one echoed back, would open it again.
-        yield* first.breaker.close(origin)
-        // The second process sees the forced opening as any opening, with the first's break.
-        yield* eventually(
-          Effect.sync(() => second.changes.some((change) => change.origin === origin && change.to === "Open")),
-          "the second process's opening"
-        )
-        const opening = second.changes.find((change) => change.origin === origin)
-        expect(opening).toMatchObject({ from: "Closed", to: "Open", manual: false })
-        expect(opening?.to === "Open" && Duration.toMillis(opening.breakDuration)).toBe(60_000)
-
-        // The second process's own opening of another origin, told after anything it would have
-        // echoed, has reached the first.
-        yield* fail(second.breaker, other)
-        yield* eventually(isOpen(first.breaker, other), "the first process's breaker for the other origin")
-        yield* eventually(
-          Effect.sync(() => first.changes.some((change) => change.origin === other)),
-          "the first process's observer"
-        )
-
-        // The first process opened once for the origin, by itself; the close was its own and is
-        // not shared; two openings were published, one by each process.
-        expect(first.changes.filter((change) => change.origin === origin).map((change) => change.to)).toEqual([
-          "Open",
-          "Closed"
-        ])
-        expect(yield* first.breaker.state(origin)).toEqual({ _tag: "Closed", origin })
-        expect(yield* isOpen(second.breaker, origin)).toBe(true)
-        expect(yield* publishes).toBe(2)
-      })
     )
-  )
-})
+  }
+)

@@ -5,6 +5,7 @@
  * a call that goes well makes no round trip; Redis stopped, paused or flushed never fails or
  * hangs a decision, is logged once, and sharing resumes when Redis is back.
  */
+import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { describe, expect, it } from "@effect/vitest"
 import { NodeRedis } from "@effect/platform-node"
 import { Context, Effect, Layer, Logger, Metric, Result, type Scope } from "effect"
@@ -60,7 +61,7 @@ const capturedLogs = () => {
   return { lines, layer: Logger.layer([logger]) }
 }
 
-describe("Effect 4 ResilienceStore.layerRedis against a real redis-server", () => {
+describe.skipIf(skipWithout(redisServer))("Effect 4 ResilienceStore.layerRedis against a real redis-server", () => {
   it.live("a cool-down started in one process reaches another on the same prefix, not one on another prefix", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -7,6 +7,7 @@
  * test checks what the page saw against what the server counted.
  */
 import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
+import { chromium, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type BrowserPage, openBrowserPage } from "../support/browserPage.js"
@@ -40,7 +41,7 @@ const attemptsOf = async (server: StartedChaosServer, key: string) =>
   (await server.stats()).requests.byRetryKey[key] ?? 0
 const hintsIn = (logs: ReadonlyArray<string>, text: string) => logs.filter((line) => line.includes(text))
 
-describe("Effect 3 in headless Chromium, cross-origin", () => {
+describe.skipIf(skipWithout(chromium))("Effect 3 in headless Chromium, cross-origin", () => {
   it("fetch alone: Retry-After is readable only when exposed, and a CORS rejection reads as a dead server", async () => {
     const url = (server: StartedChaosServer) => `${server.url}/api/status/429?retryAfter=1`
     expect(await page.run("plainFetch", { url: url(exposed) })).toEqual({

@@ -6,6 +6,7 @@
  * connections, against one chaos server and one real redis-server. A 429 with `Retry-After`
  * that one process receives holds back the next process's call to the origin.
  */
+import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
 import { describe, expect, it } from "@effect/vitest"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -43,7 +44,7 @@ const asProcess = <A, E>(
     Effect.exit
   )
 
-describe("Effect 3 a fleet on one Redis shares a Retry-After cool-down", () => {
+describe.skipIf(skipWithout(redisServer))("Effect 3 a fleet on one Redis shares a Retry-After cool-down", () => {
   it.live("one process's 429 with Retry-After holds back the next process's call; another prefix is not held", () =>
     Effect.gen(function* () {
       const prefix = `fleet-${process.pid}-${++runs}`

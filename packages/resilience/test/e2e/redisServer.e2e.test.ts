@@ -6,6 +6,7 @@
  * (node-redis' `createClient`).
  * A real process on loopback; the waits are readiness waits, never timing assertions.
  */
+import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import * as Net from "node:net"
 import { createClient } from "redis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -30,7 +31,7 @@ const withOwnRedis = async (body: (instance: RedisInstance) => Promise<void>): P
   }
 }
 
-describe("startRedis", () => {
+describe.skipIf(skipWithout(redisServer))("startRedis", () => {
   it("answers PING, SET and GET over raw RESP, on 127.0.0.1", async () => {
     expect(redis.url).toBe(`redis://127.0.0.1:${redis.port}`)
     expect(await redis.command("PING")).toBe("+PONG\r\n")

@@ -5,6 +5,7 @@
  * a call that goes well makes no round trip; Redis stopped, paused or flushed never fails or
  * hangs a decision, is logged once, and sharing resumes when Redis is back.
  */
+import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, Logger, Metric, MetricState, type Scope } from "effect"
 import { afterAll, beforeAll } from "vitest"
@@ -54,7 +55,7 @@ const capturedLogs = () => {
   return { lines, layer: Logger.replace(Logger.defaultLogger, logger) }
 }
 
-describe("Effect 3 ResilienceStore.layerRedis against a real redis-server", () => {
+describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStore.layerRedis against a real redis-server", () => {
   it.live("a cool-down started in one process reaches another on the same prefix, not one on another prefix", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -17,8 +17,10 @@
  * `DEBUG SLEEP 1`). A server still running when the process exits is killed then, or when the
  * process dies by a signal, by a watchdog.
  *
- * Without `redis-server` on the PATH, `startRedis` fails saying how to install it: these tests are
- * never skipped. CI (`.ci/run`) installs it when it is missing.
+ * Without `redis-server` on the PATH, the files that use it skip their tests
+ * (`describe.skipIf(skipWithout(redisServer))`, @effect-http-resilience/conformance/systemBinaries),
+ * and `startRedis` fails saying how to install it. CI (`.ci/run`) installs it and sets
+ * TEST_REQUIRE_BINARIES=1, so that there they run or fail, never skip.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"

@@ -1,11 +1,11 @@
 import { defineProject } from "vitest/config"
-import { sharedTestOptions } from "../../vitest.shared.js"
+import { vitest3TestOptions } from "../../vitest.shared.js"
 
 // "slow-": run by `pnpm test:slow`, not `pnpm test` (scripts/test.sh): each test starts real
 // servers and benchmark processes.
 export default defineProject({
   test: {
-    ...sharedTestOptions,
+    ...vitest3TestOptions,
     name: "slow-bench",
     include: ["test/**/*.test.ts"]
   }
