@@ -10,9 +10,12 @@ import { vitest3TestOptions } from "./vitest.shared.js"
 //   worker: those that fill process-wide tables (10,000 origins' state, whose metric series stay
 //   in Effect's global registry) and those that read the OpenTelemetry export, which keeps at most
 //   2,000 series per metric.
-// The "slow-*" projects (the bench's tests, `pnpm demo` end to end, the heap checks) run in
-// `pnpm test:slow` (scripts/test-slow.sh); the browser ones in `pnpm test:browser`
-// (vitest.browser.config.ts).
+// `pnpm test:slow` (scripts/test-slow.sh) runs the "slow" projects, what needs wall time:
+// - "slow": the bench's tests (a tiny run of every benchmark section, with real servers and
+//   client processes) and `pnpm demo` end to end on both lines;
+// - "slow-heap": the heap check of many origins, in a worker of its own (it turns on --expose-gc
+//   itself), beside "slow" (vitest runs the threads pool and the forks pool at once).
+// The browser suites: `pnpm test:browser` (vitest.browser.config.ts).
 const isolatedFiles = [
   "packages/resilience/test/isolated/**/*.test.ts",
   "packages/resilience/test/readme/examples.test.ts",
@@ -38,10 +41,26 @@ export default defineConfig({
       {
         test: { ...vitest3TestOptions, name: "effect3-isolated", include: isolatedFiles, pool: "threads" }
       },
-      "packages/*/vitest.slow.config.ts"
+      {
+        test: {
+          ...vitest3TestOptions,
+          name: "slow",
+          isolate: false,
+          include: ["packages/bench/test/**/*.test.ts", "packages/examples/test/slow/**/*.test.ts"]
+        }
+      },
+      {
+        test: {
+          ...vitest3TestOptions,
+          name: "slow-heap",
+          include: ["packages/resilience/test/slow/**/*.test.ts"],
+          pool: "threads",
+          testTimeout: 600_000
+        }
+      }
     ],
-    // vitest 3 reads these from the root config only: a forks worker runs file after file (the
-    // "effect3" project), a threads worker one file ("effect3-isolated").
+    // vitest 3 reads these from the root config only: a forks worker runs file after file ("effect3",
+    // "slow"), a threads worker one file ("effect3-isolated", "slow-heap").
     poolOptions: { forks: { isolate: false }, threads: { isolate: true } }
   }
 })

@@ -6,7 +6,8 @@
 # without Effect that has only the chaos server. Any failure fails the run.
 #
 # Environment: CONSUMER_TEST_TIMEOUT (seconds, default 900: npm installs in four projects, on busy cores) bounds the whole run;
-# CONSUMER_TEST_KEEP=1 keeps the temporary project for inspection.
+# CONSUMER_TEST_KEEP=1 keeps the temporary project for inspection; CONSUMER_TEST_BUILT=1 packs what
+# `pnpm build` left (.ci/run builds just before) instead of building again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -60,13 +61,23 @@ for locked in "@types/node@$types_node_version" "@types/node@$types_node22_versi
   fi
 done
 
-echo "== consumer test: build"
-$PNPM build
+if [ "${CONSUMER_TEST_BUILT:-}" = 1 ]; then
+  echo "== consumer test: built already (CONSUMER_TEST_BUILT=1)"
+else
+  echo "== consumer test: build"
+  $PNPM build
+fi
 
 echo "== consumer test: pack"
 mkdir -p "$work/tarballs" "$work/project"
+# The four at once: each is mostly pnpm starting up.
+packs=()
 for package in core resilience resilience-effect4 chaos-server; do
-  (cd "packages/$package" && $PNPM pack --pack-destination "$work/tarballs" >/dev/null)
+  (cd "packages/$package" && $PNPM pack --pack-destination "$work/tarballs" >/dev/null) &
+  packs+=("$!")
+done
+for pack in "${packs[@]}"; do
+  wait "$pack"
 done
 ls -1 "$work/tarballs"
 resilience_tgz=$(ls "$work"/tarballs/effect-http-resilience-[0-9]*.tgz)
@@ -116,12 +127,26 @@ esac
 # clean, and with every declaration file checked, where only errors in our packages count (the
 # peers' own declarations need DOM typings and @types/ws, which are not ours to require).
 typecheck() {
-  local config=$1 output status
-  echo "== consumer test: tsc --noEmit -p $config"
-  timeout 120 ./node_modules/.bin/tsc -p "$config"
-  echo "== consumer test: tsc --noEmit -p $config --skipLibCheck false (errors in our declarations)"
+  local config=$1 output status full
+  # The two checks at once: tsc uses one core.
+  echo "== consumer test: tsc --noEmit -p $config, and with --skipLibCheck false (errors in our declarations)"
+  full="$(mktemp)"
+  (
+    code=0
+    timeout 120 ./node_modules/.bin/tsc -p "$config" --skipLibCheck false >"$full" 2>&1 || code=$?
+    echo "$code" >"$full.status"
+  ) &
+  local checking=$!
   status=0
-  output=$(timeout 120 ./node_modules/.bin/tsc -p "$config" --skipLibCheck false 2>&1) || status=$?
+  timeout 120 ./node_modules/.bin/tsc -p "$config" || status=$?
+  wait "$checking"
+  if [ "$status" -ne 0 ]; then
+    rm -f "$full" "$full.status"
+    exit "$status"
+  fi
+  output=$(cat "$full")
+  status=$(cat "$full.status")
+  rm -f "$full" "$full.status"
   # tsc exits 1 or 2 when it found errors; anything else (a timeout, a crash) is a failure.
   if [ "$status" -gt 2 ]; then
     echo "$output"

@@ -1,4 +1,4 @@
-# Sourced by scripts/test.sh and scripts/test-browser.sh: runs the Effect 4 package's vitest 5
+# Sourced by scripts/test.sh, scripts/test-slow.sh and scripts/test-browser.sh: runs the Effect 4 package's vitest 5
 # (under Node 22) in the background and a vitest 3 command in the foreground, then prints the
 # Effect 4 run's output after the vitest 3 run's, so that the two never interleave, and exits with
 # the first non-zero status. Straight to the binaries, not through pnpm: two pnpm processes started
