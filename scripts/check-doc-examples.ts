@@ -6,8 +6,8 @@
  *    `@category` and an `@example` holding a ```ts block (for a name declared twice, such as a
  *    value and its type, one example is enough). Every public module has a module comment with a
  *    summary and `@since`.
- * 2. Every ```ts block of those `@example`s and of the READMEs (the root one and each publishable
- *    package's own, which npm shows) is written as a file into `packages/resilience/.doc-examples/`
+ * 2. Every ```ts block of those `@example`s, of the READMEs (the root one and each publishable
+ *    package's own, which npm shows) and of the guides (`docs/*.md`) is written as a file into `packages/resilience/.doc-examples/`
  *    (inside the workspace, so `effect-http-resilience`, the chaos server and the peers resolve
  *    as they do for the package's own tests), or for the Effect 4 line into
  *    `packages/resilience-effect4/.doc-examples/` (Effect 4 resolves there): the examples of the
@@ -19,6 +19,10 @@
  *    same page (no repository URL is known, so a repository path would lead nowhere), and no
  *    workspace command (`pnpm demo`, `pnpm chaos`, ...) appears. The library's README repeats the
  *    root README's install blocks, options table and failures table word for word.
+ * 4. Every other link leads somewhere: a relative link of the README, of a guide or of
+ *    BENCHMARKS.md names a file of the repository, and its anchor (`FILE.md#heading`, or `#heading`
+ *    of the same page, in the package READMEs too) a heading of that file, as GitHub makes the
+ *    anchors.
  *
  * An example that refers to things it does not define should `declare const` them. A README
  * block that must not be checked can use the info string `ts no-check`.
@@ -28,6 +32,7 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import ts from "typescript"
+import { guides } from "./doc-examples.js"
 import { installBlocks, tableWithHeader } from "./readme-sections.js"
 
 const root = Path.resolve(import.meta.dirname, "..")
@@ -50,8 +55,8 @@ const outDirName = ".doc-examples"
 const keep = process.argv.includes("--keep")
 /** The README of each publishable package: what npm shows. */
 const packageReadmes = publishable.map((pkg) => `${pkg}/README.md`)
-/** READMEs whose ```ts blocks are checked. */
-const readmes = ["README.md", ...packageReadmes]
+/** READMEs and guides whose ```ts blocks are checked. */
+const readmes = ["README.md", ...guides, ...packageReadmes]
 /** The library's README repeats these parts of the root README word for word. */
 const libraryReadme = "packages/resilience/README.md"
 const sharedTables = ["option", "failure"]
@@ -356,6 +361,63 @@ if (libraryText !== undefined) {
     else if (JSON.stringify(tableWithHeader(libraryText, header)) !== JSON.stringify(expected))
       problems.push(`${libraryReadme}: its "${header}" table differs from README.md's; copy it word for word`)
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Links lead somewhere.
+
+/** The anchors GitHub gives the headings of `markdown`: lower case, punctuation dropped, each space a hyphen. */
+const anchorsOf = (markdown: string): ReadonlySet<string> => {
+  const anchors = new Set<string>()
+  let fenced = false
+  for (const line of markdown.split("\n")) {
+    if (/^\s*```/.test(line)) fenced = !fenced
+    const heading = fenced ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
+    for (const [, id] of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(id ?? "")
+    if (heading === null) continue
+    const text = (heading[1] ?? "").replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
+      .replace(/ /g, "-")
+    let anchor = base
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`
+    anchors.add(anchor)
+  }
+  return anchors
+}
+
+/** Markdown files whose relative links and anchors are checked. */
+const linkedDocs = ["README.md", ...guides, "BENCHMARKS.md", ...packageReadmes]
+const anchorCache = new Map<string, ReadonlySet<string>>()
+const anchorsOfFile = (file: string): ReadonlySet<string> => {
+  const cached = anchorCache.get(file)
+  if (cached !== undefined) return cached
+  const anchors = anchorsOf(Fs.readFileSync(Path.join(root, file), "utf8"))
+  anchorCache.set(file, anchors)
+  return anchors
+}
+
+for (const doc of linkedDocs) {
+  const text = readText(doc)
+  if (text === undefined) continue
+  proseLines(text).forEach((line, index) => {
+    for (const [, target = ""] of line.matchAll(/\]\(\s*<?([^)\s>]*)/g)) {
+      if (/^[a-z][\w+.-]*:/i.test(target)) continue
+      const where = `${doc}:${index + 1}: link to "${target}"`
+      const hash = target.indexOf("#")
+      const path = hash === -1 ? target : target.slice(0, hash)
+      const anchor = hash === -1 ? undefined : decodeURIComponent(target.slice(hash + 1))
+      const file = path === "" ? doc : Path.relative(root, Path.resolve(Path.dirname(Path.join(root, doc)), path))
+      if (file.startsWith("..") || !Fs.existsSync(Path.join(root, file))) {
+        problems.push(`${where}: ${file} does not exist`)
+        continue
+      }
+      if (anchor === undefined) continue
+      if (!file.endsWith(".md")) problems.push(`${where}: an anchor into a file that is not markdown`)
+      else if (!anchorsOfFile(file).has(anchor)) problems.push(`${where}: ${file} has no heading with that anchor`)
+    }
+  })
 }
 
 // README ```ts blocks.

@@ -1,6 +1,6 @@
 /**
- * The examples of the READMEs and of the JSDoc that run against a live chaos server: which they
- * are, and the module each becomes. Used by the tests that run them, one per Effect line:
+ * The examples of the READMEs, of the guides (`docs/*.md`) and of the JSDoc that run against a
+ * live chaos server: which they are, and the module each becomes. Used by the tests that run them, one per Effect line:
  * `packages/resilience/test/readme/examples.test.ts` (Effect 3, vitest 3) and
  * `packages/resilience-effect4/test/readme/examples.test.ts` (Effect 4, vitest 5). Effect-free.
  *
@@ -29,9 +29,19 @@ import ts from "typescript"
 
 export const root = Path.resolve(import.meta.dirname, "..")
 
-/** READMEs whose ```ts blocks are examples: the repository's and each publishable package's. */
-export const readmes = [
+/** The guides: every markdown file of `docs/`, in order. */
+export const guides: ReadonlyArray<string> = Fs.readdirSync(Path.join(root, "docs"))
+  .filter((name) => name.endsWith(".md"))
+  .sort()
+  .map((name) => `docs/${name}`)
+
+/**
+ * Markdown files whose ```ts blocks are examples: the repository's README, the guides of `docs/`
+ * and each publishable package's README. ("README" below means any of them.)
+ */
+export const readmes: ReadonlyArray<string> = [
   "README.md",
+  ...guides,
   "packages/resilience/README.md",
   "packages/core/README.md",
   "packages/chaos-server/README.md",
