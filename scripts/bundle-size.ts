@@ -9,7 +9,7 @@
  * programs that import only `RetryAfter`
  * (from the root and from its subpath) and fails if the client came along: its service key, its
  * body-draining code, or an import of `@effect/platform/HttpClient`. Warns when the figures in the
- * README's "Bundle size" table are more than 5% off.
+ * "Bundle size" table of docs/performance.md are more than 5% off.
  *
  * Then, for each line (Effect 3 and Effect 4, both built: `packages/resilience-effect4/dist` too),
  * what a browser user ships: a small program that GETs a JSON URL over `FetchHttpClient` made
@@ -26,8 +26,8 @@
  * the browser, if a bundle keeps an import (a browser bundle with everything in it has none: a
  * surviving dynamic import means the Redis store came along) or imports a `node:` module, if the
  * Redis store's code is in it (tree-shaking must drop `layerRedis`), or if it holds two Effects or
- * the wrong one. Warns when the README's browser table (the table after `<!-- size: browser -->`)
- * is more than 5% off, or missing.
+ * the wrong one. Warns when the browser table of docs/performance.md (the table after
+ * `<!-- size: browser -->`) is more than 5% off, or missing.
  *
  * usage: tsx scripts/bundle-size.ts
  */
@@ -78,7 +78,7 @@ const sizes = (code: string): Sizes => ({
 
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`
 
-// A README figure (KiB, one decimal) is out of date when it is more than 5% off, and more than
+// A documented figure (KiB, one decimal) is out of date when it is more than 5% off, and more than
 // its own rounding (0.1 KiB) off, so that small figures do not warn on rounding alone.
 const stale = (kibText: string | undefined, bytes: number): boolean =>
   kibText === undefined || Math.abs(Number(kibText) * 1024 - bytes) > Math.max(0.05 * bytes, 0.1 * 1024)
@@ -104,8 +104,9 @@ for (const [name, { minified, gzipped }] of rows) {
   )
 }
 
-// The README's figures (section "Bundle size") should stay close to the measured ones.
-const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
+// The figures of docs/performance.md (section "Bundle size") should stay close to the measured ones.
+const guide = "docs/performance.md"
+const readme = Fs.readFileSync(Path.join(root, guide), "utf8")
 const documented = [
   /^\| everything\s*\| ([\d.]+) KiB\s*\| ([\d.]+) KiB/m,
   /^\| `import \{ RetryAfter \} from "effect-http-resilience"`\s*\| ([\d.]+) KiB\s*\| ([\d.]+) KiB/m,
@@ -120,7 +121,7 @@ rows.forEach(([name, measured], index) => {
     stale(match[2], measured.gzipped)
   ) {
     console.warn(
-      `size: warning: the README's figures for "${name}" are out of date; put ${kib(measured.minified)} and ${kib(measured.gzipped)} in its "Bundle size" table`
+      `size: warning: the figures of ${guide} for "${name}" are out of date; put ${kib(measured.minified)} and ${kib(measured.gzipped)} in its "Bundle size" table`
     )
   }
 })
@@ -333,7 +334,7 @@ const added = (row: BrowserRow): Sizes => ({
 
 const pair = ({ minified, gzipped }: Sizes): string => `${kib(minified)} / ${kib(gzipped)}`
 
-/** The table as the README holds it under `<!-- size: browser -->`, columns padded. */
+/** The table as docs/performance.md holds it under `<!-- size: browser -->`, columns padded. */
 const browserTable = (browserRows: ReadonlyArray<BrowserRow>): string => {
   const cells = [
     ["line", "with `withResilience` (min / gzip)", "without (min / gzip)", "what the library adds (min / gzip)"],
@@ -357,7 +358,7 @@ const browserTable = (browserRows: ReadonlyArray<BrowserRow>): string => {
 
 const browserMarker = "<!-- size: browser -->"
 
-/** The README's browser table rows (the `|` lines after the marker), or undefined without the marker. */
+/** The documented browser table rows (the `|` lines after the marker), or undefined without the marker. */
 const documentedBrowserRows = (markdown: string): ReadonlyArray<string> | undefined => {
   const lines = markdown.split("\n")
   const start = lines.findIndex((line) => line.trim() === browserMarker)
@@ -368,7 +369,7 @@ const documentedBrowserRows = (markdown: string): ReadonlyArray<string> | undefi
   return first === -1 ? [] : rest.slice(first, end === -1 ? undefined : end)
 }
 
-/** Warns when the README's row for the line is missing or a figure of it is more than 5% off. */
+/** Warns when the documented row for the line is missing or a figure of it is more than 5% off. */
 const checkDocumentedBrowserRow = (documentedRows: ReadonlyArray<string>, row: BrowserRow): void => {
   const expected = `${pair(row.resilient)}, ${pair(row.bare)} and ${pair(added(row))}`
   const documentedRow = documentedRows.find((line) => line.split("|")[1]?.includes(row.line.name))
@@ -376,7 +377,7 @@ const checkDocumentedBrowserRow = (documentedRows: ReadonlyArray<string>, row: B
   const measured = [row.resilient, row.bare, added(row)].flatMap(({ minified, gzipped }) => [minified, gzipped])
   if (figures.length !== measured.length || measured.some((bytes, index) => stale(figures[index], bytes))) {
     console.warn(
-      `size: warning: the README's browser figures for ${row.line.name} are out of date; put ${expected} in the table under ${browserMarker}`
+      `size: warning: the browser figures of ${guide} for ${row.line.name} are out of date; put ${expected} in the table under ${browserMarker}`
     )
   }
 }
@@ -396,7 +397,7 @@ console.log(`\n${browserMarker}\n${browserTable(browserRows)}\n`)
 const documentedRows = documentedBrowserRows(readme)
 if (documentedRows === undefined) {
   console.warn(
-    `size: warning: README.md has no ${browserMarker} table; put the table above under that marker in its "Bundle size" section`
+    `size: warning: ${guide} has no ${browserMarker} table; put the table above under that marker in its "Bundle size" section`
   )
 } else {
   for (const row of browserRows) checkDocumentedBrowserRow(documentedRows, row)

@@ -1,6 +1,6 @@
 // @generated from templates/test/readme/chaosServer.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
-// The README's example, verbatim, so that CI runs it: README.md, "Testing your code" >
-// "End to end against the chaos server". readme.test.ts checks that it stays the same as the README's block.
+// The testing guide's example, verbatim, so that CI runs it: docs/testing.md, "End to end against the chaos server" >
+// "Effect 4". readme.test.ts checks that it stays the same as the guide's block.
 import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
 import { NodeHttpClient } from "@effect/platform-node"
 import { expect, it } from "@effect/vitest"

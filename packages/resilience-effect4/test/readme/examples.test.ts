@@ -1,9 +1,9 @@
 // @generated from templates/test/readme/examples.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * The examples of the READMEs and of the JSDoc that make HTTP calls, run as written against a live
- * chaos server: this line's here, the other line's in the other package's copy of this file.
- * scripts/doc-examples.ts says which line an example belongs to, how a README marks its ```ts
- * blocks and how an example becomes a module: it is written into a directory of this package with
+ * The examples of the READMEs, the guides (docs/*.md) and the JSDoc that make HTTP calls, run as
+ * written against a live chaos server: this line's here, the other line's in the other package's
+ * copy of this file. scripts/doc-examples.ts says which line an example belongs to, how a README
+ * or guide marks its ```ts blocks and how an example becomes a module: it is written into a directory of this package with
  * `http://127.0.0.1:8080` replaced by the URL of a chaos server started for it (port 0,
  * 127.0.0.1), imported, and its Effect run; its check then asserts what its comments promise, and
  * an example aimed at port 8080 must have reached the live server.
@@ -53,8 +53,11 @@ const orderPlacedAfterTwoRetries = (outcome: Outcome) => {
   expect(outcome.stats.orders).toMatchObject({ placed: 1, byIdempotencyKey: { "order-42": 3 } })
 }
 
-/** What each README example marked to run on this line promises, by `README#ID`. */
+/** What each README or guide example marked to run on this line promises, by `FILE#ID`. */
 const readmeChecks: Record<string, Check> = {
+  "README.md#quick-start-effect4": ({ value }) => {
+    expect(value).toEqual({ id: 7, name: "Product 7", price: expect.any(Number) })
+  },
   "packages/chaos-server/README.md#effect4-layer": ({ value }) => {
     expect(value).toEqual([201, 1]) // the comment: the order is placed once
   },
@@ -158,15 +161,15 @@ const run = async (example: DocExamples.Example, target: DocExamples.Target, che
   }
 }
 
-describe("the README and JSDoc examples of the Effect 4 line, against a live chaos server", () => {
-  it("every ```ts block of the READMEs is marked: run, tested by a file that holds it, or not run", () => {
+describe("the README, guide and JSDoc examples of the Effect 4 line, against a live chaos server", () => {
+  it("every ```ts block of the READMEs and guides is marked: run, tested by a file that holds it, or not run", () => {
     expect(readme.problems).toEqual([])
     expect(
       readme.examples.filter((example) => example.effectLine === line).flatMap(DocExamples.markerProblems)
     ).toEqual([])
   })
 
-  it("every README example marked to run here has a check, and every check its example", () => {
+  it("every README or guide example marked to run here has a check, and every check its example", () => {
     expect(readmeRuns.map((example) => example.key).sort()).toEqual(Object.keys(readmeChecks).sort())
   })
 

@@ -1,6 +1,6 @@
 // @generated from templates/test/readme/exactWaits.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
-// The README's example, verbatim, so that CI runs it: README.md, "Testing your code" >
-// "Exact waits on TestClock". readme.test.ts checks that it stays the same as the README's block.
+// The testing guide's example, verbatim, so that CI runs it: docs/testing.md, "Exact waits on TestClock" >
+// "Effect 3". readme.test.ts checks that it stays the same as the guide's block.
 import { HttpClient } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"

@@ -1,9 +1,9 @@
 // @generated from templates/test/readme/examples.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * The examples of the READMEs and of the JSDoc that make HTTP calls, run as written against a live
- * chaos server: this line's here, the other line's in the other package's copy of this file.
- * scripts/doc-examples.ts says which line an example belongs to, how a README marks its ```ts
- * blocks and how an example becomes a module: it is written into a directory of this package with
+ * The examples of the READMEs, the guides (docs/*.md) and the JSDoc that make HTTP calls, run as
+ * written against a live chaos server: this line's here, the other line's in the other package's
+ * copy of this file. scripts/doc-examples.ts says which line an example belongs to, how a README
+ * or guide marks its ```ts blocks and how an example becomes a module: it is written into a directory of this package with
  * `http://127.0.0.1:8080` replaced by the URL of a chaos server started for it (port 0,
  * 127.0.0.1), imported, and its Effect run; its check then asserts what its comments promise, and
  * an example aimed at port 8080 must have reached the live server.
@@ -56,19 +56,22 @@ const orderPlacedAfterTwoRetries = (outcome: Outcome) => {
 /** Lines that examples wrote on the console (`console.log`, and `console.dir` of ConsoleMetricExporter). */
 const consoleCalls: Array<{ readonly method: "log" | "dir"; readonly args: ReadonlyArray<unknown> }> = []
 
-/** What each README example marked to run on this line promises, by `README#ID`. */
+/** What each README or guide example marked to run on this line promises, by `FILE#ID`. */
 const readmeChecks: Record<string, Check> = {
-  "README.md#chaos-server-layer": ({ value }) => {
+  "docs/testing.md#chaos-server-layer": ({ value }) => {
     expect(value).toBe("3") // the comment: the client's third attempt succeeds
   },
-  "README.md#quick-start": ({ logs, stats }) => {
+  "README.md#quick-start": ({ logs }) => {
+    expect(logs).toEqual(["INFO todo 1: Todo 1"])
+  },
+  "docs/retry-policy.md#track-search": ({ logs, stats }) => {
     expect(logs).toEqual(["INFO found 3 tracks"])
     expect(stats.requests.byPath["/v1/search"]).toBe(1)
   },
-  "README.md#http-api-client": ({ value }) => {
+  "docs/retry-policy.md#http-api-client": ({ value }) => {
     expect(value).toEqual({ id: 1, title: "Todo 1" })
   },
-  "README.md#orders": (outcome) => {
+  "docs/retry-policy.md#orders": (outcome) => {
     // The keyed POST is retried through the two 503s and placed; the unkeyed one is tried once.
     expect(outcome.value).toEqual([201, "Left"])
     orderPlacedAfterTwoRetries(outcome)
@@ -79,12 +82,12 @@ const readmeChecks: Record<string, Check> = {
       /: status 503 on attempt 1; not retried: POST is not idempotent \(send an Idempotency-Key header, or set retryNonIdempotent\)$/
     )
   },
-  "README.md#hedging": (outcome) => {
+  "docs/hedging.md#hedging": (outcome) => {
     // The first request held 3 s lost to the hedge sent at 100 ms, which the server saw as n = 2.
     expect(outcome.value).toMatchObject({ key: "readme", n: 2, slow: false })
     expect(described(outcome.decisions)).toEqual(["hedge 2 after 100 ms"])
   },
-  "README.md#shared-guards": async ({ value, server }) => {
+  "docs/overload.md#shared-guards": async ({ value, server }) => {
     // A layer of a client over the shared budget and breaker: it works.
     expect(Layer.isLayer(value)).toBe(true)
     const status = await Effect.runPromise(
@@ -94,7 +97,7 @@ const readmeChecks: Record<string, Check> = {
     )
     expect(status).toBe(200)
   },
-  "README.md#metrics": ({ value, server }) => {
+  "docs/observability.md#metrics": ({ value, server }) => {
     expect(value).toBe(200)
     // The console exporter printed the attempts counter when the layer closed: one attempt to this origin.
     const attempts = consoleCalls.flatMap(({ method, args }) => {
@@ -223,15 +226,15 @@ const run = async (example: DocExamples.Example, target: DocExamples.Target, che
   }
 }
 
-describe("the README and JSDoc examples of the Effect 3 line, against a live chaos server", () => {
-  it("every ```ts block of the READMEs is marked: run, tested by a file that holds it, or not run", () => {
+describe("the README, guide and JSDoc examples of the Effect 3 line, against a live chaos server", () => {
+  it("every ```ts block of the READMEs and guides is marked: run, tested by a file that holds it, or not run", () => {
     expect(readme.problems).toEqual([])
     expect(
       readme.examples.filter((example) => example.effectLine === line).flatMap(DocExamples.markerProblems)
     ).toEqual([])
   })
 
-  it("every README example marked to run here has a check, and every check its example", () => {
+  it("every README or guide example marked to run here has a check, and every check its example", () => {
     expect(readmeRuns.map((example) => example.key).sort()).toEqual(Object.keys(readmeChecks).sort())
   })
 

@@ -1,38 +1,34 @@
+// @generated from templates/test/readme/readme.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * The README's "Testing your code" examples run in CI: each ```ts block of that section is a test
- * file of this folder, verbatim. This test fails when a block and its file drift apart.
+ * The testing guide's examples run in CI: docs/testing.md shows, for this line, one ```ts block per
+ * test file of this folder, each marked `<!-- example: tested by PATH -->` with PATH that file, and
+ * each file ends with its block verbatim. This test fails when a block and its file drift apart,
+ * or when a file is no longer shown. (The examples tests check the marker of every "tested by"
+ * block of every README and guide too; this one checks that this line's files are all there.)
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { describe, expect, it } from "vitest"
+import * as DocExamples from "../../../../scripts/doc-examples.js"
 
-/** The ```ts blocks of a README's "Testing your code" section. */
-const testingExamples = (path: string) => {
-  const readme = Fs.readFileSync(Path.join(import.meta.dirname, path), "utf8")
-  const section = readme.slice(readme.indexOf("## Testing your code"))
-  return [...section.slice(0, section.indexOf("\n## ", 1)).matchAll(/```ts\n([\s\S]*?)\n```/g)].map(
-    (match) => match[1] ?? ""
-  )
-}
-const blocks = testingExamples("../../README.md")
-// The repository's README shows the first of them.
-const rootBlocks = testingExamples("../../../../README.md")
+const guide = "docs/testing.md"
+const folder = "packages/resilience/test/readme/"
 const files = ["exactWaits.test.ts", "chaosServer.e2e.test.ts"]
 
-describe("README, Testing your code", () => {
-  it("has one example per test file of test/readme", () => {
-    expect(blocks).toHaveLength(files.length)
+/** The guide's blocks tested by a file of this folder, in the guide's order: the file's name and the block. */
+const blocks = DocExamples.readmeExamples().examples.flatMap((example) =>
+  example.source === guide && example.marker?._tag === "TestedBy" && example.marker.path.startsWith(folder)
+    ? [{ file: example.marker.path.slice(folder.length), code: example.code }]
+    : []
+)
+
+describe("docs/testing.md, Testing your code (Effect 3)", () => {
+  it("shows one example per test file of test/readme, in order", () => {
+    expect(blocks.map((block) => block.file)).toEqual(files)
   })
 
-  it("the repository's README shows the TestClock example as it is here", () => {
-    expect(rootBlocks).toEqual([blocks[0]])
+  it.each(blocks.map((block, index) => [block.file, index] as const))("%s holds block %i verbatim", (file, index) => {
+    const source = Fs.readFileSync(Path.join(import.meta.dirname, file), "utf8")
+    expect(source.endsWith(`\n${blocks[index]?.code}\n`)).toBe(true)
   })
-
-  it.each(files.map((file, index) => [file, index] as const))(
-    "%s holds block %i of the section verbatim",
-    (file, index) => {
-      const source = Fs.readFileSync(Path.join(import.meta.dirname, file), "utf8")
-      expect(source.endsWith(`\n${blocks[index]}\n`)).toBe(true)
-    }
-  )
 })
