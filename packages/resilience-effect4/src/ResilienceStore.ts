@@ -158,7 +158,8 @@ export interface RedisOptions {
    * probe on their own. A close is never shared, nor an opening learned from another process.
    * Only breakers the store makes from options are shared (not a service passed as the policy's
    * `circuitBreaker`), and a process learns only the openings published while it listens. Off,
-   * nothing about breakers is published or subscribed. The README weighs it. [false]
+   * nothing about breakers is published or subscribed. The repository's guide docs/overload.md
+   * weighs it. [false]
    */
   readonly shareCircuitBreaker?: boolean | undefined
 }
