@@ -25,4 +25,4 @@ workers="${TEST_WORKERS:-3}"
 
 # shellcheck source=scripts/side-by-side.sh
 . scripts/side-by-side.sh
-side_by_side "" ./node_modules/.bin/vitest run --project '!slow-*' --maxWorkers="$workers" --minWorkers="$workers" "$@"
+side_by_side "" ./node_modules/.bin/vitest run --project '!slow*' --maxWorkers="$workers" --minWorkers="$workers" "$@"
