@@ -26,6 +26,9 @@
  *   `slow` ms if slow, else `fast` ms, slow when the n-th number of mulberry32 seeded with `seed` is below
  *   `slowShare` (the same on every run), or when n is listed in `slowEvery=1,3`; then 200
  *   `{ key, n, delayMillis, slow }` with `X-Attempt: n` and `X-Chaos-Delay: ms`.
+ * - `/api/basic-auth/:user/:password`: httpbin's `/basic-auth`: 200 `{ authenticated: true, user }` when
+ *   `Authorization: Basic` names the user and password of the path (percent-decoded), else 401 with
+ *   `WWW-Authenticate: Basic`.
  * - Sample data: `/api/Products/:id`, `/api/Todos/:id`, `/v1/search?q=...&type=track` (Spotify-like).
  * - Any path: `?delay=S` (0 to 60 seconds, fractional allowed) answers late; `?error=CODE` (400-599) answers
  *   that status with `X-Simulated: true` and `{ status, error, message, simulated: true }`.

@@ -1,4 +1,5 @@
 import type * as Http from "node:http"
+import { basicAuthRoute } from "./basicAuth.js"
 import * as Cors from "./cors.js"
 import { BadRequest, PayloadTooLarge, quote } from "./errors.js"
 import { type Answer, type Exchange, empty, errorJson, json, silent, sleep } from "./exchange.js"
@@ -217,6 +218,7 @@ const makeRoutes = (state: ChaosState): ReadonlyArray<Route> => [
   route(Faults.redirectLoopPath, Faults.redirectLoop),
   route(Orders.ordersPath, Orders.placeOrder(state), ["POST"]),
   route(`${Orders.ordersPath}/:orderId`, Orders.findOrder(state), ["GET", "HEAD"]),
+  route("/api/basic-auth/:user/:password", basicAuthRoute),
   route("/api/Products/:id", resourceRoute("product", SampleData.product)),
   route("/api/Todos/:id", resourceRoute("todo", SampleData.todo)),
   route("/v1/search", searchRoute),
