@@ -83,7 +83,7 @@ export type Failure = {
   readonly attempt: number
   readonly giveUpReason?: GiveUpReason | undefined
 } & (
-  | { readonly _tag: "ConnectionError"; readonly reason: ConnectionFailureReason }
+  | { readonly _tag: "ConnectionError"; readonly reason: ConnectionFailureReason; readonly cause?: unknown }
   | { readonly _tag: "TransientStatus" | "PermanentStatus"; readonly status: number }
   | { readonly _tag: "DecodeError"; readonly status: number; readonly cause: unknown }
 )
@@ -97,25 +97,39 @@ const connectionReasons: Readonly<Record<ConnectionFailureReason, string>> = {
   CoolingDown: "not sent: the origin is cooling down after a 429 with Retry-After"
 }
 
-// A body over the reader's limit explains itself (its message is a predicate: "is larger than …").
-const bodyTooLargeMessage = (cause: unknown): string | undefined =>
+// The message of a cause with this tag, which explains itself.
+const messageOf = (cause: unknown, tag: string): string | undefined =>
   typeof cause === "object" &&
   cause !== null &&
   "_tag" in cause &&
-  cause._tag === "BodyTooLarge" &&
+  cause._tag === tag &&
   "message" in cause &&
   typeof cause.message === "string"
     ? cause.message
     : undefined
 
+const urlCredentialsTag = "UrlCredentialsRefused"
+
+const isUrlCredentialsRefusal = (failure: {
+  readonly reason: ConnectionFailureReason
+  readonly cause?: unknown
+}): boolean => failure.reason === "InvalidRequest" && messageOf(failure.cause, urlCredentialsTag) !== undefined
+
+// A body over the reader's limit (its message is a predicate: "is larger than …").
+const bodyTooLargeMessage = (cause: unknown): string | undefined => messageOf(cause, "BodyTooLarge")
+
 const whatHappened = (failure: Failure): string => {
   const onAttempt = `on attempt ${failure.attempt}`
   switch (failure._tag) {
-    case "ConnectionError":
+    case "ConnectionError": {
       // Nothing was sent: no attempt to name.
-      return failure.reason === "CircuitOpen" || failure.reason === "CoolingDown"
-        ? connectionReasons[failure.reason]
-        : `${connectionReasons[failure.reason]} ${onAttempt}`
+      if (failure.reason === "CircuitOpen" || failure.reason === "CoolingDown") return connectionReasons[failure.reason]
+      // Credentials in the URL that were not sent say why, and what to do instead.
+      const credentials = isUrlCredentialsRefusal(failure) ? messageOf(failure.cause, urlCredentialsTag) : undefined
+      return credentials === undefined
+        ? `${connectionReasons[failure.reason]} ${onAttempt}`
+        : `not sent: ${credentials}`
+    }
     case "TransientStatus":
     case "PermanentStatus":
       return `status ${failure.status} ${onAttempt}`
@@ -204,9 +218,12 @@ export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string =
 export const describeOutcome = (failure: Failure): string => {
   const reason = failure.giveUpReason
   const what = whatHappened(failure)
-  // A call stopped by an open circuit before it sent anything: the first clause says it all.
+  // A call stopped by an open circuit, or by credentials it could not send, before it sent
+  // anything: the first clause says it all.
   const saidAlready =
-    reason === "circuit-open" && failure._tag === "ConnectionError" && failure.reason === "CircuitOpen"
+    failure._tag === "ConnectionError" &&
+    ((reason === "circuit-open" && failure.reason === "CircuitOpen") ||
+      (reason === "not-retryable" && isUrlCredentialsRefusal(failure)))
   return reason === undefined || saidAlready ? what : `${what}; ${describeGiveUp(failure, reason)}`
 }
 

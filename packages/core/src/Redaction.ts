@@ -1,11 +1,13 @@
 /**
- * What the libraries never write out: a URL's user info, the values of signing query parameters,
- * and secret headers. The rules are Effect 4's (`UrlParams.redactUrl`, `Headers.redact`), with
- * the same default names, so both lines redact at least as Effect 4 does wherever they write a
- * URL: failure messages, span events, log annotations and metric labels.
+ * What the libraries never write out: a URL's user info, the values of query parameters that
+ * carry secrets, and secret headers. The rules are Effect 4's (`UrlParams.redactUrl`,
+ * `Headers.redact`); the default query parameter names are OpenTelemetry's (Effect 4's) and the
+ * names APIs put secrets in, so both lines redact at least as Effect 4 does wherever they write
+ * a URL: failure messages, span events, log annotations and metric labels.
  *
  * @since 0.2.0
  */
+import { findUserinfo } from "./UrlCredentials.js"
 
 /**
  * What a redacted value is written as.
@@ -23,20 +25,20 @@
 export const redactedText = "REDACTED"
 
 /**
- * The query parameters whose values are redacted by default: Effect 4's list, which is
- * OpenTelemetry's for `url.full` (presigned URLs' signatures and credentials).
+ * OpenTelemetry's query parameters to redact in `url.full` (presigned URLs' signatures and
+ * credentials), which are Effect 4's `UrlParams.CurrentRedactedNames` defaults.
  *
  * @example
  * ```ts
  * import { Redaction } from "@effect-http-resilience/core"
  *
- * Redaction.defaultUrlParamNames.includes("X-Amz-Signature") // true
+ * Redaction.openTelemetryUrlParamNames.includes("X-Amz-Signature") // true
  * ```
  *
  * @since 0.2.0
  * @category constants
  */
-export const defaultUrlParamNames: ReadonlyArray<string> = [
+export const openTelemetryUrlParamNames: ReadonlyArray<string> = [
   "X-Amz-Signature",
   "X-Amz-Credential",
   "X-Amz-Security-Token",
@@ -45,6 +47,88 @@ export const defaultUrlParamNames: ReadonlyArray<string> = [
   "sig",
   "X-Goog-Signature"
 ]
+
+/**
+ * The query parameters APIs put secrets in: Sentry's data scrubber defaults (sentry-python's
+ * `DEFAULT_DENYLIST`, from Relay) that name secrets rather than personal data, the session and
+ * CSRF token names in that list, the names OAuth 2.0 and OpenID Connect put in URLs, and the API
+ * key names of common APIs (Google's `key`, GitLab's `private_token`).
+ *
+ * @example
+ * ```ts
+ * import { Redaction } from "@effect-http-resilience/core"
+ *
+ * Redaction.secretUrlParamNames.includes("api_key") // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const secretUrlParamNames: ReadonlyArray<string> = [
+  // Sentry's data scrubber
+  "password",
+  "passwd",
+  "secret",
+  "api_key",
+  "apikey",
+  "auth",
+  "credentials",
+  "mysql_pwd",
+  "privatekey",
+  "private_key",
+  "token",
+  "session",
+  "sessionid",
+  "authorization",
+  "x_api_key",
+  "csrftoken",
+  "csrf_token",
+  "csrf",
+  "_csrf",
+  "_csrf_token",
+  "xsrf_token",
+  "_xsrf",
+  "phpsessid",
+  "connect.sid",
+  "_session",
+  "user_session",
+  "aiohttp_session",
+  // OAuth 2.0 (RFC 6749, RFC 6750) and OpenID Connect
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "client_secret",
+  // Common API keys, passwords and signatures
+  "key",
+  "api_token",
+  "api_secret",
+  "auth_token",
+  "private_token",
+  "access_key",
+  "secret_key",
+  "session_id",
+  "jsessionid",
+  "pwd",
+  "passphrase",
+  "signature",
+  "jwt"
+]
+
+/**
+ * The query parameters whose values are redacted by default: {@link openTelemetryUrlParamNames}
+ * and {@link secretUrlParamNames}, each matched whole, ignoring case, with `_` and `-` alike.
+ *
+ * @example
+ * ```ts
+ * import { Redaction } from "@effect-http-resilience/core"
+ *
+ * Redaction.isRedactedName("API-KEY", Redaction.defaultUrlParamNames) // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultUrlParamNames: ReadonlyArray<string> = [...openTelemetryUrlParamNames, ...secretUrlParamNames]
 
 /**
  * The headers whose values are redacted by default: the platform's list on both Effect lines.
@@ -62,14 +146,15 @@ export const defaultUrlParamNames: ReadonlyArray<string> = [
 export const defaultHeaderNames: ReadonlyArray<string> = ["authorization", "cookie", "set-cookie", "x-api-key"]
 
 /**
- * Whether a name is one to redact: a string pattern matches the whole name, ignoring case; a
- * regular expression matches anywhere in it.
+ * Whether a name is one to redact: a string pattern matches the whole name, ignoring case, with
+ * `_` and `-` alike; a regular expression matches anywhere in it.
  *
  * @example
  * ```ts
  * import { Redaction } from "@effect-http-resilience/core"
  *
  * Redaction.isRedactedName("signature", ["Signature"]) // true
+ * Redaction.isRedactedName("X-API-KEY", ["x_api_key"]) // true
  * Redaction.isRedactedName("my_api_key", [/api_key/i]) // true
  * ```
  *
@@ -77,11 +162,36 @@ export const defaultHeaderNames: ReadonlyArray<string> = ["authorization", "cook
  * @category predicates
  */
 export const isRedactedName = (name: string, patterns: ReadonlyArray<string | RegExp>): boolean => {
-  const lower = name.toLowerCase()
-  for (const pattern of patterns) {
-    if (typeof pattern === "string" ? pattern.toLowerCase() === lower : name.search(pattern) !== -1) return true
+  const { words, expressions } = matcherOf(patterns)
+  if (words.has(normalizedName(name))) return true
+  for (const expression of expressions) {
+    if (name.search(expression) !== -1) return true
   }
   return false
+}
+
+const normalizedName = (name: string): string => name.toLowerCase().replaceAll("-", "_")
+
+interface Matcher {
+  readonly words: ReadonlySet<string>
+  readonly expressions: ReadonlyArray<RegExp>
+}
+
+// A list of names is read once: the defaults are matched against every query parameter written.
+const matchers = new WeakMap<ReadonlyArray<string | RegExp>, Matcher>()
+
+const matcherOf = (patterns: ReadonlyArray<string | RegExp>): Matcher => {
+  const known = matchers.get(patterns)
+  if (known !== undefined) return known
+  const words = new Set<string>()
+  const expressions: Array<RegExp> = []
+  for (const pattern of patterns) {
+    if (typeof pattern === "string") words.add(normalizedName(pattern))
+    else expressions.push(pattern)
+  }
+  const matcher = { words, expressions }
+  matchers.set(patterns, matcher)
+  return matcher
 }
 
 /**
@@ -113,33 +223,39 @@ export const redactUrl = (url: string, urlParamNames: ReadonlyArray<string | Reg
   )
 }
 
-// As Effect 4 finds user info: after a scheme's `//` (or a bare `//`), up to the authority's
-// end, ignoring the tabs and newlines a URL parser would drop; offsets keep the original text.
-const authorityStart = /^(?:(https?|ftp|wss?):[/\\]*|[a-z][a-z\d+.-]*:\/\/|[/\\]{2,})/i
-const specialAuthorityEnd = /[/\\?#]/
-const authorityEnd = /[/?#]/
+/**
+ * Whether {@link redactUrl} would redact the value of a query parameter of this URL.
+ *
+ * @example
+ * ```ts
+ * import { Redaction } from "@effect-http-resilience/core"
+ *
+ * Redaction.redactsQuery("https://host/x?api_key=k", Redaction.defaultUrlParamNames) // true
+ * Redaction.redactsQuery("https://host/x?page=2", Redaction.defaultUrlParamNames) // false
+ * ```
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const redactsQuery = (url: string, urlParamNames: ReadonlyArray<string | RegExp>): boolean => {
+  const queryStart = url.indexOf("?")
+  if (queryStart === -1 || urlParamNames.length === 0) return false
+  const hashStart = url.indexOf("#")
+  if (hashStart !== -1 && hashStart < queryStart) return false
+  return url
+    .slice(queryStart + 1, hashStart === -1 ? url.length : hashStart)
+    .split("&")
+    .some((part) => {
+      const index = part.indexOf("=")
+      return index !== -1 && isRedactedName(decodeQueryKey(part.slice(0, index)), urlParamNames)
+    })
+}
 
 const redactUserinfo = (url: string): string => {
-  let normalized = ""
-  const offsets: Array<number> = []
-  for (let i = 0; i < url.length; i++) {
-    const code = url.charCodeAt(i)
-    if (code === 9 || code === 10 || code === 13 || (normalized === "" && code <= 32)) continue
-    normalized += url[i]
-    offsets.push(i)
-  }
-  const authority = authorityStart.exec(normalized)
-  if (authority === null) return url
-  const start = authority[0].length
-  const special = authority[1] !== undefined || !authority[0].includes(":")
-  const rest = normalized.slice(start)
-  const end = rest.search(special ? specialAuthorityEnd : authorityEnd)
-  const userinfoEnd = (end === -1 ? rest : rest.slice(0, end)).lastIndexOf("@")
-  const from = offsets[start]
-  const to = offsets[start + userinfoEnd]
-  return userinfoEnd === -1 || from === undefined || to === undefined
+  const userinfo = findUserinfo(url)
+  return userinfo === undefined
     ? url
-    : `${url.slice(0, from)}${redactedText}:${redactedText}${url.slice(to)}`
+    : `${url.slice(0, userinfo.start)}${redactedText}:${redactedText}${url.slice(userinfo.end)}`
 }
 
 const redactQuery = (query: string, names: ReadonlyArray<string | RegExp>): string =>

@@ -311,3 +311,18 @@ export * as Telemetry from "./Telemetry.js"
  * @category modules
  */
 export * as TransportFailure from "./TransportFailure.js"
+
+/**
+ * Credentials in a URL as an `Authorization: Basic` header.
+ *
+ * @example
+ * ```ts
+ * import { UrlCredentials } from "@effect-http-resilience/core"
+ *
+ * UrlCredentials.fromUrl("http://u:p@host/")?._tag // "Basic"
+ * ```
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as UrlCredentials from "./UrlCredentials.js"
