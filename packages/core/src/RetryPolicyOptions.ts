@@ -56,6 +56,23 @@ export type OverCapMode = "wait-max-delay" | "give-up"
 export type RetryAfterScope = "origin" | "call"
 
 /**
+ * What a request whose URL carries credentials (`http://user:password@host/`) becomes:
+ * `"basic-auth"`, an `Authorization: Basic` header (unless it has an `Authorization` header
+ * already) and the URL without them; `"refuse"`, not sent.
+ *
+ * @example
+ * ```ts
+ * import type { RetryPolicyOptions } from "@effect-http-resilience/core"
+ *
+ * const mode: RetryPolicyOptions.UrlCredentialsMode = "refuse"
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type UrlCredentialsMode = "basic-auth" | "refuse"
+
+/**
  * A validated backoff, its base in the library's duration type.
  *
  * @example
@@ -101,6 +118,7 @@ export interface Resolved<D> {
   readonly attemptTimeout: D
   readonly totalTimeout: D
   readonly maxBodyBytes: number
+  readonly urlCredentials: UrlCredentialsMode
   /** Hedged copies of each attempt; `undefined`: off. */
   readonly hedging: Hedging.Resolved | undefined
 }
@@ -132,6 +150,7 @@ export const optionNames: ReadonlyArray<string> = [
   "attemptTimeout",
   "totalTimeout",
   "maxBodyBytes",
+  "urlCredentials",
   "hedging",
   "retryBudget",
   "circuitBreaker"
@@ -181,7 +200,8 @@ export const defaults = {
   maxElapsedMillis: Number.POSITIVE_INFINITY,
   attemptTimeoutMillis: 10_000,
   totalTimeoutMillis: 30_000,
-  maxBodyBytes: 16 * 1024 * 1024
+  maxBodyBytes: 16 * 1024 * 1024,
+  urlCredentials: "basic-auth"
 } as const
 
 /**
@@ -352,6 +372,11 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       typeof maxBodyBytes === "number" && Number.isSafeInteger(maxBodyBytes) && maxBodyBytes >= 1
         ? Settings.valid(maxBodyBytes)
         : Settings.invalid("maxBodyBytes", "must be a whole number of bytes, at least 1", maxBodyBytes),
+    urlCredentials: Settings.choice<UrlCredentialsMode>(
+      "urlCredentials",
+      ["basic-auth", "refuse"],
+      given("urlCredentials", defaults.urlCredentials)
+    ),
     hedging: Hedging.check(given("hedging", undefined), codec)
   })
 }
@@ -379,6 +404,7 @@ export const toSchedulePolicy = <D>(
     | "attemptTimeout"
     | "totalTimeout"
     | "maxBodyBytes"
+    | "urlCredentials"
     | "hedging"
   >,
   toMillis: (duration: D) => number

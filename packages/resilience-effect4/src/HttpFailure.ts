@@ -11,6 +11,7 @@
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
 import { describeFailure } from "@effect-http-resilience/core/FailureMessage"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
+import * as UrlCredentials from "@effect-http-resilience/core/UrlCredentials"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import type * as Headers from "effect/http/Headers"
@@ -25,7 +26,8 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * - `"Transport"`: the connection was refused, reset or broke before a response (retried).
  * - `"Timeout"`: no response headers within the policy's `attemptTimeout` (retried).
  * - `"InvalidRequest"`: the request could not be sent at all (a malformed URL, a body that
- *   could not be encoded). Never retried.
+ *   could not be encoded, credentials in its URL that were not sent: {@link UrlCredentialsRefused}).
+ *   Never retried.
  * - `"Unrecoverable"`: sending again cannot cure it: too many redirects, an unsupported
  *   protocol, a TLS certificate that does not verify. Never retried.
  * - `"CircuitOpen"`: not sent: the origin's circuit breaker is open (the `cause` is the
@@ -201,6 +203,51 @@ export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{
 }
 
 /**
+ * Why credentials in a request's URL were not sent (see {@link UrlCredentialsRefused}):
+ * `"refused"` (`urlCredentials: "refuse"`), `"colon-in-user"` (a Basic header cannot carry a
+ * colon in the user name, RFC 7617), `"control-character"`, `"invalid-percent-encoding"`, or
+ * `"added-after-client"` (put in the URL by a `mapRequest` applied to the resilient client, on
+ * Effect 3, whose client cannot send another request than the one it read).
+ *
+ * @example
+ * ```ts
+ * import type { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * const problem: HttpFailure.UrlCredentialsProblem = "colon-in-user"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type UrlCredentialsProblem = UrlCredentials.Problem
+
+/**
+ * The cause of a {@link ConnectionError} `"InvalidRequest"` when a request's URL carries
+ * credentials (`http://user:password@host/`) that were not sent: the policy refuses them
+ * (`urlCredentials: "refuse"`), or an `Authorization: Basic` header cannot carry them. Nothing
+ * was sent; the message says what to do instead. The credentials are in no message.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const failure: HttpFailure.ConnectionError
+ *
+ * const problem = HttpFailure.isUrlCredentialsRefused(failure.cause) ? failure.cause.problem : undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UrlCredentialsRefused extends Data.TaggedError("UrlCredentialsRefused")<{
+  readonly problem: UrlCredentialsProblem
+}> {
+  override get message(): string {
+    return UrlCredentials.describeProblem(this.problem)
+  }
+}
+
+/**
  * Every way a resilient HTTP call can fail.
  *
  * @example
@@ -229,6 +276,21 @@ export type HttpFailure = ConnectionError | TransientStatus | PermanentStatus | 
  * @category guards
  */
 export const isBodyTooLarge = (u: unknown): u is BodyTooLarge => u instanceof BodyTooLarge
+
+/**
+ * Whether a value is a {@link UrlCredentialsRefused}.
+ *
+ * @example
+ * ```ts
+ * import { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * HttpFailure.isUrlCredentialsRefused(new HttpFailure.UrlCredentialsRefused({ problem: "refused" })) // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isUrlCredentialsRefused = (u: unknown): u is UrlCredentialsRefused => u instanceof UrlCredentialsRefused
 
 /**
  * Whether a value is a {@link ConnectionError}.

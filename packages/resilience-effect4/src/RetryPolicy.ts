@@ -120,6 +120,26 @@ export type RetryAfterMode = RetryPolicyOptions.RetryAfterMode
 export type RetryAfterScope = RetryPolicyOptions.RetryAfterScope
 
 /**
+ * What a request whose URL carries credentials (`http://user:password@host/`) becomes:
+ * `"basic-auth"`, an `Authorization: Basic` header of the percent-decoded user and password
+ * (unless the request has an `Authorization` header already), sent to the URL without them;
+ * `"refuse"`, not sent: the call fails with a `ConnectionError` `"InvalidRequest"` whose cause
+ * is `HttpFailure.UrlCredentialsRefused`.
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience-effect4"
+ *
+ * const urlCredentials: RetryPolicy.UrlCredentialsMode = "refuse"
+ * const policy = RetryPolicy.make({ urlCredentials })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type UrlCredentialsMode = RetryPolicyOptions.UrlCredentialsMode
+
+/**
  * What to do when a server asks for a wait longer than `maxDelay`: wait the cap and retry
  * (`"wait-max-delay"`), or stop at once and hand back that failure (`"give-up"`).
  *
@@ -288,6 +308,16 @@ export interface Options {
    */
   readonly maxBodyBytes?: number | undefined
   /**
+   * Credentials in a request's URL (`http://user:password@host/`), which the platform's
+   * transports drop or refuse: `"basic-auth"` sends them as `Authorization: Basic` (user and
+   * password percent-decoded, as curl does), to the URL without them, unless the request has an
+   * `Authorization` header already; `"refuse"` fails the call unsent with a `ConnectionError`
+   * `"InvalidRequest"` (cause `HttpFailure.UrlCredentialsRefused`) that says what to do. A user
+   * name with a colon, a control character or invalid percent-encoding is refused either way.
+   * They are never written to a message, span, log or metric. [`"basic-auth"`]
+   */
+  readonly urlCredentials?: UrlCredentialsMode | undefined
+  /**
    * The retry budget of each origin, shared by every call through one client (a layer, a
    * combinator applied once): retries may spend `ratio` of recent requests plus a floor, so an
    * outage costs about 1.1x the load instead of `maxAttempts` times. A refused retry ends the
@@ -342,6 +372,7 @@ export interface RetryPolicy {
   readonly attemptTimeout: Duration.Duration
   readonly totalTimeout: Duration.Duration
   readonly maxBodyBytes: number
+  readonly urlCredentials: UrlCredentialsMode
   /** `undefined`: no hedging. */
   readonly hedging: HedgingSettings | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service

@@ -15,6 +15,7 @@ import { type Attempt, connectionError, decodeError } from "./classify.js"
 import type { InvalidRetryPolicy } from "./invalidOption.js"
 import * as policyInput from "./policyInput.js"
 import { readTextAtMost } from "./responseBody.js"
+import * as urlCredentials from "./urlCredentials.js"
 import { exchange, failWithReason, withPlatformTypes, withResolvedPolicy } from "./withResilience.js"
 
 // Within the attempt: a body that breaks off is a transport failure (retried); one over the
@@ -55,7 +56,11 @@ const makeService = (
     options?: HttpClientRequest.Options.NoUrl
   ): Effect.Effect<S["Type"], HttpFailure.HttpFailure, S["DecodingServices"]> => {
     const decode = Schema.decodeUnknownEffect(schema)
-    const request = HttpClientRequest.get(url, options)
+    const asGiven = HttpClientRequest.get(url, options)
+    const prepared = urlCredentials.prepare(asGiven, policy.urlCredentials)
+    if (prepared._tag === "Refused")
+      return Effect.flatMap(urlCredentials.refusal(asGiven, prepared.problem), Effect.fail)
+    const request = prepared._tag === "Rewritten" ? prepared.request : asGiven
     const send = underlying.execute(request)
     // One limit for the whole attempt, body included.
     return attemptLoop.run(

@@ -25,6 +25,8 @@ export interface ResolvedPolicy {
   readonly isTransientStatus: (status: number) => boolean
   readonly limits: CallMachine.Limits
   readonly maxBodyBytes: number
+  /** What credentials in a request's URL become. */
+  readonly urlCredentials: RetryPolicy.UrlCredentialsMode
   /** Whether a 429's `Retry-After` cools its origin down for every call sharing the store. */
   readonly shareRetryAfter: boolean
   /** Hedged copies of each attempt of a request that may be hedged; `undefined`: off. */
@@ -55,6 +57,7 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
     whenRetryAfterExceedsMaxDelay: policy.whenRetryAfterExceedsMaxDelay
   },
   maxBodyBytes: policy.maxBodyBytes,
+  urlCredentials: policy.urlCredentials,
   shareRetryAfter: policy.retryAfter === "respect" && policy.retryAfterScope === "origin",
   hedging: policy.hedging,
   retryBudget: policy.retryBudget,

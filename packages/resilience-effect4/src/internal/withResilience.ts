@@ -1,19 +1,22 @@
 // @generated from templates/src/internal/withResilience.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { describeOutcome } from "@effect-http-resilience/core/FailureMessage"
+import type * as UrlCredentials from "@effect-http-resilience/core/UrlCredentials"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
-import type * as HttpFailure from "../HttpFailure.js"
+import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
 import * as policyInput from "./policyInput.js"
 import { drain } from "./responseBody.js"
 import { TrackedResponse } from "./trackedResponse.js"
+import * as urlCredentials from "./urlCredentials.js"
 
 // Any error but the platform's.
 const isOtherError = <E>(error: E): error is Exclude<E, HttpClientError.HttpClientError> =>
@@ -88,13 +91,52 @@ const bindToScope = (
   )
 }
 
+/**
+ * What a call sends once credentials in its URL are dealt with (see `urlCredentials`): a
+ * request and how to send it, or why they are refused.
+ *
+ * @internal
+ */
+export type Sending<E, R> =
+  | {
+      readonly _tag: "Send"
+      readonly request: HttpClientRequest.HttpClientRequest
+      readonly send: Effect.Effect<HttpClientResponse.HttpClientResponse, E, R>
+    }
+  | { readonly _tag: "Refused"; readonly problem: UrlCredentials.Problem }
+
+// The request rewritten goes through the wrapped client's own postprocessing, as the transform's
+// `send` does with the request it read.
+const sending = <E, R>(
+  self: HttpClient.HttpClient.With<E, R>,
+  send: Effect.Effect<HttpClientResponse.HttpClientResponse, E, R>,
+  request: HttpClientRequest.HttpClientRequest,
+  mode: RetryPolicy.UrlCredentialsMode
+): Sending<E, R> => {
+  const prepared = urlCredentials.prepare(request, mode)
+  switch (prepared._tag) {
+    case "Unchanged":
+      return { _tag: "Send", request, send }
+    case "Rewritten":
+      return { _tag: "Send", request: prepared.request, send: self.postprocess(Effect.succeed(prepared.request)) }
+    case "Refused":
+      return prepared
+  }
+}
+
 /** @internal */
 export const withResolvedPolicy = <E, R>(
   self: HttpClient.HttpClient.With<E, R>,
   policy: policyInput.ResolvedPolicy
-): HttpClient.HttpClient.With<HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>, R | Scope.Scope> =>
-  HttpClient.transform(self, (send, request) =>
-    Effect.flatMap(Effect.scope, (scope) =>
+): HttpClient.HttpClient.With<
+  HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
+  R | Scope.Scope
+> => {
+  return HttpClient.transform(self, (sendAsRead, requestAsRead) => {
+    const call = sending(self, sendAsRead, requestAsRead, policy.urlCredentials)
+    if (call._tag === "Refused") return Effect.flatMap(urlCredentials.refusal(requestAsRead, call.problem), Effect.fail)
+    const { request, send } = call
+    return Effect.flatMap(Effect.scope, (scope) =>
       attemptLoop.run(
         policy,
         request,
@@ -108,7 +150,8 @@ export const withResolvedPolicy = <E, R>(
         drain
       )
     )
-  ).pipe(HttpClient.catch((error) => (isHandledError(error) ? Effect.fail(error) : Effect.die(error))))
+  }).pipe(HttpClient.catch((error) => (isHandledError(error) ? Effect.fail(error) : Effect.die(error))))
+}
 
 const resolveOrThrow = (policy: policyInput.PolicyInput | undefined): policyInput.ResolvedPolicy =>
   Result.getOrThrowWith(policyInput.resolve(policy), (error) => error)
@@ -157,8 +200,11 @@ export const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError
         return failure.cause
     }
   }
+  // Credentials in the URL that were not sent: what the platform calls an invalid URL.
+  const refused = failure._tag === "ConnectionError" && HttpFailure.isUrlCredentialsRefused(failure.cause)
+  const fields = { request: failure.request, cause: failure, description }
   return new HttpClientError.HttpClientError({
-    reason: new HttpClientError.TransportError({ request: failure.request, cause: failure, description })
+    reason: refused ? new HttpClientError.InvalidUrlError(fields) : new HttpClientError.TransportError(fields)
   })
 }
 
@@ -183,13 +229,21 @@ const platformGiveUp = (
 export const withPlatformTypes = <R>(
   self: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   policy: policyInput.ResolvedPolicy
-): HttpClient.HttpClient.With<HttpClientError.HttpClientError, R> =>
-  HttpClient.transform(self, (send, request) =>
-    attemptLoop.run(
+): HttpClient.HttpClient.With<HttpClientError.HttpClientError, R> => {
+  return HttpClient.transform(self, (sendAsRead, requestAsRead) => {
+    const call = sending(self, sendAsRead, requestAsRead, policy.urlCredentials)
+    if (call._tag === "Refused") {
+      return Effect.flatMap(urlCredentials.refusal(requestAsRead, call.problem), (failure) =>
+        Effect.fail(toClientError(failure))
+      )
+    }
+    const { request, send } = call
+    return attemptLoop.run(
       policy,
       request,
       (attempt, limitMillis) => attemptLoop.limitTime(attempt, limitMillis, exchange(attempt, send, policy, false)),
       platformGiveUp,
       drain
     )
-  )
+  })
+}

@@ -54,6 +54,7 @@ export const defaultOptions = {
   attemptTimeout: Duration.seconds(10),
   totalTimeout: Duration.seconds(30),
   maxBodyBytes: 16 * 1024 * 1024,
+  urlCredentials: "basic-auth",
   retryBudget: retryBudgetService.finagle(),
   circuitBreaker: "none"
 } as const satisfies Required<Omit<RetryPolicy.Options, "hedging">>

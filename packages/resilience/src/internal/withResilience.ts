@@ -1,14 +1,16 @@
 // @generated from templates/src/internal/withResilience.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { describeOutcome } from "@effect-http-resilience/core/FailureMessage"
+import type * as UrlCredentials from "@effect-http-resilience/core/UrlCredentials"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Scope from "effect/Scope"
-import type * as HttpFailure from "../HttpFailure.js"
+import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
@@ -16,6 +18,7 @@ import * as policyInput from "./policyInput.js"
 import * as attemptLimit from "./attemptLimit.js"
 import { drain } from "./responseBody.js"
 import { TrackedResponse } from "./trackedResponse.js"
+import * as urlCredentials from "./urlCredentials.js"
 
 // Any error but the platform's.
 const isOtherError = <E>(error: E): error is Exclude<E, HttpClientError.HttpClientError> =>
@@ -83,6 +86,45 @@ const bindToScope = (
   )
 }
 
+/**
+ * What a call sends once credentials in its URL are dealt with (see `urlCredentials`): a
+ * request and how to send it, or why they are refused.
+ *
+ * @internal
+ */
+export type Sending<E, R> =
+  | {
+      readonly _tag: "Send"
+      readonly request: HttpClientRequest.HttpClientRequest
+      readonly send: Effect.Effect<HttpClientResponse.HttpClientResponse, E, R>
+    }
+  | { readonly _tag: "Refused"; readonly problem: UrlCredentials.Problem }
+
+// Effect 3's client gives a transform no public way to send another request than the one it
+// read: credentials become a header in a step of the client's own, before the transform, and
+// any put in the URL after it (by a mapRequest applied to the resilient client) are refused.
+const credentialsAsHeader = <E, R>(
+  self: HttpClient.HttpClient.With<E, R>,
+  mode: RetryPolicy.UrlCredentialsMode
+): HttpClient.HttpClient.With<E, R> =>
+  mode === "refuse" ? self : HttpClient.mapRequest(self, (request) => urlCredentials.asHeader(request, mode))
+
+const sending = <E, R>(
+  send: Effect.Effect<HttpClientResponse.HttpClientResponse, E, R>,
+  request: HttpClientRequest.HttpClientRequest,
+  mode: RetryPolicy.UrlCredentialsMode
+): Sending<E, R> => {
+  const prepared = urlCredentials.prepare(request, mode)
+  switch (prepared._tag) {
+    case "Unchanged":
+      return { _tag: "Send", request, send }
+    case "Rewritten":
+      return { _tag: "Refused", problem: "added-after-client" }
+    case "Refused":
+      return prepared
+  }
+}
+
 /** @internal */
 export const withResolvedPolicy = <E, R>(
   self: HttpClient.HttpClient.With<E, R>,
@@ -91,8 +133,12 @@ export const withResolvedPolicy = <E, R>(
   HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
   R | Scope.Scope
 > => {
-  return HttpClient.transform(self, (send, request) =>
-    Effect.flatMap(Effect.scope, (scope) =>
+  const inner = credentialsAsHeader(self, policy.urlCredentials)
+  return HttpClient.transform(inner, (sendAsRead, requestAsRead) => {
+    const call = sending(sendAsRead, requestAsRead, policy.urlCredentials)
+    if (call._tag === "Refused") return Effect.flatMap(urlCredentials.refusal(requestAsRead, call.problem), Effect.fail)
+    const { request, send } = call
+    return Effect.flatMap(Effect.scope, (scope) =>
       attemptLoop.run(
         policy,
         request,
@@ -106,7 +152,7 @@ export const withResolvedPolicy = <E, R>(
         drain
       )
     )
-  ).pipe(HttpClient.catchAll((error) => (isOtherError(error) ? Effect.fail(error) : Effect.die(error))))
+  }).pipe(HttpClient.catchAll((error) => (isOtherError(error) ? Effect.fail(error) : Effect.die(error))))
 }
 
 const resolveOrThrow = (policy: policyInput.PolicyInput | undefined): policyInput.ResolvedPolicy =>
@@ -152,9 +198,11 @@ export const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError
       description
     })
   }
+  // Credentials in the URL that were not sent: what the platform calls an invalid URL.
+  const refused = failure._tag === "ConnectionError" && HttpFailure.isUrlCredentialsRefused(failure.cause)
   return new HttpClientError.RequestError({
     request: failure.request,
-    reason: "Transport",
+    reason: refused ? "InvalidUrl" : "Transport",
     cause: failure,
     description
   })
@@ -181,13 +229,22 @@ const platformGiveUp = (
 export const withPlatformTypes = <R>(
   self: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   policy: policyInput.ResolvedPolicy
-): HttpClient.HttpClient.With<HttpClientError.HttpClientError, R> =>
-  HttpClient.transform(self, (send, request) =>
-    attemptLoop.run(
+): HttpClient.HttpClient.With<HttpClientError.HttpClientError, R> => {
+  const inner = credentialsAsHeader(self, policy.urlCredentials)
+  return HttpClient.transform(inner, (sendAsRead, requestAsRead) => {
+    const call = sending(sendAsRead, requestAsRead, policy.urlCredentials)
+    if (call._tag === "Refused") {
+      return Effect.flatMap(urlCredentials.refusal(requestAsRead, call.problem), (failure) =>
+        Effect.fail(toClientError(failure))
+      )
+    }
+    const { request, send } = call
+    return attemptLoop.run(
       policy,
       request,
       (attempt, limitMillis) => attemptLimit.limited(attempt, limitMillis, exchange(attempt, send, policy, false)),
       platformGiveUp,
       drain
     )
-  )
+  })
+}
