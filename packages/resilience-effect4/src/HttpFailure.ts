@@ -78,6 +78,9 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
   override get message(): string {
     return describeFailure(this, redaction.redactUrl)
   }
+  override toJSON(): unknown {
+    return redaction.failureJson(this)
+  }
 }
 
 /**
@@ -107,6 +110,9 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
 }> {
   override get message(): string {
     return describeFailure(this, redaction.redactUrl)
+  }
+  override toJSON(): unknown {
+    return redaction.failureJson(this)
   }
 }
 
@@ -141,6 +147,9 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
   override get message(): string {
     return describeFailure(this, redaction.redactUrl)
   }
+  override toJSON(): unknown {
+    return redaction.failureJson(this)
+  }
 }
 
 /**
@@ -169,6 +178,9 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
 }> {
   override get message(): string {
     return describeFailure(this, redaction.redactUrl)
+  }
+  override toJSON(): unknown {
+    return redaction.failureJson(this)
   }
 }
 

@@ -1,25 +1,29 @@
 // @generated from templates/src/Redaction.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * What the library never writes out: a URL's user info (as `REDACTED:REDACTED`) and the values
- * of signing query parameters (as `REDACTED`), in failure messages (and so `Cause.pretty`), the
- * `url.full` of span events and debug log lines, and metric labels (origins only). The rules and
- * default names are Effect 4's (`UrlParams.redactUrl`), so a URL is redacted at least as Effect
- * 4 redacts it in its own errors.
+ * of query parameters that carry secrets (as `REDACTED`), in failure messages (and so
+ * `Cause.pretty`) and `toJSON`, the `url.full` of span events and debug log lines, the
+ * transport's own span (`url.full`, `url.query`), and metric labels (origins only). The rules
+ * are Effect 4's (`UrlParams.redactUrl`); the default names are OpenTelemetry's (Effect 4's)
+ * and the names APIs put secrets in ({@link defaultUrlParamNames}).
  *
  * The query parameter names are the platform's `UrlParams.CurrentRedactedNames` (this module's
  * {@link currentRedactedUrlParams} is that reference): configuring Effect 4's redaction
- * configures the library's. Headers are the platform's `Headers`, redacted by its own
+ * configures the library's. While it holds the platform's default (OpenTelemetry's names), the
+ * library redacts {@link defaultUrlParamNames}, and gives the platform those around each
+ * request it sends. Headers are the platform's `Headers`, redacted by its own
  * `Headers.CurrentRedactedNames` wherever they are shown.
  *
  * @since 0.1.0
  */
 import type * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import * as CoreRedaction from "@effect-http-resilience/core/Redaction"
 import * as internal from "./internal/redaction.js"
 
 /**
- * Names to redact: a string matches a whole name, ignoring case; a regular expression matches
- * anywhere in it.
+ * Names to redact: a string matches a whole name, ignoring case, with `_` and `-` alike; a
+ * regular expression matches anywhere in it.
  *
  * @example
  * ```ts
@@ -34,10 +38,66 @@ import * as internal from "./internal/redaction.js"
 export type Names = ReadonlyArray<string | RegExp>
 
 /**
+ * OpenTelemetry's query parameters to redact in `url.full` (presigned URLs' signatures and
+ * credentials): `X-Amz-Signature`, `X-Amz-Credential`, `X-Amz-Security-Token`,
+ * `AWSAccessKeyId`, `Signature`, `sig`, `X-Goog-Signature`. Effect 4's platform's own default.
+ *
+ * @example
+ * ```ts
+ * import { Redaction } from "effect-http-resilience-effect4"
+ *
+ * Redaction.openTelemetryUrlParamNames.includes("X-Amz-Signature") // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const openTelemetryUrlParamNames: Names = CoreRedaction.openTelemetryUrlParamNames
+
+/**
+ * The query parameters APIs put secrets in: Sentry's data scrubber defaults that name secrets
+ * (`password`, `passwd`, `secret`, `api_key`, `apikey`, `auth`, `credentials`, `token`,
+ * `session`, ...), OAuth 2.0's and OpenID Connect's (`access_token`, `refresh_token`,
+ * `id_token`, `client_secret`) and common API keys (`key`, `api_token`, `private_token`, ...).
+ *
+ * @example
+ * ```ts
+ * import { Redaction } from "effect-http-resilience-effect4"
+ *
+ * Redaction.secretUrlParamNames.includes("access_token") // true
+ * ```
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const secretUrlParamNames: Names = CoreRedaction.secretUrlParamNames
+
+/**
+ * The query parameters redacted by default: {@link openTelemetryUrlParamNames} and
+ * {@link secretUrlParamNames}. Extend them with `withRedactedUrlParams([...defaultUrlParamNames,
+ * "my_key"])`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Redaction } from "effect-http-resilience-effect4"
+ *
+ * declare const program: Effect.Effect<void>
+ *
+ * const alsoMyKey = program.pipe(Redaction.withRedactedUrlParams([...Redaction.defaultUrlParamNames, "my_key"]))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultUrlParamNames: Names = CoreRedaction.defaultUrlParamNames
+
+/**
  * The query parameters whose values are written as `REDACTED`: names (matched whole, ignoring
- * case) or regular expressions (matched anywhere). A list replaces the defaults, Effect 4's:
- * `X-Amz-Signature`, `X-Amz-Credential`, `X-Amz-Security-Token`, `AWSAccessKeyId`, `Signature`,
- * `sig`, `X-Goog-Signature`. User info is always redacted.
+ * case, with `_` and `-` alike) or regular expressions (matched anywhere). A list replaces
+ * {@link defaultUrlParamNames}; an empty list redacts none. User info is always redacted.
+ * It is the platform's `UrlParams.CurrentRedactedNames`: while that holds the platform's default
+ * (OpenTelemetry's names), the library redacts {@link defaultUrlParamNames}.
  *
  * @example
  * ```ts
@@ -54,7 +114,9 @@ export const currentRedactedUrlParams: Context.Reference<Names> = internal.curre
 
 /**
  * Runs an effect with these query parameter names redacted, in place of the current ones:
- * failures it makes, read inside it, and the decisions it reports.
+ * failures it makes, read inside it, the decisions it reports and the spans of the requests it
+ * sends. `withRedactedUrlParams([])` turns the redaction of query parameters off (user info is
+ * still redacted); `[...Redaction.defaultUrlParamNames, "my_key"]` extends the defaults.
  *
  * @example
  * ```ts
@@ -63,7 +125,8 @@ export const currentRedactedUrlParams: Context.Reference<Names> = internal.curre
  *
  * declare const program: Effect.Effect<void>
  *
- * const redactingKeys = program.pipe(Redaction.withRedactedUrlParams(["Signature", /api_?key/i]))
+ * const onlySignatures = program.pipe(Redaction.withRedactedUrlParams(["Signature", /^x-amz-/i]))
+ * const noQueryRedaction = program.pipe(Redaction.withRedactedUrlParams([]))
  * ```
  *
  * @since 0.1.0
@@ -82,8 +145,8 @@ export const withRedactedUrlParams: {
  * ```ts
  * import { Redaction } from "effect-http-resilience-effect4"
  *
- * Redaction.redactUrl("https://user:pw@host/file?Signature=abc&size=1")
- * // "https://REDACTED:REDACTED@host/file?Signature=REDACTED&size=1"
+ * Redaction.redactUrl("https://user:pw@host/file?api_key=abc&size=1")
+ * // "https://REDACTED:REDACTED@host/file?api_key=REDACTED&size=1"
  * ```
  *
  * @since 0.1.0

@@ -1,22 +1,27 @@
 // @generated from templates/test/redaction.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * Secrets never reach what the library writes (issue #17, item 2): for a URL with user info and
- * signing query parameters, the failure's message and `Cause.pretty`, the `url.full` of the
- * decisions' span events and debug log lines, and the metric labels, with Effect 4's default
- * names and with names configured through `Redaction.withRedactedUrlParams`.
+ * Secrets never reach what the library writes (issue #17, item 2; issue #32, item 2): for a URL
+ * with user info and secret query parameters, the failure's message and `Cause.pretty`, its JSON,
+ * the `url.full` of the decisions' span events and debug log lines, and the metric labels, with
+ * the default names (OpenTelemetry's and the names APIs put secrets in) and with names
+ * configured through `Redaction.withRedactedUrlParams`. The user info itself is sent as a header
+ * (`urlCredentials`), so the URL written has none; refused, it is written `REDACTED:REDACTED`.
+ * Over a real transport, its span included: `e2e/redaction.e2e.test.ts`.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Logger, Metric, References } from "effect"
 import { HttpClientRequest } from "effect/http"
+import * as Util from "node:util"
 import * as Redaction from "../src/Redaction.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
 import * as Testing from "../src/Testing.js"
 
-const secrets = ["hunter2", "SIG456", "AMZSIG", "AUTHSECRET"]
+const secrets = ["hunter2", "TOKEN123", "SIG456", "AMZSIG", "AUTHSECRET"]
 const host = "redaction.example.test"
 const url = `http://user:hunter2@${host}/x?api_key=TOKEN123&Signature=SIG456&X-Amz-Signature=AMZSIG&page=2`
-const redacted = `http://REDACTED:REDACTED@${host}/x?api_key=TOKEN123&Signature=REDACTED&X-Amz-Signature=REDACTED&page=2`
+// The user info went to the Authorization header (the caller's own, here, which wins).
+const redacted = `http://${host}/x?api_key=REDACTED&Signature=REDACTED&X-Amz-Signature=REDACTED&page=2`
 
 const policy = { maxAttempts: 2, backoff: RetryPolicy.constant(0), retryBudget: "none" } as const
 
@@ -29,12 +34,12 @@ interface Written {
 }
 
 // One failed call (503, retried, 503 again), with what it wrote captured.
-const failedCall = (target: string) =>
+const failedCall = (target: string, options: RetryPolicy.Options = policy) =>
   Effect.gen(function* () {
     const events: Array<Record<string, unknown>> = []
     const logs: Array<Record<string, unknown>> = []
     const scripted = yield* Testing.scriptedHttpClient([{ status: 503 }, { status: 503 }])
-    const client = scripted.client.pipe(ResilientHttpClient.withResilience(policy))
+    const client = scripted.client.pipe(ResilientHttpClient.withResilience(options))
     const request = HttpClientRequest.get(target, { headers: { authorization: "Bearer AUTHSECRET" } })
     const capture = Logger.make(({ fiber }) => {
       logs.push({ ...fiber.getRef(References.CurrentLogAnnotations) })
@@ -66,7 +71,7 @@ const failedCall = (target: string) =>
   })
 
 describe("Effect 4 redaction of what the library writes", () => {
-  it.effect("a failure's message and Cause.pretty redact user info and Effect 4's signing parameters", () =>
+  it.effect("a failure's message and Cause.pretty redact the signing and secret parameters", () =>
     Effect.gen(function* () {
       const written = yield* failedCall(url)
       expect(written.message).toBe(`GET ${redacted}: status 503 on attempt 2; gave up after 2 attempts`)
@@ -74,6 +79,18 @@ describe("Effect 4 redaction of what the library writes", () => {
       for (const secret of secrets) {
         expect(written.message).not.toContain(secret)
         expect(written.pretty).not.toContain(secret)
+      }
+    })
+  )
+
+  it.effect('user info refused (urlCredentials: "refuse") is written REDACTED:REDACTED', () =>
+    Effect.gen(function* () {
+      const written = yield* failedCall(url, { ...policy, urlCredentials: "refuse" })
+      expect(written.message).toBe(
+        `GET http://REDACTED:REDACTED@${host}/x?api_key=REDACTED&Signature=REDACTED&X-Amz-Signature=REDACTED&page=2: not sent: its URL carries credentials, and urlCredentials is "refuse" (send them in an Authorization header, or set urlCredentials: "basic-auth")`
+      )
+      for (const secret of secrets) {
+        expect(JSON.stringify(written)).not.toContain(secret)
       }
     })
   )
@@ -98,26 +115,37 @@ describe("Effect 4 redaction of what the library writes", () => {
       const json: unknown = JSON.parse(written.json)
       expect(json).toMatchObject({ _tag: "TransientStatus", attempt: 2, status: 503 })
       for (const secret of secrets) expect(written.json).not.toContain(secret)
+      // The platform writes a request's URL as it is (Effect 3), or redacted by its own names
+      // (Effect 4, OpenTelemetry's): the failure writes it redacted by the library's.
+      expect(json).toMatchObject({ request: { url: redacted } })
+      expect(Util.inspect(JSON.parse(written.json))).not.toContain("hunter2")
     })
   )
 
-  it.effect("names configured with withRedactedUrlParams replace the defaults, as Effect 4's do", () =>
+  it.effect("names configured with withRedactedUrlParams replace the defaults, or extend them", () =>
     Effect.gen(function* () {
-      const written = yield* failedCall(url).pipe(Redaction.withRedactedUrlParams(["api_key", /signature/i]))
-      const configured = `http://REDACTED:REDACTED@${host}/x?api_key=REDACTED&Signature=REDACTED&X-Amz-Signature=REDACTED&page=2`
+      const written = yield* failedCall(url).pipe(Redaction.withRedactedUrlParams(["API-KEY", /^x-amz/i]))
+      const configured = `http://${host}/x?api_key=REDACTED&Signature=SIG456&X-Amz-Signature=REDACTED&page=2`
       expect(written.message).toContain(configured)
       expect(new Set(written.events.map((event) => event["url.full"]))).toEqual(new Set([configured]))
       expect(written.logs.map((annotations) => annotations["url.full"])).toEqual([configured, configured])
-      expect(written.message).not.toContain("TOKEN123")
+      const extended = yield* failedCall(`${url}&page_token=PAGE9`).pipe(
+        Redaction.withRedactedUrlParams([...Redaction.defaultUrlParamNames, "page_token"])
+      )
+      expect(extended.message).toContain(`${redacted}&page_token=REDACTED`)
     })
   )
 
-  it.effect("with no names, user info is still redacted; outside a fiber the defaults apply", () =>
-    Effect.gen(function* () {
-      const written = yield* failedCall(url).pipe(Redaction.withRedactedUrlParams([]))
-      expect(written.message).toContain(`http://REDACTED:REDACTED@${host}/x?api_key=TOKEN123&Signature=SIG456`)
-      expect(Redaction.redactUrl(url)).toBe(redacted)
-    })
+  it.effect(
+    "withRedactedUrlParams([]) turns query redaction off; user info is still redacted; outside a fiber the defaults apply",
+    () =>
+      Effect.gen(function* () {
+        const written = yield* failedCall(url).pipe(Redaction.withRedactedUrlParams([]))
+        expect(written.message).toContain(`http://${host}/x?api_key=TOKEN123&Signature=SIG456`)
+        expect(Redaction.redactUrl(url)).toBe(
+          `http://REDACTED:REDACTED@${host}/x?api_key=REDACTED&Signature=REDACTED&X-Amz-Signature=REDACTED&page=2`
+        )
+      })
   )
 
   it.effect("metric labels carry the origin only: no user info, no query", () =>

@@ -13,6 +13,7 @@ import { describeFailure } from "@effect-http-resilience/core/FailureMessage"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as UrlCredentials from "@effect-http-resilience/core/UrlCredentials"
 import * as Data from "effect/Data"
+import { NodeInspectSymbol } from "effect/Inspectable"
 import type * as Duration from "effect/Duration"
 import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -81,6 +82,10 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
   override toJSON(): unknown {
     return redaction.failureJson(this)
   }
+  // As Effect 4's errors are inspected, as their JSON: Effect 3's shows the request as it is.
+  override [NodeInspectSymbol](): unknown {
+    return this.toJSON()
+  }
 }
 
 /**
@@ -113,6 +118,10 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
   }
   override toJSON(): unknown {
     return redaction.failureJson(this)
+  }
+  // As Effect 4's errors are inspected, as their JSON: Effect 3's shows the request as it is.
+  override [NodeInspectSymbol](): unknown {
+    return this.toJSON()
   }
 }
 
@@ -150,6 +159,10 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
   override toJSON(): unknown {
     return redaction.failureJson(this)
   }
+  // As Effect 4's errors are inspected, as their JSON: Effect 3's shows the request as it is.
+  override [NodeInspectSymbol](): unknown {
+    return this.toJSON()
+  }
 }
 
 /**
@@ -181,6 +194,10 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
   }
   override toJSON(): unknown {
     return redaction.failureJson(this)
+  }
+  // As Effect 4's errors are inspected, as their JSON: Effect 3's shows the request as it is.
+  override [NodeInspectSymbol](): unknown {
+    return this.toJSON()
   }
 }
 

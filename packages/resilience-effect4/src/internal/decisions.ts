@@ -51,6 +51,28 @@ const eventOf = (decision: Decision) =>
         redactUrl
       )
 
+// A hedge's request, written (as JSON, or by node's inspect) with its URL redacted: the platform
+// writes a request's URL as it is (Effect 3) or redacted by its own names (Effect 4). A retry's
+// or a give-up's failure writes itself redacted.
+const inspectSymbol = Symbol.for("nodejs.util.inspect.custom")
+
+const observable = (decision: Decision): Decision => {
+  if (decision._tag !== "Hedge") return decision
+  const json = () => ({
+    _tag: decision._tag,
+    request: { method: decision.request.method, url: redactUrl(decision.request.url) },
+    attempt: decision.attempt,
+    copy: decision.copy,
+    delay: decision.delay
+  })
+  const written: Decision & { readonly toJSON: () => unknown; readonly [inspectSymbol]: () => unknown } = {
+    ...decision,
+    toJSON: json,
+    [inspectSymbol]: json
+  }
+  return written
+}
+
 const turnOffTracing = "Effect.provideService(HttpClient.TracerPropagationEnabled, false)"
 
 // Browser hints given, by kind and origin: each is logged once.
@@ -107,6 +129,6 @@ export const report = (decision: Decision): Effect.Effect<void> =>
           : browserHint(decision.failure, fiber.getRef(HttpClient.TracerPropagationEnabled))
       if (hint !== undefined) effects.push(Effect.logDebug(hint))
     }
-    if (observer !== undefined) effects.push(observer(decision))
+    if (observer !== undefined) effects.push(observer(observable(decision)))
     return Effect.all(effects, { discard: true })
   })

@@ -14,6 +14,7 @@ import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
 import * as policyInput from "./policyInput.js"
+import * as redaction from "./redaction.js"
 import { drain } from "./responseBody.js"
 import { TrackedResponse } from "./trackedResponse.js"
 import * as urlCredentials from "./urlCredentials.js"
@@ -47,7 +48,7 @@ export const exchange = <E, R>(
 > =>
   Effect.flatMap(
     Effect.catch(
-      send,
+      redaction.inTransport(attempt.request, send),
       (
         error
       ): Effect.Effect<

@@ -9,13 +9,15 @@ import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
 import { globalValue } from "effect/GlobalValue"
 import * as Headers from "@effect/platform/Headers"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
 
 /** @internal */
 export type Names = ReadonlyArray<string | RegExp>
 
-// Effect 3's platform redacts no query parameter: the library keeps the names, with Effect 4's
+// Effect 3's platform redacts no query parameter: the library keeps the names, with the core's
 // defaults. The global key shares them between two copies of this module.
 /** @internal */
 export const currentRedactedUrlParams: FiberRef.FiberRef<Names> = globalValue(
@@ -38,22 +40,87 @@ export const withRedactedUrlParams = dual<
 /** @internal */
 export const redactUrl = (url: string): string => Redaction.redactUrl(url, urlParamNamesNow())
 
+// The transport's span (the platform's `http.client`) writes `url.full` and `url.query` as they
+// are: a request whose URL has something to redact is sent under a tracer whose spans write
+// them redacted, by the names of the fiber that sends it.
+const redactedAttribute = (key: string, value: unknown, names: Names): unknown =>
+  typeof value !== "string"
+    ? value
+    : key === "url.full"
+      ? Redaction.redactUrl(value, names)
+      : key === "url.query"
+        ? Redaction.redactUrl(`?${value}`, names).slice(1)
+        : value
+
+const redactingSpan = (span: Tracer.Span, names: Names): Tracer.Span => ({
+  _tag: "Span",
+  name: span.name,
+  spanId: span.spanId,
+  traceId: span.traceId,
+  parent: span.parent,
+  context: span.context,
+  get status() {
+    return span.status
+  },
+  get attributes() {
+    return span.attributes
+  },
+  get links() {
+    return span.links
+  },
+  sampled: span.sampled,
+  kind: span.kind,
+  end: (endTime, exit) => span.end(endTime, exit),
+  attribute: (key, value) => span.attribute(key, redactedAttribute(key, value, names)),
+  event: (name, startTime, attributes) => span.event(name, startTime, attributes),
+  addLinks: (links) => span.addLinks(links)
+})
+
+const redactingTracer = (tracer: Tracer.Tracer, names: Names): Tracer.Tracer =>
+  Tracer.make({
+    span: (name, parent, context, links, startTime, kind, options) =>
+      redactingSpan(tracer.span(name, parent, context, links, startTime, kind, options), names),
+    context: (f, fiber) => tracer.context(f, fiber)
+  })
+
+const hasSomethingToRedact = (request: HttpClientRequest.HttpClientRequest, names: Names): boolean =>
+  request.url.includes("@") ||
+  Redaction.redactsQuery(request.url, names) ||
+  request.urlParams.some(([key]) => Redaction.isRedactedName(key, names))
+
+/**
+ * Sends a request with the transport's span written redacted.
+ *
+ * @internal
+ */
+export const inTransport = <A, E, R>(
+  request: HttpClientRequest.HttpClientRequest,
+  send: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime((fiber) => {
+    const names = fiber.getFiberRef(currentRedactedUrlParams)
+    return hasSomethingToRedact(request, names)
+      ? Effect.tracerWith((tracer) => Effect.withTracer(send, redactingTracer(tracer, names)))
+      : send
+  })
+
 const headerNamesNow = (): Names =>
   Option.match(Fiber.getCurrentFiber(), {
     onNone: () => Redaction.defaultHeaderNames,
     onSome: (fiber) => fiber.getFiberRef(Headers.currentRedactedNames)
   })
 
-// The platform's errors hold the request and name its URL as it is: written redacted.
+// The platform's errors hold the request and name its URL in their message: written with the
+// library's names.
 const causeJson = (cause: unknown, url: string): unknown => {
-  if (!(cause instanceof Error) || !("request" in cause)) return cause
-  const tag: unknown = "_tag" in cause ? cause._tag : undefined
-  return { _tag: typeof tag === "string" ? tag : cause.name, message: cause.message.replaceAll(url, redactUrl(url)) }
+  if (!HttpClientError.isHttpClientError(cause)) return cause
+  const asWritten = url
+  return { _tag: cause._tag, message: cause.message.replaceAll(asWritten, redactUrl(url)) }
 }
 
 /**
- * A failure as JSON, its request's URL and every header redacted. Effect 3's platform writes a
- * request's URL and headers as they are.
+ * A failure as JSON: its request's URL, and the one its cause names, redacted by the library's
+ * names and every header redacted. Effect 3's platform writes a request's URL and headers as they are.
  *
  * @internal
  */
@@ -64,8 +131,8 @@ export const failureJson = (failure: {
   readonly headers?: Headers.Headers
   readonly cause?: unknown
 }): Record<string, unknown> => {
-  const headerNames = headerNamesNow()
   const { request } = failure
+  const headerNames = headerNamesNow()
   const json: Record<string, unknown> = {
     ...failure,
     message: failure.message,

@@ -16,6 +16,7 @@ import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
 import * as policyInput from "./policyInput.js"
 import * as attemptLimit from "./attemptLimit.js"
+import * as redaction from "./redaction.js"
 import { drain } from "./responseBody.js"
 import { TrackedResponse } from "./trackedResponse.js"
 import * as urlCredentials from "./urlCredentials.js"
@@ -42,7 +43,7 @@ export const exchange = <E, R>(
 > =>
   Effect.flatMap(
     Effect.catchAll(
-      send,
+      redaction.inTransport(attempt.request, send),
       (
         error
       ): Effect.Effect<
