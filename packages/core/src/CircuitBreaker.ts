@@ -395,22 +395,24 @@ export class RollingHealth {
     this.windowMillis = policy.samplingDurationMillis / 10
   }
 
-  onSuccess = (nowMillis: number): void => {
+  onSuccess(nowMillis: number): void {
     this.currentWindow(nowMillis).successes++
   }
 
-  onFailure = (nowMillis: number): boolean => {
+  onFailure(nowMillis: number): boolean {
     this.currentWindow(nowMillis).failures++
     const { throughput, failureRate } = this.info(nowMillis)
     return throughput >= this.policy.minimumThroughput && failureRate >= this.policy.failureRatio
   }
 
-  reset = (): void => {
+  reset(): void {
     this.windows = []
     this.current = undefined
   }
 
-  isEmpty = (nowMillis: number): boolean => this.info(nowMillis).throughput === 0
+  isEmpty(nowMillis: number): boolean {
+    return this.info(nowMillis).throughput === 0
+  }
 
   /** Polly's `HealthInfo`: samples in the window and the share that failed. */
   info(nowMillis: number): { readonly throughput: number; readonly failures: number; readonly failureRate: number } {
@@ -446,17 +448,22 @@ export class RollingHealth {
   }
 }
 
+// Methods, not arrow fields, as the budgets': one health per origin, up to 10,000 of them.
 class ConsecutiveHealth implements Health {
   private streak = 0
   constructor(private readonly policy: ConsecutivePolicy) {}
-  onSuccess = (): void => {
+  onSuccess(): void {
     this.streak = 0
   }
-  onFailure = (): boolean => ++this.streak >= this.policy.failures
-  reset = (): void => {
+  onFailure(): boolean {
+    return ++this.streak >= this.policy.failures
+  }
+  reset(): void {
     this.streak = 0
   }
-  isEmpty = (): boolean => this.streak === 0
+  isEmpty(): boolean {
+    return this.streak === 0
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -361,6 +361,9 @@ export class WindowedAdder {
   }
 }
 
+// The budgets are methods, not arrow fields: a table holds up to 10,000 of them, and an arrow
+// field is a closure (and, under some transpilers, a property table) per budget.
+
 /** Finagle scales tokens by 1000 so that a ratio above 1 needs no floating point. */
 const finagleScale = 1000
 
@@ -379,13 +382,13 @@ class FinagleBudget implements RetryBudgetState {
     this.adder = new WindowedAdder(settings.ttlMillis, 10, nowMillis)
   }
 
-  onRequest = (nowMillis: number): void => {
+  onRequest(nowMillis: number): void {
     this.adder.add(nowMillis, this.deposit)
   }
-  onSuccess = (): void => {}
-  onFailure = (): void => {}
+  onSuccess(): void {}
+  onFailure(): void {}
 
-  tryRetry = (nowMillis: number): boolean => {
+  tryRetry(nowMillis: number): boolean {
     const allowed = this.adder.sum(nowMillis) + this.reserve >= this.withdrawal
     if (allowed) this.adder.add(nowMillis, -this.withdrawal)
     return allowed
@@ -393,10 +396,13 @@ class FinagleBudget implements RetryBudgetState {
 
   // Finagle's balance is count / withdrawal, which goes negative when deposits expire before
   // the withdrawals they paid for; a negative number of retries reads as none.
-  balance = (nowMillis: number): number =>
-    Math.max(0, Math.trunc((this.adder.sum(nowMillis) + this.reserve) / this.withdrawal))
+  balance(nowMillis: number): number {
+    return Math.max(0, Math.trunc((this.adder.sum(nowMillis) + this.reserve) / this.withdrawal))
+  }
 
-  isPristine = (nowMillis: number): boolean => this.adder.isEmpty(nowMillis)
+  isPristine(nowMillis: number): boolean {
+    return this.adder.isEmpty(nowMillis)
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -417,16 +423,22 @@ class TokenBucketBudget implements RetryBudgetState {
     this.tokens = this.max
   }
 
-  onRequest = (): void => {}
-  onSuccess = (): void => {
+  onRequest(): void {}
+  onSuccess(): void {
     this.tokens = Math.min(this.max, this.tokens + this.refill)
   }
-  onFailure = (): void => {
+  onFailure(): void {
     this.tokens = Math.max(0, this.tokens - 1000)
   }
-  tryRetry = (): boolean => this.tokens > this.threshold
-  balance = (): number => this.tokens / 1000
-  isPristine = (): boolean => this.tokens === this.max
+  tryRetry(): boolean {
+    return this.tokens > this.threshold
+  }
+  balance(): number {
+    return this.tokens / 1000
+  }
+  isPristine(): boolean {
+    return this.tokens === this.max
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -443,20 +455,24 @@ class AwsQuotaBudget implements RetryBudgetState {
     return kind === "timeout" ? this.settings.timeoutRetryCost : this.settings.retryCost
   }
 
-  onRequest = (): void => {}
-  onFailure = (): void => {}
-  onSuccess = (_nowMillis: number, retriedAfter: FailureKind | undefined): void => {
+  onRequest(): void {}
+  onFailure(): void {}
+  onSuccess(_nowMillis: number, retriedAfter: FailureKind | undefined): void {
     const refund = retriedAfter === undefined ? this.settings.noRetryIncrement : this.cost(retriedAfter)
     this.capacity = Math.min(this.settings.capacity, this.capacity + refund)
   }
-  tryRetry = (_nowMillis: number, kind: FailureKind): boolean => {
+  tryRetry(_nowMillis: number, kind: FailureKind): boolean {
     const cost = this.cost(kind)
     if (cost > this.capacity) return false
     this.capacity -= cost
     return true
   }
-  balance = (): number => this.capacity
-  isPristine = (): boolean => this.capacity === this.settings.capacity
+  balance(): number {
+    return this.capacity
+  }
+  isPristine(): boolean {
+    return this.capacity === this.settings.capacity
+  }
 }
 
 const unlimited: RetryBudgetState = {

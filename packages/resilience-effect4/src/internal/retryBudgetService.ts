@@ -57,19 +57,17 @@ export const validate = (input?: unknown): Validated<RetryBudget.Settings> =>
  */
 export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.monotonicTimeNanosUnsafe() / 1_000_000n)
 
+// An origin's state; the refusals' counter is found when one is counted, not kept per origin.
 interface Entry {
+  readonly origin: string
   readonly state: RetryBudgetCore.RetryBudgetState
-  readonly refused: Effect.Effect<void>
 }
 
 /** @internal */
 export const makeService = (publicSettings: RetryBudget.Settings): RetryBudget.RetryBudget.Service => {
   const settings = toCoreSettings(publicSettings)
   const table = new OriginTable<Entry>(
-    (origin, nowMillis) => ({
-      state: RetryBudgetCore.makeRetryBudgetState(settings, nowMillis),
-      refused: Metric.update(Metric.withAttributes(metrics.retryBudgetRefusals, metrics.originAttributes(origin)), 1)
-    }),
+    (origin, nowMillis) => ({ origin, state: RetryBudgetCore.makeRetryBudgetState(settings, nowMillis) }),
     (entry, nowMillis, lastUsedMillis) => RetryBudgetCore.isIdle(entry.state, nowMillis, lastUsedMillis)
   )
   // One synchronous step from reading the clock to updating the state: no other fiber can run
@@ -89,7 +87,15 @@ export const makeService = (publicSettings: RetryBudget.Settings): RetryBudget.R
     tryRetry: (origin, kind) =>
       Effect.flatten(
         withState(origin, (entry, now) =>
-          entry.state.tryRetry(now, kind) ? Effect.succeed(true) : Effect.as(entry.refused, false)
+          entry.state.tryRetry(now, kind)
+            ? Effect.succeed(true)
+            : Effect.as(
+                Metric.update(
+                  Metric.withAttributes(metrics.retryBudgetRefusals, metrics.originAttributes(entry.origin)),
+                  1
+                ),
+                false
+              )
         )
       ),
     balance: (origin) =>

@@ -4,7 +4,6 @@ import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Metric from "effect/Metric"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as metrics from "./metrics.js"
@@ -63,9 +62,10 @@ export const validate = (
  */
 export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
 
+// An origin's state; the refusals' counter is found when one is counted, not kept per origin.
 interface Entry {
+  readonly origin: string
   readonly state: RetryBudgetCore.RetryBudgetState
-  readonly refused: Effect.Effect<void>
 }
 
 const alwaysTrue = Effect.succeed(true)
@@ -104,6 +104,9 @@ export interface SyncBudget {
 /** @internal */
 export const syncBudgets = new WeakMap<RetryBudget.RetryBudget.Service, SyncBudget>()
 
+const countRefusal = (origin: string): Effect.Effect<void> =>
+  Effect.sync(() => metrics.retryBudgetRefusals.unsafeUpdate(1, metrics.originLabels(origin)))
+
 /** @internal */
 export const makeService = (settings: RetryBudgetCore.RetryBudgetSettings): RetryBudget.RetryBudget.Service => {
   if (settings._tag === "None") {
@@ -119,10 +122,7 @@ export const makeService = (settings: RetryBudgetCore.RetryBudgetSettings): Retr
     return unlimited
   }
   const table = new OriginTable<Entry>(
-    (origin, nowMillis) => ({
-      state: RetryBudgetCore.makeRetryBudgetState(settings, nowMillis),
-      refused: Metric.increment(Metric.taggedWithLabels(metrics.retryBudgetRefusals, metrics.originLabels(origin)))
-    }),
+    (origin, nowMillis) => ({ origin, state: RetryBudgetCore.makeRetryBudgetState(settings, nowMillis) }),
     (entry, nowMillis, lastUsedMillis) => RetryBudgetCore.isIdle(entry.state, nowMillis, lastUsedMillis)
   )
   // One synchronous step from reading the clock to updating the state: no other fiber can run
@@ -143,7 +143,7 @@ export const makeService = (settings: RetryBudgetCore.RetryBudgetSettings): Retr
     tryRetry: (origin, kind) =>
       Effect.flatten(
         withState(origin, (entry, now) =>
-          entry.state.tryRetry(now, kind) ? alwaysTrue : Effect.as(entry.refused, false)
+          entry.state.tryRetry(now, kind) ? alwaysTrue : Effect.as(countRefusal(entry.origin), false)
         )
       ),
     balance: (origin) =>
