@@ -3,7 +3,9 @@
 // store, except a retry's, which asks the fleet's budget once (bounded by `timeout`). Deposits
 // are batched and flushed every `syncInterval`; a cool-down is written once and published to
 // every process, which applies it to its own memory. When Redis fails or is slow, the store says
-// so once, goes on with local state, and probes Redis every `syncInterval` until it answers.
+// so once, goes on with local state, and probes Redis every `syncInterval` until it answers; a
+// retry then decides with this process's share of the budget (fleetShares), which never lends
+// again what the fleet lent.
 // Breakers stay per process; with `shareCircuitBreaker`, an opening is told to the fleet (see
 // redisBreakers).
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
@@ -17,9 +19,11 @@ import type * as Scope from "effect/Scope"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import * as metrics from "./metrics.js"
+import * as fleetShares from "./fleetShares.js"
 import * as redisBreakers from "./redisBreakers.js"
 import { makeMemory } from "./resilienceStore.js"
 import * as retryBudgetService from "./retryBudgetService.js"
+import * as storeTimeout from "./storeTimeout.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
 
@@ -87,6 +91,13 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       unitsByKey.set(key, units)
     }
 
+    const loadScript = (script: string): Effect.Effect<string, unknown> =>
+      Effect.map(commands.send("SCRIPT", ["LOAD", script]), (sha) => {
+        const loaded = String(sha)
+        shas.set(script, loaded)
+        return loaded
+      })
+
     // Scripts run by EVALSHA; loaded on first use, and again after Redis lost them (a restart,
     // SCRIPT FLUSH).
     // `sent` hears each EVALSHA as it goes out: until then, the script has surely not run.
@@ -101,11 +112,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
           sent()
           return commands.send("EVALSHA", [loaded, "1", key, ...args])
         })
-      const load = Effect.flatMap(commands.send("SCRIPT", ["LOAD", script]), (sha) => {
-        const loaded = String(sha)
-        shas.set(script, loaded)
-        return run(loaded)
-      })
+      const load = Effect.flatMap(loadScript(script), run)
       const sha = shas.get(script)
       if (sha === undefined) return load
       return Effect.catch(run(sha), (error) => (describe(error).includes("NOSCRIPT") ? load : Effect.fail(error)))
@@ -124,14 +131,10 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
     // A round trip bounded by the timeout. No answer in time is told apart from a failure: a
     // command that timed out may still run (a paused Redis runs it when it resumes).
     const exchange = <A>(request: Effect.Effect<A, unknown>): Effect.Effect<Reply<A>> =>
-      Effect.flatMap(
-        Effect.result(
-          Effect.timeoutOrElse(request, { duration: settings.timeoutMillis, orElse: () => Effect.fail(undefined) })
-        ),
-        (answer) =>
-          Result.isSuccess(answer)
-            ? Effect.as(resumed, answered(answer.success))
-            : Effect.as(degrade(answer.failure), answer.failure === undefined ? timedOut : failed)
+      Effect.flatMap(Effect.result(storeTimeout.within(request, settings.timeoutMillis)), (answer) =>
+        Result.isSuccess(answer)
+          ? Effect.as(resumed, answered(answer.success))
+          : Effect.as(degrade(answer.failure), answer.failure === undefined ? timedOut : failed)
       )
 
     // The answer, or `undefined` when Redis failed or was too slow.
@@ -224,10 +227,16 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         }
         return key
       }
+      // This process's share: what decides when the fleet does not answer in time.
+      const shares = fleetShares.make(core)
       const deposit = (origin: string): void => {
         const key = keyOf(origin)
         if (pending.add(key, units.deposit)) unitsByKey.set(key, units)
       }
+      const tryAlone = (origin: string, kind: RetryBudget.FailureKind) =>
+        Effect.flatMap(shares.tryRetry(origin, kind), (allowed) =>
+          allowed ? Effect.succeed(true) : Effect.as(refused(origin), false)
+        )
       const ask = (origin: string, retry: boolean) =>
         Effect.suspend(() => {
           const key = keyOf(origin)
@@ -240,29 +249,33 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         settings: own.settings,
         onRequest: (origin) =>
           Effect.andThen(
-            own.onRequest(origin),
+            shares.onRequest(origin),
             Effect.sync(() => deposit(origin))
           ),
         onFailure: own.onFailure,
         onSuccess: own.onSuccess,
         tryRetry: (origin, kind) =>
           health.degraded
-            ? own.tryRetry(origin, kind)
-            : Effect.flatMap(ask(origin, true), (answer) =>
-                answer?.value === undefined
-                  ? own.tryRetry(origin, kind)
-                  : answer.value.allowed
-                    ? Effect.succeed(true)
-                    : Effect.as(refused(origin), false)
-              ),
+            ? tryAlone(origin, kind)
+            : Effect.flatMap(ask(origin, true), (answer) => {
+                const fleet = answer?.value
+                if (fleet === undefined) return tryAlone(origin, kind)
+                return Effect.as(
+                  Effect.andThen(shares.heard(origin, fleet, true), fleet.allowed ? Effect.void : refused(origin)),
+                  fleet.allowed
+                )
+              }),
         balance: (origin) =>
           health.degraded
-            ? own.balance(origin)
-            : Effect.flatMap(ask(origin, false), (answer) =>
-                answer?.value === undefined
-                  ? own.balance(origin)
-                  : Effect.succeed(Math.max(0, Math.trunc(answer.value.balance / units.withdrawal)))
-              )
+            ? shares.balance(origin)
+            : Effect.flatMap(ask(origin, false), (answer) => {
+                const fleet = answer?.value
+                if (fleet === undefined) return shares.balance(origin)
+                return Effect.as(
+                  shares.heard(origin, fleet, false),
+                  Math.max(0, Math.trunc(fleet.balance / units.withdrawal))
+                )
+              })
       }
       return shared
     }
@@ -311,14 +324,16 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         )
       })
 
-    // Other processes' cool-downs, applied to this process's memory, and those in force.
+    // Other processes' cool-downs, applied to this process's memory, and those in force; and the
+    // budget's script loaded, so that a retry's first question to the fleet is one round trip
+    // within its timeout, not two.
     yield* listen(
       keys.channel,
       (message) => {
         const coolDown = SharedStore.readCoolDownMessage(message)
         return coolDown === undefined ? Effect.void : local.coolDown(coolDown.origin, coolDown.millis)
       },
-      Effect.ignore(readCoolDowns)
+      Effect.andThen(Effect.ignore(readCoolDowns), Effect.ignore(loadScript(SharedStore.budgetScript)))
     )
     // Publish this process's cool-downs in the background: the call that met the 429 waits on
     // its own memory, never on Redis.
