@@ -9,6 +9,7 @@
 // Breakers stay per process; with `shareCircuitBreaker`, an opening is told to the fleet (see
 // redisBreakers).
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
+import * as TransportFailure from "@effect-http-resilience/core/TransportFailure"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -66,6 +67,11 @@ const setDegraded = (value: number) => Metric.set(degradedGauge, value)
 const refused = (origin: string): Effect.Effect<void> =>
   Metric.increment(Metric.taggedWithLabels(metrics.retryBudgetRefusals, metrics.originLabels(origin)))
 
+// Redis's NOSCRIPT reply, whatever the client wrapped it in (Effect 3: an UnknownException of
+// Effect.tryPromise; Effect 4: a RedisError).
+const scriptLost = (error: unknown): boolean =>
+  TransportFailure.someCause(error, (link) => "message" in link && String(link.message).startsWith("NOSCRIPT"))
+
 const describe = (cause: unknown): string =>
   cause instanceof Error ? cause.message : cause === undefined ? "no answer in time" : String(cause)
 
@@ -115,7 +121,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       const load = Effect.flatMap(loadScript(script), run)
       const sha = shas.get(script)
       if (sha === undefined) return load
-      return Effect.catchAll(run(sha), (error) => (describe(error).includes("NOSCRIPT") ? load : Effect.fail(error)))
+      return Effect.catchAll(run(sha), (error) => (scriptLost(error) ? load : Effect.fail(error)))
     }
 
     const degrade = (cause: unknown): Effect.Effect<void> =>
