@@ -189,6 +189,15 @@ interface Declaration {
   readonly node: ts.Node
 }
 
+/** Whether a function declaration has overload signatures (declarations of its name without a body). */
+const isOverloaded = (statements: ts.NodeArray<ts.Statement>, implementation: ts.FunctionDeclaration): boolean =>
+  statements.some(
+    (statement) =>
+      ts.isFunctionDeclaration(statement) &&
+      statement.body === undefined &&
+      statement.name?.text === implementation.name?.text
+  )
+
 const exportedDeclarations = (statements: ts.NodeArray<ts.Statement>, prefix: string, ambient: boolean) => {
   const result: Array<Declaration> = []
   for (const statement of statements) {
@@ -208,6 +217,10 @@ const exportedDeclarations = (statements: ts.NodeArray<ts.Statement>, prefix: st
       for (const declaration of statement.declarationList.declarations) {
         if (ts.isIdentifier(declaration.name)) result.push({ name: prefix + declaration.name.text, node: statement })
       }
+    } else if (ts.isFunctionDeclaration(statement) && statement.body !== undefined && isOverloaded(statements, statement)) {
+      // An overloaded function's implementation is not part of its type: its overloads are
+      // what callers see, and each is documented.
+      continue
     } else if (
       (ts.isFunctionDeclaration(statement) ||
         ts.isClassDeclaration(statement) ||
