@@ -25,7 +25,13 @@ describe("SharedStore", () => {
     const prefixes = ["a", "a:cooldown:x", "a:", "t", "t\\", "t*", "t?", "t[", "t]", "{t", "t{x"]
     const namesOf = (prefix: string) => {
       const keys = SharedStore.keysFor(prefix)
-      return [keys.coolDowns, keys.channel, keys.breakerChannel, keys.budget("k1", "http://a:80"), keys.budget("k1", "x")]
+      return [
+        keys.coolDowns,
+        keys.channel,
+        keys.breakerChannel,
+        keys.budget("k1", "http://a:80"),
+        keys.budget("k1", "x")
+      ]
     }
     for (const prefix of prefixes) {
       expect(SharedStore.resolveStoreSettings({ prefix }, millisCodec, [])._tag).toBe("Valid")
@@ -87,10 +93,23 @@ describe("SharedStore", () => {
       { origin: "http://a:80", millis: 250 },
       { origin: "http://b:80", millis: 1200 }
     ])
-    for (const bad of [undefined, "OK", 5, ["http://a:80"], ["http://a:80", "0"], ["http://a:80", "-5"], ["http://a:80", "1.5"], ["http://a:80", "x"], ["", "250"], [7, "250"]]) {
+    for (const bad of [
+      undefined,
+      "OK",
+      5,
+      ["http://a:80"],
+      ["http://a:80", "0"],
+      ["http://a:80", "-5"],
+      ["http://a:80", "1.5"],
+      ["http://a:80", "x"],
+      ["", "250"],
+      [7, "250"]
+    ]) {
       expect(SharedStore.readCoolDownsAnswer(bad)).toEqual([])
     }
-    expect(SharedStore.readCoolDownsAnswer(["http://a:80", "nope", "http://b:80", "9"])).toEqual([{ origin: "http://b:80", millis: 9 }])
+    expect(SharedStore.readCoolDownsAnswer(["http://a:80", "nope", "http://b:80", "9"])).toEqual([
+      { origin: "http://b:80", millis: 9 }
+    ])
     expect(SharedStore.isClusterNode("# Cluster\r\ncluster_enabled:1\r\n")).toBe(true)
     expect(SharedStore.isClusterNode("# Cluster\r\ncluster_enabled:0\r\n")).toBe(false)
     expect(SharedStore.isClusterNode(undefined)).toBe(false)
