@@ -189,13 +189,17 @@ interface Declaration {
   readonly node: ts.Node
 }
 
-/** Whether a function declaration has overload signatures (declarations of its name without a body). */
-const isOverloaded = (statements: ts.NodeArray<ts.Statement>, implementation: ts.FunctionDeclaration): boolean =>
+/** Whether a function declaration is the implementation of overloads (declarations of its name without a body). */
+const isOverloadImplementation = (
+  statements: ts.NodeArray<ts.Statement>,
+  declaration: ts.FunctionDeclaration
+): boolean =>
+  declaration.body !== undefined &&
   statements.some(
     (statement) =>
       ts.isFunctionDeclaration(statement) &&
       statement.body === undefined &&
-      statement.name?.text === implementation.name?.text
+      statement.name?.text === declaration.name?.text
   )
 
 const exportedDeclarations = (statements: ts.NodeArray<ts.Statement>, prefix: string, ambient: boolean) => {
@@ -217,12 +221,10 @@ const exportedDeclarations = (statements: ts.NodeArray<ts.Statement>, prefix: st
       for (const declaration of statement.declarationList.declarations) {
         if (ts.isIdentifier(declaration.name)) result.push({ name: prefix + declaration.name.text, node: statement })
       }
-    } else if (ts.isFunctionDeclaration(statement) && statement.body !== undefined && isOverloaded(statements, statement)) {
-      // An overloaded function's implementation is not part of its type: its overloads are
-      // what callers see, and each is documented.
-      continue
     } else if (
-      (ts.isFunctionDeclaration(statement) ||
+      // An overloaded function's implementation is not part of its type: its overloads are what
+      // callers see, and each is documented.
+      ((ts.isFunctionDeclaration(statement) && !isOverloadImplementation(statements, statement)) ||
         ts.isClassDeclaration(statement) ||
         ts.isInterfaceDeclaration(statement) ||
         ts.isTypeAliasDeclaration(statement) ||
