@@ -8,14 +8,14 @@
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { describe, expect, it } from "@effect/vitest"
-import { NodeRedis } from "@effect/platform-node"
-import { Context, Effect, Layer, Result, type Scope } from "effect"
+import { Effect, Result } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as CircuitBreaker from "../../src/CircuitBreaker.js"
-import * as ResilienceStore from "../../src/ResilienceStore.js"
+import type * as ResilienceStore from "../../src/ResilienceStore.js"
 import * as RetryBudget from "../../src/RetryBudget.js"
 import { eventually } from "../support/eventually.js"
 import { type RedisInstance, startRedis } from "../support/redisServer.js"
+import { storeOn } from "../support/redisStores.js"
 
 let redis: RedisInstance
 beforeAll(async () => {
@@ -26,17 +26,7 @@ afterAll(async () => {
 })
 
 // One store, as one process of a tenant would have it, for the test's scope; breakers shared.
-const storeOn = (prefix: string): Effect.Effect<ResilienceStore.ResilienceStore.Service, never, Scope.Scope> =>
-  Effect.map(
-    Effect.orDie(
-      Layer.build(
-        ResilienceStore.layerRedis({ prefix, shareCircuitBreaker: true }).pipe(
-          Layer.provideMerge(NodeRedis.layer({ url: redis.url }))
-        )
-      )
-    ),
-    (context) => Context.get(context, ResilienceStore.ResilienceStore)
-  )
+const storeOf = (prefix: string) => storeOn(redis.url, prefix, { shareCircuitBreaker: true })
 
 // How many connections listen on a channel.
 const listeners = (channel: string) =>
@@ -90,10 +80,10 @@ const isolated = (mine: string, theirs: string) =>
     Effect.gen(function* () {
       yield* Effect.promise(() => redis.command("FLUSHALL"))
       const [first, second, theirFirst, theirSecond] = yield* Effect.all([
-        storeOn(mine),
-        storeOn(mine),
-        storeOn(theirs),
-        storeOn(theirs)
+        storeOf(mine),
+        storeOf(mine),
+        storeOf(theirs),
+        storeOf(theirs)
       ])
       yield* allListening([mine, theirs])
       const a = "http://a.example.test:80"
@@ -113,8 +103,8 @@ const isolated = (mine: string, theirs: string) =>
       expect(yield* coolingDown(first, b)).toBe(false)
 
       // Cool-downs, as a process that joins later reads them: its own, and no one else's.
-      const late = yield* storeOn(mine)
-      const theirLate = yield* storeOn(theirs)
+      const late = yield* storeOf(mine)
+      const theirLate = yield* storeOf(theirs)
       expect([yield* coolingDown(late, a), yield* coolingDown(late, c), yield* coolingDown(late, b)]).toEqual([
         true,
         true,

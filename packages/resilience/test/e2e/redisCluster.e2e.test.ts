@@ -11,7 +11,7 @@
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Either, Layer, Logger, type Scope } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { createCluster } from "redis"
 import { afterAll, beforeAll } from "vitest"
 import * as CircuitBreaker from "../../src/CircuitBreaker.js"
@@ -19,6 +19,7 @@ import * as ResilienceStore from "../../src/ResilienceStore.js"
 import * as RetryBudget from "../../src/RetryBudget.js"
 import { eventually } from "../support/eventually.js"
 import { type RedisClusterInstance, startRedisCluster } from "../support/redisServer.js"
+import { capturedLogs, type StoreOptions, storeOnCluster } from "../support/redisStores.js"
 
 let cluster: RedisClusterInstance
 beforeAll(async () => {
@@ -29,7 +30,6 @@ afterAll(async () => {
 })
 
 const origin = "http://api.example.test:80"
-type Options = Omit<ResilienceStore.RedisOptions, "cluster">
 
 // A cluster client of the process's own: connected, destroyed with the scope.
 const clusterClient = Effect.acquireRelease(
@@ -42,17 +42,9 @@ const clusterClient = Effect.acquireRelease(
   (client) => Effect.sync(() => client.destroy())
 )
 
-// One store, as one process of the fleet would have it, for the test's scope.
-const storeOn = (
-  prefix: string,
-  options: Options = {}
-): Effect.Effect<ResilienceStore.ResilienceStore.Service, never, Scope.Scope> =>
-  Effect.flatMap(clusterClient, (client) =>
-    Effect.map(
-      Effect.orDie(Layer.build(ResilienceStore.layerRedis({ cluster: client, prefix, ...options }))),
-      (context) => Context.get(context, ResilienceStore.ResilienceStore)
-    )
-  )
+// One store, as one process of the fleet would have it, with a cluster client of its own.
+const storeOf = (prefix: string, options: StoreOptions = {}) =>
+  Effect.flatMap(clusterClient, (client) => storeOnCluster(client, prefix, options))
 
 // An integer reply (`:5\r\n`).
 const integer = (reply: string): number => Number(/^:(-?\d+)\r\n$/.exec(reply)?.[1])
@@ -94,14 +86,6 @@ const failures = Effect.map(
   ]
 )
 
-const capturedLogs = () => {
-  const lines: Array<string> = []
-  const logger = Logger.make(({ message }) => {
-    lines.push((Array.isArray(message) ? message : [message]).map(String).join(" "))
-  })
-  return { lines, layer: Logger.replace(Logger.defaultLogger, logger) }
-}
-
 // ratio 0: the floor alone, 1 retry a second over 2 s: 2 retries for the fleet.
 const budget = Either.getOrThrow(
   RetryBudget.validate(RetryBudget.finagle({ ratio: 0, minPerSecond: 1, ttl: "2 seconds" }))
@@ -139,8 +123,8 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStore.layerRedis o
           for (const [master, { prefix, slot }] of prefixes) {
             yield* Effect.scoped(
               Effect.gen(function* () {
-                const first = yield* storeOn(prefix)
-                const second = yield* storeOn(prefix)
+                const first = yield* storeOf(prefix)
+                const second = yield* storeOf(prefix)
                 yield* eventually(
                   Effect.map(listeners(SharedStore.keysFor(prefix).channel), (count) => count === 2),
                   "both stores listening"
@@ -150,7 +134,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStore.layerRedis o
                   Effect.map(second.coolDownLeft(origin), (left) => left > 20_000),
                   `${prefix}: the second process`
                 )
-                const late = yield* storeOn(prefix)
+                const late = yield* storeOf(prefix)
                 expect(yield* late.coolDownLeft(origin)).toBeGreaterThan(20_000)
                 expect(
                   yield* Effect.forEach([first, first, second], (store) =>
@@ -185,8 +169,8 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStore.layerRedis o
       Effect.scoped(
         Effect.gen(function* () {
           const prefix = `cluster-breakers-${process.pid}`
-          const first = yield* storeOn(prefix, { shareCircuitBreaker: true })
-          const second = yield* storeOn(prefix, { shareCircuitBreaker: true })
+          const first = yield* storeOf(prefix, { shareCircuitBreaker: true })
+          const second = yield* storeOf(prefix, { shareCircuitBreaker: true })
           yield* eventually(
             Effect.map(listeners(SharedStore.keysFor(prefix).breakerChannel), (count) => count === 2),
             "both stores listening"

@@ -8,11 +8,11 @@
  */
 import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
-import * as ResilienceStore from "../../src/ResilienceStore.js"
 import { eventually } from "../support/eventually.js"
 import { type RedisInstance, startRedis } from "../support/redisServer.js"
+import { storeOn } from "../support/redisStores.js"
 
 let redis: RedisInstance
 beforeAll(async () => {
@@ -25,10 +25,7 @@ afterAll(async () => {
 let prefixes = 0
 const freshPrefix = () => `cooldowns-${process.pid}-${++prefixes}`
 
-const storeOn = (prefix: string): Effect.Effect<ResilienceStore.ResilienceStore.Service, never, Scope.Scope> =>
-  Effect.map(Effect.orDie(Layer.build(ResilienceStore.layerRedis({ url: redis.url, prefix }))), (context) =>
-    Context.get(context, ResilienceStore.ResilienceStore)
-  )
+const storeOf = (prefix: string) => storeOn(redis.url, prefix)
 
 const command = (...args: Array<string>) => Effect.promise(() => redis.command(...args))
 const integer = (reply: string): number => Number(/^:(-?\d+)\r\n$/.exec(reply)?.[1])
@@ -42,7 +39,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 the fleet's cool-downs in Re
         Effect.gen(function* () {
           const prefix = freshPrefix()
           const key = `{${prefix}}:cooldowns`
-          const store = yield* storeOn(prefix)
+          const store = yield* storeOf(prefix)
           yield* store.coolDown("http://short.example.test:80", 100)
           yield* store.coolDown("http://long.example.test:80", 30_000)
           yield* eventually(
@@ -57,7 +54,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 the fleet's cool-downs in Re
           yield* command("ZADD", key, "1", "http://ended.example.test:80")
           yield* command("SET", `${prefix}:cooldown:http://old.example.test:80`, "1", "PX", "30000")
 
-          const late = yield* storeOn(prefix)
+          const late = yield* storeOf(prefix)
           expect(yield* late.coolDownLeft("http://long.example.test:80")).toBeGreaterThan(20_000)
           expect(yield* late.coolDownLeft("http://ended.example.test:80")).toBe(0)
           expect(yield* late.coolDownLeft("http://old.example.test:80")).toBe(0)
@@ -93,7 +90,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 the fleet's cool-downs in Re
           `http://o${i}.example.test:80`
         ])
         yield* command("ZADD", key, ...members.flat())
-        const store = yield* storeOn(prefix)
+        const store = yield* storeOf(prefix)
         yield* store.coolDown("http://new.example.test:80", 120_000)
         yield* eventually(
           Effect.map(command("ZSCORE", key, "http://new.example.test:80"), (reply) => reply !== missing),
