@@ -405,23 +405,31 @@ const slots = 16_384
 // Readiness: how long three fresh masters may take to meet and agree on the slots on a busy machine.
 const clusterReadyWithin = 20_000
 
-/** A port that no one listens on and that is not in `taken`. */
-const freePortBut = async (taken: ReadonlySet<number>): Promise<number> => {
+// A node's cluster bus listens on its port + 10000 (the default of every Redis version).
+const busOffset = 10_000
+
+/** A free port, not in `taken`, whose cluster bus port is free too. */
+const freeClusterPort = async (taken: ReadonlySet<number>): Promise<number> => {
   for (;;) {
     const port = await freePort()
-    if (!taken.has(port)) return port
+    if (port + busOffset > 65_535 || taken.has(port) || taken.has(port + busOffset)) continue
+    const busFree = await ensurePortFree(port + busOffset).then(
+      () => true,
+      () => false
+    )
+    if (busFree) return port
   }
 }
 
 /**
  * Starts three redis-servers with cluster mode on (each on a free loopback port, its cluster bus
- * on another, its nodes file in its own directory), gives each a third of the slots, has them
- * meet, and waits until every one says `cluster_state:ok` and knows the other two (up to 20 s).
- * Fails as {@link startRedis} does when `redis-server` is missing; needs redis-server 7 or later
- * (`cluster-port`, `CLUSTER ADDSLOTSRANGE`). What `redis-cli --cluster create` does, over RESP.
+ * on that port + 10000, its nodes file in its own directory), gives each a third of the slots,
+ * has them meet, and waits until every one says `cluster_state:ok` and knows the other two (up
+ * to 20 s; a master turns writable 2 s after it started). What `redis-cli --cluster create` does,
+ * over RESP. Fails as {@link startRedis} does when `redis-server` is missing.
  */
 export const startRedisCluster = async (): Promise<RedisClusterInstance> => {
-  const masters: Array<{ readonly port: number; readonly busPort: number; readonly launched: Launched }> = []
+  const masters: Array<{ readonly port: number; readonly launched: Launched }> = []
   const stop = async (): Promise<void> => {
     const stopping = masters.splice(0)
     await Promise.all(stopping.map((master) => terminate(master.launched)))
@@ -429,32 +437,30 @@ export const startRedisCluster = async (): Promise<RedisClusterInstance> => {
   try {
     const taken = new Set<number>()
     while (masters.length < clusterSize) {
-      const port = await freePortBut(taken)
-      const busPort = await freePortBut(new Set([...taken, port]))
+      const port = await freeClusterPort(taken)
       try {
         const launched = await launch(port, (dir) => [
           "--cluster-enabled",
           "yes",
           "--cluster-config-file",
-          Path.join(dir, `nodes-${port}.conf`),
-          "--cluster-port",
-          String(busPort)
+          Path.join(dir, `nodes-${port}.conf`)
         ])
-        masters.push({ port, busPort, launched })
-        taken.add(port).add(busPort)
+        masters.push({ port, launched })
+        taken.add(port).add(port + busOffset)
       } catch (error) {
-        // A port taken between finding it and binding it: try others.
+        // A port or its bus port taken between finding it and binding it: try others.
         if (!(error instanceof PortTaken)) throw error
       }
     }
     for (const [index, master] of masters.entries()) {
       const first = Math.floor((index * slots) / clusterSize)
       const last = Math.floor(((index + 1) * slots) / clusterSize) - 1
-      await sendCommand(master.port, ["CLUSTER", "ADDSLOTSRANGE", String(first), String(last)])
+      const owned = Array.from({ length: last - first + 1 }, (_, offset) => String(first + offset))
+      await sendCommand(master.port, ["CLUSTER", "ADDSLOTS", ...owned])
     }
     const [first, ...others] = masters
     for (const other of others) {
-      await sendCommand(first!.port, ["CLUSTER", "MEET", "127.0.0.1", String(other.port), String(other.busPort)])
+      await sendCommand(first!.port, ["CLUSTER", "MEET", "127.0.0.1", String(other.port)])
     }
     const deadline = Date.now() + clusterReadyWithin
     for (;;) {
