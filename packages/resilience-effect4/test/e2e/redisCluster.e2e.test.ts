@@ -43,9 +43,10 @@ const clusterClient = Effect.acquireRelease(
   (client) => Effect.sync(() => client.destroy())
 )
 
-// One store, as one process of the fleet would have it, with a cluster client of its own.
+// One store, as one process of the fleet would have it, with a cluster client of its own; a
+// timeout long enough that a busy machine never makes a retry decide locally.
 const storeOf = (prefix: string, options: StoreOptions = {}) =>
-  Effect.flatMap(clusterClient, (client) => storeOnCluster(client, prefix, options))
+  Effect.flatMap(clusterClient, (client) => storeOnCluster(client, prefix, { timeout: "2 seconds", ...options }))
 
 // An integer reply (`:5\r\n`).
 const integer = (reply: string): number => Number(/^:(-?\d+)\r\n$/.exec(reply)?.[1])

@@ -25,7 +25,8 @@ afterAll(async () => {
 let prefixes = 0
 const freshPrefix = () => `cooldowns-${process.pid}-${++prefixes}`
 
-const storeOf = (prefix: string) => storeOn(redis.url, prefix)
+// A timeout long enough that a busy machine never leaves a write unanswered.
+const storeOf = (prefix: string) => storeOn(redis.url, prefix, { timeout: "2 seconds" })
 
 const command = (...args: Array<string>) => Effect.promise(() => redis.command(...args))
 const integer = (reply: string): number => Number(/^:(-?\d+)\r\n$/.exec(reply)?.[1])

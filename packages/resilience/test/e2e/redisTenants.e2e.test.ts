@@ -26,7 +26,8 @@ afterAll(async () => {
 })
 
 // One store, as one process of a tenant would have it, for the test's scope; breakers shared.
-const storeOf = (prefix: string) => storeOn(redis.url, prefix, { shareCircuitBreaker: true })
+// A timeout long enough that a busy machine never makes a retry decide locally.
+const storeOf = (prefix: string) => storeOn(redis.url, prefix, { shareCircuitBreaker: true, timeout: "2 seconds" })
 
 // How many connections listen on a channel.
 const listeners = (channel: string) =>
