@@ -535,7 +535,7 @@ export const resolveStoreSettings = <D>(
       if (typeof prefix !== "string" || !/^[^\s}]{1,100}$/.test(prefix)) {
         return invalid(
           "layerRedis.prefix",
-          'must be 1 to 100 characters, without spaces or "}" (keys start with "{prefix}:", and a "}" would end the frame early)',
+          'must be 1 to 100 characters, without whitespace or "}" (keys start with "{prefix}:", and a "}" would end the frame early)',
           prefix
         )
       }

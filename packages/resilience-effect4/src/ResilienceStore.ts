@@ -137,11 +137,11 @@ export const layerMemory = (): Layer.Layer<never> => Layer.sync(ResilienceStore,
  */
 export interface RedisOptions {
   /**
-   * A Redis Cluster: a node-redis cluster client (`createCluster()` of `redis` 5 or later), in
-   * place of the `Redis` service. Yours: the store neither connects nor closes it. Every command of the
-   * store goes to the master of the prefix's hash slot (all of a prefix's keys share one, its
-   * hash tag `{prefix}`), and it subscribes through the cluster's own pub/sub connection. A
-   * `Redis` service on a cluster node is refused when the layer starts: give the cluster here.
+   * A Redis Cluster: a node-redis cluster client (`createCluster()` of `redis` 5 or later).
+   * In place of the `Redis` service. Yours: the store neither connects nor closes it. Every
+   * command of the store goes to the master of the prefix's hash slot (all of a prefix's keys
+   * share one, its hash tag `{prefix}`), and it subscribes through the cluster's own pub/sub
+   * connection. A client of one node on a cluster node is refused when the layer starts.
    */
   readonly cluster?: RedisClusterClient | undefined
   /**
