@@ -10,32 +10,45 @@
  *
  * @since 0.2.0
  */
+import * as CoolDown from "./CoolDown.js"
 import type { FinagleSettings } from "./RetryBudget.js"
 import { andThen, type Checked, type DurationCodec, durationMillis, invalid, optionsRecord, valid } from "./Settings.js"
 
 /**
- * The keys and channel of one prefix: several services, or tests, share a Redis by prefix.
+ * The keys and channels of one prefix: several services, or tests, share a Redis by prefix.
+ * Each name starts with the prefix framed as `{prefix}:`; a prefix holds no `}` (see
+ * {@link resolveStoreSettings}), so the first `}` ends it and no prefix's names are another's.
+ * The frame is also Redis Cluster's hash tag: every key of a prefix is in one hash slot, so on
+ * one master, and a client routes all of the prefix's commands by {@link keysFor}'s `slot`.
+ * Nothing is found by pattern: the cool-downs in force are one sorted set, not a `SCAN`.
  *
  * @example
  * ```ts
  * import { SharedStore } from "@effect-http-resilience/core"
  *
  * const keys = SharedStore.keysFor("orders-api")
- * keys.coolDown("https://api.example.com:443") // "orders-api:cooldown:https://api.example.com:443"
+ * keys.coolDowns // "{orders-api}:cooldowns"
+ * keys.budget("1l2k3j", "https://api.example.com:443") // "{orders-api}:budget:1l2k3j:https://api.example.com:443"
+ * keys.channel // "{orders-api}:channel:cooldowns"
  * ```
  *
  * @since 0.2.0
  * @category keys
  */
-export const keysFor = (prefix: string) => ({
-  coolDown: (origin: string): string => `${prefix}:cooldown:${origin}`,
-  coolDownPattern: `${prefix}:cooldown:*`,
-  coolDownOrigin: (key: string): string => key.slice(`${prefix}:cooldown:`.length),
-  channel: `${prefix}:cooldowns`,
-  /** Where breakers that open say so, when `shareCircuitBreaker` is on. */
-  breakerChannel: `${prefix}:breakers`,
-  budget: (settingsKey: string, origin: string): string => `${prefix}:budget:${settingsKey}:${origin}`
-})
+export const keysFor = (prefix: string) => {
+  const frame = `{${prefix}}`
+  return {
+    /** The hash tag every key shares: what a cluster client routes the prefix's commands by. */
+    slot: frame,
+    /** The cool-downs in force: a sorted set of origins, scored by when each ends (Redis time, ms). */
+    coolDowns: `${frame}:cooldowns`,
+    /** Where cool-downs that start or grow are told. */
+    channel: `${frame}:channel:cooldowns`,
+    /** Where breakers that open say so, when `shareCircuitBreaker` is on. */
+    breakerChannel: `${frame}:channel:breakers`,
+    budget: (settingsKey: string, origin: string): string => `${frame}:budget:${settingsKey}:${origin}`
+  }
+}
 
 /**
  * The default prefix.
@@ -76,9 +89,11 @@ export const settingsKey = (text: string): string => {
 }
 
 /**
- * Starts or lengthens a cool-down and tells every process. KEYS: the origin's cool-down key.
- * ARGV: milliseconds, channel, origin. Publishes `millis origin` only when the cool-down grew,
- * and answers the milliseconds now left.
+ * Starts or lengthens a cool-down and tells every process. KEYS: the prefix's cool-downs (a
+ * sorted set, origin by end time on Redis's clock). ARGV: milliseconds, channel, origin.
+ * Publishes `millis origin` only when the cool-down grew, and answers the milliseconds now left.
+ * Each write drops the cool-downs that have ended, keeps at most {@link CoolDown.maxOrigins}
+ * (the one that ends first goes, as in memory), and lets the set expire with its longest.
  *
  * @example
  * ```ts
@@ -91,12 +106,45 @@ export const settingsKey = (text: string): string => {
  * @category scripts
  */
 export const coolDownScript = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local millis = tonumber(ARGV[1])
-local left = redis.call('PTTL', KEYS[1])
+local left = (tonumber(redis.call('ZSCORE', KEYS[1], ARGV[3])) or 0) - now
 if left >= millis then return left end
-redis.call('SET', KEYS[1], '1', 'PX', millis)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], now + millis, ARGV[3])
+local over = redis.call('ZCARD', KEYS[1]) - ${CoolDown.maxOrigins}
+if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1) end
+if redis.call('PTTL', KEYS[1]) < millis then redis.call('PEXPIRE', KEYS[1], millis) end
 redis.call('PUBLISH', ARGV[2], millis .. ' ' .. ARGV[3])
 return millis
+`
+
+/**
+ * The cool-downs in force, for a process that (re)joins: one read of the prefix's sorted set,
+ * on Redis's clock. KEYS: the prefix's cool-downs. Answers `origin, millis left, ...`, at most
+ * {@link CoolDown.maxOrigins} of them; read it with {@link readCoolDownsAnswer}.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.readCoolDownsScript.includes("ZRANGEBYSCORE") // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category scripts
+ */
+export const readCoolDownsScript = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local found = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, ${CoolDown.maxOrigins})
+local answer = {}
+for i = 1, #found, 2 do
+  answer[#answer + 1] = found[i]
+  answer[#answer + 1] = tostring(tonumber(found[i + 1]) - now)
+end
+return answer
 `
 
 /**
@@ -216,6 +264,37 @@ export const readCoolDownMessage = (
   const millis = Number(message.slice(0, space))
   const origin = message.slice(space + 1)
   return Number.isSafeInteger(millis) && millis > 0 && origin !== "" ? { origin, millis } : undefined
+}
+
+/**
+ * The answer of {@link readCoolDownsScript}, read defensively: the pairs that are an origin and
+ * a whole number of milliseconds left, above 0; anything else is left out.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.readCoolDownsAnswer(["https://api.example.com:443", "30000"])
+ * // [{ origin: "https://api.example.com:443", millis: 30000 }]
+ * SharedStore.readCoolDownsAnswer("OK") // []
+ * ```
+ *
+ * @since 0.2.0
+ * @category cool-downs
+ */
+export const readCoolDownsAnswer = (
+  answer: unknown
+): ReadonlyArray<{ readonly origin: string; readonly millis: number }> => {
+  if (!Array.isArray(answer)) return []
+  const coolDowns: Array<{ readonly origin: string; readonly millis: number }> = []
+  for (let i = 0; i + 1 < answer.length; i += 2) {
+    const origin = answer[i]
+    const millis = Number(answer[i + 1])
+    if (typeof origin === "string" && origin !== "" && Number.isSafeInteger(millis) && millis > 0) {
+      coolDowns.push({ origin, millis })
+    }
+  }
+  return coolDowns
 }
 
 /**
@@ -429,7 +508,9 @@ const withinMillis = (option: string, millis: number, min: number, max: number, 
 
 /**
  * Reads a shared store's options (`prefix`, `timeout`, `syncInterval`, `shareCircuitBreaker`, and
- * the names in `more`, which the caller reads): a bad one is named, with why.
+ * the names in `more`, which the caller reads): a bad one is named, with why. A prefix is 1 to
+ * 100 characters without whitespace or `}`: {@link keysFor} frames it as `{prefix}`, which a `}`
+ * would end early. Glob characters (`* ? [ \`) are plain characters: no key is found by pattern.
  *
  * @example
  * ```ts
@@ -451,8 +532,12 @@ export const resolveStoreSettings = <D>(
     optionsRecord("layerRedis", input, ["prefix", "timeout", "syncInterval", "shareCircuitBreaker", ...more]),
     (given) => {
       const prefix = given.prefix ?? storeDefaults.prefix
-      if (typeof prefix !== "string" || !/^[^\s*?[\]]{1,100}$/.test(prefix)) {
-        return invalid("layerRedis.prefix", "must be 1 to 100 characters, without spaces or * ? [ ]", prefix)
+      if (typeof prefix !== "string" || !/^[^\s}]{1,100}$/.test(prefix)) {
+        return invalid(
+          "layerRedis.prefix",
+          'must be 1 to 100 characters, without whitespace or "}" (keys start with "{prefix}:", and a "}" would end the frame early)',
+          prefix
+        )
       }
       const millisOf = (option: "timeout" | "syncInterval", fallback: number, min: number, max: number) =>
         given[option] === undefined
@@ -489,3 +574,22 @@ export const resolveStoreSettings = <D>(
  * @category settings
  */
 export const readyWithinMillis = (settings: StoreSettings): number => Math.min(10 * settings.timeoutMillis, 10_000)
+
+/**
+ * Whether a reply to `INFO cluster` comes from a node of a Redis Cluster (`cluster_enabled:1`).
+ * A client of one node cannot serve a store on a cluster (the prefix's slot may be on another
+ * master, which answers `MOVED`), so a store given one refuses to start.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.isClusterNode("# Cluster\r\ncluster_enabled:1\r\n") // true
+ * SharedStore.isClusterNode("# Cluster\r\ncluster_enabled:0\r\n") // false
+ * ```
+ *
+ * @since 0.2.0
+ * @category cluster
+ */
+export const isClusterNode = (infoCluster: unknown): boolean =>
+  typeof infoCluster === "string" && /(^|\n)cluster_enabled:1\r?(\n|$)/.test(infoCluster)

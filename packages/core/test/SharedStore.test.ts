@@ -10,14 +10,43 @@ const millisCodec: Settings.DurationCodec<number> = {
 }
 
 describe("SharedStore", () => {
-  it("names keys under a prefix, and budgets by settings", () => {
+  it("names keys under a prefix framed as a hash tag, and budgets by settings", () => {
     const keys = SharedStore.keysFor("svc")
-    expect(keys.coolDown("http://a:80")).toBe("svc:cooldown:http://a:80")
-    expect(keys.coolDownOrigin(keys.coolDown("http://a:80"))).toBe("http://a:80")
-    expect(keys.budget("k1", "http://a:80")).toBe("svc:budget:k1:http://a:80")
-    expect(keys.breakerChannel).toBe("svc:breakers")
+    expect(keys.slot).toBe("{svc}")
+    expect(keys.coolDowns).toBe("{svc}:cooldowns")
+    expect(keys.budget("k1", "http://a:80")).toBe("{svc}:budget:k1:http://a:80")
+    expect(keys.channel).toBe("{svc}:channel:cooldowns")
+    expect(keys.breakerChannel).toBe("{svc}:channel:breakers")
     expect(keys.breakerChannel).not.toBe(keys.channel)
     expect(SharedStore.settingsKey("a")).not.toBe(SharedStore.settingsKey("b"))
+  })
+
+  it("gives no prefix a name of another's: prefixes of each other, glob characters", () => {
+    const prefixes = ["a", "a:cooldown:x", "a:", "t", "t\\", "t*", "t?", "t[", "t]", "{t", "t{x"]
+    const namesOf = (prefix: string) => {
+      const keys = SharedStore.keysFor(prefix)
+      return [
+        keys.coolDowns,
+        keys.channel,
+        keys.breakerChannel,
+        keys.budget("k1", "http://a:80"),
+        keys.budget("k1", "x")
+      ]
+    }
+    for (const prefix of prefixes) {
+      expect(SharedStore.resolveStoreSettings({ prefix }, millisCodec, [])._tag).toBe("Valid")
+      for (const name of namesOf(prefix)) {
+        // Every name starts with its frame, which ends at the first "}": the prefix is read back.
+        expect(name.startsWith(`{${prefix}}:`)).toBe(true)
+        expect(name.slice(1, name.indexOf("}"))).toBe(prefix)
+        // Redis Cluster hashes the text between the first "{" and the next "}": the prefix.
+        expect(/^\{([^}]*)\}/.exec(name)?.[1]).toBe(prefix)
+      }
+      for (const other of prefixes.filter((other) => other !== prefix)) {
+        const mine = namesOf(prefix)
+        expect(namesOf(other).filter((name) => mine.includes(name) || name.startsWith(`{${prefix}}`))).toEqual([])
+      }
+    }
   })
 
   it("keeps Finagle's units: the fleet's budget is the process's arithmetic over shared counts", () => {
@@ -60,6 +89,30 @@ describe("SharedStore", () => {
     ]) {
       expect(SharedStore.readBreakerOpenedMessage(bad)).toBeUndefined()
     }
+    expect(SharedStore.readCoolDownsAnswer(["http://a:80", "250", "http://b:80", "1200"])).toEqual([
+      { origin: "http://a:80", millis: 250 },
+      { origin: "http://b:80", millis: 1200 }
+    ])
+    for (const bad of [
+      undefined,
+      "OK",
+      5,
+      ["http://a:80"],
+      ["http://a:80", "0"],
+      ["http://a:80", "-5"],
+      ["http://a:80", "1.5"],
+      ["http://a:80", "x"],
+      ["", "250"],
+      [7, "250"]
+    ]) {
+      expect(SharedStore.readCoolDownsAnswer(bad)).toEqual([])
+    }
+    expect(SharedStore.readCoolDownsAnswer(["http://a:80", "nope", "http://b:80", "9"])).toEqual([
+      { origin: "http://b:80", millis: 9 }
+    ])
+    expect(SharedStore.isClusterNode("# Cluster\r\ncluster_enabled:1\r\n")).toBe(true)
+    expect(SharedStore.isClusterNode("# Cluster\r\ncluster_enabled:0\r\n")).toBe(false)
+    expect(SharedStore.isClusterNode(undefined)).toBe(false)
     // Neither reader takes the other's messages.
     expect(SharedStore.readCoolDownMessage("open 5000 s1 k1 http://a:80")).toBeUndefined()
     expect(SharedStore.readBreakerOpenedMessage("250 http://a:80")).toBeUndefined()
@@ -102,7 +155,9 @@ describe("SharedStore", () => {
     })
     const problems = [
       [{ prefix: "" }, "layerRedis.prefix"],
-      [{ prefix: "a*" }, "layerRedis.prefix"],
+      [{ prefix: "a}" }, "layerRedis.prefix"],
+      [{ prefix: "a b" }, "layerRedis.prefix"],
+      [{ prefix: "x".repeat(101) }, "layerRedis.prefix"],
       [{ timeout: 0 }, "layerRedis.timeout"],
       [{ timeout: 20_000 }, "layerRedis.timeout"],
       [{ syncInterval: 5 }, "layerRedis.syncInterval"],

@@ -166,8 +166,8 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 ResilienceStore.layerRedis a
         yield* store.coolDown("http://settled.example.test:80", 60_000)
         yield* eventually(
           Effect.map(
-            Effect.promise(() => redis.command("EXISTS", `${prefix}:cooldown:http://settled.example.test:80`)),
-            (reply) => reply === ":1\r\n"
+            Effect.promise(() => redis.command("ZSCORE", `{${prefix}}:cooldowns`, "http://settled.example.test:80")),
+            (reply) => reply !== "$-1\r\n"
           ),
           "the cool-down written"
         )
@@ -291,6 +291,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 ResilienceStore.layerRedis a
       for (const [options, option] of [
         [{ prefix: "" }, "layerRedis.prefix"],
         [{ prefix: "a b" }, "layerRedis.prefix"],
+        [{ prefix: "a}" }, "layerRedis.prefix"],
         [{ timeout: "0 millis" }, "layerRedis.timeout"],
         [{ syncInterval: "2 minutes" }, "layerRedis.syncInterval"]
       ] satisfies ReadonlyArray<readonly [Options, string]>) {

@@ -181,21 +181,20 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         )
       })
 
-    // Cool-downs in force when this process (re)joins: published before it listened.
-    const readCoolDowns: Effect.Effect<void, unknown> = Effect.gen(function* () {
-      let cursor = "0"
-      let seen = 0
-      do {
-        const reply = yield* commands.send("SCAN", [cursor, "MATCH", keys.coolDownPattern, "COUNT", "200"])
-        if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) return
-        cursor = String(reply[0])
-        for (const key of reply[1]) {
-          const left = Number(yield* commands.send("PTTL", [String(key)]))
-          if (left > 0) yield* local.coolDown(keys.coolDownOrigin(String(key)), left)
-          seen++
-        }
-      } while (cursor !== "0" && seen < 10_000)
-    })
+    // Cool-downs in force when this process (re)joins: published before it listened. One read
+    // of the prefix's sorted set, on Redis's clock; no SCAN, so nothing is found by pattern and
+    // a cluster answers it from the prefix's one slot.
+    const readCoolDowns: Effect.Effect<void, unknown> = Effect.flatMap(
+      evalScript(SharedStore.readCoolDownsScript, keys.coolDowns, []),
+      (answer) =>
+        Effect.forEach(
+          SharedStore.readCoolDownsAnswer(answer),
+          ({ origin, millis }) => local.coolDown(origin, millis),
+          {
+            discard: true
+          }
+        )
+    )
 
     const resumed: Effect.Effect<void> = Effect.suspend(() =>
       health.answered() === undefined
@@ -370,11 +369,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       Effect.flatMap(
         Effect.forkDaemon(
           roundTrip(
-            evalScript(SharedStore.coolDownScript, keys.coolDown(origin), [
-              String(Math.ceil(millis)),
-              keys.channel,
-              origin
-            ])
+            evalScript(SharedStore.coolDownScript, keys.coolDowns, [String(Math.ceil(millis)), keys.channel, origin])
           )
         ),
         (fiber) =>

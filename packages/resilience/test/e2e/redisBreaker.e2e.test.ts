@@ -55,7 +55,7 @@ const isOpen = (breaker: CircuitBreaker.CircuitBreaker.Service, at: string) =>
 // How many connections listen on the prefix's breaker channel.
 const breakerListeners = (prefix: string) =>
   Effect.map(
-    Effect.promise(() => redis.command("PUBSUB", "NUMSUB", `${prefix}:breakers`)),
+    Effect.promise(() => redis.command("PUBSUB", "NUMSUB", `{${prefix}}:channel:breakers`)),
     (reply) => Number(/:(\d+)\r\n$/.exec(reply)?.[1])
   )
 

@@ -17,6 +17,9 @@
  * `DEBUG SLEEP 1`). A server still running when the process exits is killed then, or when the
  * process dies by a signal, by a watchdog.
  *
+ * `startRedisCluster` runs three such servers as the masters of a Redis Cluster (every slot
+ * assigned, no replicas), for the tests of a store on a cluster; the same rules hold for each.
+ *
  * Without `redis-server` on the PATH, the files that use it skip their tests
  * (`describe.skipIf(skipWithout(redisServer))`, @effect-http-resilience/conformance/systemBinaries),
  * and `startRedis` fails saying how to install it. CI (`.ci/run`) installs it and sets
@@ -214,8 +217,11 @@ interface Launched {
   readonly exited: Promise<void>
 }
 
-/** Spawns redis-server on the port and waits until it answers PING; kills it if it never does. */
-const launch = async (port: number): Promise<Launched> => {
+/**
+ * Spawns redis-server on the port and waits until it answers PING; kills it if it never does.
+ * `more` gives arguments of its own, knowing the server's directory.
+ */
+const launch = async (port: number, more: (dir: string) => ReadonlyArray<string> = () => []): Promise<Launched> => {
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "redis-test-"))
   const child = spawn(
     "redis-server",
@@ -236,7 +242,8 @@ const launch = async (port: number): Promise<Launched> => {
       "--enable-debug-command",
       "local",
       "--loglevel",
-      "warning"
+      "warning",
+      ...more(dir)
     ],
     { stdio: ["ignore", "pipe", "pipe"] }
   )
@@ -320,6 +327,16 @@ const launch = async (port: number): Promise<Launched> => {
   }
 }
 
+/** Stops a server (SIGTERM, SIGKILL after 10 s) and waits for it to exit. */
+const terminate = async (launched: Launched): Promise<void> => {
+  // Waiting for its exit keeps this process alive meanwhile.
+  launched.child.ref()
+  launched.child.kill("SIGTERM")
+  const kill = setTimeout(() => launched.child.kill("SIGKILL"), stopWithin)
+  await launched.exited
+  clearTimeout(kill)
+}
+
 /**
  * Starts a redis-server on a free loopback port and waits until it answers PING (up to 10 s).
  * Fails when `redis-server` is not installed, saying how to install it.
@@ -339,12 +356,7 @@ export const startRedis = async (): Promise<RedisInstance> => {
     const stopping = current
     if (stopping === undefined) return
     current = undefined
-    // Waiting for its exit keeps this process alive meanwhile.
-    stopping.child.ref()
-    stopping.child.kill("SIGTERM")
-    const kill = setTimeout(() => stopping.child.kill("SIGKILL"), stopWithin)
-    await stopping.exited
-    clearTimeout(kill)
+    await terminate(stopping)
   }
   const start = async (): Promise<void> => {
     // A server that ended by itself (SHUTDOWN, a crash) counts as stopped.
@@ -368,5 +380,121 @@ export const startRedis = async (): Promise<RedisInstance> => {
     stop,
     start,
     command: (...args) => sendCommand(port, args)
+  }
+}
+
+/** A Redis Cluster of three masters, started by {@link startRedisCluster}. */
+export interface RedisClusterInstance {
+  /** Each master's `redis://127.0.0.1:<port>`, for node-redis' `createCluster({ rootNodes })`. */
+  readonly rootNodes: ReadonlyArray<{ readonly url: string }>
+  /** The masters' ports, in the order of the slots they hold (0-5460, 5461-10922, 10923-16383). */
+  readonly ports: ReadonlyArray<number>
+  /**
+   * Sends one command to the first master, following one `MOVED` to the master that holds the
+   * command's key, and gives the raw RESP reply; fails on any other error reply.
+   */
+  readonly command: (...args: Array<string>) => Promise<string>
+  /** Sends one command to the master on `port`: no redirection. */
+  readonly commandOn: (port: number, ...args: Array<string>) => Promise<string>
+  /** Stops every master and waits for them to exit. */
+  readonly stop: () => Promise<void>
+}
+
+const clusterSize = 3
+const slots = 16_384
+// Readiness: how long three fresh masters may take to meet and agree on the slots on a busy machine.
+const clusterReadyWithin = 20_000
+
+// A node's cluster bus listens on its port + 10000 (the default of every Redis version).
+const busOffset = 10_000
+
+/** A free port, not in `taken`, whose cluster bus port is free too. */
+const freeClusterPort = async (taken: ReadonlySet<number>): Promise<number> => {
+  for (;;) {
+    const port = await freePort()
+    if (port + busOffset > 65_535 || taken.has(port) || taken.has(port + busOffset)) continue
+    const busFree = await ensurePortFree(port + busOffset).then(
+      () => true,
+      () => false
+    )
+    if (busFree) return port
+  }
+}
+
+/**
+ * Starts three redis-servers with cluster mode on (each on a free loopback port, its cluster bus
+ * on that port + 10000, its nodes file in its own directory), gives each a third of the slots,
+ * has them meet, and waits until every one says `cluster_state:ok` and knows the other two (up
+ * to 20 s; a master turns writable 2 s after it started). What `redis-cli --cluster create` does,
+ * over RESP. Fails as {@link startRedis} does when `redis-server` is missing.
+ */
+export const startRedisCluster = async (): Promise<RedisClusterInstance> => {
+  const masters: Array<{ readonly port: number; readonly launched: Launched }> = []
+  const stop = async (): Promise<void> => {
+    const stopping = masters.splice(0)
+    await Promise.all(stopping.map((master) => terminate(master.launched)))
+  }
+  try {
+    const taken = new Set<number>()
+    while (masters.length < clusterSize) {
+      const port = await freeClusterPort(taken)
+      try {
+        const launched = await launch(port, (dir) => [
+          "--cluster-enabled",
+          "yes",
+          "--cluster-config-file",
+          Path.join(dir, `nodes-${port}.conf`)
+        ])
+        masters.push({ port, launched })
+        taken.add(port).add(port + busOffset)
+      } catch (error) {
+        // A port or its bus port taken between finding it and binding it: try others.
+        if (!(error instanceof PortTaken)) throw error
+      }
+    }
+    for (const [index, master] of masters.entries()) {
+      const first = Math.floor((index * slots) / clusterSize)
+      const last = Math.floor(((index + 1) * slots) / clusterSize) - 1
+      const owned = Array.from({ length: last - first + 1 }, (_, offset) => String(first + offset))
+      await sendCommand(master.port, ["CLUSTER", "ADDSLOTS", ...owned])
+    }
+    const [first, ...others] = masters
+    for (const other of others) {
+      await sendCommand(first!.port, ["CLUSTER", "MEET", "127.0.0.1", String(other.port)])
+    }
+    const deadline = Date.now() + clusterReadyWithin
+    for (;;) {
+      const infos = await Promise.all(masters.map((master) => sendCommand(master.port, ["CLUSTER", "INFO"])))
+      const ready = infos.every(
+        (info) => info.includes("cluster_state:ok") && info.includes(`cluster_known_nodes:${clusterSize}`)
+      )
+      if (ready) break
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `a Redis Cluster on 127.0.0.1 ports ${masters.map((master) => master.port).join(", ")} was not ready within ${clusterReadyWithin / 1000} s: ${infos.map((info) => /cluster_state:\w+/.exec(info)?.[0]).join(", ")}`
+        )
+      }
+      await sleep(retryEvery * 4)
+    }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  const ports = masters.map((master) => master.port)
+  const command = async (...args: Array<string>): Promise<string> => {
+    try {
+      return await sendCommand(ports[0]!, args)
+    } catch (error) {
+      const moved = error instanceof Error ? /-MOVED \d+ [^:\s]+:(\d+)/.exec(error.message) : null
+      if (moved === null) throw error
+      return sendCommand(Number(moved[1]), args)
+    }
+  }
+  return {
+    rootNodes: ports.map((port) => ({ url: `redis://127.0.0.1:${port}` })),
+    ports,
+    command,
+    commandOn: (port, ...args) => sendCommand(port, args),
+    stop
   }
 }
