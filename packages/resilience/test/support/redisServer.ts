@@ -12,9 +12,10 @@
  * afterAll(() => redis?.stop())
  * ```
  *
- * `stop` and `start` take it down and bring it back on the same port ("Redis restarted"), and
- * `command` sends one command over a raw RESP connection (`FLUSHALL`, `CLIENT PAUSE 500 WRITE`,
- * `DEBUG SLEEP 1`). A server still running when the process exits is killed then, or when the
+ * `stop` and `start` take it down and bring it back on the same port ("Redis restarted"), `kill`
+ * ends it as a crash does (SIGKILL), `start({ requirepass })` brings it back asking for a password,
+ * and `command` sends one command over a raw RESP connection (`FLUSHALL`, `CLIENT PAUSE 500 WRITE`,
+ * `DEBUG SLEEP 1`), authenticated when the server asks for a password. A server still running when the process exits is killed then, or when the
  * process dies by a signal, by a watchdog.
  *
  * Without `redis-server` on the PATH, the files that use it skip their tests
@@ -38,12 +39,15 @@ export interface RedisInstance {
    * is ending by itself. Does nothing when it is stopped already.
    */
   readonly stop: () => Promise<void>
+  /** Kills the server at once (SIGKILL: no shutdown, as a crash or an OOM killer) and waits for it to exit. */
+  readonly kill: () => Promise<void>
   /**
    * Starts the server again on the same port, with an empty dataset, and waits until it answers
    * PING. Fails when it is running, or when another process has taken the port meanwhile. A server
    * that has ended by itself (`SHUTDOWN`, a crash) counts as stopped; `stop` waits for that end.
+   * `requirepass`: the server asks clients for this password (`command` gives it).
    */
-  readonly start: () => Promise<void>
+  readonly start: (options?: { readonly requirepass?: string }) => Promise<void>
   /**
    * Sends one command on a connection of its own and gives the raw RESP reply: `"+PONG\r\n"`,
    * `"$5\r\nvalue\r\n"`, `":1\r\n"`. Fails on an error reply (`-ERR ...`), and when the server
@@ -166,8 +170,11 @@ const replyEnd = (buffer: Buffer, start: number): number | undefined => {
 const encode = (args: ReadonlyArray<string>): string =>
   `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join("")}`
 
-/** Sends `payload` on a connection of its own and gives the first complete reply. */
-const exchange = (port: number, payload: string, what: string): Promise<string> =>
+/**
+ * Sends `payload` on a connection of its own and gives the first complete reply after `skip`
+ * replies (an AUTH's).
+ */
+const exchange = (port: number, payload: string, what: string, skip = 0): Promise<string> =>
   new Promise((resolve, reject) => {
     let received = Buffer.alloc(0)
     let settled = false
@@ -185,9 +192,11 @@ const exchange = (port: number, payload: string, what: string): Promise<string> 
     )
     socket.on("data", (chunk) => {
       received = Buffer.concat([received, chunk])
-      const end = replyEnd(received, 0)
-      if (end === undefined) return
-      const reply = received.toString("utf8", 0, end)
+      let start: number | undefined = 0
+      for (let skipped = 0; skipped < skip && start !== undefined; skipped++) start = replyEnd(received, start)
+      const end = start === undefined ? undefined : replyEnd(received, start)
+      if (start === undefined || end === undefined) return
+      const reply = received.toString("utf8", start, end)
       settle(() =>
         reply.startsWith("-")
           ? reject(new Error(`redis-server on 127.0.0.1:${port} answered ${what} with an error: ${reply.trimEnd()}`))
@@ -205,8 +214,11 @@ const exchange = (port: number, payload: string, what: string): Promise<string> 
     socket.write(payload)
   })
 
-const sendCommand = (port: number, args: ReadonlyArray<string>): Promise<string> =>
-  exchange(port, encode(args), args.join(" "))
+// With a password, AUTH goes first (its reply skipped: a wrong one makes the command fail NOAUTH).
+const sendCommand = (port: number, args: ReadonlyArray<string>, password?: string): Promise<string> =>
+  password === undefined
+    ? exchange(port, encode(args), args.join(" "))
+    : exchange(port, encode(["AUTH", password]) + encode(args), args.join(" "), 1)
 
 interface Launched {
   readonly child: ChildProcess
@@ -215,7 +227,7 @@ interface Launched {
 }
 
 /** Spawns redis-server on the port and waits until it answers PING; kills it if it never does. */
-const launch = async (port: number): Promise<Launched> => {
+const launch = async (port: number, requirepass?: string): Promise<Launched> => {
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "redis-test-"))
   const child = spawn(
     "redis-server",
@@ -236,7 +248,8 @@ const launch = async (port: number): Promise<Launched> => {
       "--enable-debug-command",
       "local",
       "--loglevel",
-      "warning"
+      "warning",
+      ...(requirepass === undefined ? [] : ["--requirepass", requirepass])
     ],
     { stdio: ["ignore", "pipe", "pipe"] }
   )
@@ -289,7 +302,7 @@ const launch = async (port: number): Promise<Launched> => {
   const ready = async (): Promise<void> => {
     const deadline = Date.now() + readyWithin
     while (!gone) {
-      const pong = await exchange(port, "PING\r\n", "PING").then(
+      const pong = await sendCommand(port, ["PING"], requirepass).then(
         (reply) => reply.startsWith("+PONG"),
         () => false
       )
@@ -302,7 +315,7 @@ const launch = async (port: number): Promise<Launched> => {
     // Ended before it answered: `failed` says why.
     if (gone) await failed
     // The answer must be this server's, not another's that had the port.
-    const info = await sendCommand(port, ["INFO", "server"])
+    const info = await sendCommand(port, ["INFO", "server"], requirepass)
     const pid = /process_id:(\d+)/.exec(info)?.[1]
     if (pid !== String(child.pid)) {
       throw new PortTaken(
@@ -327,6 +340,7 @@ const launch = async (port: number): Promise<Launched> => {
 export const startRedis = async (): Promise<RedisInstance> => {
   let port = 0
   let current: Launched | undefined
+  let password: string | undefined
   for (let attempt = 1; current === undefined; attempt++) {
     port = await freePort()
     try {
@@ -346,15 +360,24 @@ export const startRedis = async (): Promise<RedisInstance> => {
     await stopping.exited
     clearTimeout(kill)
   }
-  const start = async (): Promise<void> => {
+  const kill = async (): Promise<void> => {
+    const killing = current
+    if (killing === undefined) return
+    current = undefined
+    killing.child.ref()
+    killing.child.kill("SIGKILL")
+    await killing.exited
+  }
+  const start = async (options?: { readonly requirepass?: string }): Promise<void> => {
     // A server that ended by itself (SHUTDOWN, a crash) counts as stopped.
     if (current !== undefined && current.child.exitCode === null && current.child.signalCode === null) {
       throw new Error(`redis-server on 127.0.0.1:${port} is running already`)
     }
     current = undefined
     await ensurePortFree(port)
+    password = options?.requirepass
     try {
-      current = await launch(port)
+      current = await launch(port, password)
     } catch (error) {
       if (error instanceof PortTaken) {
         throw new Error(`redis-server cannot start again on 127.0.0.1:${port}: the port is taken (${error.message})`)
@@ -366,7 +389,8 @@ export const startRedis = async (): Promise<RedisInstance> => {
     url: `redis://127.0.0.1:${port}`,
     port,
     stop,
+    kill,
     start,
-    command: (...args) => sendCommand(port, args)
+    command: (...args) => sendCommand(port, args, password)
   }
 }
