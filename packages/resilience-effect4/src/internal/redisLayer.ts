@@ -17,5 +17,5 @@ export const make = (
   Effect.gen(function* () {
     const settings = yield* Effect.fromResult(fromChecked(SharedStore.resolveStoreSettings(options, durationCodec, [])))
     const redis = yield* Redis.Redis
-    return yield* redisStore.make(redisCommands.make(redis), settings)
+    return yield* redisStore.make(yield* redisCommands.make(redis), settings)
   })
