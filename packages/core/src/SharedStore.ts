@@ -458,9 +458,9 @@ export class PendingDeposits {
  * Whether the store answers: the first failure after answers says the store is degraded, the
  * first answer after failures that it is back; repeats say nothing, so each is logged once.
  *
- * An episode in which Redis answered with an error (`OOM`, `WRONGTYPE`: it is `refused`) is not
- * over when a `PING` answers, but when the work it refused goes through: until then the probe
- * waits twice as long after each refusal, from the store's interval up to
+ * An episode in which Redis refused the store's work (an error reply: `OOM`, `WRONGTYPE`)
+ * `needsWork`: it is not over when a `PING` answers, but when that work goes through. Until then
+ * the probe waits twice as long after each refusal, from the store's interval up to
  * {@link maxProbeIntervalMillis}, so that a Redis that answers `PING` and refuses the rest is not
  * taken as back, and the store does not flap.
  *
@@ -472,8 +472,8 @@ export class PendingDeposits {
  * health.failed() // "degraded"
  * health.failed() // undefined
  * health.answered() // "resumed"
- * health.failed(true) // "degraded": refused
- * health.refusedAgain()
+ * health.failed(true) // "degraded": the work must go through
+ * health.workFailedAgain()
  * health.probeDelayMillis(1000) // 2000
  * ```
  *
@@ -482,46 +482,47 @@ export class PendingDeposits {
  */
 export class Health {
   degraded = false
-  /** Whether Redis answered with an error during this episode (rather than not at all). */
-  refused = false
-  private refusals = 0
+  /** Whether this episode ends only when the work Redis refused goes through. */
+  needsWork = false
+  private failures = 0
 
-  /** A round trip failed (`refused`: Redis answered with an error) or took too long. */
-  failed(refused = false): "degraded" | undefined {
-    if (refused) this.refused = true
+  /** A round trip failed or took too long. `needsWork`: Redis refused it (an error reply). */
+  failed(needsWork = false): "degraded" | undefined {
+    if (needsWork) this.needsWork = true
     if (this.degraded) return undefined
     this.degraded = true
-    this.refusals = 0
+    this.failures = 0
     return "degraded"
   }
 
-  /** A round trip answered in time, or, when the episode was a refusal, the refused work went through. */
+  /** A round trip answered in time, or, when the episode `needsWork`, that work went through. */
   answered(): "resumed" | undefined {
     if (!this.degraded) return undefined
     this.degraded = false
-    this.refused = false
-    this.refusals = 0
+    this.needsWork = false
+    this.failures = 0
     return "resumed"
   }
 
-  /** A probe of a refusing store was refused again: the next one waits twice as long. */
-  refusedAgain(): void {
-    if (this.refusals < 30) this.refusals++
+  /** The work a probe tried was refused again: the next probe waits twice as long. */
+  workFailedAgain(): void {
+    if (this.failures < 30) this.failures++
   }
 
   /**
-   * How long until the next probe: `intervalMillis` while Redis does not answer; while it
-   * refuses, `intervalMillis` doubled for each refused probe, up to {@link maxProbeIntervalMillis}
-   * (or `intervalMillis`, when it is longer).
+   * How long until the next probe: `intervalMillis` while Redis does not answer; while the
+   * episode `needsWork`, `intervalMillis` doubled for each refused probe, up to
+   * {@link maxProbeIntervalMillis} (or `intervalMillis`, when it is longer).
    */
   probeDelayMillis(intervalMillis: number): number {
-    if (!this.refused) return intervalMillis
-    return Math.min(intervalMillis * 2 ** this.refusals, Math.max(intervalMillis, maxProbeIntervalMillis))
+    if (!this.needsWork) return intervalMillis
+    return Math.min(intervalMillis * 2 ** this.failures, Math.max(intervalMillis, maxProbeIntervalMillis))
   }
 }
 
 /**
- * The longest a store that Redis refuses waits between two probes: 30 seconds.
+ * The longest a store waits between two probes while Redis answers `PING` but refuses its work:
+ * 30 seconds.
  *
  * @example
  * ```ts

@@ -107,24 +107,24 @@ describe("SharedStore", () => {
     expect([health.answered(), health.answered()]).toEqual(["resumed", undefined])
   })
 
-  it("probes a Redis that does not answer every interval, and one that refuses less and less often", () => {
+  it("probes a Redis that does not answer every interval, and one that refuses its work less and less often", () => {
     const health = new SharedStore.Health()
     health.failed()
-    expect(health.refused).toBe(false)
+    expect(health.needsWork).toBe(false)
     expect(health.probeDelayMillis(50)).toBe(50)
-    // An error reply in the same episode: no second "degraded", but the episode is a refusal.
+    // An error reply in the same episode: no second "degraded", but its work must go through.
     expect(health.failed(true)).toBeUndefined()
-    expect(health.refused).toBe(true)
+    expect(health.needsWork).toBe(true)
     const delays: Array<number> = []
     for (let i = 0; i < 12; i++) {
       delays.push(health.probeDelayMillis(50))
-      health.refusedAgain()
+      health.workFailedAgain()
     }
     expect(delays).toEqual([50, 100, 200, 400, 800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000])
     // An interval longer than the cap is kept.
     expect(health.probeDelayMillis(60_000)).toBe(60_000)
     expect(health.answered()).toBe("resumed")
-    expect(health.refused).toBe(false)
+    expect(health.needsWork).toBe(false)
     expect(health.probeDelayMillis(50)).toBe(50)
   })
 

@@ -246,6 +246,39 @@ describe.skipIf(skipWithout(redisServer))(
         ).pipe(Effect.provide(logs.layer))
       })
 
+    // Held, not changed: a paused Redis leaves the store's connection waiting on its first write,
+    // PINGs included, so the store stays degraded as for an outage.
+    it.live("writes paused for a second (CLIENT PAUSE WRITE), calls going on: one warning, one transition", () =>
+      Effect.gen(function* () {
+        const logs = capturedLogs()
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const settings = budgetSettings({ ratio: 0.1, minPerSecond: 10, ttl: "10 seconds" })
+            // A short timeout: a paused write is what it is about.
+            const budget = (yield* storeOn(redis.url, freshPrefix(), {
+              syncInterval: "50 millis",
+              timeout: "100 millis"
+            })).retryBudget(settings)
+            expect(yield* budget.tryRetry(origin, "transient-status")).toBe(true)
+            yield* command("CLIENT", "PAUSE", "1000", "WRITE")
+            const calls = yield* Effect.forkChild(traffic(budget))
+            let gaugeDropped = false
+            yield* eventually(
+              Effect.gen(function* () {
+                if (logs.degraded() === 1 && logs.resumed() === 0 && (yield* degradedGauge) !== 1) gaugeDropped = true
+                return logs.resumed() === 1
+              }),
+              "sharing resumed once the pause is over"
+            )
+            expect(gaugeDropped).toBe(false)
+            expect(logs.degraded()).toBe(1)
+            expect(yield* degradedGauge).toBe(0)
+            yield* Fiber.interrupt(calls)
+          })
+        ).pipe(Effect.provide(logs.layer), Effect.ensuring(Effect.ignore(command("CLIENT", "UNPAUSE"))))
+      })
+    )
+
     it.live("WRONGTYPE at the origin's budget key: one warning, one transition, until the key is fixed", () =>
       oneEpisode(
         (key) => Effect.asVoid(Effect.andThen(command("DEL", key), command("SET", key, "not a hash"))),

@@ -146,15 +146,15 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       )
     }
 
-    const degrade = (cause: unknown, refusal: boolean): Effect.Effect<void> =>
+    const degrade = (cause: unknown, refused: boolean): Effect.Effect<void> =>
       Effect.suspend(() =>
-        health.failed(refusal) === undefined
+        health.failed(refused) === undefined
           ? Effect.void
           : Effect.andThen(
               setDegraded(1),
               Effect.logWarning(
                 `ResilienceStore on Redis is degraded (${SharedStore.describeFailure(cause)}): calls go on with this process's state, and ${
-                  health.refused
+                  health.needsWork
                     ? `what Redis refused is tried again in ${settings.syncIntervalMillis} ms, then twice as long after each refusal (at most ${Math.max(settings.syncIntervalMillis, SharedStore.maxProbeIntervalMillis)} ms)`
                     : `Redis is tried again every ${settings.syncIntervalMillis} ms`
                 }`
@@ -182,14 +182,15 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
     // A round trip bounded by the timeout. No answer in time is told apart from a failure: a
     // command that timed out may still run (a paused Redis runs it when it resumes). An answer
     // ends an episode in which Redis did not answer; one in which it refused work ends only when
-    // that work goes through (`probe`). `refusals: false`: an error reply does not make the
-    // episode a refusal (a probe's PING, refused while Redis loads or wants a password).
+    // that work goes through (`probe`): a Redis that answers PING and refuses the store's scripts
+    // (OOM, a key of the wrong type) is not back. `refusals: false`: the round trip is a PING,
+    // whose error reply (Redis loading, or wanting a password) says nothing of the work.
     const exchange = <A>(
       request: Effect.Effect<A, unknown>,
       options: { readonly resumes?: boolean; readonly refusals?: boolean } = {}
     ): Effect.Effect<Reply<A>> => {
       const onAnswer = (value: A) =>
-        Effect.as(options.resumes === false || health.refused ? Effect.void : resume, answered(value))
+        Effect.as(options.resumes === false || health.needsWork ? Effect.void : resume, answered(value))
       const onFailure = (failure: unknown): Effect.Effect<Reply<A>> => {
         if (failure === undefined) return Effect.as(degrade(failure, false), timedOut)
         const refusal = options.refusals !== false && SharedStore.errorReplyCode(failure) !== undefined
@@ -443,7 +444,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
     const probe: Effect.Effect<void> = Effect.gen(function* () {
       const ping = yield* exchange(commands.send("PING", []), { resumes: false, refusals: false })
       if (ping._tag !== "Answered") return
-      if (!health.refused) return yield* resume
+      if (!health.needsWork) return yield* resume
       const batch = takeBatch()
       const again = refusedBudget
       const work: Array<Effect.Effect<Reply<unknown>>> = batch.map(([key, deposits, units]) =>
@@ -457,7 +458,9 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
         refusedBudget = undefined
         return yield* resume
       }
-      if (replies.some((reply) => reply._tag === "Failed" && reply.refused)) health.refusedAgain()
+      if (replies.some((reply) => reply._tag === "TimedOut" || (reply._tag === "Failed" && reply.refused))) {
+        health.workFailedAgain()
+      }
     })
 
     yield* Effect.forkScoped(
