@@ -90,7 +90,7 @@ const sharesAgain = (prefix: string, a: Store, b: Store) =>
     )
   })
 
-// The server back as it was for the next test, whatever this one did to it.
+// The server restarted as it was at first (no password), whatever a test did to it.
 const restored = Effect.promise(async () => {
   await redis.stop()
   await redis.start()
@@ -114,38 +114,37 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 the fleet store recovers fro
     })
   )
 
-  it.live("killed (SIGKILL) and restarted on the same port", () =>
+  // An outage both stores meet (each warns once, and calls go on), then the server back.
+  const afterOutage = (outage: Effect.Effect<void>, back: Effect.Effect<void>) =>
     Effect.gen(function* () {
       const logs = capturedLogs()
       yield* Effect.scoped(
         Effect.gen(function* () {
           const prefix = freshPrefix()
           const { a, b } = yield* warmFleet(prefix)
-          yield* Effect.promise(() => redis.kill())
+          yield* outage
           yield* bothDegraded(a, b, logs)
-          yield* Effect.promise(() => redis.start())
+          yield* back
           yield* sharesAgain(prefix, a, b)
         })
       ).pipe(Effect.provide(logs.layer), Effect.ensuring(restored))
     })
+
+  it.live("killed (SIGKILL) and restarted on the same port", () =>
+    afterOutage(
+      Effect.promise(() => redis.kill()),
+      Effect.promise(() => redis.start())
+    )
   )
 
   it.live("restarted with a password the stores do not know, then without one", () =>
-    Effect.gen(function* () {
-      const logs = capturedLogs()
-      yield* Effect.scoped(
-        Effect.gen(function* () {
-          const prefix = freshPrefix()
-          const { a, b } = yield* warmFleet(prefix)
-          yield* Effect.promise(() => redis.stop())
-          yield* Effect.promise(() => redis.start({ requirepass: "not-the-stores" }))
-          yield* bothDegraded(a, b, logs)
-          yield* Effect.promise(() => redis.stop())
-          yield* Effect.promise(() => redis.start())
-          yield* sharesAgain(prefix, a, b)
-        })
-      ).pipe(Effect.provide(logs.layer), Effect.ensuring(restored))
-    })
+    afterOutage(
+      Effect.promise(async () => {
+        await redis.stop()
+        await redis.start({ requirepass: "not-the-stores" })
+      }),
+      restored
+    )
   )
 
   it.live("CLIENT KILL of every connection the stores hold", () =>

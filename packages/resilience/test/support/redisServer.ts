@@ -349,24 +349,17 @@ export const startRedis = async (): Promise<RedisInstance> => {
       if (!(error instanceof PortTaken) || attempt >= firstStartAttempts) throw error
     }
   }
-  const stop = async (): Promise<void> => {
-    const stopping = current
-    if (stopping === undefined) return
+  // SIGTERM (then SIGKILL after `stopWithin`), or SIGKILL at once; waits for the exit.
+  const end = async (signal: "SIGTERM" | "SIGKILL"): Promise<void> => {
+    const ending = current
+    if (ending === undefined) return
     current = undefined
     // Waiting for its exit keeps this process alive meanwhile.
-    stopping.child.ref()
-    stopping.child.kill("SIGTERM")
-    const kill = setTimeout(() => stopping.child.kill("SIGKILL"), stopWithin)
-    await stopping.exited
+    ending.child.ref()
+    ending.child.kill(signal)
+    const kill = signal === "SIGKILL" ? undefined : setTimeout(() => ending.child.kill("SIGKILL"), stopWithin)
+    await ending.exited
     clearTimeout(kill)
-  }
-  const kill = async (): Promise<void> => {
-    const killing = current
-    if (killing === undefined) return
-    current = undefined
-    killing.child.ref()
-    killing.child.kill("SIGKILL")
-    await killing.exited
   }
   const start = async (options?: { readonly requirepass?: string }): Promise<void> => {
     // A server that ended by itself (SHUTDOWN, a crash) counts as stopped.
@@ -388,8 +381,8 @@ export const startRedis = async (): Promise<RedisInstance> => {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop,
-    kill,
+    stop: () => end("SIGTERM"),
+    kill: () => end("SIGKILL"),
     start,
     command: (...args) => sendCommand(port, args, password)
   }
