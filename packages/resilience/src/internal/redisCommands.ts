@@ -75,7 +75,8 @@ export const make = (options: {
       send: (command, args) => Effect.tryPromise(() => client.sendCommand([command, ...args])),
       // A subscription takes a connection of its own, for its scope. node-redis would reconnect it
       // and subscribe again by itself, but what was published meanwhile is lost: its first error
-      // ends the delivery, and the store subscribes afresh (and reads what it missed).
+      // fails the delivery, and the store subscribes afresh (and reads what it missed) after
+      // `syncInterval`.
       subscribe: (channel, onMessage) =>
         Effect.gen(function* () {
           const subscriber = yield* owned(() => client.duplicate())
@@ -86,8 +87,8 @@ export const make = (options: {
               Queue.unsafeOffer(messages, message)
             })
           )
-          const dropped = Effect.async<void>((resume) => {
-            subscriber.on("error", () => resume(Effect.void))
+          const dropped = Effect.async<never, Error>((resume) => {
+            subscriber.on("error", (error) => resume(Effect.fail(error)))
           })
           const delivered = Effect.forever(Effect.flatMap(Queue.take(messages), onMessage))
           return Effect.raceFirst(delivered, dropped)
