@@ -251,11 +251,16 @@ export interface RedisClusterClient {
  *   one process opens the same breaker for that origin in every process, for that break; each
  *   still probes and closes on its own.
  *
- * When Redis is down, slow, flushed or restarted, calls go on with this process's state: a retry
- * waits at most `timeout` on Redis, then none at all until Redis answers again (tried every
- * `syncInterval`). A warning is logged once and the gauge `http.client.resilience.store.degraded`
- * reads 1; sharing resumes, with one info line, when Redis answers. A bad option fails the layer
- * with an `InvalidRetryPolicy` naming it.
+ * When Redis is down, slow, flushed, restarted or refusing writes, calls go on with this
+ * process's state: a retry waits at most `timeout` on Redis, then none at all until Redis answers
+ * again (tried every `syncInterval`; while it answers but refuses the store's work, `OOM` say, less
+ * and less often, up to 30 s). A warning is logged once per episode and the gauge
+ * `http.client.resilience.store.degraded` reads 1; sharing resumes, with one info line, when Redis
+ * answers, and the store then reads the cool-downs it missed and writes those Redis did not take.
+ * What the store reads from Redis is held to what this process could have decided (a cool-down to
+ * a day, a budget's counts to what its settings could hold); what it drops or cuts is counted in
+ * `http.client.resilience.store.rejected_values`. A bad option fails the layer with an
+ * `InvalidRetryPolicy` naming it.
  *
  * On a Redis Cluster, give `cluster` (a node-redis `createCluster()` client, connected by you):
  * a prefix's keys share one hash slot, so every command goes to one master and none meets

@@ -67,7 +67,7 @@ export const make = (
     const { cluster, settings } = yield* Effect.fromResult(fromChecked(checked(options)))
     // Given a cluster, the `Redis` service is never asked for: layerRedis's type says so.
     if (cluster !== undefined) return yield* onCluster(cluster, settings)
-    const commands = redisCommands.make(yield* Redis.Redis)
+    const commands = yield* redisCommands.make(yield* Redis.Redis)
     yield* refuseClusterNode(commands, SharedStore.readyWithinMillis(settings))
     return yield* redisStore.make(commands, settings)
   })

@@ -12,9 +12,10 @@
  * afterAll(() => redis?.stop())
  * ```
  *
- * `stop` and `start` take it down and bring it back on the same port ("Redis restarted"), and
- * `command` sends one command over a raw RESP connection (`FLUSHALL`, `CLIENT PAUSE 500 WRITE`,
- * `DEBUG SLEEP 1`). A server still running when the process exits is killed then, or when the
+ * `stop` and `start` take it down and bring it back on the same port ("Redis restarted"), `kill`
+ * ends it as a crash does (SIGKILL), `start({ requirepass })` brings it back asking for a password,
+ * and `command` sends one command over a raw RESP connection (`FLUSHALL`, `CLIENT PAUSE 500 WRITE`,
+ * `DEBUG SLEEP 1`), authenticated when the server asks for a password. A server still running when the process exits is killed then, or when the
  * process dies by a signal, by a watchdog.
  *
  * `startRedisCluster` runs three such servers as the masters of a Redis Cluster (every slot
@@ -41,12 +42,15 @@ export interface RedisInstance {
    * is ending by itself. Does nothing when it is stopped already.
    */
   readonly stop: () => Promise<void>
+  /** Kills the server at once (SIGKILL: no shutdown, as a crash or an OOM killer) and waits for it to exit. */
+  readonly kill: () => Promise<void>
   /**
    * Starts the server again on the same port, with an empty dataset, and waits until it answers
    * PING. Fails when it is running, or when another process has taken the port meanwhile. A server
    * that has ended by itself (`SHUTDOWN`, a crash) counts as stopped; `stop` waits for that end.
+   * `requirepass`: the server asks clients for this password (`command` gives it).
    */
-  readonly start: () => Promise<void>
+  readonly start: (options?: { readonly requirepass?: string }) => Promise<void>
   /**
    * Sends one command on a connection of its own and gives the raw RESP reply: `"+PONG\r\n"`,
    * `"$5\r\nvalue\r\n"`, `":1\r\n"`. Fails on an error reply (`-ERR ...`), and when the server
@@ -169,8 +173,11 @@ const replyEnd = (buffer: Buffer, start: number): number | undefined => {
 const encode = (args: ReadonlyArray<string>): string =>
   `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join("")}`
 
-/** Sends `payload` on a connection of its own and gives the first complete reply. */
-const exchange = (port: number, payload: string, what: string): Promise<string> =>
+/**
+ * Sends `payload` on a connection of its own and gives the first complete reply after `skip`
+ * replies (an AUTH's).
+ */
+const exchange = (port: number, payload: string, what: string, skip = 0): Promise<string> =>
   new Promise((resolve, reject) => {
     let received = Buffer.alloc(0)
     let settled = false
@@ -188,9 +195,11 @@ const exchange = (port: number, payload: string, what: string): Promise<string> 
     )
     socket.on("data", (chunk) => {
       received = Buffer.concat([received, chunk])
-      const end = replyEnd(received, 0)
-      if (end === undefined) return
-      const reply = received.toString("utf8", 0, end)
+      let start: number | undefined = 0
+      for (let skipped = 0; skipped < skip && start !== undefined; skipped++) start = replyEnd(received, start)
+      const end = start === undefined ? undefined : replyEnd(received, start)
+      if (start === undefined || end === undefined) return
+      const reply = received.toString("utf8", start, end)
       settle(() =>
         reply.startsWith("-")
           ? reject(new Error(`redis-server on 127.0.0.1:${port} answered ${what} with an error: ${reply.trimEnd()}`))
@@ -208,8 +217,11 @@ const exchange = (port: number, payload: string, what: string): Promise<string> 
     socket.write(payload)
   })
 
-const sendCommand = (port: number, args: ReadonlyArray<string>): Promise<string> =>
-  exchange(port, encode(args), args.join(" "))
+// With a password, AUTH goes first (its reply skipped: a wrong one makes the command fail NOAUTH).
+const sendCommand = (port: number, args: ReadonlyArray<string>, password?: string): Promise<string> =>
+  password === undefined
+    ? exchange(port, encode(args), args.join(" "))
+    : exchange(port, encode(["AUTH", password]) + encode(args), args.join(" "), 1)
 
 interface Launched {
   readonly child: ChildProcess
@@ -219,9 +231,17 @@ interface Launched {
 
 /**
  * Spawns redis-server on the port and waits until it answers PING; kills it if it never does.
- * `more` gives arguments of its own, knowing the server's directory.
+ * `requirepass`: the server asks for this password; `more` gives arguments of its own, knowing
+ * the server's directory.
  */
-const launch = async (port: number, more: (dir: string) => ReadonlyArray<string> = () => []): Promise<Launched> => {
+const launch = async (
+  port: number,
+  options: {
+    readonly requirepass?: string | undefined
+    readonly more?: (dir: string) => ReadonlyArray<string>
+  } = {}
+): Promise<Launched> => {
+  const { requirepass } = options
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "redis-test-"))
   const child = spawn(
     "redis-server",
@@ -243,7 +263,8 @@ const launch = async (port: number, more: (dir: string) => ReadonlyArray<string>
       "local",
       "--loglevel",
       "warning",
-      ...more(dir)
+      ...(options.more?.(dir) ?? []),
+      ...(requirepass === undefined ? [] : ["--requirepass", requirepass])
     ],
     { stdio: ["ignore", "pipe", "pipe"] }
   )
@@ -296,7 +317,7 @@ const launch = async (port: number, more: (dir: string) => ReadonlyArray<string>
   const ready = async (): Promise<void> => {
     const deadline = Date.now() + readyWithin
     while (!gone) {
-      const pong = await exchange(port, "PING\r\n", "PING").then(
+      const pong = await sendCommand(port, ["PING"], requirepass).then(
         (reply) => reply.startsWith("+PONG"),
         () => false
       )
@@ -309,7 +330,7 @@ const launch = async (port: number, more: (dir: string) => ReadonlyArray<string>
     // Ended before it answered: `failed` says why.
     if (gone) await failed
     // The answer must be this server's, not another's that had the port.
-    const info = await sendCommand(port, ["INFO", "server"])
+    const info = await sendCommand(port, ["INFO", "server"], requirepass)
     const pid = /process_id:(\d+)/.exec(info)?.[1]
     if (pid !== String(child.pid)) {
       throw new PortTaken(
@@ -327,12 +348,12 @@ const launch = async (port: number, more: (dir: string) => ReadonlyArray<string>
   }
 }
 
-/** Stops a server (SIGTERM, SIGKILL after 10 s) and waits for it to exit. */
-const terminate = async (launched: Launched): Promise<void> => {
+/** Ends a server, SIGTERM (then SIGKILL after 10 s) or SIGKILL at once, and waits for its exit. */
+const terminate = async (launched: Launched, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> => {
   // Waiting for its exit keeps this process alive meanwhile.
   launched.child.ref()
-  launched.child.kill("SIGTERM")
-  const kill = setTimeout(() => launched.child.kill("SIGKILL"), stopWithin)
+  launched.child.kill(signal)
+  const kill = signal === "SIGKILL" ? undefined : setTimeout(() => launched.child.kill("SIGKILL"), stopWithin)
   await launched.exited
   clearTimeout(kill)
 }
@@ -344,6 +365,7 @@ const terminate = async (launched: Launched): Promise<void> => {
 export const startRedis = async (): Promise<RedisInstance> => {
   let port = 0
   let current: Launched | undefined
+  let password: string | undefined
   for (let attempt = 1; current === undefined; attempt++) {
     port = await freePort()
     try {
@@ -352,21 +374,23 @@ export const startRedis = async (): Promise<RedisInstance> => {
       if (!(error instanceof PortTaken) || attempt >= firstStartAttempts) throw error
     }
   }
-  const stop = async (): Promise<void> => {
-    const stopping = current
-    if (stopping === undefined) return
+  // SIGTERM (then SIGKILL after `stopWithin`), or SIGKILL at once; waits for the exit.
+  const end = async (signal: "SIGTERM" | "SIGKILL"): Promise<void> => {
+    const ending = current
+    if (ending === undefined) return
     current = undefined
-    await terminate(stopping)
+    await terminate(ending, signal)
   }
-  const start = async (): Promise<void> => {
+  const start = async (options?: { readonly requirepass?: string }): Promise<void> => {
     // A server that ended by itself (SHUTDOWN, a crash) counts as stopped.
     if (current !== undefined && current.child.exitCode === null && current.child.signalCode === null) {
       throw new Error(`redis-server on 127.0.0.1:${port} is running already`)
     }
     current = undefined
     await ensurePortFree(port)
+    password = options?.requirepass
     try {
-      current = await launch(port)
+      current = await launch(port, { requirepass: password })
     } catch (error) {
       if (error instanceof PortTaken) {
         throw new Error(`redis-server cannot start again on 127.0.0.1:${port}: the port is taken (${error.message})`)
@@ -377,9 +401,10 @@ export const startRedis = async (): Promise<RedisInstance> => {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop,
+    stop: () => end("SIGTERM"),
+    kill: () => end("SIGKILL"),
     start,
-    command: (...args) => sendCommand(port, args)
+    command: (...args) => sendCommand(port, args, password)
   }
 }
 
@@ -439,12 +464,9 @@ export const startRedisCluster = async (): Promise<RedisClusterInstance> => {
     while (masters.length < clusterSize) {
       const port = await freeClusterPort(taken)
       try {
-        const launched = await launch(port, (dir) => [
-          "--cluster-enabled",
-          "yes",
-          "--cluster-config-file",
-          Path.join(dir, `nodes-${port}.conf`)
-        ])
+        const launched = await launch(port, {
+          more: (dir) => ["--cluster-enabled", "yes", "--cluster-config-file", Path.join(dir, `nodes-${port}.conf`)]
+        })
         masters.push({ port, launched })
         taken.add(port).add(port + busOffset)
       } catch (error) {

@@ -12,7 +12,8 @@ import type { RedisCommands } from "./redisStore.js"
 export const make = (cluster: ResilienceStore.RedisClusterClient, slot: string): RedisCommands => ({
   send: (command, args) => Effect.tryPromise(() => cluster.sendCommand(slot, false, [command, ...args])),
   // Through the cluster's own pub/sub connection (node-redis keeps it apart from the commands'),
-  // let go of when the scope closes: the cluster is the user's.
+  // let go of when the scope closes: the cluster is the user's. node-redis subscribes again
+  // after a reconnect by itself, so the delivery never ends.
   subscribe: (channel, onMessage) =>
     Effect.gen(function* () {
       const messages = yield* Queue.sliding<string>(1024)
@@ -24,6 +25,6 @@ export const make = (cluster: ResilienceStore.RedisClusterClient, slot: string):
         Effect.tryPromise(() => cluster.subscribe(channel, listener)),
         () => Effect.ignore(Effect.tryPromise(() => cluster.unsubscribe(channel, listener)))
       )
-      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(messages), onMessage)))
+      return Effect.forever(Effect.flatMap(Queue.take(messages), onMessage))
     })
 })
