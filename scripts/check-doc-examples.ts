@@ -189,6 +189,19 @@ interface Declaration {
   readonly node: ts.Node
 }
 
+/** Whether a function declaration is the implementation of overloads (declarations of its name without a body). */
+const isOverloadImplementation = (
+  statements: ts.NodeArray<ts.Statement>,
+  declaration: ts.FunctionDeclaration
+): boolean =>
+  declaration.body !== undefined &&
+  statements.some(
+    (statement) =>
+      ts.isFunctionDeclaration(statement) &&
+      statement.body === undefined &&
+      statement.name?.text === declaration.name?.text
+  )
+
 const exportedDeclarations = (statements: ts.NodeArray<ts.Statement>, prefix: string, ambient: boolean) => {
   const result: Array<Declaration> = []
   for (const statement of statements) {
@@ -209,7 +222,9 @@ const exportedDeclarations = (statements: ts.NodeArray<ts.Statement>, prefix: st
         if (ts.isIdentifier(declaration.name)) result.push({ name: prefix + declaration.name.text, node: statement })
       }
     } else if (
-      (ts.isFunctionDeclaration(statement) ||
+      // An overloaded function's implementation is not part of its type: its overloads are what
+      // callers see, and each is documented.
+      ((ts.isFunctionDeclaration(statement) && !isOverloadImplementation(statements, statement)) ||
         ts.isClassDeclaration(statement) ||
         ts.isInterfaceDeclaration(statement) ||
         ts.isTypeAliasDeclaration(statement) ||

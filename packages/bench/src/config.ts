@@ -16,6 +16,8 @@ export interface RetryCostConfig {
   readonly rounds: number
   /** Calls per library and round, each failing once; as many plain calls are the baseline. */
   readonly callsPerRound: number
+  /** Batches of each kind a round interleaves (plain, retried, plain, ...), splitting its calls. */
+  readonly batchesPerRound: number
   readonly warmupCalls: number
   readonly concurrency: number
 }
@@ -107,7 +109,7 @@ export const fullConfig: BenchConfig = {
   mode: "full",
   libraries: allLibraries,
   happyPath: { rounds: 5, requestsPerRound: 4_000, warmupRequests: 1_000, concurrencies: [1, 64] },
-  retryCost: { rounds: 5, callsPerRound: 2_000, warmupCalls: 500, concurrency: 64 },
+  retryCost: { rounds: 15, callsPerRound: 2_000, batchesPerRound: 4, warmupCalls: 500, concurrency: 64 },
   memory: { rounds: 5, callsPerRound: 2_000, warmupCalls: 500, concurrency: 64 },
   outage: { callsPerBatch: 200, concurrency: 64 },
   sparse: { calls: 2_000, concurrency: 64, failingShare: 0.05 },
@@ -121,7 +123,7 @@ export const quickConfig: BenchConfig = {
   mode: "quick",
   libraries: allLibraries,
   happyPath: { rounds: 5, requestsPerRound: 200, warmupRequests: 100, concurrencies: [1, 64] },
-  retryCost: { rounds: 5, callsPerRound: 100, warmupCalls: 50, concurrency: 64 },
+  retryCost: { rounds: 7, callsPerRound: 200, batchesPerRound: 4, warmupCalls: 50, concurrency: 64 },
   memory: { rounds: 5, callsPerRound: 100, warmupCalls: 50, concurrency: 64 },
   outage: { callsPerBatch: 200, concurrency: 64 },
   sparse: { calls: 400, concurrency: 64, failingShare: 0.05 },

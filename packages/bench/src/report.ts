@@ -144,8 +144,11 @@ export const retryCostTable = (result: RetryCostResult): string =>
     [
       "client",
       "CPU µs / plain call",
+      "KiB allocated / plain call",
       "CPU µs / retried call",
       "CPU µs / retry",
+      "p25",
+      "p75",
       "KiB allocated / retry",
       "CPU / retry × retryTransient",
       "alloc / retry × retryTransient",
@@ -154,8 +157,11 @@ export const retryCostTable = (result: RetryCostResult): string =>
     result.rows.map((row) => [
       row.label,
       fixed(row.cpuMicrosPerPlainCall, 0),
+      kib(row.allocatedBytesPerPlainCall),
       fixed(row.cpuMicrosPerRetriedCall, 0),
       fixed(row.cpuMicrosPerRetry, 0),
+      fixed(row.cpuMicrosPerRetrySpread.p25, 0),
+      fixed(row.cpuMicrosPerRetrySpread.p75, 0),
       kib(row.allocatedBytesPerRetry),
       ratio(row.cpuRatioToRetryTransient),
       ratio(row.allocationRatioToRetryTransient),
@@ -513,9 +519,11 @@ export const renderMarkdown = (results: BenchResults): string => {
       `## 2. Cost of a retry (${integer(config.callsMeasured)} calls failing once with 503 + \`Retry-After: 0\`, ` +
         `concurrency ${results.config.retryCost.concurrency})`,
       "",
-      "Per retry: the CPU time and JS heap bytes of a call retried once, minus those of a plain call in the same " +
-        "round (the second exchange included); `× retryTransient`: relative to the same line's `retryTransient` " +
-        "(Effect 4's for the Effect 4 rows) in the same round. got and undici's `RetryAgent` are told to retry " +
+      `Per retry: the CPU time and JS heap bytes of a call retried once, minus those of a plain call in the same ` +
+        `round (the second exchange included), each round interleaving ${results.config.retryCost.batchesPerRound} ` +
+        "batches of each kind and measuring each batch alone; the median over rounds, and the spread of the rounds " +
+        "(`p25`, `p75`); `× retryTransient`: the median per retry over the same line's `retryTransient`'s " +
+        "(Effect 4's for the Effect 4 rows). got and undici's `RetryAgent` are told to retry " +
         `at once (they would wait 1 s and 500 ms on \`Retry-After: 0\`). ${unrefusingBudgetNote}`,
       "",
       retryCostTable(results.retryCost)

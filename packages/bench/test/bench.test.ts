@@ -63,6 +63,17 @@ describe("pnpm bench, a tiny run of every section", () => {
     expect(results.memory?.rows.map((row) => row.library)).toEqual(["effect-retry-transient", "effect-http-resilience"])
     // Every retry the benchmarks ask for is made: no budget stands in the way of measuring one.
     for (const row of results.retryCost?.rows ?? []) expect(row.attemptsPerCall).toBe(2)
+    // The ratio is the two medians printed beside it, and the spread brackets the median.
+    const [transient, ours] = results.retryCost?.rows ?? []
+    expect(ours?.cpuRatioToRetryTransient).toBeCloseTo(
+      (ours?.cpuMicrosPerRetry ?? 0) / (transient?.cpuMicrosPerRetry ?? 1),
+      9
+    )
+    for (const row of results.retryCost?.rows ?? []) {
+      expect(row.cpuMicrosPerRetrySpread.p25).toBeLessThanOrEqual(row.cpuMicrosPerRetry)
+      expect(row.cpuMicrosPerRetrySpread.p75).toBeGreaterThanOrEqual(row.cpuMicrosPerRetry)
+      expect(row.allocatedBytesPerPlainCall).toBeGreaterThan(0)
+    }
     for (const row of results.memory?.rows ?? []) expect(row.attemptsPerCall).toBe(3)
     expect(results.contention?.cells).toHaveLength(backoffModes.length * 2)
     expect(results.contention?.withBudget).toHaveLength(backoffModes.length * 2)
@@ -74,7 +85,7 @@ describe("pnpm bench, a tiny run of every section", () => {
   it("prints one markdown table per benchmark, with the expected rows and columns", () => {
     const { markdown } = run.output()
     expectTable(tableAfter(markdown, "## 1. Happy path"), 11, labels)
-    expectTable(tableAfter(markdown, "## 2. Cost of a retry"), 8, retryLabels)
+    expectTable(tableAfter(markdown, "## 2. Cost of a retry"), 11, retryLabels)
     expectTable(tableAfter(markdown, "## 3. Memory and sockets"), 9, retryLabels)
     const modes = [
       "none (retry at once)",

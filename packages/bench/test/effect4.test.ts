@@ -104,7 +104,7 @@ describe("pnpm bench, the Effect 4 rows", () => {
   it("prints the Effect 4 rows in each table, with the same columns", () => {
     const { markdown } = run.output()
     expectTable(tableAfter(markdown, "## 1. Happy path"), 11, effect4Config.libraries.map(labelOf))
-    expectTable(tableAfter(markdown, "## 2. Cost of a retry"), 8, effect4Retrying.map(labelOf))
+    expectTable(tableAfter(markdown, "## 2. Cost of a retry"), 11, effect4Retrying.map(labelOf))
     expectTable(
       tableAfter(markdown, "## 4. Outage amplification"),
       5,

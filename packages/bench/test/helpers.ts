@@ -10,7 +10,7 @@ export const tinyConfig: BenchConfig = {
   mode: "quick",
   libraries: ["undici", "effect", "effect-retry-transient", "effect-http-resilience"],
   happyPath: { rounds: 5, requestsPerRound: 10, warmupRequests: 5, concurrencies: [1, 4] },
-  retryCost: { rounds: 5, callsPerRound: 5, warmupCalls: 3, concurrency: 4 },
+  retryCost: { rounds: 3, callsPerRound: 6, batchesPerRound: 2, warmupCalls: 3, concurrency: 4 },
   // 250 retries: more than a default budget's floor, which the retry mode must not run into.
   memory: { rounds: 5, callsPerRound: 25, warmupCalls: 3, concurrency: 4 },
   // All in one wave (concurrency = calls), so that the connection-refused waits stay short.

@@ -22,6 +22,27 @@
 export const maxOrigins = 10_000
 
 /**
+ * The longest cool-down, in milliseconds: one day, the ceiling a `Retry-After` also meets in a
+ * circuit breaker (`maxBreakDuration`). A longer one (a day's quota is within it; ten years is a
+ * bug or a hostile server) is cut to it, whether it came from a response here or from a store
+ * that a fleet shares, so a shared store never applies a cool-down that a local `429` could not
+ * have started.
+ *
+ * @example
+ * ```ts
+ * import { CoolDown } from "@effect-http-resilience/core"
+ *
+ * const table = new CoolDown.CoolDownTable()
+ * table.start("https://api.example.com:443", 10 * 365 * CoolDown.maxMillis, 0)
+ * table.left("https://api.example.com:443", 0) === CoolDown.maxMillis // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category defaults
+ */
+export const maxMillis = 86_400_000
+
+/**
  * The cool-downs of many origins, each forgotten when it ends.
  *
  * @example
@@ -42,10 +63,13 @@ export class CoolDownTable {
 
   constructor(private readonly capacity: number = maxOrigins) {}
 
-  /** Starts or lengthens the origin's cool-down to end `millis` after `nowMillis`; never shortens it. */
+  /**
+   * Starts or lengthens the origin's cool-down to end `millis` (at most {@link maxMillis}) after
+   * `nowMillis`; never shortens it.
+   */
   start(origin: string, millis: number, nowMillis: number): void {
     if (!(millis > 0)) return
-    const end = nowMillis + millis
+    const end = nowMillis + Math.min(millis, maxMillis)
     const current = this.ends.get(origin)
     if (current !== undefined && current >= end) return
     if (current === undefined && this.ends.size >= this.capacity) this.evict(nowMillis)

@@ -367,6 +367,12 @@ export class WindowedAdder {
 /** Finagle scales tokens by 1000 so that a ratio above 1 needs no floating point. */
 const finagleScale = 1000
 
+// What a request deposits and a retry withdraws, in Finagle's scaled units.
+const finaglePrices = (settings: FinagleSettings): { readonly deposit: number; readonly withdrawal: number } => ({
+  deposit: settings.ratio === 0 ? 0 : finagleScale,
+  withdrawal: settings.ratio === 0 ? 1 : Math.trunc(finagleScale / settings.ratio)
+})
+
 class FinagleBudget implements RetryBudgetState {
   private readonly adder: WindowedAdder
   private readonly deposit: number
@@ -374,8 +380,9 @@ class FinagleBudget implements RetryBudgetState {
   private readonly reserve: number
 
   constructor(settings: FinagleSettings, nowMillis: number) {
-    this.deposit = settings.ratio === 0 ? 0 : finagleScale
-    this.withdrawal = settings.ratio === 0 ? 1 : Math.trunc(finagleScale / settings.ratio)
+    const prices = finaglePrices(settings)
+    this.deposit = prices.deposit
+    this.withdrawal = prices.withdrawal
     // The floor: minPerSecond retries for every whole second of ttl, at a retry's price. It is
     // never spent for good: a withdrawal from it is a negative entry that expires after ttl.
     this.reserve = settings.minPerSecond * Math.trunc(settings.ttlMillis / 1000) * this.withdrawal
@@ -537,6 +544,95 @@ export const isIdle = (
   lastUsedMillis: number,
   idleMillis: number = idleTimeToLiveMillis
 ): boolean => nowMillis - lastUsedMillis >= idleMillis || state.isPristine(nowMillis)
+
+/**
+ * One process's side of a Finagle budget that a fleet shares through a store (Redis), for one
+ * origin: the process's own budget, and the last word the fleet said. The fleet's answer
+ * decides a retry when it comes in time; without it (the store slow, down, or this process too
+ * busy to hear it), `tryRetry` decides here, and must not lend again what the fleet has lent:
+ *
+ * - every retry the fleet allows is paid from this process's budget too (`paidByFleet`), so a
+ *   process that decides alone spends at most what it would have spent without the fleet, less
+ *   what it spent through it: a shared budget never costs more than separate ones;
+ * - while the fleet's last word (`heard`, the balance in Finagle's units that an answer gave) is
+ *   younger than the budget's `ttl`, no retry goes unless that word, less what this process
+ *   spent since and plus what it deposited, still pays for one.
+ *
+ * Balances are in the units one process's Finagle budget keeps, as the store's script does: 1000
+ * per request, `1000 / ratio` per retry.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "@effect-http-resilience/core"
+ *
+ * const share = RetryBudget.makeFleetShare(RetryBudget.finagleDefaults, 0)
+ * share.heard(0, 0) // the fleet has nothing left
+ * share.tryRetry(1, "transient-status") // false, though this process's own floor is untouched
+ * share.tryRetry(10_000, "transient-status") // true: the word is a ttl old, this process decides
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface FleetShare extends RetryBudgetState {
+  /** What the fleet has left, as an answer of the store said it (in time or late). */
+  readonly heard: (balance: number, nowMillis: number) => void
+  /** The fleet allowed a retry: this process's budget pays it too, if it can. */
+  readonly paidByFleet: (nowMillis: number) => void
+}
+
+/**
+ * A fleet member's share of a Finagle budget for one origin (see {@link FleetShare}). The
+ * settings must have passed {@link checkSettings}.
+ *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "@effect-http-resilience/core"
+ *
+ * const share = RetryBudget.makeFleetShare(RetryBudget.finagleDefaults, 0)
+ * share.balance(0) // 100: this process's floor, until the fleet says otherwise
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeFleetShare = (settings: FinagleSettings, nowMillis: number): FleetShare => {
+  const own = new FinagleBudget(settings, nowMillis)
+  const { deposit, withdrawal } = finaglePrices(settings)
+  // The fleet's last word, counted down and up by this process since; stale after ttl.
+  let word: number | undefined
+  let heardAtMillis = 0
+  const freshWord = (nowMillis: number): number | undefined =>
+    word !== undefined && nowMillis - heardAtMillis < settings.ttlMillis ? word : undefined
+  return {
+    onRequest: (nowMillis) => {
+      own.onRequest(nowMillis)
+      if (word !== undefined) word += deposit
+    },
+    onSuccess: own.onSuccess,
+    onFailure: own.onFailure,
+    tryRetry: (nowMillis) => {
+      const fleet = freshWord(nowMillis)
+      if (fleet !== undefined && fleet < withdrawal) return false
+      if (!own.tryRetry(nowMillis)) return false
+      if (fleet !== undefined) word = fleet - withdrawal
+      return true
+    },
+    balance: (nowMillis) => {
+      const fleet = freshWord(nowMillis)
+      const mine = own.balance(nowMillis)
+      return fleet === undefined ? mine : Math.min(mine, Math.max(0, Math.trunc(fleet / withdrawal)))
+    },
+    isPristine: (nowMillis) => own.isPristine(nowMillis) && freshWord(nowMillis) === undefined,
+    heard: (balance, nowMillis) => {
+      word = balance
+      heardAtMillis = nowMillis
+    },
+    paidByFleet: (nowMillis) => {
+      own.tryRetry(nowMillis)
+    }
+  }
+}
 
 /**
  * What a failed attempt tells a budget: the kind of trouble, or `undefined` for failures that

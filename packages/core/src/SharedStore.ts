@@ -10,32 +10,45 @@
  *
  * @since 0.2.0
  */
+import * as CoolDown from "./CoolDown.js"
 import type { FinagleSettings } from "./RetryBudget.js"
 import { andThen, type Checked, type DurationCodec, durationMillis, invalid, optionsRecord, valid } from "./Settings.js"
 
 /**
- * The keys and channel of one prefix: several services, or tests, share a Redis by prefix.
+ * The keys and channels of one prefix: several services, or tests, share a Redis by prefix.
+ * Each name starts with the prefix framed as `{prefix}:`; a prefix holds no `}` (see
+ * {@link resolveStoreSettings}), so the first `}` ends it and no prefix's names are another's.
+ * The frame is also Redis Cluster's hash tag: every key of a prefix is in one hash slot, so on
+ * one master, and a client routes all of the prefix's commands by {@link keysFor}'s `slot`.
+ * Nothing is found by pattern: the cool-downs in force are one sorted set, not a `SCAN`.
  *
  * @example
  * ```ts
  * import { SharedStore } from "@effect-http-resilience/core"
  *
  * const keys = SharedStore.keysFor("orders-api")
- * keys.coolDown("https://api.example.com:443") // "orders-api:cooldown:https://api.example.com:443"
+ * keys.coolDowns // "{orders-api}:cooldowns"
+ * keys.budget("1l2k3j", "https://api.example.com:443") // "{orders-api}:budget:1l2k3j:https://api.example.com:443"
+ * keys.channel // "{orders-api}:channel:cooldowns"
  * ```
  *
  * @since 0.2.0
  * @category keys
  */
-export const keysFor = (prefix: string) => ({
-  coolDown: (origin: string): string => `${prefix}:cooldown:${origin}`,
-  coolDownPattern: `${prefix}:cooldown:*`,
-  coolDownOrigin: (key: string): string => key.slice(`${prefix}:cooldown:`.length),
-  channel: `${prefix}:cooldowns`,
-  /** Where breakers that open say so, when `shareCircuitBreaker` is on. */
-  breakerChannel: `${prefix}:breakers`,
-  budget: (settingsKey: string, origin: string): string => `${prefix}:budget:${settingsKey}:${origin}`
-})
+export const keysFor = (prefix: string) => {
+  const frame = `{${prefix}}`
+  return {
+    /** The hash tag every key shares: what a cluster client routes the prefix's commands by. */
+    slot: frame,
+    /** The cool-downs in force: a sorted set of origins, scored by when each ends (Redis time, ms). */
+    coolDowns: `${frame}:cooldowns`,
+    /** Where cool-downs that start or grow are told. */
+    channel: `${frame}:channel:cooldowns`,
+    /** Where breakers that open say so, when `shareCircuitBreaker` is on. */
+    breakerChannel: `${frame}:channel:breakers`,
+    budget: (settingsKey: string, origin: string): string => `${frame}:budget:${settingsKey}:${origin}`
+  }
+}
 
 /**
  * The default prefix.
@@ -76,9 +89,11 @@ export const settingsKey = (text: string): string => {
 }
 
 /**
- * Starts or lengthens a cool-down and tells every process. KEYS: the origin's cool-down key.
- * ARGV: milliseconds, channel, origin. Publishes `millis origin` only when the cool-down grew,
- * and answers the milliseconds now left.
+ * Starts or lengthens a cool-down and tells every process. KEYS: the prefix's cool-downs (a
+ * sorted set, origin by end time on Redis's clock). ARGV: milliseconds, channel, origin.
+ * Publishes `millis origin` only when the cool-down grew, and answers the milliseconds now left.
+ * Each write drops the cool-downs that have ended, keeps at most {@link CoolDown.maxOrigins}
+ * (the one that ends first goes, as in memory), and lets the set expire with its longest.
  *
  * @example
  * ```ts
@@ -91,19 +106,58 @@ export const settingsKey = (text: string): string => {
  * @category scripts
  */
 export const coolDownScript = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local millis = tonumber(ARGV[1])
-local left = redis.call('PTTL', KEYS[1])
+local left = (tonumber(redis.call('ZSCORE', KEYS[1], ARGV[3])) or 0) - now
 if left >= millis then return left end
-redis.call('SET', KEYS[1], '1', 'PX', millis)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], now + millis, ARGV[3])
+local over = redis.call('ZCARD', KEYS[1]) - ${CoolDown.maxOrigins}
+if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1) end
+if redis.call('PTTL', KEYS[1]) < millis then redis.call('PEXPIRE', KEYS[1], millis) end
 redis.call('PUBLISH', ARGV[2], millis .. ' ' .. ARGV[3])
 return millis
 `
 
 /**
+ * The cool-downs in force, for a process that (re)joins: one read of the prefix's sorted set,
+ * on Redis's clock. KEYS: the prefix's cool-downs. Answers `origin, millis left, ...`, at most
+ * {@link CoolDown.maxOrigins} of them; read it with {@link readCoolDownsAnswer}.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.readCoolDownsScript.includes("ZRANGEBYSCORE") // true
+ * ```
+ *
+ * @since 0.2.0
+ * @category scripts
+ */
+export const readCoolDownsScript = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local found = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, ${CoolDown.maxOrigins})
+local answer = {}
+for i = 1, #found, 2 do
+  answer[#answer + 1] = found[i]
+  answer[#answer + 1] = tostring(tonumber(found[i + 1]) - now)
+end
+return answer
+`
+
+/**
  * Finagle's budget over the fleet, in the same fixed-point units as one process's: deposits
  * and withdrawals in one-second buckets of a hash, summed over the window. KEYS: the budget
- * key. ARGV: deposits to add, window in seconds, withdrawal, reserve, 1 to ask for a retry.
- * Answers `{ allowed (0 or 1), balance }`; buckets past the window are dropped.
+ * key. ARGV: deposits to add, window in seconds, withdrawal, reserve, 1 to ask for a retry, and
+ * the most and the least one bucket can hold ({@link finagleUnits}). Answers
+ * `{ allowed (0 or 1), balance, rejected }`; buckets past the window are dropped.
+ *
+ * What it reads is checked before it counts: a bucket whose second is not a whole number, or
+ * is in the future, or whose count is not a whole number within the bucket's bounds, could not
+ * have come from this script. It is deleted and counted in `rejected`, never summed: a count
+ * of 9e15 does not open the fleet's budget, nor -9e15 close it.
  *
  * @example
  * ```ts
@@ -122,15 +176,26 @@ local add = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local withdrawal = tonumber(ARGV[3])
 local reserve = tonumber(ARGV[4])
-if add ~= 0 then redis.call('HINCRBY', KEYS[1], now, add) end
+local most = tonumber(ARGV[6])
+local least = tonumber(ARGV[7])
 local all = redis.call('HGETALL', KEYS[1])
 local sum = 0
+local rejected = 0
 for i = 1, #all, 2 do
-  if tonumber(all[i]) <= now - window then
+  local second = string.match(all[i], '^%d+$') and tonumber(all[i])
+  local count = string.match(all[i + 1], '^-?%d+$') and tonumber(all[i + 1])
+  if not second or not count or second > now or count > most or count < least then
+    redis.call('HDEL', KEYS[1], all[i])
+    rejected = rejected + 1
+  elseif second <= now - window then
     redis.call('HDEL', KEYS[1], all[i])
   else
-    sum = sum + tonumber(all[i + 1])
+    sum = sum + count
   end
+end
+if add ~= 0 then
+  redis.call('HINCRBY', KEYS[1], now, add)
+  sum = sum + add
 end
 local allowed = 0
 if ARGV[5] == '1' and sum + reserve >= withdrawal then
@@ -139,19 +204,41 @@ if ARGV[5] == '1' and sum + reserve >= withdrawal then
   allowed = 1
 end
 redis.call('PEXPIRE', KEYS[1], (window + 1) * 1000)
-return { allowed, sum + reserve }
+return { allowed, sum + reserve, rejected }
 `
 
 /**
+ * The most calls a second that a fleet's budget counts for one origin (and one budget's
+ * settings): a bucket holds at most their deposits. Past it a bucket is not a count the fleet
+ * could have made but a bug or a hostile write, and the budget script drops it. Below it, a
+ * forged count cannot be told from a busy fleet's; it is gone after the window (at most a
+ * minute), as every bucket is.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * console.log(SharedStore.maxCallsPerSecond) // 1000000
+ * ```
+ *
+ * @since 0.2.0
+ * @category budgets
+ */
+export const maxCallsPerSecond = 1_000_000
+
+/**
  * The fixed-point numbers of a Finagle budget, as the one-process budget keeps them (a deposit
- * of 1000 per request, so a ratio above 1 needs no floating point), and its window in seconds.
+ * of 1000 per request, so a ratio above 1 needs no floating point), its window in seconds, and
+ * the bounds of one bucket: at most the deposits of {@link maxCallsPerSecond} calls, at least
+ * the withdrawals that the reserve and a window of such buckets could pay for. A budget of ratio
+ * 0 deposits nothing: no bucket of it can be above 0.
  *
  * @example
  * ```ts
  * import { RetryBudget, SharedStore } from "@effect-http-resilience/core"
  *
  * SharedStore.finagleUnits(RetryBudget.finagleDefaults)
- * // { deposit: 1000, withdrawal: 10000, reserve: 1000000, windowSeconds: 10 }
+ * // { deposit: 1000, withdrawal: 10000, reserve: 1000000, windowSeconds: 10, mostPerBucket: 1e9, leastPerBucket: -10001000000 }
  * ```
  *
  * @since 0.2.0
@@ -164,21 +251,33 @@ export const finagleUnits = (
   readonly withdrawal: number
   readonly reserve: number
   readonly windowSeconds: number
+  readonly mostPerBucket: number
+  readonly leastPerBucket: number
 } => {
   const deposit = settings.ratio === 0 ? 0 : 1000
   const withdrawal = settings.ratio === 0 ? 1 : Math.trunc(1000 / settings.ratio)
   const windowSeconds = Math.max(1, Math.trunc(settings.ttlMillis / 1000))
-  return { deposit, withdrawal, reserve: settings.minPerSecond * windowSeconds * withdrawal, windowSeconds }
+  const reserve = settings.minPerSecond * windowSeconds * withdrawal
+  const mostPerBucket = deposit * maxCallsPerSecond
+  return {
+    deposit,
+    withdrawal,
+    reserve,
+    windowSeconds,
+    mostPerBucket,
+    leastPerBucket: -(reserve + windowSeconds * mostPerBucket)
+  }
 }
 
 /**
- * A budget script's answer, read defensively: `undefined` when it is not `[allowed, balance]`.
+ * A budget script's answer, read defensively: `undefined` when it is not
+ * `[allowed, balance, rejected]` (`rejected`, the buckets the script dropped, may be missing).
  *
  * @example
  * ```ts
  * import { SharedStore } from "@effect-http-resilience/core"
  *
- * SharedStore.readBudgetAnswer([1, 42000]) // { allowed: true, balance: 42000 }
+ * SharedStore.readBudgetAnswer([1, 42000, 0]) // { allowed: true, balance: 42000, rejected: 0 }
  * SharedStore.readBudgetAnswer("OK") // undefined
  * ```
  *
@@ -187,15 +286,79 @@ export const finagleUnits = (
  */
 export const readBudgetAnswer = (
   answer: unknown
-): { readonly allowed: boolean; readonly balance: number } | undefined => {
-  if (!Array.isArray(answer) || answer.length !== 2) return undefined
+): { readonly allowed: boolean; readonly balance: number; readonly rejected: number } | undefined => {
+  if (!Array.isArray(answer) || answer.length < 2 || answer.length > 3) return undefined
   const allowed = Number(answer[0])
   const balance = Number(answer[1])
-  return Number.isFinite(allowed) && Number.isFinite(balance) ? { allowed: allowed === 1, balance } : undefined
+  const rejected = answer.length === 3 ? Number(answer[2]) : 0
+  return Number.isFinite(allowed) && Number.isFinite(balance) && Number.isSafeInteger(rejected) && rejected >= 0
+    ? { allowed: allowed === 1, balance, rejected }
+    : undefined
 }
 
 /**
- * A cool-down message (`millis origin`), or `undefined` when it is not one.
+ * The code of the Redis error reply that a failure carries (`NOSCRIPT`, `WRONGTYPE`, `OOM`,
+ * `NOAUTH`, ...), looked for in the failure and the chain of its `cause`s: clients wrap the
+ * reply (Effect 3's `Effect.tryPromise` in an `UnknownException`, Effect 4's `Redis` service in
+ * a `RedisError`). `undefined` when there is no reply: the connection failed, or no answer came.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * const reply = new Error("NOSCRIPT No matching script. Please use EVAL.")
+ * SharedStore.errorReplyCode(new Error("An unknown error occurred", { cause: reply })) // "NOSCRIPT"
+ * SharedStore.errorReplyCode(new Error("The client is closed")) // undefined
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const errorReplyCode = (failure: unknown): string | undefined => {
+  let current: unknown = failure
+  // A reply's code is its first word, in capitals (RESP's simple error convention).
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    if ("message" in current && typeof current.message === "string") {
+      const code = /^([A-Z][A-Z0-9_-]+)(?: |$)/.exec(current.message)?.[1]
+      if (code !== undefined) return code
+    }
+    current = "cause" in current ? current.cause : undefined
+  }
+  return undefined
+}
+
+/**
+ * What a store's failure says, for a log line: the innermost message of the failure and its
+ * `cause`s (a wrapper's "An unknown error occurred" says nothing), or "no answer in time" for a
+ * round trip that timed out (`undefined`).
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * const reply = new Error("OOM command not allowed when used memory > 'maxmemory'.")
+ * SharedStore.describeFailure(new Error("An unknown error occurred", { cause: reply }))
+ * // "OOM command not allowed when used memory > 'maxmemory'."
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const describeFailure = (failure: unknown): string => {
+  if (failure === undefined) return "no answer in time"
+  let said = typeof failure === "object" && failure !== null ? undefined : String(failure)
+  let current: unknown = failure
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    if ("message" in current && typeof current.message === "string" && current.message !== "") said = current.message
+    current = "cause" in current ? current.cause : undefined
+  }
+  return said ?? String(failure)
+}
+
+/**
+ * A cool-down message (`millis origin`), or `undefined` when it is not one (`millis` is digits
+ * only). Its length is read as written: a store applies it through its cool-down table, which
+ * cuts it to a day (`CoolDown.maxMillis`).
  *
  * @example
  * ```ts
@@ -213,9 +376,42 @@ export const readCoolDownMessage = (
 ): { readonly origin: string; readonly millis: number } | undefined => {
   const space = message.indexOf(" ")
   if (space <= 0) return undefined
-  const millis = Number(message.slice(0, space))
+  const digits = message.slice(0, space)
+  // Digits only, as the script writes them: no sign, fraction, exponent or hex.
+  const millis = /^\d{1,16}$/.test(digits) ? Number(digits) : Number.NaN
   const origin = message.slice(space + 1)
   return Number.isSafeInteger(millis) && millis > 0 && origin !== "" ? { origin, millis } : undefined
+}
+
+/**
+ * The answer of {@link readCoolDownsScript}, read defensively: the pairs that are an origin and
+ * a whole number of milliseconds left, above 0; anything else is left out.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.readCoolDownsAnswer(["https://api.example.com:443", "30000"])
+ * // [{ origin: "https://api.example.com:443", millis: 30000 }]
+ * SharedStore.readCoolDownsAnswer("OK") // []
+ * ```
+ *
+ * @since 0.2.0
+ * @category cool-downs
+ */
+export const readCoolDownsAnswer = (
+  answer: unknown
+): ReadonlyArray<{ readonly origin: string; readonly millis: number }> => {
+  if (!Array.isArray(answer)) return []
+  const coolDowns: Array<{ readonly origin: string; readonly millis: number }> = []
+  for (let i = 0; i + 1 < answer.length; i += 2) {
+    const origin = answer[i]
+    const millis = Number(answer[i + 1])
+    if (typeof origin === "string" && origin !== "" && Number.isSafeInteger(millis) && millis > 0) {
+      coolDowns.push({ origin, millis })
+    }
+  }
+  return coolDowns
 }
 
 /**
@@ -341,6 +537,12 @@ export class PendingDeposits {
  * Whether the store answers: the first failure after answers says the store is degraded, the
  * first answer after failures that it is back; repeats say nothing, so each is logged once.
  *
+ * An episode in which Redis refused the store's work (an error reply: `OOM`, `WRONGTYPE`)
+ * `needsWork`: it is not over when a `PING` answers, but when that work goes through. Until then
+ * the probe waits twice as long after each refusal, from the store's interval up to
+ * {@link maxProbeIntervalMillis}, so that a Redis that answers `PING` and refuses the rest is not
+ * taken as back, and the store does not flap.
+ *
  * @example
  * ```ts
  * import { SharedStore } from "@effect-http-resilience/core"
@@ -349,6 +551,9 @@ export class PendingDeposits {
  * health.failed() // "degraded"
  * health.failed() // undefined
  * health.answered() // "resumed"
+ * health.failed(true) // "degraded": the work must go through
+ * health.workFailedAgain()
+ * health.probeDelayMillis(1000) // 2000
  * ```
  *
  * @since 0.2.0
@@ -356,21 +561,59 @@ export class PendingDeposits {
  */
 export class Health {
   degraded = false
+  /** Whether this episode ends only when the work Redis refused goes through. */
+  needsWork = false
+  private failures = 0
 
-  /** A round trip failed or took too long. */
-  failed(): "degraded" | undefined {
+  /** A round trip failed or took too long. `needsWork`: Redis refused it (an error reply). */
+  failed(needsWork = false): "degraded" | undefined {
+    if (needsWork) this.needsWork = true
     if (this.degraded) return undefined
     this.degraded = true
+    this.failures = 0
     return "degraded"
   }
 
-  /** A round trip answered in time. */
+  /** A round trip answered in time, or, when the episode `needsWork`, that work went through. */
   answered(): "resumed" | undefined {
     if (!this.degraded) return undefined
     this.degraded = false
+    this.needsWork = false
+    this.failures = 0
     return "resumed"
   }
+
+  /** The work a probe tried was refused again: the next probe waits twice as long. */
+  workFailedAgain(): void {
+    if (this.failures < 30) this.failures++
+  }
+
+  /**
+   * How long until the next probe: `intervalMillis` while Redis does not answer; while the
+   * episode `needsWork`, `intervalMillis` doubled for each refused probe, up to
+   * {@link maxProbeIntervalMillis} (or `intervalMillis`, when it is longer).
+   */
+  probeDelayMillis(intervalMillis: number): number {
+    if (!this.needsWork) return intervalMillis
+    return Math.min(intervalMillis * 2 ** this.failures, Math.max(intervalMillis, maxProbeIntervalMillis))
+  }
 }
+
+/**
+ * The longest a store waits between two probes while Redis answers `PING` but refuses its work:
+ * 30 seconds.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * console.log(SharedStore.maxProbeIntervalMillis) // 30000
+ * ```
+ *
+ * @since 0.2.0
+ * @category health
+ */
+export const maxProbeIntervalMillis = 30_000
 
 /**
  * A shared store's settings, resolved: the key prefix, the longest a retry waits on the store,
@@ -429,7 +672,9 @@ const withinMillis = (option: string, millis: number, min: number, max: number, 
 
 /**
  * Reads a shared store's options (`prefix`, `timeout`, `syncInterval`, `shareCircuitBreaker`, and
- * the names in `more`, which the caller reads): a bad one is named, with why.
+ * the names in `more`, which the caller reads): a bad one is named, with why. A prefix is 1 to
+ * 100 characters without whitespace or `}`: {@link keysFor} frames it as `{prefix}`, which a `}`
+ * would end early. Glob characters (`* ? [ \`) are plain characters: no key is found by pattern.
  *
  * @example
  * ```ts
@@ -451,8 +696,12 @@ export const resolveStoreSettings = <D>(
     optionsRecord("layerRedis", input, ["prefix", "timeout", "syncInterval", "shareCircuitBreaker", ...more]),
     (given) => {
       const prefix = given.prefix ?? storeDefaults.prefix
-      if (typeof prefix !== "string" || !/^[^\s*?[\]]{1,100}$/.test(prefix)) {
-        return invalid("layerRedis.prefix", "must be 1 to 100 characters, without spaces or * ? [ ]", prefix)
+      if (typeof prefix !== "string" || !/^[^\s}]{1,100}$/.test(prefix)) {
+        return invalid(
+          "layerRedis.prefix",
+          'must be 1 to 100 characters, without whitespace or "}" (keys start with "{prefix}:", and a "}" would end the frame early)',
+          prefix
+        )
       }
       const millisOf = (option: "timeout" | "syncInterval", fallback: number, min: number, max: number) =>
         given[option] === undefined
@@ -489,3 +738,22 @@ export const resolveStoreSettings = <D>(
  * @category settings
  */
 export const readyWithinMillis = (settings: StoreSettings): number => Math.min(10 * settings.timeoutMillis, 10_000)
+
+/**
+ * Whether a reply to `INFO cluster` comes from a node of a Redis Cluster (`cluster_enabled:1`).
+ * A client of one node cannot serve a store on a cluster (the prefix's slot may be on another
+ * master, which answers `MOVED`), so a store given one refuses to start.
+ *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * SharedStore.isClusterNode("# Cluster\r\ncluster_enabled:1\r\n") // true
+ * SharedStore.isClusterNode("# Cluster\r\ncluster_enabled:0\r\n") // false
+ * ```
+ *
+ * @since 0.2.0
+ * @category cluster
+ */
+export const isClusterNode = (infoCluster: unknown): boolean =>
+  typeof infoCluster === "string" && /(^|\n)cluster_enabled:1\r?(\n|$)/.test(infoCluster)

@@ -153,7 +153,7 @@ export * as Origin from "./Origin.js"
  * ```ts
  * import { SharedStore } from "@effect-http-resilience/core"
  *
- * SharedStore.keysFor("api").channel // "api:cooldowns"
+ * SharedStore.keysFor("api").coolDowns // "{api}:cooldowns"
  * ```
  *
  * @since 0.2.0

@@ -31,6 +31,16 @@ describe("CoolDownTable", () => {
     expect(table.size).toBe(0)
   })
 
+  it("cuts a cool-down to a day, however long the time asked", () => {
+    const table = new CoolDown.CoolDownTable()
+    const tenYears = 10 * 365 * 86_400_000
+    table.start(origin, tenYears, 1_000)
+    expect(table.left(origin, 1_000)).toBe(CoolDown.maxMillis)
+    expect(CoolDown.maxMillis).toBe(86_400_000)
+    table.start("https://other.example.com:443", Number.POSITIVE_INFINITY, 0)
+    expect(table.left("https://other.example.com:443", 0)).toBe(CoolDown.maxMillis)
+  })
+
   it("holds at most its capacity, dropping the cool-down that ends first", () => {
     const table = new CoolDown.CoolDownTable(2)
     table.start("a", 5_000, 0)

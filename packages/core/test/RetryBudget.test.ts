@@ -6,6 +6,7 @@ import {
   type FinagleSettings,
   finagleDefaults,
   isIdle,
+  makeFleetShare,
   makeRetryBudgetState,
   type RetryBudgetSettings,
   tokenBucketDefaults,
@@ -412,4 +413,109 @@ describe("isIdle: when an origin's budget may be forgotten", () => {
   it("a full token bucket at once", () => {
     expect(isIdle(makeRetryBudgetState(tokenBucketDefaults, 0), 0, 0)).toBe(true)
   })
+})
+
+describe("a fleet member's share of a Finagle budget (makeFleetShare)", () => {
+  // ratio 0.1 (a retry costs 10,000 units), a floor of 10 retries over the 10 s window.
+  const settings = finagle({ minPerSecond: 1 })
+  const retriesAllowed = (share: ReturnType<typeof makeFleetShare>, nowMillis: number): number => {
+    let allowed = 0
+    while (allowed < 1000 && share.tryRetry(nowMillis, "transient-status")) allowed++
+    return allowed
+  }
+
+  it("before the fleet has said anything, decides as this process's own budget", () => {
+    const share = makeFleetShare(settings, 0)
+    for (let i = 0; i < 20; i++) share.onRequest(0)
+    expect(share.balance(0)).toBe(12)
+    expect(retriesAllowed(share, 0)).toBe(12)
+  })
+
+  it("pays for the retries the fleet allowed: alone, it never spends what it spent through the fleet", () => {
+    const share = makeFleetShare(settings, 0)
+    for (let i = 0; i < 7; i++) {
+      share.heard(1_000_000, 0)
+      share.paidByFleet(0)
+    }
+    // The fleet said it has plenty; this process's own floor of 10 had 7 spent through it.
+    expect(retriesAllowed(share, 1)).toBe(3)
+    // A retry the fleet allows past this process's own floor costs it nothing more.
+    share.paidByFleet(1)
+    expect(share.balance(1)).toBe(0)
+  })
+
+  it("no retry while the fleet's last word says it has none left, however much this process holds", () => {
+    const share = makeFleetShare(settings, 0)
+    share.heard(9_999, 0)
+    expect(share.balance(0)).toBe(0)
+    expect(share.tryRetry(0, "transient-status")).toBe(false)
+    // Its own requests since count: ten deposits of 1,000 pay for one retry.
+    for (let i = 0; i < 10; i++) share.onRequest(1)
+    expect(retriesAllowed(share, 1)).toBe(1)
+  })
+
+  it("counts down the fleet's last word by what this process spends alone", () => {
+    const share = makeFleetShare(settings, 0)
+    share.heard(30_000, 0)
+    expect(retriesAllowed(share, 0)).toBe(3)
+    // A new word replaces it.
+    share.heard(20_000, 5)
+    expect(retriesAllowed(share, 5)).toBe(2)
+  })
+
+  it("forgets the fleet's word after the budget's ttl: then this process's own budget decides", () => {
+    const share = makeFleetShare(settings, 0)
+    share.heard(0, 0)
+    expect(share.tryRetry(9_999, "transient-status")).toBe(false)
+    expect(share.isPristine(9_999)).toBe(false)
+    expect(share.tryRetry(10_000, "transient-status")).toBe(true)
+    expect(retriesAllowed(share, 10_000)).toBe(9)
+  })
+
+  it("never allows more than this process's own budget, nor more than the fleet's word allows, whatever the order", () =>
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.constant({ _tag: "request" } as const),
+            fc.constant({ _tag: "fleet-allowed" } as const),
+            fc.constant({ _tag: "alone" } as const),
+            fc.record({ _tag: fc.constant("heard" as const), balance: fc.integer({ min: 0, max: 200_000 }) })
+          ),
+          { minLength: 50, maxLength: 300 }
+        ),
+        (events) => {
+          const share = makeFleetShare(settings, 0)
+          // This process without the fleet, paying for every retry it made.
+          const alone = makeRetryBudgetState(settings, 0)
+          // The fleet's last word, less what this process spent alone since, plus its deposits.
+          let word: number | undefined
+          for (const event of events) {
+            switch (event._tag) {
+              case "request":
+                share.onRequest(0)
+                alone.onRequest(0)
+                if (word !== undefined) word += 1000
+                break
+              case "heard":
+                share.heard(event.balance, 0)
+                word = event.balance
+                break
+              case "fleet-allowed":
+                share.paidByFleet(0)
+                alone.tryRetry(0, "transient-status")
+                break
+              case "alone":
+                if (share.tryRetry(0, "transient-status")) {
+                  expect(alone.tryRetry(0, "transient-status")).toBe(true)
+                  if (word !== undefined) {
+                    expect(word).toBeGreaterThanOrEqual(10_000)
+                    word -= 10_000
+                  }
+                }
+            }
+          }
+        }
+      )
+    ))
 })

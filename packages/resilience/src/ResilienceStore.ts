@@ -142,7 +142,19 @@ export interface RedisOptions {
    * subscription. Give it `disableOfflineQueue: true`, or commands queue while Redis is down.
    */
   readonly client?: RedisClient | undefined
-  /** Namespaces the keys and the channel, so that several services or tests share one Redis. [`"http-resilience"`] */
+  /**
+   * A Redis Cluster: a node-redis cluster client (`createCluster()` of `redis` 5 or later).
+   * In place of `url` or `client`. Yours: the store neither connects nor closes it. Every
+   * command of the store goes to the master of the prefix's hash slot (all of a prefix's keys
+   * share one, its hash tag `{prefix}`), and it subscribes through the cluster's own pub/sub
+   * connection. A client of one node on a cluster node is refused when the layer starts.
+   */
+  readonly cluster?: RedisClusterClient | undefined
+  /**
+   * Namespaces the keys and the channels, so that several services or tests share one Redis:
+   * each name starts with `{prefix}:`, so no prefix sees another's, whatever their characters.
+   * 1 to 100 characters, without whitespace or `}`. [`"http-resilience"`]
+   */
   readonly prefix?: string | undefined
   /**
    * The longest a retry waits on Redis for the fleet's budget; past it the retry is decided with
@@ -195,6 +207,37 @@ export interface RedisClient {
 }
 
 /**
+ * What the store uses of a node-redis cluster client: `createCluster()` of `redis` 5 or later is
+ * one. Commands are sent with the prefix's hash tag as their routing key; `masters` tells a
+ * cluster client from a client of one node.
+ *
+ * @example
+ * ```ts
+ * import { createCluster } from "redis"
+ * import type { ResilienceStore } from "effect-http-resilience"
+ *
+ * const cluster: ResilienceStore.RedisClusterClient = createCluster({
+ *   rootNodes: [{ url: "redis://10.0.0.1:6379" }, { url: "redis://10.0.0.2:6379" }]
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RedisClusterClient {
+  readonly masters: ReadonlyArray<unknown>
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: Array<string>): Promise<unknown>
+  subscribe(
+    channel: string,
+    listener: (message: string | Uint8Array, channel: string | Uint8Array) => unknown
+  ): Promise<unknown>
+  unsubscribe(
+    channel: string,
+    listener: (message: string | Uint8Array, channel: string | Uint8Array) => unknown
+  ): Promise<unknown>
+}
+
+/**
  * A store on Redis that a fleet of processes shares, local first:
  *
  * - **Cool-downs**: a `429` with `Retry-After` in one process pauses the origin in every process
@@ -208,11 +251,21 @@ export interface RedisClient {
  *   one process opens the same breaker for that origin in every process, for that break; each
  *   still probes and closes on its own.
  *
- * When Redis is down, slow, flushed or restarted, calls go on with this process's state: a retry
- * waits at most `timeout` on Redis, then none at all until Redis answers again (tried every
- * `syncInterval`). A warning is logged once and the gauge `http.client.resilience.store.degraded`
- * reads 1; sharing resumes, with one info line, when Redis answers. A bad option fails the layer
- * with an `InvalidRetryPolicy` naming it.
+ * When Redis is down, slow, flushed, restarted or refusing writes, calls go on with this
+ * process's state: a retry waits at most `timeout` on Redis, then none at all until Redis answers
+ * again (tried every `syncInterval`; while it answers but refuses the store's work, `OOM` say, less
+ * and less often, up to 30 s). A warning is logged once per episode and the gauge
+ * `http.client.resilience.store.degraded` reads 1; sharing resumes, with one info line, when Redis
+ * answers, and the store then reads the cool-downs it missed and writes those Redis did not take.
+ * What the store reads from Redis is held to what this process could have decided (a cool-down to
+ * a day, a budget's counts to what its settings could hold); what it drops or cuts is counted in
+ * `http.client.resilience.store.rejected_values`. A bad option fails the layer with an
+ * `InvalidRetryPolicy` naming it.
+ *
+ * On a Redis Cluster, give `cluster` (a node-redis `createCluster()` client, connected by you):
+ * a prefix's keys share one hash slot, so every command goes to one master and none meets
+ * `CROSSSLOT` or `MOVED`. The repository's guide docs/overload.md says how keys are named and
+ * what a cluster costs.
  *
  * @example
  * ```ts
@@ -224,6 +277,22 @@ export interface RedisClient {
  * const fleet = program.pipe(
  *   Effect.provide(ResilientHttpClient.layer()),
  *   Effect.provide(ResilienceStore.layerRedis({ url: "redis://127.0.0.1:6379", prefix: "orders-api" }))
+ * )
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { createCluster } from "redis"
+ * import { ResilienceStore, ResilientHttpClient } from "effect-http-resilience"
+ *
+ * declare const program: Effect.Effect<void, never, ResilientHttpClient.ResilientHttpClient>
+ * // Connected (`await cluster.connect()`) and closed by the program.
+ * declare const cluster: ReturnType<typeof createCluster>
+ *
+ * const fleet = program.pipe(
+ *   Effect.provide(ResilientHttpClient.layer()),
+ *   Effect.provide(ResilienceStore.layerRedis({ prefix: "orders-api", cluster }))
  * )
  * ```
  *

@@ -1,21 +1,73 @@
 // @generated from templates/src/internal/redisLayer.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 // `ResilienceStore.layerRedis`: its options read by the shared core, then the store over
-// Effect 4's Redis client.
+// Effect 4's Redis client, or over a node-redis cluster client (`cluster`).
+import * as Settings from "@effect-http-resilience/core/Settings"
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
 import type * as ResilienceStore from "../ResilienceStore.js"
-import { durationCodec, fromChecked, type InvalidRetryPolicy } from "./invalidOption.js"
+import { durationCodec, fromChecked, InvalidRetryPolicy } from "./invalidOption.js"
+import * as redisCluster from "./redisCluster.js"
 import * as redisCommands from "./redisCommands.js"
 import * as redisStore from "./redisStore.js"
+
+type Service = ResilienceStore.ResilienceStore.Service
+
+const isCluster = (u: unknown): u is ResilienceStore.RedisClusterClient =>
+  typeof u === "object" && u !== null && "sendCommand" in u && "subscribe" in u && "unsubscribe" in u && "masters" in u
+
+const checkedCluster = (cluster: unknown): Settings.Checked<ResilienceStore.RedisClusterClient | undefined> =>
+  cluster === undefined || isCluster(cluster)
+    ? Settings.valid(cluster)
+    : Settings.invalid(
+        "layerRedis.cluster",
+        "must be a node-redis cluster client (createCluster() of redis 5 or later)",
+        cluster
+      )
+
+// A client of one node cannot serve a cluster: the prefix's slot may be on another master, which
+// answers MOVED to every command. Refused while the layer starts, not met at the first call; a
+// Redis that does not answer then cannot be asked, and the store starts degraded as ever.
+const refuseClusterNode = (
+  commands: redisStore.RedisCommands,
+  withinMillis: number
+): Effect.Effect<void, InvalidRetryPolicy> =>
+  Effect.flatMap(
+    Effect.option(Effect.timeout(commands.send("INFO", ["cluster"]), Duration.millis(withinMillis))),
+    (reply) =>
+      Option.isSome(reply) && SharedStore.isClusterNode(reply.value)
+        ? Effect.fail(
+            new InvalidRetryPolicy({
+              option: "layerRedis.cluster",
+              reason:
+                "must be given for a Redis Cluster: Redis answers as a cluster node (cluster_enabled:1), and a client of one node cannot follow the prefix's hash slot to its master",
+              value: undefined
+            })
+          )
+        : Effect.void
+  )
+
+// The store on a cluster: the user's client, routed by the prefix's hash tag.
+const onCluster = (cluster: ResilienceStore.RedisClusterClient, settings: SharedStore.StoreSettings) =>
+  redisStore.make(redisCluster.make(cluster, SharedStore.keysFor(settings.prefix).slot), settings)
+
+const checked = (options: ResilienceStore.RedisOptions | undefined) =>
+  Settings.andThen(SharedStore.resolveStoreSettings(options, durationCodec, ["cluster"]), (settings) =>
+    Settings.andThen(checkedCluster(options?.cluster), (cluster) => Settings.valid({ settings, cluster }))
+  )
 
 /** @internal */
 export const make = (
   options: ResilienceStore.RedisOptions | undefined
-): Effect.Effect<ResilienceStore.ResilienceStore.Service, InvalidRetryPolicy, Redis.Redis | Scope.Scope> =>
+): Effect.Effect<Service, InvalidRetryPolicy, Redis.Redis | Scope.Scope> =>
   Effect.gen(function* () {
-    const settings = yield* Effect.fromResult(fromChecked(SharedStore.resolveStoreSettings(options, durationCodec, [])))
-    const redis = yield* Redis.Redis
-    return yield* redisStore.make(redisCommands.make(redis), settings)
+    const { cluster, settings } = yield* Effect.fromResult(fromChecked(checked(options)))
+    // Given a cluster, the `Redis` service is never asked for: layerRedis's type says so.
+    if (cluster !== undefined) return yield* onCluster(cluster, settings)
+    const commands = yield* redisCommands.make(yield* Redis.Redis)
+    yield* refuseClusterNode(commands, SharedStore.readyWithinMillis(settings))
+    return yield* redisStore.make(commands, settings)
   })

@@ -71,6 +71,31 @@ describe.skipIf(skipWithout(redisServer))("startRedis", () => {
     })
   })
 
+  it("is killed as a crash kills it, and starts again asking for a password, which command gives", async () => {
+    await withOwnRedis(async (instance) => {
+      await instance.command("SET", "before", "crash")
+      await instance.kill()
+      await expect(instance.command("PING")).rejects.toThrow(/ECONNREFUSED/)
+      await instance.start({ requirepass: "s3cret" })
+      expect(await instance.command("PING")).toBe("+PONG\r\n")
+      expect(await instance.command("GET", "before")).toBe("$-1\r\n")
+      // A client without the password is refused.
+      const refused = await new Promise<string>((resolve, reject) => {
+        const socket = Net.connect({ host: "127.0.0.1", port: instance.port })
+        socket.once("error", reject)
+        socket.once("data", (chunk) => {
+          socket.destroy()
+          resolve(chunk.toString("utf8"))
+        })
+        socket.write("PING\r\n")
+      })
+      expect(refused).toMatch(/^-NOAUTH/)
+      await instance.stop()
+      await instance.start()
+      expect(await instance.command("PING")).toBe("+PONG\r\n")
+    })
+  })
+
   it("starts again after the server shut itself down", async () => {
     await withOwnRedis(async (instance) => {
       await expect(instance.command("SHUTDOWN", "NOSAVE")).rejects.toThrow(/closed the connection/)

@@ -12,10 +12,14 @@
  * afterAll(() => redis?.stop())
  * ```
  *
- * `stop` and `start` take it down and bring it back on the same port ("Redis restarted"), and
- * `command` sends one command over a raw RESP connection (`FLUSHALL`, `CLIENT PAUSE 500 WRITE`,
- * `DEBUG SLEEP 1`). A server still running when the process exits is killed then, or when the
+ * `stop` and `start` take it down and bring it back on the same port ("Redis restarted"), `kill`
+ * ends it as a crash does (SIGKILL), `start({ requirepass })` brings it back asking for a password,
+ * and `command` sends one command over a raw RESP connection (`FLUSHALL`, `CLIENT PAUSE 500 WRITE`,
+ * `DEBUG SLEEP 1`), authenticated when the server asks for a password. A server still running when the process exits is killed then, or when the
  * process dies by a signal, by a watchdog.
+ *
+ * `startRedisCluster` runs three such servers as the masters of a Redis Cluster (every slot
+ * assigned, no replicas), for the tests of a store on a cluster; the same rules hold for each.
  *
  * Without `redis-server` on the PATH, the files that use it skip their tests
  * (`describe.skipIf(skipWithout(redisServer))`, @effect-http-resilience/conformance/systemBinaries),
@@ -38,12 +42,15 @@ export interface RedisInstance {
    * is ending by itself. Does nothing when it is stopped already.
    */
   readonly stop: () => Promise<void>
+  /** Kills the server at once (SIGKILL: no shutdown, as a crash or an OOM killer) and waits for it to exit. */
+  readonly kill: () => Promise<void>
   /**
    * Starts the server again on the same port, with an empty dataset, and waits until it answers
    * PING. Fails when it is running, or when another process has taken the port meanwhile. A server
    * that has ended by itself (`SHUTDOWN`, a crash) counts as stopped; `stop` waits for that end.
+   * `requirepass`: the server asks clients for this password (`command` gives it).
    */
-  readonly start: () => Promise<void>
+  readonly start: (options?: { readonly requirepass?: string }) => Promise<void>
   /**
    * Sends one command on a connection of its own and gives the raw RESP reply: `"+PONG\r\n"`,
    * `"$5\r\nvalue\r\n"`, `":1\r\n"`. Fails on an error reply (`-ERR ...`), and when the server
@@ -166,8 +173,11 @@ const replyEnd = (buffer: Buffer, start: number): number | undefined => {
 const encode = (args: ReadonlyArray<string>): string =>
   `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join("")}`
 
-/** Sends `payload` on a connection of its own and gives the first complete reply. */
-const exchange = (port: number, payload: string, what: string): Promise<string> =>
+/**
+ * Sends `payload` on a connection of its own and gives the first complete reply after `skip`
+ * replies (an AUTH's).
+ */
+const exchange = (port: number, payload: string, what: string, skip = 0): Promise<string> =>
   new Promise((resolve, reject) => {
     let received = Buffer.alloc(0)
     let settled = false
@@ -185,9 +195,11 @@ const exchange = (port: number, payload: string, what: string): Promise<string> 
     )
     socket.on("data", (chunk) => {
       received = Buffer.concat([received, chunk])
-      const end = replyEnd(received, 0)
-      if (end === undefined) return
-      const reply = received.toString("utf8", 0, end)
+      let start: number | undefined = 0
+      for (let skipped = 0; skipped < skip && start !== undefined; skipped++) start = replyEnd(received, start)
+      const end = start === undefined ? undefined : replyEnd(received, start)
+      if (start === undefined || end === undefined) return
+      const reply = received.toString("utf8", start, end)
       settle(() =>
         reply.startsWith("-")
           ? reject(new Error(`redis-server on 127.0.0.1:${port} answered ${what} with an error: ${reply.trimEnd()}`))
@@ -205,8 +217,11 @@ const exchange = (port: number, payload: string, what: string): Promise<string> 
     socket.write(payload)
   })
 
-const sendCommand = (port: number, args: ReadonlyArray<string>): Promise<string> =>
-  exchange(port, encode(args), args.join(" "))
+// With a password, AUTH goes first (its reply skipped: a wrong one makes the command fail NOAUTH).
+const sendCommand = (port: number, args: ReadonlyArray<string>, password?: string): Promise<string> =>
+  password === undefined
+    ? exchange(port, encode(args), args.join(" "))
+    : exchange(port, encode(["AUTH", password]) + encode(args), args.join(" "), 1)
 
 interface Launched {
   readonly child: ChildProcess
@@ -214,8 +229,19 @@ interface Launched {
   readonly exited: Promise<void>
 }
 
-/** Spawns redis-server on the port and waits until it answers PING; kills it if it never does. */
-const launch = async (port: number): Promise<Launched> => {
+/**
+ * Spawns redis-server on the port and waits until it answers PING; kills it if it never does.
+ * `requirepass`: the server asks for this password; `more` gives arguments of its own, knowing
+ * the server's directory.
+ */
+const launch = async (
+  port: number,
+  options: {
+    readonly requirepass?: string | undefined
+    readonly more?: (dir: string) => ReadonlyArray<string>
+  } = {}
+): Promise<Launched> => {
+  const { requirepass } = options
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "redis-test-"))
   const child = spawn(
     "redis-server",
@@ -236,7 +262,9 @@ const launch = async (port: number): Promise<Launched> => {
       "--enable-debug-command",
       "local",
       "--loglevel",
-      "warning"
+      "warning",
+      ...(options.more?.(dir) ?? []),
+      ...(requirepass === undefined ? [] : ["--requirepass", requirepass])
     ],
     { stdio: ["ignore", "pipe", "pipe"] }
   )
@@ -289,7 +317,7 @@ const launch = async (port: number): Promise<Launched> => {
   const ready = async (): Promise<void> => {
     const deadline = Date.now() + readyWithin
     while (!gone) {
-      const pong = await exchange(port, "PING\r\n", "PING").then(
+      const pong = await sendCommand(port, ["PING"], requirepass).then(
         (reply) => reply.startsWith("+PONG"),
         () => false
       )
@@ -302,7 +330,7 @@ const launch = async (port: number): Promise<Launched> => {
     // Ended before it answered: `failed` says why.
     if (gone) await failed
     // The answer must be this server's, not another's that had the port.
-    const info = await sendCommand(port, ["INFO", "server"])
+    const info = await sendCommand(port, ["INFO", "server"], requirepass)
     const pid = /process_id:(\d+)/.exec(info)?.[1]
     if (pid !== String(child.pid)) {
       throw new PortTaken(
@@ -320,6 +348,16 @@ const launch = async (port: number): Promise<Launched> => {
   }
 }
 
+/** Ends a server, SIGTERM (then SIGKILL after 10 s) or SIGKILL at once, and waits for its exit. */
+const terminate = async (launched: Launched, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> => {
+  // Waiting for its exit keeps this process alive meanwhile.
+  launched.child.ref()
+  launched.child.kill(signal)
+  const kill = signal === "SIGKILL" ? undefined : setTimeout(() => launched.child.kill("SIGKILL"), stopWithin)
+  await launched.exited
+  clearTimeout(kill)
+}
+
 /**
  * Starts a redis-server on a free loopback port and waits until it answers PING (up to 10 s).
  * Fails when `redis-server` is not installed, saying how to install it.
@@ -327,6 +365,7 @@ const launch = async (port: number): Promise<Launched> => {
 export const startRedis = async (): Promise<RedisInstance> => {
   let port = 0
   let current: Launched | undefined
+  let password: string | undefined
   for (let attempt = 1; current === undefined; attempt++) {
     port = await freePort()
     try {
@@ -335,26 +374,23 @@ export const startRedis = async (): Promise<RedisInstance> => {
       if (!(error instanceof PortTaken) || attempt >= firstStartAttempts) throw error
     }
   }
-  const stop = async (): Promise<void> => {
-    const stopping = current
-    if (stopping === undefined) return
+  // SIGTERM (then SIGKILL after `stopWithin`), or SIGKILL at once; waits for the exit.
+  const end = async (signal: "SIGTERM" | "SIGKILL"): Promise<void> => {
+    const ending = current
+    if (ending === undefined) return
     current = undefined
-    // Waiting for its exit keeps this process alive meanwhile.
-    stopping.child.ref()
-    stopping.child.kill("SIGTERM")
-    const kill = setTimeout(() => stopping.child.kill("SIGKILL"), stopWithin)
-    await stopping.exited
-    clearTimeout(kill)
+    await terminate(ending, signal)
   }
-  const start = async (): Promise<void> => {
+  const start = async (options?: { readonly requirepass?: string }): Promise<void> => {
     // A server that ended by itself (SHUTDOWN, a crash) counts as stopped.
     if (current !== undefined && current.child.exitCode === null && current.child.signalCode === null) {
       throw new Error(`redis-server on 127.0.0.1:${port} is running already`)
     }
     current = undefined
     await ensurePortFree(port)
+    password = options?.requirepass
     try {
-      current = await launch(port)
+      current = await launch(port, { requirepass: password })
     } catch (error) {
       if (error instanceof PortTaken) {
         throw new Error(`redis-server cannot start again on 127.0.0.1:${port}: the port is taken (${error.message})`)
@@ -365,8 +401,122 @@ export const startRedis = async (): Promise<RedisInstance> => {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop,
+    stop: () => end("SIGTERM"),
+    kill: () => end("SIGKILL"),
     start,
-    command: (...args) => sendCommand(port, args)
+    command: (...args) => sendCommand(port, args, password)
+  }
+}
+
+/** A Redis Cluster of three masters, started by {@link startRedisCluster}. */
+export interface RedisClusterInstance {
+  /** Each master's `redis://127.0.0.1:<port>`, for node-redis' `createCluster({ rootNodes })`. */
+  readonly rootNodes: ReadonlyArray<{ readonly url: string }>
+  /** The masters' ports, in the order of the slots they hold (0-5460, 5461-10922, 10923-16383). */
+  readonly ports: ReadonlyArray<number>
+  /**
+   * Sends one command to the first master, following one `MOVED` to the master that holds the
+   * command's key, and gives the raw RESP reply; fails on any other error reply.
+   */
+  readonly command: (...args: Array<string>) => Promise<string>
+  /** Sends one command to the master on `port`: no redirection. */
+  readonly commandOn: (port: number, ...args: Array<string>) => Promise<string>
+  /** Stops every master and waits for them to exit. */
+  readonly stop: () => Promise<void>
+}
+
+const clusterSize = 3
+const slots = 16_384
+// Readiness: how long three fresh masters may take to meet and agree on the slots on a busy machine.
+const clusterReadyWithin = 20_000
+
+// A node's cluster bus listens on its port + 10000 (the default of every Redis version).
+const busOffset = 10_000
+
+/** A free port, not in `taken`, whose cluster bus port is free too. */
+const freeClusterPort = async (taken: ReadonlySet<number>): Promise<number> => {
+  for (;;) {
+    const port = await freePort()
+    if (port + busOffset > 65_535 || taken.has(port) || taken.has(port + busOffset)) continue
+    const busFree = await ensurePortFree(port + busOffset).then(
+      () => true,
+      () => false
+    )
+    if (busFree) return port
+  }
+}
+
+/**
+ * Starts three redis-servers with cluster mode on (each on a free loopback port, its cluster bus
+ * on that port + 10000, its nodes file in its own directory), gives each a third of the slots,
+ * has them meet, and waits until every one says `cluster_state:ok` and knows the other two (up
+ * to 20 s; a master turns writable 2 s after it started). What `redis-cli --cluster create` does,
+ * over RESP. Fails as {@link startRedis} does when `redis-server` is missing.
+ */
+export const startRedisCluster = async (): Promise<RedisClusterInstance> => {
+  const masters: Array<{ readonly port: number; readonly launched: Launched }> = []
+  const stop = async (): Promise<void> => {
+    const stopping = masters.splice(0)
+    await Promise.all(stopping.map((master) => terminate(master.launched)))
+  }
+  try {
+    const taken = new Set<number>()
+    while (masters.length < clusterSize) {
+      const port = await freeClusterPort(taken)
+      try {
+        const launched = await launch(port, {
+          more: (dir) => ["--cluster-enabled", "yes", "--cluster-config-file", Path.join(dir, `nodes-${port}.conf`)]
+        })
+        masters.push({ port, launched })
+        taken.add(port).add(port + busOffset)
+      } catch (error) {
+        // A port or its bus port taken between finding it and binding it: try others.
+        if (!(error instanceof PortTaken)) throw error
+      }
+    }
+    for (const [index, master] of masters.entries()) {
+      const first = Math.floor((index * slots) / clusterSize)
+      const last = Math.floor(((index + 1) * slots) / clusterSize) - 1
+      const owned = Array.from({ length: last - first + 1 }, (_, offset) => String(first + offset))
+      await sendCommand(master.port, ["CLUSTER", "ADDSLOTS", ...owned])
+    }
+    const [first, ...others] = masters
+    for (const other of others) {
+      await sendCommand(first!.port, ["CLUSTER", "MEET", "127.0.0.1", String(other.port)])
+    }
+    const deadline = Date.now() + clusterReadyWithin
+    for (;;) {
+      const infos = await Promise.all(masters.map((master) => sendCommand(master.port, ["CLUSTER", "INFO"])))
+      const ready = infos.every(
+        (info) => info.includes("cluster_state:ok") && info.includes(`cluster_known_nodes:${clusterSize}`)
+      )
+      if (ready) break
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `a Redis Cluster on 127.0.0.1 ports ${masters.map((master) => master.port).join(", ")} was not ready within ${clusterReadyWithin / 1000} s: ${infos.map((info) => /cluster_state:\w+/.exec(info)?.[0]).join(", ")}`
+        )
+      }
+      await sleep(retryEvery * 4)
+    }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  const ports = masters.map((master) => master.port)
+  const command = async (...args: Array<string>): Promise<string> => {
+    try {
+      return await sendCommand(ports[0]!, args)
+    } catch (error) {
+      const moved = error instanceof Error ? /-MOVED \d+ [^:\s]+:(\d+)/.exec(error.message) : null
+      if (moved === null) throw error
+      return sendCommand(Number(moved[1]), args)
+    }
+  }
+  return {
+    rootNodes: ports.map((port) => ({ url: `redis://127.0.0.1:${port}` })),
+    ports,
+    command,
+    commandOn: (port, ...args) => sendCommand(port, args),
+    stop
   }
 }

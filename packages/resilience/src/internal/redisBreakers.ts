@@ -36,6 +36,8 @@ export const make = (options: {
   ) => Effect.Effect<void, never, Scope.Scope>
   /** A round trip bounded by the store's timeout, that degrades the store when Redis does not answer. */
   readonly roundTrip: <A>(request: Effect.Effect<A, unknown>) => Effect.Effect<{ readonly value: A } | undefined>
+  /** Counts a message on the channel that is no opening, or one past the breakers' cap. */
+  readonly rejected: () => Effect.Effect<void>
   /** The memory store's breakers. */
   readonly local: (options: CircuitBreaker.Options) => Effect.Effect<Breaker>
 }): Effect.Effect<(options: CircuitBreaker.Options) => Effect.Effect<Breaker>, never, Scope.Scope> =>
@@ -80,14 +82,21 @@ export const make = (options: {
       followed.set(breaker, { settingsKey, controls })
     }
 
+    // An opening is applied as the breaker's own would be: `forceOpen` holds the break within
+    // the breaker's `breakDuration` and `maxBreakDuration`, as a Retry-After hint is held. One
+    // longer than that cap is counted as cut; a message that is no opening, as dropped.
     const onMessage = (message: string): Effect.Effect<void> =>
       Effect.suspend(() => {
         const opened = SharedStore.readBreakerOpenedMessage(message)
-        if (opened === undefined || opened.storeId === storeId) return Effect.void
-        return Effect.forEach(
-          [...followed.values()].filter((breaker) => breaker.settingsKey === opened.settingsKey),
-          (breaker) => breaker.controls.forceOpen(opened.origin, opened.breakMillis),
-          { discard: true }
+        if (opened === undefined) return options.rejected()
+        if (opened.storeId === storeId) return Effect.void
+        const breakers = [...followed.values()].filter((breaker) => breaker.settingsKey === opened.settingsKey)
+        const cut = breakers.some((breaker) => opened.breakMillis > breaker.controls.settings.maxBreakDurationMillis)
+        return Effect.andThen(
+          cut ? options.rejected() : Effect.void,
+          Effect.forEach(breakers, (breaker) => breaker.controls.forceOpen(opened.origin, opened.breakMillis), {
+            discard: true
+          })
         )
       })
 

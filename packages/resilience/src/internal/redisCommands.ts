@@ -71,12 +71,15 @@ export const make = (options: {
       const connecting = yield* Effect.forkScoped(connected(client))
       yield* Effect.ignore(Effect.timeout(Fiber.join(connecting), Duration.millis(options.readyWithinMillis)))
     }
-    // Subscribing takes a connection of its own.
-    const subscriber = yield* owned(() => client.duplicate())
     return {
       send: (command, args) => Effect.tryPromise(() => client.sendCommand([command, ...args])),
+      // A subscription takes a connection of its own, for its scope. node-redis would reconnect it
+      // and subscribe again by itself, but what was published meanwhile is lost: its first error
+      // fails the delivery, and the store subscribes afresh (and reads what it missed) after
+      // `syncInterval`.
       subscribe: (channel, onMessage) =>
         Effect.gen(function* () {
+          const subscriber = yield* owned(() => client.duplicate())
           const messages = yield* Queue.sliding<string>(1024)
           yield* connected(subscriber)
           yield* Effect.tryPromise(() =>
@@ -84,7 +87,11 @@ export const make = (options: {
               Queue.unsafeOffer(messages, message)
             })
           )
-          yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(messages), onMessage)))
+          const dropped = Effect.async<never, Error>((resume) => {
+            subscriber.on("error", (error) => resume(Effect.fail(error)))
+          })
+          const delivered = Effect.forever(Effect.flatMap(Queue.take(messages), onMessage))
+          return Effect.raceFirst(delivered, dropped)
         })
     } satisfies RedisCommands
   })

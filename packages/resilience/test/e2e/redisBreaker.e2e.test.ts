@@ -7,7 +7,7 @@
  */
 import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Duration, Effect, Layer, type Scope } from "effect"
+import { Duration, Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as CircuitBreaker from "../../src/CircuitBreaker.js"
 import * as ResilienceStore from "../../src/ResilienceStore.js"
@@ -15,6 +15,7 @@ import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import * as Testing from "../../src/Testing.js"
 import { eventually } from "../support/eventually.js"
 import { type RedisInstance, startRedis } from "../support/redisServer.js"
+import { type StoreOptions, storeOn as storeAt } from "../support/redisStores.js"
 
 let redis: RedisInstance
 beforeAll(async () => {
@@ -29,16 +30,10 @@ const other = "http://other.example.test:80"
 let prefixes = 0
 const freshPrefix = () => `breakers-${process.pid}-${++prefixes}`
 
-type Options = Omit<ResilienceStore.RedisOptions, "url">
+type Options = StoreOptions
 
 // One store, as one process of the fleet would have it, for the test's scope.
-const storeOn = (
-  prefix: string,
-  options: Options = {}
-): Effect.Effect<ResilienceStore.ResilienceStore.Service, never, Scope.Scope> =>
-  Effect.map(Effect.orDie(Layer.build(ResilienceStore.layerRedis({ url: redis.url, prefix, ...options }))), (context) =>
-    Context.get(context, ResilienceStore.ResilienceStore)
-  )
+const storeOn = (prefix: string, options: Options = {}) => storeAt(redis.url, prefix, options)
 
 const shared: Options = { shareCircuitBreaker: true }
 
@@ -55,7 +50,7 @@ const isOpen = (breaker: CircuitBreaker.CircuitBreaker.Service, at: string) =>
 // How many connections listen on the prefix's breaker channel.
 const breakerListeners = (prefix: string) =>
   Effect.map(
-    Effect.promise(() => redis.command("PUBSUB", "NUMSUB", `${prefix}:breakers`)),
+    Effect.promise(() => redis.command("PUBSUB", "NUMSUB", `{${prefix}}:channel:breakers`)),
     (reply) => Number(/:(\d+)\r\n$/.exec(reply)?.[1])
   )
 

@@ -1,0 +1,77 @@
+// @generated from templates/test/support/redisStores.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+/**
+ * Stores of the Redis suites, each as one process of a fleet would have it: built for the test's
+ * scope, on a redis-server of the test's own (redisServer.ts) or on a Redis Cluster's client, and
+ * what the tests read of them: their log lines, the degraded gauge, the values they rejected. A
+ * real Redis, never a mock.
+ */
+import { NodeRedis } from "@effect/platform-node"
+import { Context, Effect, Layer, Logger, Metric, type Scope } from "effect"
+import * as ResilienceStore from "../../src/ResilienceStore.js"
+
+/** The options a test gives a store; where Redis is comes from the test's server or cluster. */
+export type StoreOptions = Omit<ResilienceStore.RedisOptions, "url" | "client" | "cluster">
+
+/**
+ * One store, as one process of the fleet has it, for the scope's life, on a `NodeRedis.layer`
+ * of its own built in the same scope (closing the scope closes both).
+ */
+export const storeOn = (
+  url: string,
+  prefix: string,
+  options: StoreOptions = {}
+): Effect.Effect<ResilienceStore.ResilienceStore.Service, never, Scope.Scope> =>
+  Effect.map(
+    Effect.orDie(
+      Layer.build(ResilienceStore.layerRedis({ prefix, ...options }).pipe(Layer.provideMerge(NodeRedis.layer({ url }))))
+    ),
+    (context) => Context.get(context, ResilienceStore.ResilienceStore)
+  )
+
+/** A store on a Redis Cluster, through the cluster client given, for the scope's life. */
+export const storeOnCluster = (
+  cluster: ResilienceStore.RedisClusterClient,
+  prefix: string,
+  options: StoreOptions = {}
+): Effect.Effect<ResilienceStore.ResilienceStore.Service, never, Scope.Scope> =>
+  Effect.map(Effect.orDie(Layer.build(ResilienceStore.layerRedis({ cluster, prefix, ...options }))), (context) =>
+    Context.get(context, ResilienceStore.ResilienceStore)
+  )
+
+/** The gauge `http.client.resilience.store.degraded`, as every store of the process sets it. */
+export const degradedGauge: Effect.Effect<number | undefined> = Effect.map(Metric.snapshot, (snapshots) => {
+  const gauge = snapshots.find((snapshot) => snapshot.id === "http.client.resilience.store.degraded")
+  return gauge !== undefined && gauge.type === "Gauge" ? Number(gauge.state.value) : undefined
+})
+
+/** The counter `http.client.resilience.store.rejected_values` of one `kind`, over every store of the process. */
+export const rejectedValues = (kind: string): Effect.Effect<number> =>
+  Effect.map(Metric.snapshot, (snapshots) => {
+    for (const snapshot of snapshots) {
+      if (
+        snapshot.id === "http.client.resilience.store.rejected_values" &&
+        snapshot.attributes?.kind === kind &&
+        snapshot.type === "Counter"
+      ) {
+        return Number(snapshot.state.count)
+      }
+    }
+    return 0
+  })
+
+/** Every log line of the effects the layer is provided to, as text. */
+export const capturedLogs = () => {
+  const lines: Array<string> = []
+  const logger = Logger.make(({ message }) => {
+    lines.push((Array.isArray(message) ? message : [message]).map(String).join(" "))
+  })
+  const count = (start: string) => lines.filter((line) => line.startsWith(start)).length
+  return {
+    lines,
+    /** "ResilienceStore on Redis is degraded" warnings so far. */
+    degraded: () => count("ResilienceStore on Redis is degraded"),
+    /** "ResilienceStore on Redis answers again" lines so far. */
+    resumed: () => count("ResilienceStore on Redis answers again"),
+    layer: Logger.layer([logger])
+  }
+}
