@@ -324,7 +324,7 @@ describe("hedging, Effect 3", () => {
   )
 
   it.effect(
-    "an outage costs no more with hedging: hedges and retries share the default budget (at most 1.2 requests a call)",
+    "an outage costs no more with hedging: hedges and retries share the default budget (its 10% and its floor, no more)",
     () =>
       Effect.gen(function* () {
         // Every answer a 503 at once: each failed copy asks for the next at once, and each is paid for.
@@ -333,18 +333,18 @@ describe("hedging, Effect 3", () => {
           hedging: { delay: "100 millis" },
           backoff: RetryPolicy.constant(0)
         })
-        const calls = 1000
+        const calls = 500
         const outcomes = yield* Effect.forEach(Array.from({ length: calls }), () =>
           callOf(client, HttpClientRequest.get("http://outage.hedging.test/items"))
         )
         expect(outcomes.every((outcome) => outcome === "failed: TransientStatus")).toBe(true)
-        // Finagle's budget: 10% of 1,000 calls plus its floor of 10 a second over 10 s.
-        expect(scripted.exchanges.length).toBeLessThanOrEqual(1200)
+        // Finagle's budget: 10% of the calls plus its floor of 10 a second over 10 s (at 1,000 calls, 1.2 a call).
+        expect(scripted.exchanges.length).toBeLessThanOrEqual(calls + calls / 10 + 100)
         expect(scripted.exchanges.length).toBeGreaterThan(calls)
         expect(yield* counterValue("http.client.resilience.hedges", "http://outage.hedging.test:80")).toBeGreaterThan(0)
       }),
-    // 1,000 calls on the TestClock: a few seconds on a busy machine.
-    30_000
+    // 500 calls on the TestClock: a few seconds on a busy machine.
+    60_000
   )
 
   it.effect("no hedge while the origin cools down after another call's 429", () =>

@@ -147,6 +147,14 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStore.layerRedis a
           ),
           "the cool-down written"
         )
+        // And the budget's script loaded, which the store does as it starts, in the background.
+        yield* eventually(
+          Effect.map(
+            Effect.promise(() => redis.command("INFO", "commandstats")),
+            (stats) => stats.includes("cmdstat_script|load:")
+          ),
+          "the budget's script loaded"
+        )
         yield* Effect.promise(() => redis.command("CONFIG", "RESETSTAT"))
         yield* calls
         const stats = yield* Effect.promise(() => redis.command("INFO", "commandstats"))
