@@ -5,18 +5,21 @@
  * what its client needs (this library only in its own process).
  */
 import { NodeHttpClient, NodeRedis } from "@effect/platform-node"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Duration, Effect, Layer, ManagedRuntime } from "effect"
 import { HttpClient } from "effect/http"
 import { CircuitBreaker } from "effect/persistence"
 import {
   attemptCounter,
   batchRecorder,
   type BenchClient,
+  type HedgingClient,
+  hedgeDelayRecorder,
+  hedgingPolicyFor,
   indices,
   isOverloadMode,
   policyFor
 } from "@effect-http-resilience/bench/benchClient"
-import type { ClientMode } from "@effect-http-resilience/bench/protocol"
+import type { ClientMode, HedgingMode } from "@effect-http-resilience/bench/protocol"
 import type { Effect4LibraryId } from "./protocol.js"
 
 const effectClient = <E, R, ER>(
@@ -152,5 +155,30 @@ export const makeClient = async (id: Effect4LibraryId, mode: ClientMode, redisUr
         counter?.read
       )
     }
+  }
+}
+
+/**
+ * The client of a hedging client process, as the Effect 3 line's (`packages/bench/src/hedgingClient.ts`):
+ * this library's `ResilientHttpClient.make` with the configuration's policy, built once over
+ * `layerUndici`, each call's body read to its end, each call observed for the delay of every
+ * hedge the library sends.
+ */
+export const makeHedgingClient = async (mode: HedgingMode): Promise<HedgingClient> => {
+  const { ResilientHttpClient } = await import("effect-http-resilience-effect4")
+  const runtime = ManagedRuntime.make(NodeHttpClient.layerUndici)
+  const transport = await runtime.runPromise(Effect.service(HttpClient.HttpClient))
+  const resilient = await runtime.runPromise(
+    Effect.provideService(ResilientHttpClient.make(hedgingPolicyFor(mode)), HttpClient.HttpClient, transport)
+  )
+  const delays = hedgeDelayRecorder()
+  const observed = ResilientHttpClient.observeDecisions((decision) =>
+    decision._tag === "Hedge" ? Effect.sync(() => delays.record(Duration.toMillis(decision.delay))) : Effect.void
+  )
+  return {
+    client: effectClient(runtime, (url) =>
+      observed(Effect.scoped(Effect.flatMap(resilient.get(url), (response) => response.json)))
+    ),
+    takeHedgeDelays: delays.take
   }
 }

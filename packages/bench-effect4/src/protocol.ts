@@ -1,6 +1,6 @@
 /**
  * The parent's messages as an Effect 4 client process decodes them: `packages/bench`'s
- * `ToWorker` (its Effect 3 schema is the definition; see the meaning of each field there) in
+ * `ToWorker` and `ToHedgingClient` (its Effect 3 schemas are the definition; see the meaning of each field there) in
  * Effect 4's `Schema`, so that this process loads no Effect 3. The compiler holds the two to
  * the same type.
  */
@@ -41,7 +41,21 @@ const Job = Schema.Struct({
 
 export const ToWorker = Schema.Union([Schema.TaggedStruct("Run", { id: Schema.Number, job: Job })])
 
+/** The hedging section's configurations, as the parent's `HedgingMode`. */
+export const HedgingMode = Schema.Literals(["off", "fixed-10ms", "fixed-p95", "percentile", "percentile-budget"])
+
+const HedgingRun = Schema.Struct({
+  url: Schema.String,
+  count: Schema.Int,
+  concurrency: Schema.Int,
+  ratePerSecond: Schema.Number
+})
+
+export const ToHedgingClient = Schema.Union([Schema.TaggedStruct("RunHedging", { id: Schema.Number, run: HedgingRun })])
+
 // Both ways assignable: the same type as the parent's.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 export const sameAsParent: Same<typeof ToWorker.Type, Protocol.ToWorker> &
-  Same<Effect4LibraryId, Extract<Protocol.LibraryId, `effect4${string}`>> = true
+  Same<Effect4LibraryId, Extract<Protocol.LibraryId, `effect4${string}`>> &
+  Same<typeof HedgingMode.Type, Protocol.HedgingMode> &
+  Same<typeof ToHedgingClient.Type, Protocol.ToHedgingClient> = true

@@ -110,7 +110,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
     }
   }
   // One fresh client process per configuration, against a chaos server process of its own.
-  if (sections.includes("hedging")) hedging = await runHedging(config.hedging, log)
+  if (sections.includes("hedging")) hedging = await runHedging(config.hedging, log, config.libraries)
   if (sections.includes("contention")) {
     const { clientCounts, runs } = config.contention
     log(`contention: ${runs} seeded runs per cell, without and with the default retry budget`)

@@ -112,6 +112,31 @@ export const policyFor = (mode: ClientMode): PolicyOptions | undefined => {
   }
 }
 
+/**
+ * A hedging client process's client, on either line: the configuration's client, and the delays
+ * of the hedges it sent (its `Hedge` decisions, the only figure read from the library).
+ */
+export interface HedgingClient {
+  readonly client: BenchClient
+  /** The delays of the hedges sent since the last call, in milliseconds, in the order they went. */
+  readonly takeHedgeDelays: () => Array<number>
+}
+
+/** Where a line's decision observer writes each hedge's delay, and the bench takes them from. */
+export const hedgeDelayRecorder = () => {
+  let delays: Array<number> = []
+  return {
+    record: (millis: number): void => {
+      delays.push(millis)
+    },
+    take: (): Array<number> => {
+      const taken = delays
+      delays = []
+      return taken
+    }
+  }
+}
+
 /** The hedging section's fixed delays, in milliseconds. */
 export const hedgingDelays = {
   /** The Tail at Scale's: BigTable sent a second copy of a request outstanding for 10 ms. */

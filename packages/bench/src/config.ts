@@ -101,7 +101,7 @@ export interface BenchConfig {
   readonly contention: ContentionConfig
   /** The happy path with `ResilienceStore.layerRedis` against the memory store, on each line. */
   readonly sharedStore: SharedStoreConfig
-  /** Hedged requests (issue #20) against the chaos server's latency route, on the Effect 3 line. */
+  /** Hedged requests (issue #20) against the chaos server's latency route, on each line of this library in `libraries`. */
   readonly hedging: HedgingConfig
 }
 

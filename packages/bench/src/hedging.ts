@@ -5,17 +5,18 @@
  * 0.05: 5% slow, seeded, so a run repeats. Every request to the key draws, hedges included: a
  * hedge of a slow request draws its own number, as an independent copy would.
  *
- * One fresh client process per configuration (no hedging, the baseline; a fixed 10 ms; a fixed
- * delay at the distribution's 95th percentile; the delay learnt at the 95th percentile; that with
- * the default retry budget), each this library on the Effect 3 line with `retryBudget: "none"`
- * but the last. Each process first warms up against a second chaos server (another origin: the
+ * One fresh client process per line and configuration (no hedging, the baseline; a fixed 10 ms;
+ * a fixed delay at the distribution's 95th percentile; the delay learnt at the 95th percentile;
+ * that with the default retry budget), each this library on the Effect 3 line, or on the Effect 4
+ * line under Node 22 (`packages/bench-effect4`), with `retryBudget: "none"` but the last. Each
+ * process first warms up against a second chaos server (another origin: the
  * latency windows are per origin, and a cold process's first calls, hundreds of milliseconds,
  * would otherwise be the learnt 95th percentile for the next 30 s). Then in each round every
  * configuration, in turn (each round in another order), runs a warm-up on a key of its own (so
  * that the learnt delay's window holds its 20 samples and more; the rounds are over 30 s apart,
  * so each starts from an empty window), then the measured calls on the round's key, from the
- * server's reset: every configuration of a round sees the same sequence of draws, and each round
- * another seed. The calls are started at a fixed rate (an open loop), so that every
+ * server's reset: every configuration of a round, on either line, sees the same sequence of
+ * draws, and each round another seed. Each line's rows are compared with its own baseline. The calls are started at a fixed rate (an open loop), so that every
  * configuration offers the server the same load whatever hedging does to latency.
  *
  * The requests are the server's count (`/__stats`), the losing copies its `abandoned` count;
@@ -25,6 +26,7 @@
 import * as Os from "node:os"
 import { latencyDraw } from "../../chaos-server/src/internal/latency.js"
 import { hedgingDelays } from "./benchClient.js"
+import { libraryById } from "./clients.js"
 import type { HedgingConfig } from "./config.js"
 import { rotate } from "./happyPath.js"
 import {
@@ -34,8 +36,14 @@ import {
   startChaosServerProcess,
   startHedgingClientProcess
 } from "./processes.js"
-import type { HedgingMode, HedgingRunResult } from "./protocol.js"
+import type { HedgingMode, HedgingRunResult, LibraryId } from "./protocol.js"
 import { median, medianRatio, quantileSorted } from "./stats.js"
+
+/** This library on each line: the clients the section compares, when the run includes them. */
+export const hedgingLibraries: ReadonlyArray<LibraryId> = ["effect-http-resilience", "effect4-http-resilience"]
+
+/** "Effect 3" or "Effect 4": the line of one of {@link hedgingLibraries}, as the tables say it. */
+export const lineOf = (library: LibraryId): string => (libraryById(library).effect4 ? "Effect 4" : "Effect 3")
 
 /** The latency distribution of issue #20: 5 ms typical, 500 ms slow, 5% slow. */
 export const latencyDistribution = { fastMillis: 5, slowMillis: 500, slowShare: 0.05 } as const
@@ -139,6 +147,9 @@ export interface HedgingRound {
 }
 
 export interface HedgingRow {
+  /** This library on one line, and that line as the tables say it ("Effect 3", "Effect 4"). */
+  readonly library: LibraryId
+  readonly line: string
   readonly mode: HedgingMode
   readonly label: string
   readonly option: string
@@ -153,7 +164,7 @@ export interface HedgingRow {
   readonly extraRequests: number
   /** Median over rounds of abandoned requests / calls. */
   readonly abandoned: number
-  /** Median over rounds of the same round's p99 over the baseline's. */
+  /** Median over rounds of the same round's p99 over its line's baseline's. */
   readonly p99Ratio: number
   readonly p999Ratio: number
   /** The median over rounds of each round's median hedge delay; null when no hedge went. */
@@ -165,7 +176,8 @@ export interface HedgingRow {
 }
 
 export interface HedgingResult {
-  readonly line: string
+  /** The lines measured, in the rows' order within each configuration. */
+  readonly lines: ReadonlyArray<string>
   readonly rounds: number
   readonly callsPerRound: number
   readonly warmupCalls: number
@@ -175,6 +187,7 @@ export interface HedgingResult {
   /** Per round: its seed and the slow draws among its first `callsPerRound` requests. */
   readonly seeds: ReadonlyArray<{ readonly seed: number; readonly slowDraws: number }>
   readonly goal: typeof hedgingGoal
+  /** Per configuration, one row per line. */
   readonly rows: ReadonlyArray<HedgingRow>
 }
 
@@ -222,8 +235,9 @@ export const extraShare = (round: { readonly calls: number; readonly requests: n
 // Figures are judged as printed, not below a rounding error of the goal.
 const tolerance = 1e-9
 
-/** A configuration's rows from its rounds and the baseline's, round by round. */
+/** A configuration's row on the line of `library` from its rounds and that line's baseline's, round by round. */
 export const hedgingRow = (
+  library: LibraryId,
   configuration: HedgingConfiguration,
   rounds: ReadonlyArray<HedgingRound>,
   baseline: ReadonlyArray<HedgingRound>
@@ -236,6 +250,8 @@ export const hedgingRow = (
   )
   const delays = rounds.flatMap((round) => (round.hedgeDelayMillis === null ? [] : [round.hedgeDelayMillis]))
   return {
+    library,
+    line: lineOf(library),
     mode: configuration.mode,
     label: configuration.label,
     option: configuration.option,
@@ -262,13 +278,25 @@ export const hedgingRow = (
   }
 }
 
-const startClients = async (modes: ReadonlyArray<HedgingMode>): Promise<Array<HedgingClientProcess>> => {
+/** One client process of the section: this library on one line, in one configuration. */
+interface HedgingClientSpec {
+  readonly library: LibraryId
+  readonly mode: HedgingMode
+}
+
+const startClients = async (
+  specs: ReadonlyArray<{ readonly library: LibraryId; readonly configuration: HedgingConfiguration }>
+): Promise<Array<HedgingClientProcess>> => {
   const started: Array<HedgingClientProcess> = []
   try {
     // Two at a time: starting a process is CPU-bound, and this machine has few cores.
-    for (let index = 0; index < modes.length; index += 2) {
-      const batch = modes.slice(index, index + 2)
-      started.push(...(await Promise.all(batch.map((mode) => startHedgingClientProcess(mode)))))
+    for (let index = 0; index < specs.length; index += 2) {
+      const batch = specs.slice(index, index + 2)
+      started.push(
+        ...(await Promise.all(
+          batch.map(({ configuration, library }) => startHedgingClientProcess(library, configuration.mode))
+        ))
+      )
     }
     return started
   } catch (error) {
@@ -277,46 +305,63 @@ const startClients = async (modes: ReadonlyArray<HedgingMode>): Promise<Array<He
   }
 }
 
-/** Runs the section: its own chaos server process and one fresh client process per configuration. */
-export const runHedging = async (config: HedgingConfig, log: (line: string) => void): Promise<HedgingResult> => {
+const nameOf = (client: HedgingClientSpec): string => `${lineOf(client.library)} ${client.mode}`
+// A latency key per line, configuration and use: no two batches of a round share one.
+const keyOf = (client: HedgingClientSpec, use: string): string =>
+  `${libraryById(client.library).effect4 ? "e4" : "e3"}-${client.mode}-${use}`
+
+/**
+ * Runs the section for each line of this library among `libraries` (null when neither is there):
+ * its own chaos server process and one fresh client process per line and configuration.
+ */
+export const runHedging = async (
+  config: HedgingConfig,
+  log: (line: string) => void,
+  libraries: ReadonlyArray<LibraryId>
+): Promise<HedgingResult | null> => {
   const { callsPerRound, concurrency, ratePerSecond, rounds, warmupCalls } = config
+  const lines = hedgingLibraries.filter((library) => libraries.includes(library))
+  if (lines.length === 0) return null
+  const specs = hedgingConfigurations.flatMap((configuration) => lines.map((library) => ({ library, configuration })))
   const server: ChaosServerProcess = await startChaosServerProcess()
   try {
-    log(`hedging: chaos server on ${server.origin}; starting ${hedgingConfigurations.length} client processes`)
-    const clients = await startClients(hedgingConfigurations.map((configuration) => configuration.mode))
+    log(`hedging: chaos server on ${server.origin}; starting ${specs.length} client processes`)
+    const clients = await startClients(specs)
     try {
-      const byMode = new Map(clients.map((client) => [client.mode, client]))
-      const samples = new Map<HedgingMode, Array<HedgingRound>>()
+      const samples = new Map<HedgingClientProcess, Array<HedgingRound>>(clients.map((client) => [client, []]))
       const batch = (client: HedgingClientProcess, url: string, count: number) =>
         client.run({ url, count, concurrency, ratePerSecond }, jobTimeoutMillis(count))
       // A fresh process's first calls are slow (compiling, connecting): on another origin, whose window
       // the measured calls never read, as many as two warm-ups, every configuration's code run hot.
       log(`hedging: warming up each client process on ${server.warmupOrigin}`)
       for (const client of clients) {
-        const warm = await batch(client, latencyUrl(server.warmupOrigin, `${client.mode}-process`, 1), 2 * warmupCalls)
+        const warm = await batch(client, latencyUrl(server.warmupOrigin, keyOf(client, "process"), 1), 2 * warmupCalls)
         if (warm.ok !== 2 * warmupCalls)
-          throw new Error(`hedging (${client.mode}): ${warm.failed} warm-up calls failed`)
+          throw new Error(`hedging (${nameOf(client)}): ${warm.failed} warm-up calls failed`)
       }
       for (let round = 0; round < rounds; round++) {
         const seed = roundSeed(round)
         log(`hedging: round ${round + 1}/${rounds} (seed ${seed})`)
-        for (const { mode } of rotate(hedgingConfigurations, round)) {
-          const client = byMode.get(mode)!
+        for (const client of rotate(clients, round)) {
           await server.reset()
           const warm = await batch(
             client,
-            latencyUrl(server.origin, `${mode}-warmup-${round}`, warmupSeed(round)),
+            latencyUrl(server.origin, keyOf(client, `warmup-${round}`), warmupSeed(round)),
             warmupCalls
           )
           await sleep(settleMillis)
           const warmStats = await server.stats()
           await server.reset()
           const loadAverage = Os.loadavg()[0] ?? Number.NaN
-          const measured = await batch(client, latencyUrl(server.origin, `${mode}-round-${round}`, seed), callsPerRound)
+          const measured = await batch(
+            client,
+            latencyUrl(server.origin, keyOf(client, `round-${round}`), seed),
+            callsPerRound
+          )
           await sleep(settleMillis)
           const stats = await server.stats()
           if (measured.ok !== callsPerRound || warm.ok !== warmupCalls)
-            throw new Error(`hedging (${mode}): ${measured.failed + warm.failed} calls failed`)
+            throw new Error(`hedging (${nameOf(client)}): ${measured.failed + warm.failed} calls failed`)
           const figures = roundFigures(
             measured,
             stats,
@@ -329,18 +374,19 @@ export const runHedging = async (config: HedgingConfig, log: (line: string) => v
             },
             loadAverage
           )
-          const list = samples.get(mode) ?? []
-          list.push(figures)
-          samples.set(mode, list)
+          samples.get(client)?.push(figures)
           log(
-            `hedging: ${mode}: p99 ${figures.p99Millis.toFixed(1)} ms, ${figures.requests - figures.calls} extra ` +
+            `hedging: ${nameOf(client)}: p99 ${figures.p99Millis.toFixed(1)} ms, ${figures.requests - figures.calls} extra ` +
               `requests, hedge delay ${figures.hedgeDelayMillis?.median.toFixed(2) ?? "-"} ms`
           )
         }
       }
-      const baseline = samples.get("off") ?? []
+      const roundsOf = (library: LibraryId, mode: HedgingMode): ReadonlyArray<HedgingRound> => {
+        const client = clients.find((candidate) => candidate.library === library && candidate.mode === mode)
+        return (client === undefined ? undefined : samples.get(client)) ?? []
+      }
       return {
-        line: "Effect 3",
+        lines: lines.map(lineOf),
         rounds,
         callsPerRound,
         warmupCalls,
@@ -352,8 +398,8 @@ export const runHedging = async (config: HedgingConfig, log: (line: string) => v
           slowDraws: slowDraws(roundSeed(round), callsPerRound)
         })),
         goal: hedgingGoal,
-        rows: hedgingConfigurations.map((configuration) =>
-          hedgingRow(configuration, samples.get(configuration.mode) ?? [], baseline)
+        rows: specs.map(({ configuration, library }) =>
+          hedgingRow(library, configuration, roundsOf(library, configuration.mode), roundsOf(library, "off"))
         )
       }
     } finally {

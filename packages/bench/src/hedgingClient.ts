@@ -4,17 +4,12 @@
  * `NodeHttpClient.layerUndici` as the other sections' Effect 3 clients, each call's body read to
  * its end. Each call runs under `ResilientHttpClient.observeDecisions`, which hands the bench the
  * delay of every hedge the library sends: the only figure read from the library (the requests
- * are counted by the server).
+ * are counted by the server). The Effect 4 line's is `makeHedgingClient` in
+ * `packages/bench-effect4/src/clients.ts`.
  */
-import { type BenchClient, hedgingPolicyFor } from "./benchClient.js"
+import { type HedgingClient, hedgeDelayRecorder, hedgingPolicyFor } from "./benchClient.js"
 import { effectClient } from "./clients.js"
 import type { HedgingMode } from "./protocol.js"
-
-export interface HedgingClient {
-  readonly client: BenchClient
-  /** The delays of the hedges sent since the last call, in milliseconds, in the order they went. */
-  readonly takeHedgeDelays: () => Array<number>
-}
 
 export const makeHedgingClient = async (mode: HedgingMode): Promise<HedgingClient> => {
   const [Duration, Effect, ManagedRuntime, HttpClient, NodeHttpClient, { ResilientHttpClient }] = await Promise.all([
@@ -30,22 +25,14 @@ export const makeHedgingClient = async (mode: HedgingMode): Promise<HedgingClien
   const resilient = await runtime.runPromise(
     Effect.provideService(ResilientHttpClient.make(hedgingPolicyFor(mode)), HttpClient.HttpClient, transport)
   )
-  let delays: Array<number> = []
+  const delays = hedgeDelayRecorder()
   const observed = ResilientHttpClient.observeDecisions((decision) =>
-    decision._tag === "Hedge"
-      ? Effect.sync(() => {
-          delays.push(Duration.toMillis(decision.delay))
-        })
-      : Effect.void
+    decision._tag === "Hedge" ? Effect.sync(() => delays.record(Duration.toMillis(decision.delay))) : Effect.void
   )
   return {
     client: effectClient(Effect, runtime, (url) =>
       observed(Effect.scoped(Effect.flatMap(resilient.get(url), (response) => response.json)))
     ),
-    takeHedgeDelays: () => {
-      const taken = delays
-      delays = []
-      return taken
-    }
+    takeHedgeDelays: delays.take
   }
 }

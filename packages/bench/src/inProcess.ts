@@ -3,10 +3,11 @@
  * in-memory transports (no sockets, no second process), what the client itself costs without
  * the network's noise. The Effect 3 line here, then the Effect 4 line in a child process under
  * Node 22 (`packages/bench-effect4/src/inProcess.ts`); each is compared with its own bare
- * client and `retryTransient`, in interleaved rounds (`profile.ts`). Under `node --cpu-prof` it
- * shows where the time goes.
+ * client and `retryTransient`, in interleaved rounds (`profile.ts`). With `--cpu-prof-dir` it
+ * shows where each row's time goes.
  *
  * usage: pnpm bench:profile [--quick] [--calls=N] [--rounds=N] [--outage-calls=N] [--ablations] [--effect3-only]
+ *   [--cpu-prof-dir=<dir>] (one more batch of each row under the sampling profiler, a .cpuprofile each)
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"

@@ -374,6 +374,8 @@ export const startChaosServerProcess = async (): Promise<ChaosServerProcess> => 
 }
 
 export interface HedgingClientProcess {
+  /** This library on one line: `effect-http-resilience` or `effect4-http-resilience`. */
+  readonly library: LibraryId
   readonly mode: HedgingMode
   readonly run: (run: HedgingRun, timeoutMillis: number) => Promise<HedgingRunResult>
   readonly stop: () => Promise<void>
@@ -381,10 +383,22 @@ export interface HedgingClientProcess {
 
 const encodeToHedgingClient = Schema.encodeSync(ToHedgingClient)
 
-/** Forks a hedging client process (Effect 3) in `mode` and waits until its client is built. */
-export const startHedgingClientProcess = async (mode: HedgingMode): Promise<HedgingClientProcess> => {
-  const child = forkTs("./hedgingClientMain.ts", [mode], { exposeGc: false })
-  const channel = new Channel(child, `hedging client process (${mode})`, Schema.decodeUnknownSync(FromHedgingClient))
+// Relative to this file: the Effect 4 hedging client processes' entry.
+const effect4HedgingEntry = "../../bench-effect4/src/hedgingClientMain.ts"
+
+/**
+ * Forks a hedging client process of `library` (this library on the Effect 3 line, or on the
+ * Effect 4 one under Node 22) in `mode` and waits until its client is built.
+ */
+export const startHedgingClientProcess = async (
+  library: LibraryId,
+  mode: HedgingMode
+): Promise<HedgingClientProcess> => {
+  const child = libraryById(library).effect4
+    ? forkTs(effect4HedgingEntry, [mode], { exposeGc: false, execPath: (await node22Binary()).path })
+    : forkTs("./hedgingClientMain.ts", [mode], { exposeGc: false })
+  const name = `hedging client process (${library}, ${mode})`
+  const channel = new Channel(child, name, Schema.decodeUnknownSync(FromHedgingClient))
   await channel.next(
     (message): message is Extract<FromHedgingClient, { _tag: "Ready" }> => message._tag === "Ready",
     startupTimeoutMillis,
@@ -392,6 +406,7 @@ export const startHedgingClientProcess = async (mode: HedgingMode): Promise<Hedg
   )
   let nextId = 0
   return {
+    library,
     mode,
     run: async (run, timeoutMillis) => {
       const message: ToHedgingClient = { _tag: "RunHedging", id: nextId++, run }
@@ -402,7 +417,7 @@ export const startHedgingClientProcess = async (mode: HedgingMode): Promise<Hedg
         timeoutMillis,
         "result"
       )
-      if (reply._tag === "Failed") throw new Error(`hedging client (${mode}): ${reply.message}`)
+      if (reply._tag === "Failed") throw new Error(`${name}: ${reply.message}`)
       return reply.result
     },
     stop: () => stopChild(child)

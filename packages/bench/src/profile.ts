@@ -4,6 +4,9 @@
  * command line, the CPU and allocation of a batch of calls, interleaved rounds, and the tables.
  * Each line only says how to run its rows.
  */
+import * as Fs from "node:fs/promises"
+import { Session } from "node:inspector/promises"
+import * as Path from "node:path"
 import { median, medianRatio } from "./stats.js"
 import { allocationCounter } from "./worker.js"
 
@@ -17,6 +20,12 @@ export interface ProfileOptions {
   readonly ablations: boolean
   /** The Effect 3 line only, without starting the Effect 4 one under Node 22. */
   readonly effect3Only: boolean
+  /**
+   * When given, after the measured rounds each row runs one more batch under V8's sampling
+   * profiler, written to this directory as `<line>-<row>-c<concurrency>.cpuprofile` (a profile of
+   * that row alone, which `node --cpu-prof` of the whole run cannot give).
+   */
+  readonly cpuProfileDir?: string | undefined
 }
 
 // About 1 and 2.5 minutes for both lines on 2 busy cores (4 with the ablations).
@@ -25,7 +34,7 @@ const quickRun: ProfileOptions = { calls: 1_000, rounds: 3, outageCalls: 1_000, 
 
 /**
  * `--quick` (fewer calls and rounds), `--calls=N`, `--rounds=N`, `--outage-calls=N`,
- * `--ablations`, `--effect3-only`; a `--` is ignored and anything else rejected.
+ * `--ablations`, `--effect3-only`, `--cpu-prof-dir=<dir>`; a `--` is ignored and anything else rejected.
  */
 export const parseProfileArgs = (args: ReadonlyArray<string>): ProfileOptions => {
   const given = args.filter((arg) => arg !== "--")
@@ -40,9 +49,11 @@ export const parseProfileArgs = (args: ReadonlyArray<string>): ProfileOptions =>
     else if (name === "--calls" && positive) options = { ...options, calls: count }
     else if (name === "--rounds" && positive) options = { ...options, rounds: count }
     else if (name === "--outage-calls" && positive) options = { ...options, outageCalls: count }
+    else if (name === "--cpu-prof-dir" && value !== undefined && value !== "")
+      options = { ...options, cpuProfileDir: Path.resolve(value) }
     else
       throw new Error(
-        `bench:profile: unknown option ${arg} (--quick --calls=N --rounds=N --outage-calls=N --ablations --effect3-only)`
+        `bench:profile: unknown option ${arg} (--quick --calls=N --rounds=N --outage-calls=N --ablations --effect3-only --cpu-prof-dir=<dir>)`
       )
   }
   return options
@@ -53,7 +64,8 @@ export const profileArgs = (options: ProfileOptions): Array<string> => [
   `--calls=${options.calls}`,
   `--rounds=${options.rounds}`,
   `--outage-calls=${options.outageCalls}`,
-  ...(options.ablations ? ["--ablations"] : [])
+  ...(options.ablations ? ["--ablations"] : []),
+  ...(options.cpuProfileDir === undefined ? [] : [`--cpu-prof-dir=${options.cpuProfileDir}`])
 ]
 
 /**
@@ -98,6 +110,39 @@ const measureRounds = async (rows: ReadonlyArray<ProfileRow>, options: ProfileOp
     for (const row of rows) samples.get(row.name)?.push(await perCall(row, options.calls))
   }
   return samples
+}
+
+const slug = (text: string): string =>
+  text
+    .trim()
+    .replace(/[^a-z0-9]+/gi, "-")
+    .replace(/^-|-$/g, "")
+    .toLowerCase()
+
+/**
+ * One more batch of each row under V8's sampling profiler (every 100 µs), each written to `dir` as
+ * `<line>-<row>-c<concurrency>.cpuprofile`, for Chrome's DevTools or any reader of the format.
+ */
+const profileRows = async (rows: ReadonlyArray<ProfileRow>, calls: number, dir: string, line: string) => {
+  await Fs.mkdir(dir, { recursive: true })
+  const session = new Session()
+  session.connect()
+  try {
+    await session.post("Profiler.enable")
+    await session.post("Profiler.setSamplingInterval", { interval: 100 })
+    for (const row of rows) {
+      await session.post("Profiler.start")
+      await row.run(calls, row.concurrency)
+      const { profile } = await session.post("Profiler.stop")
+      const file = Path.join(
+        dir,
+        `${slug(line.split("(")[0] ?? line)}-${slug(row.name)}-c${row.concurrency}.cpuprofile`
+      )
+      await Fs.writeFile(file, JSON.stringify(profile))
+    }
+  } finally {
+    session.disconnect()
+  }
 }
 
 const column = (rounds: Rounds, name: string, of: keyof PerCall): Array<number> =>
@@ -273,6 +318,8 @@ export const runProfile = async (line: LineProfile, options: ProfileOptions): Pr
     // One call at a time for the retried calls: their transports alternate 503 and 200.
     const retried = concurrency === 1 ? await buildRows(line.retried, retriedLabel, 1, Object.keys(retriedLabel)) : []
     const rounds = await measureRounds([...happy, ...retried], options)
+    if (options.cpuProfileDir !== undefined)
+      await profileRows([...happy, ...retried], options.calls, options.cpuProfileDir, line.title)
     console.log()
     printTable(`${line.title}: per call, happy path, c=${concurrency} (${each})`, rounds, happyLabels, {
       bare: label.bare,

@@ -150,8 +150,8 @@ export const FromWorker = Schema.Union(
 )
 export type FromWorker = typeof FromWorker.Type
 
-// parent <-> hedging client process (Effect 3; the section's own messages, so that the Effect 4
-// client processes' copy of `ToWorker` is left as it is)
+// parent <-> hedging client process (either line: the section's own messages, which the Effect 4
+// processes decode with their own copy, `packages/bench-effect4/src/protocol.ts`)
 
 /**
  * The configurations of the hedging section (issue #20), one client process each: no hedging,

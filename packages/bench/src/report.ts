@@ -394,6 +394,9 @@ const sharedStoreVerdict = (result: SharedStoreResult): string => {
   )
 }
 
+/** A hedging row's first cell: its line, then its configuration. */
+const rowLabel = (row: HedgingRow): string => `${row.line}: ${row.label}`
+
 const delayCell = (row: HedgingRow): string => {
   if (row.hedgeDelayMillis === null) return row.mode === "off" ? "–" : "no hedge sent"
   const [low, high] = row.hedgeDelayRange ?? [row.hedgeDelayMillis, row.hedgeDelayMillis]
@@ -419,7 +422,7 @@ export const hedgingTable = (result: HedgingResult): string =>
       "goal met"
     ],
     result.rows.map((row) => [
-      row.label,
+      rowLabel(row),
       row.mode === "off" ? "off" : `\`${row.option}\``,
       fixed(row.p50Millis, 1),
       fixed(row.p95Millis, 1),
@@ -458,7 +461,7 @@ export const hedgingRoundsTable = (result: HedgingResult): string => {
     ],
     learnt.flatMap((row) =>
       row.rounds.map((round) => [
-        row.label,
+        rowLabel(row),
         integer(round.seed),
         fixed(round.loadAverage, 1),
         integer(result.seeds.find((seed) => seed.seed === round.seed)?.slowDraws ?? Number.NaN),
@@ -478,7 +481,7 @@ export const hedgingVerdict = (result: HedgingResult): string => {
   const { goal } = result
   const judged = result.rows.filter((row) => row.atP95)
   const figures = (row: HedgingRow) =>
-    `${row.label}: p99 cut by ${percent(1 - row.p99Ratio)}% for ${percent(row.extraRequests)}% extra requests, ` +
+    `${rowLabel(row)}: p99 cut by ${percent(1 - row.p99Ratio)}% for ${percent(row.extraRequests)}% extra requests, ` +
     (row.meetsGoal ? "met" : "not met")
   return (
     `Goal (issue #20): hedging at the 95th percentile cuts p99 by ${percent(goal.minP99Cut)}% or more for at ` +
@@ -650,7 +653,7 @@ export const renderMarkdown = (results: BenchResults): string => {
     sections.push(
       "",
       `## 9. Hedged requests (${hedging.rounds} rounds of ${integer(hedging.callsPerRound)} calls per ` +
-        `configuration, ${integer(hedging.ratePerSecond)} calls/s, ${hedging.line})`,
+        `configuration and line, ${integer(hedging.ratePerSecond)} calls/s, ${hedging.lines.join(" and ")})`,
       "",
       `The chaos server's \`/api/chaos/latency/:key\`: ${fastMillis} ms typical, ${slowMillis} ms for ` +
         `${percent(slowShare)}% of the requests, drawn per request (hedges included) from a seeded mulberry32 ` +
@@ -658,18 +661,19 @@ export const renderMarkdown = (results: BenchResults): string => {
         `${hedging.seeds.map((seed) => integer(seed.slowDraws)).join(", ")} slow among the first ` +
         `${integer(hedging.callsPerRound)} requests). Its 95th percentile, as the server waits, is ${p95Millis} ms: ` +
         `exactly ${percent(1 - slowShare)}% of the requests wait ${fastMillis} ms, so it sits at the boundary. ` +
-        `This library built once per configuration, each in a fresh client process, \`retryBudget: "none"\` but ` +
-        `in the last row, 2 copies at most (the default); calls started at a fixed rate (an open loop, at most ` +
+        `This library built once per configuration on each line (${hedging.lines.join(", ")}; one row per line, ` +
+        "Effect 4 under the Node 22 of its other rows), each in a fresh client process, " +
+        `\`retryBudget: "none"\` but in the last configuration, 2 copies at most (the default); calls started at a fixed rate (an open loop, at most ` +
         `${hedging.concurrency} in flight). Each process first warms up against a second chaos server (another ` +
         "origin: a cold process's first calls would be the learnt 95th percentile for 30 s); in each round, " +
         `each configuration's measured calls follow ${integer(hedging.warmupCalls)} warm-up calls on a key of ` +
         "their own (the learnt delay's window then holds its 20 samples and more; the rounds are over 30 s apart, " +
-        "so each starts from an empty window), every configuration of a round on the same draws. Extra " +
+        "so each starts from an empty window), every configuration of a round, on either line, on the same draws. Extra " +
         "requests: the requests the server received over the " +
         "calls, minus one; losers aborted: the requests whose client left before the answer (the server's " +
         "`abandoned`); latencies per call, in the client; hedge delay: the delay of the hedges the library " +
         "reported sending (`Hedge` decisions), the median of the rounds' medians and the smallest and largest. " +
-        "Each figure is a median over rounds, each ratio a median of same-round ratios to no hedging.",
+        "Each figure is a median over rounds, each ratio a median of same-round ratios to no hedging on the same line.",
       "",
       hedgingTable(hedging),
       "",

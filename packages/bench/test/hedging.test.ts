@@ -1,38 +1,46 @@
 /**
  * The hedging section runs and prints its figures: a tiny run of `--only=hedging` (a chaos server
- * process and one client process per configuration), then the shape of its JSON and markdown.
+ * process and one client process per line and configuration, the Effect 4 ones under the Node 22
+ * that scripts/node22.sh provides), then the shape of its JSON and markdown.
  * No latency is compared with anything: only counts (the calls asked for, no request lost or
  * made up, no hedge without hedging, a fixed delay reported as configured) and what follows from
  * the definitions (the baseline is 1.00× itself, the distribution's draws).
  */
 import { describe, expect, it } from "vitest"
 import { hedgingDelays, hedgingPolicyFor } from "../src/benchClient.js"
+import type { BenchConfig } from "../src/config.js"
 import {
   distributionPercentile,
   type HedgingRound,
   hedgingConfigurations,
+  hedgingLibraries,
   hedgingRow,
   latencyDistribution,
   slowDraws,
   summarizeDelays
 } from "../src/hedging.js"
+import { medianRatio } from "../src/stats.js"
 import { tableAfter, tinyConfig, tinyRun } from "./helpers.js"
 
-const labels = hedgingConfigurations.map((configuration) => configuration.label)
+const lines = ["Effect 3", "Effect 4"]
+// Per configuration, one row per line.
+const labels = hedgingConfigurations.flatMap((configuration) => lines.map((line) => `${line}: ${configuration.label}`))
+// The bare Effect 3 client as well: the section takes this library's two lines and nothing else.
+const hedgingConfig: BenchConfig = { ...tinyConfig, libraries: ["effect", ...hedgingLibraries] }
 
 describe("pnpm bench, the hedging section", () => {
-  const run = tinyRun(["hedging"], 240_000)
+  const run = tinyRun(["hedging"], 360_000, hedgingConfig)
 
-  it("measures every configuration in every round, and counts requests as the server saw them", () => {
+  it("measures every configuration on each line in every round, and counts requests as the server saw them", () => {
     const result = run.output().results.hedging
     const { callsPerRound, rounds } = tinyConfig.hedging
-    expect(result?.rows.map((row) => row.mode)).toEqual([
-      "off",
-      "fixed-10ms",
-      "fixed-p95",
-      "percentile",
-      "percentile-budget"
-    ])
+    expect(result?.lines).toEqual(lines)
+    expect(result?.rows.map((row) => `${row.line} ${row.mode}`)).toEqual(
+      ["off", "fixed-10ms", "fixed-p95", "percentile", "percentile-budget"].flatMap((mode) =>
+        lines.map((line) => `${line} ${mode}`)
+      )
+    )
+    expect(result?.rows.map((row) => row.library)).toEqual(hedgingConfigurations.flatMap(() => hedgingLibraries))
     expect(result?.seeds.map((seed) => seed.seed)).toEqual([1, 2])
     for (const row of result?.rows ?? []) {
       expect(row.rounds).toHaveLength(rounds)
@@ -48,19 +56,27 @@ describe("pnpm bench, the hedging section", () => {
         expect(round.p999Millis).toBeLessThanOrEqual(round.maxMillis)
       }
     }
-    const [off, fixed10, fixedP95] = result?.rows ?? []
-    // Without hedging, exactly one request per call, and the baseline is itself.
-    for (const round of off?.rounds ?? [])
-      expect([round.requests, round.hedges, round.abandoned]).toEqual([callsPerRound, 0, 0])
-    expect([off?.extraRequests, off?.p99Ratio, off?.hedgeDelayMillis]).toEqual([0, 1, null])
-    // A fixed delay is the delay every hedge goes after.
-    for (const [row, millis] of [
-      [fixed10, hedgingDelays.anchorMillis],
-      [fixedP95, hedgingDelays.p95Millis]
-    ] as const) {
-      for (const round of row?.rounds ?? []) {
-        if (round.hedgeDelayMillis !== null)
-          expect(round.hedgeDelayMillis).toEqual({ median: millis, min: millis, max: millis })
+    for (const library of hedgingLibraries) {
+      const of = (mode: string) => result?.rows.find((row) => row.library === library && row.mode === mode)
+      const off = of("off")
+      // Without hedging, exactly one request per call, and the baseline is itself.
+      for (const round of off?.rounds ?? [])
+        expect([round.requests, round.hedges, round.abandoned]).toEqual([callsPerRound, 0, 0])
+      expect([off?.extraRequests, off?.p99Ratio, off?.hedgeDelayMillis]).toEqual([0, 1, null])
+      // A fixed delay is the delay every hedge goes after.
+      for (const [mode, millis] of [
+        ["fixed-10ms", hedgingDelays.anchorMillis],
+        ["fixed-p95", hedgingDelays.p95Millis]
+      ] as const) {
+        for (const round of of(mode)?.rounds ?? []) {
+          if (round.hedgeDelayMillis !== null)
+            expect(round.hedgeDelayMillis).toEqual({ median: millis, min: millis, max: millis })
+        }
+      }
+      // Each line's ratios are to its own baseline, round by round.
+      for (const row of result?.rows.filter((candidate) => candidate.library === library) ?? []) {
+        const p99 = (rounds: ReadonlyArray<HedgingRound>) => rounds.map((round) => round.p99Millis)
+        expect(row.p99Ratio).toBe(medianRatio(p99(row.rounds), p99(off?.rounds ?? [])))
       }
     }
   })
@@ -71,11 +87,15 @@ describe("pnpm bench, the hedging section", () => {
     expect(rows).toHaveLength(2 + labels.length)
     for (const row of rows) expect(row).toHaveLength(12)
     expect(rows.slice(2).map((row) => row[0])).toEqual(labels)
-    expect(rows[2]?.slice(8, 10)).toEqual(["1.00×", "1.00×"])
+    for (const baseline of [rows[2], rows[3]]) expect(baseline?.slice(8, 10)).toEqual(["1.00×", "1.00×"])
     for (const row of rows.slice(2)) expect(row[11]).toMatch(/^(yes|no|–)$/)
     expect(markdown).toMatch(/Goal \(issue #20\): hedging at the 95th percentile cuts p99 by 80\.0% or more/)
+    expect(markdown).toContain("## 9. Hedged requests")
+    expect(markdown).toMatch(/calls\/s, Effect 3 and Effect 4\)/)
+    for (const line of lines) expect(markdown).toContain(`${line}: learnt p95: p99 cut by`)
     const byRound = tableAfter(markdown, "The learnt delay, round by round")
-    expect(byRound).toHaveLength(2 + 2 * tinyConfig.hedging.rounds)
+    // The two learnt configurations on each line, a row per round.
+    expect(byRound).toHaveLength(2 + 2 * lines.length * tinyConfig.hedging.rounds)
     for (const row of byRound) expect(row).toHaveLength(10)
     expect(markdown).not.toMatch(/NaN|undefined/)
   })
@@ -124,15 +144,26 @@ describe("the hedging section's definitions", () => {
     const baseline = [round(500, 100), round(400, 100), round(600, 100)]
     const learnt = hedgingConfigurations.find((configuration) => configuration.mode === "percentile")!
     const met = hedgingRow(
+      "effect4-http-resilience",
       learnt,
       [round(50, 105, [20, 30]), round(100, 106, [25]), round(60, 104, [10, 40])],
       baseline
     )
     expect(met.p99Ratio).toBeCloseTo(0.1)
     expect(met.extraRequests).toBeCloseTo(0.05)
-    expect([met.hedgeDelayMillis, met.hedgeDelayRange, met.meetsGoal]).toEqual([25, [10, 40], true])
-    expect(hedgingRow(learnt, [round(50, 107), round(100, 107), round(60, 107)], baseline).meetsGoal).toBe(false)
-    expect(hedgingRow(learnt, [round(150, 101), round(100, 101), round(150, 101)], baseline).meetsGoal).toBe(false)
+    expect([met.line, met.hedgeDelayMillis, met.hedgeDelayRange, met.meetsGoal]).toEqual([
+      "Effect 4",
+      25,
+      [10, 40],
+      true
+    ])
+    const library = "effect-http-resilience"
+    expect(hedgingRow(library, learnt, [round(50, 107), round(100, 107), round(60, 107)], baseline).meetsGoal).toBe(
+      false
+    )
+    expect(hedgingRow(library, learnt, [round(150, 101), round(100, 101), round(150, 101)], baseline).meetsGoal).toBe(
+      false
+    )
     expect(summarizeDelays([])).toBeNull()
   })
 })

@@ -6,9 +6,12 @@
  * calls, and lie between one and the three attempts of the default policy).
  */
 import { execFile } from "node:child_process"
+import * as Fs from "node:fs/promises"
 import { createRequire } from "node:module"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseProfileArgs, profileArgs } from "../src/profile.js"
 
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
@@ -28,7 +31,10 @@ describe("the bench:profile command line", () => {
     expect(given).toEqual({ calls: 1_000, rounds: 2, outageCalls: 1_000, ablations: true, effect3Only: true })
     // What the Effect 4 process is handed reads back as the same options, for its own line.
     expect(parseProfileArgs(profileArgs(given))).toEqual({ ...given, effect3Only: false })
-    for (const bad of ["--calls=0", "--rounds=1.5", "--calls", "--fast", "--quick=1"]) {
+    const profiled = parseProfileArgs(["--quick", "--cpu-prof-dir=profiles"])
+    expect(profiled.cpuProfileDir).toBe(Path.resolve("profiles"))
+    expect(parseProfileArgs(profileArgs(profiled))).toEqual(profiled)
+    for (const bad of ["--calls=0", "--rounds=1.5", "--calls", "--fast", "--quick=1", "--cpu-prof-dir="]) {
       expect(() => parseProfileArgs([bad]), bad).toThrow(/unknown option/)
     }
   })
@@ -50,18 +56,32 @@ const ratio = String.raw`\d+\.\d\d×`
 
 describe("pnpm bench:profile, a tiny run of both lines", () => {
   let output = ""
+  let profileDir = ""
   // From the line's first table on: its own tables come before any of the other line's.
   const sectionOf = (line: string) => output.slice(output.indexOf(`${line} (Node v`))
   beforeAll(async () => {
+    profileDir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "bench-profile-test-"))
     output = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
-        ["--import", tsxLoader, entry, "--calls=20", "--rounds=2", `--outage-calls=${outageCalls}`, "--ablations"],
+        [
+          "--import",
+          tsxLoader,
+          entry,
+          "--calls=20",
+          "--rounds=2",
+          `--outage-calls=${outageCalls}`,
+          "--ablations",
+          `--cpu-prof-dir=${profileDir}`
+        ],
         { timeout: 240_000, maxBuffer: 1 << 20 },
         (error, stdout, stderr) => (error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`)))
       )
     })
   }, 300_000)
+  afterAll(async () => {
+    if (profileDir !== "") await Fs.rm(profileDir, { recursive: true, force: true })
+  })
 
   for (const line of ["Effect 3", "Effect 4"]) {
     it(`${line}: the happy path at 1 and 64 in flight, every form next to its bare client and retryTransient`, () => {
@@ -114,6 +134,20 @@ describe("pnpm bench:profile, a tiny run of both lines", () => {
       }
     })
   }
+
+  it("with --cpu-prof-dir, writes a CPU profile of each row of each line: 7 forms at 1 and 64 in flight, 3 retried", async () => {
+    const files = (await Fs.readdir(profileDir)).sort()
+    for (const line of ["effect-3", "effect-4"]) {
+      const own = files.filter((file) => file.startsWith(`${line}-`))
+      expect(own).toHaveLength(2 * 7 + 3)
+      expect(own).toContain(`${line}-ours-built-once-c1.cpuprofile`)
+      expect(own).toContain(`${line}-retrytransient-one-retry-c1.cpuprofile`)
+    }
+    const profile: unknown = JSON.parse(
+      await Fs.readFile(Path.join(profileDir, "effect-4-ours-built-once-c64.cpuprofile"), "utf8")
+    )
+    expect(profile).toMatchObject({ nodes: expect.any(Array), samples: expect.any(Array) })
+  })
 
   it("prints the Effect 3 line, then the Effect 4 one under Node 22", () => {
     const effect3 = output.indexOf(`Effect 3 (Node ${process.version})`)
