@@ -41,7 +41,7 @@ const Job = Schema.Struct({
 
 export const ToWorker = Schema.Union([Schema.TaggedStruct("Run", { id: Schema.Number, job: Job })])
 
-// Both ways assignable: the same type as the parent's.
+// Both ways assignable: the same type as the parent's (tsc rejects this file when they drift).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-export const sameAsParent: Same<typeof ToWorker.Type, Protocol.ToWorker> &
-  Same<Effect4LibraryId, Extract<Protocol.LibraryId, `effect4${string}`>> = true
+true satisfies Same<typeof ToWorker.Type, Protocol.ToWorker> &
+  Same<Effect4LibraryId, Extract<Protocol.LibraryId, `effect4${string}`>>
