@@ -53,9 +53,9 @@ const HedgingRun = Schema.Struct({
 
 export const ToHedgingClient = Schema.Union([Schema.TaggedStruct("RunHedging", { id: Schema.Number, run: HedgingRun })])
 
-// Both ways assignable: the same type as the parent's.
+// Both ways assignable: the same type as the parent's (tsc rejects this file when they drift).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-export const sameAsParent: Same<typeof ToWorker.Type, Protocol.ToWorker> &
+true satisfies Same<typeof ToWorker.Type, Protocol.ToWorker> &
   Same<Effect4LibraryId, Extract<Protocol.LibraryId, `effect4${string}`>> &
   Same<typeof HedgingMode.Type, Protocol.HedgingMode> &
-  Same<typeof ToHedgingClient.Type, Protocol.ToHedgingClient> = true
+  Same<typeof ToHedgingClient.Type, Protocol.ToHedgingClient>

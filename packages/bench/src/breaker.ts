@@ -20,7 +20,7 @@ import type { ClientMode } from "./protocol.js"
 
 export const breakerClients: ReadonlyArray<OverloadClient> = [oursWithoutBudget, oursWithBudget, oursWithBreaker]
 
-export interface BreakerRow {
+interface BreakerRow {
   readonly id: string
   readonly mode: ClientMode
   readonly label: string

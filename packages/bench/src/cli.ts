@@ -17,13 +17,13 @@ export const committedResultsDir = fileURLToPath(new URL("../results/", import.m
  * Where a run writes without `--out`: a full run replaces the committed results; a quick run goes to
  * `results/quick/` (git-ignored), so trying the bench never overwrites the figures the README quotes.
  */
-export const defaultOutDir = (quick: boolean): string =>
+const defaultOutDir = (quick: boolean): string =>
   quick ? Path.join(committedResultsDir, "quick") : committedResultsDir
 
 /** The directory a run described by `commandLine` writes to. */
 export const outDirOf = (commandLine: CommandLine): string => commandLine.outDir ?? defaultOutDir(commandLine.quick)
 
-export const usage = `usage: pnpm bench [-- [--quick] [--only=${sectionNames.join(",")}] [--out=<dir>]]`
+const usage = `usage: pnpm bench [-- [--quick] [--only=${sectionNames.join(",")}] [--out=<dir>]]`
 
 const isSection = (name: string): name is SectionName => sectionNames.some((section) => section === name)
 

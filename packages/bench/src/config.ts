@@ -79,7 +79,7 @@ export interface HedgingConfig {
   readonly concurrency: number
 }
 
-export interface ContentionConfig {
+interface ContentionConfig {
   readonly clientCounts: ReadonlyArray<number>
   /** Seeded runs per cell; the figures are their means. */
   readonly runs: number

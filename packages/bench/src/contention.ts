@@ -70,7 +70,7 @@ const conflict = new HttpFailure.TransientStatus({
 })
 
 /** mulberry32: a small, fast, seeded generator of uniform numbers in [0, 1). */
-export const seededUniform = (seed: number): (() => number) => {
+const seededUniform = (seed: number): (() => number) => {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0

@@ -8,7 +8,7 @@ import { jobTimeoutMillis, type WorkerProcess } from "./processes.js"
 import type { Job, LibraryId } from "./protocol.js"
 import { median, medianRatio } from "./stats.js"
 
-export interface HappyPathRow {
+interface HappyPathRow {
   readonly library: LibraryId
   readonly label: string
   readonly concurrency: number

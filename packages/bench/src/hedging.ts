@@ -43,13 +43,13 @@ import { median, medianRatio, quantileSorted } from "./stats.js"
 export const hedgingLibraries: ReadonlyArray<LibraryId> = ["effect-http-resilience", "effect4-http-resilience"]
 
 /** "Effect 3" or "Effect 4": the line of one of {@link hedgingLibraries}, as the tables say it. */
-export const lineOf = (library: LibraryId): string => (libraryById(library).effect4 ? "Effect 4" : "Effect 3")
+const lineOf = (library: LibraryId): string => (libraryById(library).effect4 ? "Effect 4" : "Effect 3")
 
 /** The latency distribution of issue #20: 5 ms typical, 500 ms slow, 5% slow. */
 export const latencyDistribution = { fastMillis: 5, slowMillis: 500, slowShare: 0.05 } as const
 
 /** The goal of issue #20: hedging at the 95th percentile cuts p99 by 80% or more for at most 6% extra requests. */
-export const hedgingGoal = { minP99Cut: 0.8, maxExtraRequests: 0.06 } as const
+const hedgingGoal = { minP99Cut: 0.8, maxExtraRequests: 0.06 } as const
 
 export interface HedgingConfiguration {
   readonly mode: HedgingMode
@@ -103,7 +103,7 @@ export const slowDraws = (seed: number, n: number, slowShare: number = latencyDi
 }
 
 /** The measured round's seed; its warm-up draws from another. */
-export const roundSeed = (round: number): number => round + 1
+const roundSeed = (round: number): number => round + 1
 const warmupSeed = (round: number): number => 1_001 + round
 
 /** A summary of hedge delays (in milliseconds): median, smallest, largest; null when no hedge went. */
@@ -202,7 +202,7 @@ const latencyUrl = (origin: string, key: string, seed: number): string => {
 }
 
 /** The figures of one measured batch. */
-export const roundFigures = (
+const roundFigures = (
   result: HedgingRunResult,
   server: { readonly requests: number; readonly abandoned: number },
   seed: number,

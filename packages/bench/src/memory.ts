@@ -11,7 +11,7 @@ import { jobTimeoutMillis, type ServerProcess, type WorkerProcess } from "./proc
 import type { Job, JobResult, LibraryId } from "./protocol.js"
 import { median } from "./stats.js"
 
-export interface MemoryRow {
+interface MemoryRow {
   readonly library: LibraryId
   readonly label: string
   /** Medians over rounds. */

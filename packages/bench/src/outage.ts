@@ -46,7 +46,7 @@ export const outageClients: ReadonlyArray<OverloadClient> = [
   ours4PerCall
 ]
 
-export interface OutageBatch {
+interface OutageBatch {
   readonly calls: number
   readonly failed: number
   /** Attempts the client counted. */
@@ -57,14 +57,14 @@ export interface OutageBatch {
   readonly requestsPerCall: number
 }
 
-export interface OutagePhase {
+interface OutagePhase {
   /** The first batch: a budget's floor still unspent. */
   readonly first: OutageBatch
   /** The next batch at once: the floor used up by the first. */
   readonly second: OutageBatch
 }
 
-export interface OutageRow {
+interface OutageRow {
   readonly id: string
   readonly library: LibraryId
   readonly mode: ClientMode

@@ -319,7 +319,7 @@ export const stopWorkers = async (
 export const jobTimeoutMillis = (requests: number): number => 60_000 + requests * 20
 
 /** What the hedging section reads of the chaos server's `/__stats`. */
-export interface ChaosStats {
+interface ChaosStats {
   /** Requests received since the last reset (`/__stats` and `/__reset` not counted). */
   readonly requests: number
   /** Of those, the ones whose client left before the answer started: the copies that lost. */

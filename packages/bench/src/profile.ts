@@ -224,7 +224,7 @@ const printOutage = async (title: string, forms: ReadonlyArray<OutageForm>, call
 }
 
 /** Builds a form's batch against `url`: each row gets an origin of its own, so no row shares a budget or breaker with another. */
-export type Form = (url: string) => Promise<Batch>
+type Form = (url: string) => Promise<Batch>
 
 /**
  * One Effect line's client forms. "once": the resilient client built once (`make`, as a layer

@@ -54,14 +54,13 @@ export type ServerStats = typeof ServerStats.Type
 // parent <-> server process
 
 /** What the server saw of the callers of one `switch` tag across an outage. */
-export const OutageTagReport = Schema.Struct({
+const OutageTagReport = Schema.Struct({
   tag: Schema.String,
   /** Requests that arrived while the outage lasted (each answered 503). */
   requestsWhileDown: Schema.Number,
   /** From the end of the outage to the first 2xx answer this tag's callers got; null if none yet. */
   millisToFirstSuccess: Schema.NullOr(Schema.Number)
 })
-export type OutageTagReport = typeof OutageTagReport.Type
 
 export const OutageReport = Schema.Struct({
   /** How long the last outage lasted, by the server's clock; null while it lasts or before one. */

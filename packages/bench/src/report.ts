@@ -45,7 +45,7 @@ export const describeMachine = (): Machine => ({
   loadAverageAtStart: Os.loadavg().map((load) => Math.round(load * 100) / 100)
 })
 
-export const retryBudgetNote =
+const retryBudgetNote =
   "With a retry budget: the N clients share the library's default `RetryBudget` (Finagle: 10% of calls plus a " +
   "floor of 10 retries per second of its 10 s ttl, lent up front), on simulated time; each client's write is one " +
   "call, depositing when it starts, each conflict asks for a retry, and a client refused one gives up."
@@ -107,12 +107,12 @@ const fineRatio = (value: number): string => (Number.isFinite(value) ? `${value.
 const kib = (bytes: number): string => fixed(bytes / 1024, 1)
 const mib = (bytes: number): string => fixed(bytes / (1024 * 1024), 1)
 
-export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   const line = (cells: ReadonlyArray<string>) => `| ${cells.join(" | ")} |`
   return [line(header), line(header.map((_, index) => (index === 0 ? "---" : "---:"))), ...rows.map(line)].join("\n")
 }
 
-export const happyPathTable = (result: HappyPathResult): string => {
+const happyPathTable = (result: HappyPathResult): string => {
   const concurrencies = [...new Set(result.rows.map((row) => row.concurrency))]
   const header = ["client"]
   for (const concurrency of concurrencies) {
@@ -139,7 +139,7 @@ export const happyPathTable = (result: HappyPathResult): string => {
   return table(header, rows)
 }
 
-export const retryCostTable = (result: RetryCostResult): string =>
+const retryCostTable = (result: RetryCostResult): string =>
   table(
     [
       "client",
@@ -169,7 +169,7 @@ export const retryCostTable = (result: RetryCostResult): string =>
     ])
   )
 
-export const memoryTable = (result: MemoryResult): string =>
+const memoryTable = (result: MemoryResult): string =>
   table(
     [
       "client",
@@ -195,7 +195,7 @@ export const memoryTable = (result: MemoryResult): string =>
     ])
   )
 
-export const contentionTables = (result: ContentionResult): string => {
+const contentionTables = (result: ContentionResult): string => {
   const counts = [...new Set(result.cells.map((cell) => cell.clients))].sort((a, b) => a - b)
   const pivot = (
     cells: ReadonlyArray<ContentionCell>,
@@ -243,7 +243,7 @@ const unrefusingBudgetNote =
 
 const percent = (share: number): string => fixed(share * 100, 1)
 
-export const outageTable = (result: OutageResult): string => {
+const outageTable = (result: OutageResult): string => {
   const n = integer(result.callsPerBatch)
   return table(
     [
@@ -263,7 +263,7 @@ export const outageTable = (result: OutageResult): string => {
   )
 }
 
-export const sparseTable = (result: SparseResult): string =>
+const sparseTable = (result: SparseResult): string =>
   table(
     ["client", "calls", "calls failing once", "succeeded", "success %", "retries", "requests / call"],
     result.rows.map((row) => [
@@ -277,7 +277,7 @@ export const sparseTable = (result: SparseResult): string =>
     ])
   )
 
-export const breakerTable = (result: BreakerResult): string =>
+const breakerTable = (result: BreakerResult): string =>
   table(
     [
       "client",
@@ -308,7 +308,7 @@ const withinGoal = (row: SharedStoreResult["rows"][number]): string =>
         ? "CPU only"
         : "no"
 
-export const sharedStoreTable = (result: SharedStoreResult): string =>
+const sharedStoreTable = (result: SharedStoreResult): string =>
   table(
     [
       "client",
@@ -347,7 +347,7 @@ const commandList = (counts: Readonly<Record<string, number>>): string =>
     .map(([name, calls]) => `${name.replaceAll("|", " ").toUpperCase()} ${integer(calls)}`)
     .join(", ") || "none"
 
-export const sharedStoreCommandsTable = (result: SharedStoreResult): string =>
+const sharedStoreCommandsTable = (result: SharedStoreResult): string =>
   table(
     [
       "client",
@@ -405,7 +405,7 @@ const delayCell = (row: HedgingRow): string => {
     : `${fixed(row.hedgeDelayMillis, 2)} (${fixed(low, 2)}–${fixed(high, 2)})`
 }
 
-export const hedgingTable = (result: HedgingResult): string =>
+const hedgingTable = (result: HedgingResult): string =>
   table(
     [
       "configuration",
@@ -438,7 +438,7 @@ export const hedgingTable = (result: HedgingResult): string =>
   )
 
 /** Round by round, what the learnt delay came out as, in the warm-up and in the measured calls. */
-export const hedgingRoundsTable = (result: HedgingResult): string => {
+const hedgingRoundsTable = (result: HedgingResult): string => {
   const learnt = result.rows.filter((row) => row.mode === "percentile" || row.mode === "percentile-budget")
   const summary = (delay: HedgingRow["rounds"][number]["hedgeDelayMillis"]) =>
     delay === null
@@ -477,7 +477,7 @@ export const hedgingRoundsTable = (result: HedgingResult): string => {
 }
 
 /** The goal of issue #20 and, for each configuration that hedges at the 95th percentile, whether it is met. */
-export const hedgingVerdict = (result: HedgingResult): string => {
+const hedgingVerdict = (result: HedgingResult): string => {
   const { goal } = result
   const judged = result.rows.filter((row) => row.atP95)
   const figures = (row: HedgingRow) =>

@@ -17,7 +17,7 @@ import { jobTimeoutMillis, type ServerProcess, type WorkerProcess } from "./proc
 import type { Job, LibraryId } from "./protocol.js"
 import { median, quantile } from "./stats.js"
 
-export interface RetryCostRow {
+interface RetryCostRow {
   readonly library: LibraryId
   readonly label: string
   /** Medians over rounds. */

@@ -8,7 +8,7 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import type { OutageReport } from "./protocol.js"
 
-export interface ServerStats {
+interface ServerStats {
   /** Connections accepted since the last reset. */
   readonly connectionsOpened: number
   /** Connections open right now. */

@@ -31,16 +31,16 @@ import { median, medianRatio } from "./stats.js"
 export const sharedStoreLibraries: ReadonlyArray<LibraryId> = ["effect-http-resilience", "effect4-http-resilience"]
 
 /** The goal of issue #18: the Redis store's happy path within 3% of the memory store's. */
-export const sharedStoreGoalRatio = 1.03
+const sharedStoreGoalRatio = 1.03
 
 /** `layerRedis`'s default `syncInterval`, which the bench keeps: how often deposits reach Redis. */
-export const syncIntervalMillis = 1_000
+const syncIntervalMillis = 1_000
 
 /** The memory store, the same again (the control), and the Redis store: one client each. */
 const stores: ReadonlyArray<ClientMode> = ["happy", "happy-control", "happy-redis"]
 
 /** One round of one store: its calls' figures. */
-export interface StoreRound {
+interface StoreRound {
   /** The median of the round's call latencies, in microseconds. */
   readonly p50Micros: number
   /** The round's wall time over its calls, in microseconds: at c=64 the inverse of throughput. */
@@ -50,11 +50,11 @@ export interface StoreRound {
 }
 
 /** One store's figures: each a median over rounds. */
-export interface StoreFigures extends StoreRound {
+interface StoreFigures extends StoreRound {
   readonly rounds: ReadonlyArray<StoreRound>
 }
 
-export interface SharedStoreRow {
+interface SharedStoreRow {
   readonly library: LibraryId
   readonly label: string
   readonly concurrency: number
@@ -80,7 +80,7 @@ export interface SharedStoreRow {
 }
 
 /** What Redis received from one line's client process during the measured rounds. */
-export interface SharedStoreCommands {
+interface SharedStoreCommands {
   readonly library: LibraryId
   readonly label: string
   /** Calls made through the Redis store in the measured rounds. */

@@ -19,7 +19,7 @@ import { failsOnce } from "./worker.js"
 
 export const sparseClients: ReadonlyArray<OverloadClient> = [oursWithoutBudget, oursWithBudget]
 
-export interface SparseRow {
+interface SparseRow {
   readonly id: string
   readonly mode: ClientMode
   readonly label: string

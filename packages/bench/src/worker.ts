@@ -41,7 +41,7 @@ export const failsOnce = (index: number, failingShare: number): boolean => scatt
  * The URL of call `index` of a job, at the job's origin if it names one: every `fail-once`
  * call gets a key of its own.
  */
-export const urlFor = (workerOrigin: string, job: Job): ((index: number) => string) => {
+const urlFor = (workerOrigin: string, job: Job): ((index: number) => string) => {
   const origin = job.origin ?? workerOrigin
   switch (job.route) {
     case "ok": {

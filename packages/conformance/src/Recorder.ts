@@ -24,7 +24,7 @@ export interface MetricReading {
 }
 
 /** The fields of an `HttpFailure` (either line) that a scenario checks. */
-export interface FailureFields {
+interface FailureFields {
   readonly _tag: string
   readonly attempt: number
   readonly giveUpReason?: GiveUpReason | undefined
@@ -33,7 +33,7 @@ export interface FailureFields {
 }
 
 /** How a call ended, as the runner saw it: a response's status, or the failure. */
-export type CallResult = { readonly status: number } | { readonly failure: FailureFields }
+type CallResult = { readonly status: number } | { readonly failure: FailureFields }
 
 /** The record of one run of a scenario. */
 export interface Recorder {
@@ -83,7 +83,7 @@ const serverAddress = Telemetry.attribute.serverAddress
 const giveUpReasonKey = Telemetry.attribute.giveUpReason
 
 /** The scenario's share of each counter: the sum of its host's series, by give-up reason for give-ups. */
-export const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricReading>): MetricValues => {
+const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricReading>): MetricValues => {
   const host = hostOf(scenario)
   const ofHost = readings.filter((reading) => reading.attributes[serverAddress] === host)
   const total = (name: string): number =>
@@ -106,7 +106,7 @@ export const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricR
 }
 
 /** What happened between two readings (Effect's metric registry is global and only grows). */
-export const metricDelta = (before: MetricValues, after: MetricValues): MetricValues => {
+const metricDelta = (before: MetricValues, after: MetricValues): MetricValues => {
   const hedges = (after.hedges ?? 0) - (before.hedges ?? 0)
   const hedgeWins = (after.hedgeWins ?? 0) - (before.hedgeWins ?? 0)
   const giveUps: Record<string, number> = {}

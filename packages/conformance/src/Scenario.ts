@@ -9,7 +9,7 @@ import type { ConnectionFailureReason, GiveUpReason } from "@effect-http-resilie
 import type { ScriptStep } from "@effect-http-resilience/core/ScriptedTransport"
 
 /** A backoff as `RetryPolicy.linear`, `exponential` and `constant` build it, base in milliseconds. */
-export type Backoff =
+type Backoff =
   | { readonly _tag: "Linear"; readonly base: number }
   | { readonly _tag: "Constant"; readonly base: number }
   | { readonly _tag: "Exponential"; readonly base: number; readonly factor: number }
@@ -47,7 +47,7 @@ export interface PolicyOptions {
  * The request every call of a scenario sends. `body`: none, a text body (sent again whole on a
  * retry), or a stream (one-shot: the first attempt consumes it).
  */
-export interface RequestSpec {
+interface RequestSpec {
   readonly method: "GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH"
   readonly path: string
   readonly headers?: Readonly<Record<string, string>>

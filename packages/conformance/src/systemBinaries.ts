@@ -44,7 +44,7 @@ export const chromium: SystemBinary = {
 }
 
 /** `TEST_REQUIRE_BINARIES=1`: a missing program fails the tests that need it instead of skipping them. */
-export const required: boolean = process.env.TEST_REQUIRE_BINARIES === "1"
+const required: boolean = process.env.TEST_REQUIRE_BINARIES === "1"
 
 /** Whether the tests that need `binary` are skipped here: it is missing, and not required. */
 export const skipWithout = (binary: SystemBinary): boolean => !binary.found && !required

@@ -1,7 +1,7 @@
 /**
  * Hedged requests without Effect: the `hedging` option checked and resolved, a per-origin window
- * of recent latencies that learns the delay at a percentile, the delay a call waits before its
- * next copy, and when copies go. Times are a monotonic clock's milliseconds.
+ * of recent latencies that learns the delay at a percentile, and the delay a call waits before
+ * its next copy (when copies go is `HedgeRace`'s). Times are a monotonic clock's milliseconds.
  *
  * The anchors: Finagle's `BackupRequestFilter` sends its backup at a latency percentile read
  * from a windowed histogram (30 s, refreshed every 3 s, never sooner than 1 ms); Polly hedges
@@ -509,7 +509,7 @@ export const makeLatencyTable = (
   )
 
 // ---------------------------------------------------------------------------------------------
-// The delay and the copies
+// The delay
 
 /**
  * How long a call waits before its next copy: the fixed delay; or the origin's latency at the
@@ -540,41 +540,3 @@ export const delayMillis = (
   const learnt = window?.percentile(delay.percentile, nowMillis)
   return Math.max(delay.floorMillis, learnt ?? delay.fallbackMillis)
 }
-
-/**
- * When each copy goes, in milliseconds after the first: copy k (from 1) at (k - 1) × delay, for k
- * up to `maxCopies`. A delay of 0 sends them all at once (gRPC A6's `hedgingDelay` 0).
- *
- * @example
- * ```ts
- * import { Hedging } from "@effect-http-resilience/core"
- *
- * Hedging.sendTimes({ maxCopies: 3 }, 100) // [0, 100, 200]
- * ```
- *
- * @since 0.2.0
- * @category copies
- */
-export const sendTimes = (settings: { readonly maxCopies: number }, delayMillis: number): ReadonlyArray<number> =>
-  Array.from({ length: settings.maxCopies }, (_, index) => index * delayMillis)
-
-/**
- * Whether another copy of an attempt may go now: fewer than `maxCopies` have been sent (copy k
- * exists only for k up to `maxCopies`) and fewer than `maxCopies` are in flight (the issue's
- * promise, checked as stated rather than inferred from the first).
- *
- * @example
- * ```ts
- * import { Hedging } from "@effect-http-resilience/core"
- *
- * Hedging.mayStartCopy({ maxCopies: 2 }, { sent: 1, inFlight: 1 }) // true
- * Hedging.mayStartCopy({ maxCopies: 2 }, { sent: 2, inFlight: 1 }) // false
- * ```
- *
- * @since 0.2.0
- * @category copies
- */
-export const mayStartCopy = (
-  settings: { readonly maxCopies: number },
-  copies: { readonly sent: number; readonly inFlight: number }
-): boolean => copies.sent < settings.maxCopies && copies.inFlight < settings.maxCopies

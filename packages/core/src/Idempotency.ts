@@ -51,36 +51,14 @@ const idempotentMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"
 /**
  * Whether a method is idempotent by definition (RFC 9110 9.2.2): GET, HEAD, OPTIONS, TRACE,
  * PUT, DELETE.
- *
- * @example
- * ```ts
- * import { Idempotency } from "@effect-http-resilience/core"
- *
- * Idempotency.isIdempotentMethod("PUT") // true
- * Idempotency.isIdempotentMethod("POST") // false
- * ```
- *
- * @since 0.1.0
- * @category predicates
  */
-export const isIdempotentMethod = (method: string): boolean => idempotentMethods.has(method)
+const isIdempotentMethod = (method: string): boolean => idempotentMethods.has(method)
 
 /**
  * Whether the headers carry an `Idempotency-Key` (lower-case name). An empty or blank key names
  * no operation: the server cannot recognise a repeat by it.
- *
- * @example
- * ```ts
- * import { Idempotency } from "@effect-http-resilience/core"
- *
- * Idempotency.hasIdempotencyKey({ "idempotency-key": "order-42" }) // true
- * Idempotency.hasIdempotencyKey({ "idempotency-key": "  " }) // false
- * ```
- *
- * @since 0.1.0
- * @category predicates
  */
-export const hasIdempotencyKey = (headers: HeaderRecord): boolean => {
+const hasIdempotencyKey = (headers: HeaderRecord): boolean => {
   const key = headers["idempotency-key"]
   return key !== undefined && key.trim() !== ""
 }

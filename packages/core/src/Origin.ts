@@ -269,18 +269,8 @@ export class OriginTable<E> {
 /**
  * The scheme and authority of a URL as written (`https://api.example.com:8443`), without
  * parsing it: a cheap key for what is worked out once per origin.
- *
- * @example
- * ```ts
- * import { Origin } from "@effect-http-resilience/core"
- *
- * Origin.authorityOf("https://api.example.com/items?page=2") // "https://api.example.com"
- * ```
- *
- * @since 0.1.0
- * @category keys
  */
-export const authorityOf = (url: string): string => {
+const authorityOf = (url: string): string => {
   const start = url.indexOf("//")
   if (start < 0) return url
   // Called on every request: one scan and one slice, no intermediate string.

@@ -11,18 +11,8 @@ import { findUserinfo } from "./UrlCredentials.js"
 
 /**
  * What a redacted value is written as.
- *
- * @example
- * ```ts
- * import { Redaction } from "@effect-http-resilience/core"
- *
- * console.log(Redaction.redactedText) // "REDACTED"
- * ```
- *
- * @since 0.2.0
- * @category constants
  */
-export const redactedText = "REDACTED"
+const redactedText = "REDACTED"
 
 /**
  * OpenTelemetry's query parameters to redact in `url.full` (presigned URLs' signatures and

@@ -101,25 +101,14 @@ export const isEncoded = (headers: HeaderRecord): boolean => {
 /**
  * The declared length, when it bounds the bytes a transport hands over: a valid
  * `Content-Length` of a body not sent encoded.
- *
- * @example
- * ```ts
- * import { ResponseBody } from "@effect-http-resilience/core"
- *
- * ResponseBody.boundingLength({ "content-length": "120" }) // 120
- * ResponseBody.boundingLength({ "content-length": "120", "content-encoding": "gzip" }) // undefined
- * ```
- *
- * @since 0.2.0
- * @category reading
  */
-export const boundingLength = (headers: HeaderRecord): number | undefined =>
+const boundingLength = (headers: HeaderRecord): number | undefined =>
   isEncoded(headers) ? undefined : declaredLength(headers)
 
 /**
  * How to release a body nobody will read: nothing to do (empty), abort it (declared larger
  * than {@link drainMaxBytes}), read it whole (a declared length within it that bounds it, see
- * {@link boundingLength}), or read at most {@link drainMaxBytes} of it (length unknown, or
+ * `boundingLength`), or read at most {@link drainMaxBytes} of it (length unknown, or
  * counting encoded bytes a transport may inflate).
  *
  * @example

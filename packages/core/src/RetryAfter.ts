@@ -123,19 +123,8 @@ const resolveTwoDigitYear = (
  * IMF-fixdate, RFC 850, asctime) into epoch milliseconds, or `undefined` when malformed. An
  * RFC 850 two-digit year is resolved against `nowMillis` by the whole timestamp: a date more
  * than 50 calendar years ahead is in the previous century.
- *
- * @example
- * ```ts
- * import { RetryAfter } from "@effect-http-resilience/core"
- *
- * RetryAfter.parseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT", Date.now()) // 784111777000
- * RetryAfter.parseHttpDate("Sun, 31 Feb 1994 08:49:37 GMT", Date.now()) // undefined
- * ```
- *
- * @since 0.1.0
- * @category parsing
  */
-export const parseHttpDate = (value: string, nowMillis: number): number | undefined => {
+const parseHttpDate = (value: string, nowMillis: number): number | undefined => {
   let match = imfFixdate.exec(value)
   if (match !== null) {
     const [, day, month, year, hour, minute, second] = match
@@ -164,7 +153,7 @@ const untilEpochMillis = (epochMillis: number, nowMillis: number): number => Mat
 
 /**
  * Parses a `Retry-After` value into milliseconds: delay-seconds (digits only, surrounding
- * whitespace allowed) or an HTTP-date (see {@link parseHttpDate}); a date in the past gives 0.
+ * whitespace allowed) or an HTTP-date (see `parseHttpDate`); a date in the past gives 0.
  * Anything malformed (negative, fractional, empty, an impossible date) gives `undefined`; it
  * never throws. Delay-seconds too large to represent give {@link largestDelayMillis}.
  *
@@ -229,19 +218,8 @@ const parseRateLimitField = (value: string): number | undefined => {
 
 /**
  * The delay of the `retry-after` header alone, in milliseconds, or `undefined`.
- *
- * @example
- * ```ts
- * import { RetryAfter } from "@effect-http-resilience/core"
- *
- * RetryAfter.fromRetryAfterHeader({ "retry-after": "2" }, Date.now()) // 2000
- * RetryAfter.fromRetryAfterHeader({ "ratelimit-reset": "2" }, Date.now()) // undefined
- * ```
- *
- * @since 0.1.0
- * @category parsing
  */
-export const fromRetryAfterHeader = (headers: HeaderRecord, nowMillis: number): number | undefined => {
+const fromRetryAfterHeader = (headers: HeaderRecord, nowMillis: number): number | undefined => {
   const value = headers["retry-after"]
   return value === undefined ? undefined : parse(value, nowMillis)
 }

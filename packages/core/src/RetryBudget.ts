@@ -669,18 +669,8 @@ const prefix = "retryBudget"
 /**
  * A budget strategy as the libraries' constructors build it (`RetryBudget.finagle(options)`,
  * `tokenBucket`, `awsQuota`, `none`), its options as given.
- *
- * @example
- * ```ts
- * import type { RetryBudget } from "@effect-http-resilience/core"
- *
- * const strategy: RetryBudget.StrategyInput = { _tag: "TokenBucket", options: { maxTokens: 20 } }
- * ```
- *
- * @since 0.1.0
- * @category models
  */
-export type StrategyInput =
+type StrategyInput =
   | { readonly _tag: "Finagle" | "TokenBucket" | "AwsQuota"; readonly options: unknown }
   | { readonly _tag: "None" }
 

@@ -125,18 +125,8 @@ export interface Resolved<D> {
 
 /**
  * The option names, in the order they are checked.
- *
- * @example
- * ```ts
- * import { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * RetryPolicyOptions.optionNames.includes("maxAttempts") // true
- * ```
- *
- * @since 0.1.0
- * @category constants
  */
-export const optionNames: ReadonlyArray<string> = [
+const optionNames: ReadonlyArray<string> = [
   "maxAttempts",
   "backoff",
   "maxDelay",
@@ -286,7 +276,7 @@ const predicateOf = (
 /**
  * Checks a retry policy's options record: a plain object (not null, not an array, a `Map` or a
  * class instance), only known option names, no `null` value (only `undefined` or leaving an
- * option out means its default), then every option in {@link optionNames} order. The first bad
+ * option out means its default), then every option in `optionNames` order. The first bad
  * option wins.
  *
  * @example

@@ -52,18 +52,8 @@ export const keysFor = (prefix: string) => {
 
 /**
  * The default prefix.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * console.log(SharedStore.defaultPrefix) // "http-resilience"
- * ```
- *
- * @since 0.2.0
- * @category keys
  */
-export const defaultPrefix = "http-resilience"
+const defaultPrefix = "http-resilience"
 
 /**
  * A short, stable name for a budget's settings (FNV-1a of their text), so that budgets of
@@ -213,23 +203,13 @@ return { allowed, sum + reserve, rejected }
  * could have made but a bug or a hostile write, and the budget script drops it. Below it, a
  * forged count cannot be told from a busy fleet's; it is gone after the window (at most a
  * minute), as every bucket is.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * console.log(SharedStore.maxCallsPerSecond) // 1000000
- * ```
- *
- * @since 0.2.0
- * @category budgets
  */
-export const maxCallsPerSecond = 1_000_000
+const maxCallsPerSecond = 1_000_000
 
 /**
  * The fixed-point numbers of a Finagle budget, as the one-process budget keeps them (a deposit
  * of 1000 per request, so a ratio above 1 needs no floating point), its window in seconds, and
- * the bounds of one bucket: at most the deposits of {@link maxCallsPerSecond} calls, at least
+ * the bounds of one bucket: at most the deposits of `maxCallsPerSecond` calls, at least
  * the withdrawals that the reserve and a window of such buckets could pay for. A budget of ratio
  * 0 deposits nothing: no bucket of it can be above 0.
  *

@@ -108,7 +108,7 @@ export * as HedgeRace from "./HedgeRace.js"
  * ```ts
  * import { Hedging } from "@effect-http-resilience/core"
  *
- * Hedging.sendTimes({ maxCopies: 3 }, 100) // [0, 100, 200]
+ * console.log(Hedging.defaults.maxCopies) // 2
  * ```
  *
  * @since 0.2.0

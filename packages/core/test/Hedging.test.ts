@@ -8,11 +8,9 @@ import {
   type Input,
   LatencyWindow,
   makeLatencyTable,
-  mayStartCopy,
   maxCopiesLimit,
   type Resolved,
   resolve,
-  sendTimes,
   windowDefaults
 } from "../src/Hedging.js"
 import * as Settings from "../src/Settings.js"
@@ -407,59 +405,6 @@ describe("delayMillis", () => {
         if (samples.length < windowDefaults.minSamples) expect(delay).toBe(Math.max(floor, fallback))
         else expect(withinHistogramError(delay, Math.max(floor, exactPercentile(samples, p)))).toBe(true)
       })
-    )
-  })
-})
-
-describe("copies", () => {
-  it("copy k goes at (k - 1) × delay, up to maxCopies; delay 0 sends all at once", () => {
-    expect(sendTimes({ maxCopies: 3 }, 100)).toEqual([0, 100, 200])
-    expect(sendTimes({ maxCopies: 4 }, 0)).toEqual([0, 0, 0, 0])
-    expect(sendTimes({ maxCopies: 1 }, 100)).toEqual([0])
-    fc.assert(
-      fc.property(fc.integer({ min: 1, max: maxCopiesLimit }), latency, (maxCopies, delay) => {
-        const times = sendTimes({ maxCopies }, delay)
-        expect(times).toHaveLength(maxCopies)
-        for (const [index, time] of times.entries()) expect(time).toBe(index * delay)
-      })
-    )
-  })
-
-  it.each([
-    [2, 0, 0, true],
-    [2, 1, 1, true],
-    [2, 1, 0, true],
-    [2, 2, 1, false],
-    [2, 2, 0, false],
-    [1, 1, 1, false],
-    [5, 4, 4, true],
-    [5, 5, 5, false]
-  ])("maxCopies %i, sent %i, in flight %i: %s", (maxCopies, sent, inFlight, may) => {
-    expect(mayStartCopy({ maxCopies }, { sent, inFlight })).toBe(may)
-  })
-
-  it("never lets more than maxCopies go or be in flight", () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: maxCopiesLimit }),
-        fc.array(fc.boolean(), { maxLength: 30 }),
-        (max, steps) => {
-          let sent = 0
-          let inFlight = 0
-          for (const tryStart of steps) {
-            if (tryStart && mayStartCopy({ maxCopies: max }, { sent, inFlight })) {
-              sent++
-              inFlight++
-            } else if (inFlight > 0) {
-              inFlight--
-            }
-            expect(sent).toBeLessThanOrEqual(max)
-            expect(inFlight).toBeLessThanOrEqual(max)
-          }
-          // Each attempt to start while copies remain succeeds.
-          if (sent < max) expect(mayStartCopy({ maxCopies: max }, { sent, inFlight })).toBe(true)
-        }
-      )
     )
   })
 })

@@ -13,11 +13,10 @@
  */
 import * as Metrics from "@effect/opentelemetry/Metrics"
 import * as Resource from "@effect/opentelemetry/Resource"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { ConsoleMetricExporter, type MetricReader, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics"
+import type { MetricReader } from "@opentelemetry/sdk-metrics"
 import type { LazyArg } from "effect/Function"
 import * as Layer from "effect/Layer"
-import { CircuitBreaker, ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
+import { CircuitBreaker, RetryPolicy } from "effect-http-resilience"
 
 /**
  * Short waits, the default retry budget, and a circuit breaker that opens after 5 failed
@@ -53,22 +52,3 @@ export interface Options {
  */
 export const layer = (options: Options): Layer.Layer<never> =>
   Metrics.layer(options.reader).pipe(Layer.provide(Resource.layer({ serviceName: options.serviceName })))
-
-/**
- * What a service would run: the resilient client over undici, its metrics printed every 10
- * seconds. In production, swap the console exporter for `OTLPMetricExporter` from
- * `@opentelemetry/exporter-metrics-otlp-http`.
- *
- * @since 0.2.0
- * @category layers
- */
-export const MainLive: Layer.Layer<ResilientHttpClient.ResilientHttpClient> = ResilientHttpClient.layer(policy).pipe(
-  Layer.provide(NodeHttpClient.layerUndici),
-  Layer.merge(
-    layer({
-      serviceName: "orders",
-      reader: () =>
-        new PeriodicExportingMetricReader({ exporter: new ConsoleMetricExporter(), exportIntervalMillis: 10_000 })
-    })
-  )
-)

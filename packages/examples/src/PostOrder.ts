@@ -13,7 +13,6 @@ import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import type { HttpFailure } from "effect-http-resilience"
 import { ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
 
@@ -29,11 +28,8 @@ export interface Order {
 /**
  * At most 3 attempts, short jittered exponential waits: an order is worth a second try, not a
  * long one.
- *
- * @since 0.2.0
- * @category policies
  */
-export const orderPolicy: RetryPolicy.RetryPolicy = RetryPolicy.make({
+const orderPolicy: RetryPolicy.RetryPolicy = RetryPolicy.make({
   maxAttempts: 3,
   backoff: RetryPolicy.exponential("200 millis")
 })
@@ -94,10 +90,3 @@ export const make = (config: Config): Effect.Effect<Orders["Type"], never, HttpC
           )
     })
   })
-
-/**
- * @since 0.2.0
- * @category layers
- */
-export const layer = (config: Config): Layer.Layer<Orders, never, HttpClient.HttpClient> =>
-  Layer.effect(Orders, make(config))

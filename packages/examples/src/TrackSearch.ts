@@ -38,11 +38,8 @@ const SearchResponse = Schema.Struct({
 
 /**
  * The seed client's retry behaviour: at most 3 attempts, waits of 500 ms then 1000 ms.
- *
- * @since 0.1.0
- * @category policies
  */
-export const echoPlayPolicy: RetryPolicy.RetryPolicy = RetryPolicy.make({
+const echoPlayPolicy: RetryPolicy.RetryPolicy = RetryPolicy.make({
   maxAttempts: 3,
   backoff: RetryPolicy.linear("500 millis"),
   jitter: "none"
@@ -81,10 +78,8 @@ export class TrackSearch extends Context.Tag("@effect-http-resilience/examples/T
 >() {}
 
 /**
- * @since 0.1.0
- * @category constructors
  */
-export const make = (config: Config) =>
+const make = (config: Config) =>
   Effect.map(ResilientHttpClient.ResilientHttpClient, (http) => {
     const endpoint = new URL("/v1/search", config.baseUrl)
     return TrackSearch.of({

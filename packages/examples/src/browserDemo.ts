@@ -40,11 +40,8 @@ export interface BrowserDemo {
 /**
  * The page's script: `browser/page.ts` and everything it imports (Effect, `@effect/platform`,
  * `effect-http-resilience`, the demo's scenarios), one minified ES module.
- *
- * @since 0.3.0
- * @category bundling
  */
-export const bundlePage = async (): Promise<string> => {
+const bundlePage = async (): Promise<string> => {
   const result = await esbuild.build({
     entryPoints: [`${pageDirectory}page.ts`],
     bundle: true,

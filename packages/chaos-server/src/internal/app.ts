@@ -27,8 +27,7 @@ export interface AppConfig {
   readonly cors: Cors.ResolvedCors | undefined
 }
 
-/** @internal */
-export const maxRetryKeyLength = 128
+const maxRetryKeyLength = 128
 
 /** Paths that observe or steer the server; requests to them are not counted. */
 const statsPath = "/__stats"
@@ -376,10 +375,8 @@ const stream = async (
 /**
  * The header that tells a 503 for a connection beyond `maxConnections` from an endpoint's 503 (`/api/status/503`,
  * a retry key's failures), and its value.
- *
- * @internal
  */
-export const overloadHeader = { name: "x-chaos-overload", maxConnections: "max-connections" } as const
+const overloadHeader = { name: "x-chaos-overload", maxConnections: "max-connections" } as const
 
 /**
  * Answers a request that came on a connection beyond `maxConnections`: 503 with `X-Chaos-Overload` and

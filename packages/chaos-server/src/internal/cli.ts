@@ -2,11 +2,9 @@ import * as Util from "node:util"
 import { type CorsOptions, startChaosServer } from "../startChaosServer.js"
 import { headerNameProblem } from "./cors.js"
 
-/** @internal */
-export const defaultPort = 8080
+const defaultPort = 8080
 
-/** @internal */
-export const usage = `usage: chaos-server [--port PORT] [--cors] [--cors-hide-headers] [--cors-allow-headers=A,B]
+const usage = `usage: chaos-server [--port PORT] [--cors] [--cors-hide-headers] [--cors-allow-headers=A,B]
 
 Starts the fault-injecting HTTP server on 127.0.0.1 and runs until SIGINT or SIGTERM.
 

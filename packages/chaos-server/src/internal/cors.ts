@@ -21,10 +21,8 @@ export interface ResolvedCors {
  * Every response header the server sends that a page cannot read unless it is exposed (the CORS-safelisted
  * ones, such as `Content-Type`, are readable anyway), plus the rate-limit headers a page's client reads, so
  * that an endpoint sending them needs no change here. `Connection` is left out: a page can never read it.
- *
- * @internal
  */
-export const exposedHeaders: ReadonlyArray<string> = [
+const exposedHeaders: ReadonlyArray<string> = [
   "Retry-After",
   "X-Attempt",
   "X-Simulated",
@@ -45,16 +43,13 @@ export const exposedHeaders: ReadonlyArray<string> = [
   "X-RateLimit-Reset"
 ]
 
-/** @internal */
-export const allowedMethods: ReadonlyArray<string> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+const allowedMethods: ReadonlyArray<string> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 /**
  * How long a browser may reuse a preflight's answer. Short enough that a test changing `allowHeaders` between
  * server starts is not fooled for long; browsers cap it anyway (Chromium at 2 hours).
- *
- * @internal
  */
-export const preflightMaxAgeSeconds = 600
+const preflightMaxAgeSeconds = 600
 
 const defaultCors: ResolvedCors = { exposeHeaders: true, allowHeaders: "any" }
 

@@ -32,8 +32,7 @@ export const connectionReset = takeOverSocket((socket) => socket.resetAndDestroy
  */
 export const hang = (): Answer => silent
 
-/** @internal */
-export const truncatedDeclaredLength = 100
+const truncatedDeclaredLength = 100
 
 const truncatedBody = (() => {
   const prefix = '{"message":"'
@@ -73,8 +72,7 @@ export const invalidJson = (): Answer => ({
   body: '{"tracks": {"items": [{"id": "1", "name": "Unfinished'
 })
 
-/** @internal */
-export const slowBodyLimits = {
+const slowBodyLimits = {
   maxChunks: 1000,
   maxIntervalMillis: 10_000,
   maxTotalMillis: 60_000
@@ -119,8 +117,7 @@ export const slowBody = ({ query }: Exchange): Answer => {
   }
 }
 
-/** @internal */
-export const largeJsonLimits = {
+const largeJsonLimits = {
   minBytes: 2,
   maxBytes: 256 * 1024 * 1024,
   defaultBytes: 1024 * 1024,

@@ -9,8 +9,7 @@ import { type Answer, type Exchange, json, silent, sleep } from "./exchange.js"
 import { fractionParam, integerParam, integerSetParam } from "./params.js"
 import type { ChaosState } from "./state.js"
 
-/** @internal */
-export const latencyLimits = {
+const latencyLimits = {
   maxKeyLength: 128,
   maxDelayMillis: 60_000,
   /** The largest seed, 2^31 - 1: a non-negative 32-bit signed integer, which a client in any language can send. */
@@ -21,13 +20,10 @@ export const latencyLimits = {
 
 /**
  * The header that tells how long the server waited before answering, in milliseconds.
- *
- * @internal
  */
-export const delayHeader = "x-chaos-delay"
+const delayHeader = "x-chaos-delay"
 
-/** @internal */
-export const latencyDefaults = { fastMillis: 5, slowMillis: 500, slowShare: 0.05, seed: 1 } as const
+const latencyDefaults = { fastMillis: 5, slowMillis: 500, slowShare: 0.05, seed: 1 } as const
 
 /** What mulberry32 adds to its state at each call: a Weyl sequence, so its n-th state is `seed + n × this`. */
 const mulberry32Increment = 0x6d2b79f5

@@ -14,11 +14,9 @@ import { quote } from "./errors.js"
  */
 export const defaultNamespace = ""
 
-/** @internal */
-export const pathPrefix = "/__ns/"
+const pathPrefix = "/__ns/"
 
-/** @internal */
-export const maxNameLength = 64
+const maxNameLength = 64
 
 // Unreserved URL characters only, so that a name goes into a URL as it is, with no encoding to disagree on; "."
 // and ".." are left out because clients resolve them as path steps.

@@ -14,8 +14,7 @@ import { parseStatus, statusText } from "./status.js"
 /** @internal */
 export const ordersPath = "/api/orders"
 
-/** @internal */
-export const maxIdempotencyKeyLength = 128
+const maxIdempotencyKeyLength = 128
 
 const idempotencyKeyOf = (exchange: Exchange): string | null => {
   const header = exchange.request.headers["idempotency-key"]

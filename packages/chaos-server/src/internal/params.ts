@@ -34,10 +34,8 @@ const integerIn = (raw: string, range: IntegerRange): number | undefined => {
 
 /**
  * Parses a decimal integer inside `range`; throws {@link BadRequest} otherwise.
- *
- * @internal
  */
-export const parseInteger = (name: string, raw: string, range: IntegerRange): number => {
+const parseInteger = (name: string, raw: string, range: IntegerRange): number => {
   const value = integerIn(raw, range)
   if (value === undefined) {
     throw new BadRequest(`${name} must be an integer between ${range.min} and ${range.max}, got ${quote(raw)}`)
@@ -110,8 +108,7 @@ export const integerSetParam = (
   return values
 }
 
-/** @internal */
-export const maxDelaySeconds = 60
+const maxDelaySeconds = 60
 
 /**
  * Reads `?delay=S`: non-negative decimal seconds up to {@link maxDelaySeconds}, as milliseconds. Absent means 0.

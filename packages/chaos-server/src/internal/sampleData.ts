@@ -32,8 +32,7 @@ export interface Todo {
 /** @internal */
 export const todo = (id: number): Todo => ({ id, title: `Todo ${id}`, completed: id % 2 === 0 })
 
-/** @internal */
-export interface Track {
+interface Track {
   readonly id: string
   readonly name: string
   readonly artists: ReadonlyArray<{ readonly name: string }>

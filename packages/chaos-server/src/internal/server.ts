@@ -4,8 +4,7 @@ import { makeRequestListener } from "./app.js"
 import { type ResolvedCors, resolveCors } from "./cors.js"
 import { ChaosState } from "./state.js"
 
-/** @internal */
-export const defaults = {
+const defaults = {
   port: 0,
   maxConnections: 1024,
   maxRetryKeys: 10_000,
@@ -19,10 +18,8 @@ export const host = "127.0.0.1"
 /**
  * Connections open at once beyond which node closes new ones before the server sees them, as a multiple of
  * `maxConnections`: between the two, connections are answered 503.
- *
- * @internal
  */
-export const overloadedConnectionsFactor = 2
+const overloadedConnectionsFactor = 2
 
 /** @internal */
 export interface ResolvedOptions {

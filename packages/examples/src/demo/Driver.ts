@@ -10,11 +10,8 @@ import { make as makeTimeline, seconds, type Style, type Timeline } from "./Time
 
 /**
  * The Effect lines the demo runs on.
- *
- * @since 0.3.0
- * @category models
  */
-export const lines = ["effect3", "effect4"] as const
+const lines = ["effect3", "effect4"] as const
 
 /**
  * @since 0.3.0

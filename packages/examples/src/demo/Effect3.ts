@@ -24,10 +24,8 @@ import { type Call, type Outcome, type PolicyOptions, statusSummary, summarizeTr
 import * as Timeline from "./Timeline.js"
 
 /**
- * @since 0.3.0
- * @category views
  */
-export const failureView = (failure: HttpFailure.HttpFailure): Timeline.FailureView =>
+const failureView = (failure: HttpFailure.HttpFailure): Timeline.FailureView =>
   Timeline.failureView(
     failure,
     failure._tag === "TransientStatus"
@@ -80,11 +78,8 @@ const Product = Schema.Struct({ id: Schema.Number, name: Schema.String })
 
 /**
  * The call of a scenario, against the chaos server at `baseUrl`.
- *
- * @since 0.3.0
- * @category calls
  */
-export const callOf = (
+const callOf = (
   call: Call,
   baseUrl: string
 ): Effect.Effect<string, unknown, ResilientHttpClient.ResilientHttpClient | HttpClient.HttpClient> => {
@@ -118,11 +113,8 @@ const getUrl = (url: string) =>
 
 /**
  * Runs `call` with a resilient client made from `policy` in context, its decisions on `timeline`.
- *
- * @since 0.3.0
- * @category running
  */
-export const withTimeline = <R>(
+const withTimeline = <R>(
   policy: PolicyOptions | undefined,
   call: Effect.Effect<string, unknown, R | ResilientHttpClient.ResilientHttpClient>,
   timeline: Timeline.Timeline

@@ -156,11 +156,8 @@ export interface RetryView {
 
 /**
  * A failed attempt after which the call stops.
- *
- * @since 0.3.0
- * @category models
  */
-export interface GiveUpView {
+interface GiveUpView {
   readonly _tag: "GiveUp"
   readonly failure: FailureView
   readonly reason: FailureMessage.GiveUpReason
@@ -253,11 +250,8 @@ export const track = (
 
 /**
  * The terminal's line for one decision: `  +2.05s  attempt 2  503 Service Unavailable  -> wait 2.00s (...)`.
- *
- * @since 0.3.0
- * @category formatting
  */
-export const decisionLine = (decision: DecisionView, sinceStartMillis: number, style: Style): string => {
+const decisionLine = (decision: DecisionView, sinceStartMillis: number, style: Style): string => {
   const head = `  ${style.dim(`+${seconds(sinceStartMillis)}`)}  attempt ${decision.failure.attempt}  ${style.red(describeFailedAttempt(decision.failure))}`
   return decision._tag === "Retry"
     ? `${head}  ${style.yellow(`-> wait ${seconds(decision.delayMillis)}`)} (${describeWaitReason(decision)})`

@@ -18,8 +18,7 @@ export interface Attempt {
   readonly attempt: number
 }
 
-/** @internal */
-export const isSuccess = (status: number): boolean => status >= 200 && status < 300
+const isSuccess = (status: number): boolean => status >= 200 && status < 300
 
 /** @internal */
 export const connectionError = (
@@ -63,8 +62,7 @@ export const takeHeldResponse = (
   return response
 }
 
-/** @internal */
-export const permanentStatus = (
+const permanentStatus = (
   attempt: Attempt,
   response: HttpClientResponse.HttpClientResponse
 ): Effect.Effect<never, HttpFailure.PermanentStatus> =>

@@ -39,7 +39,7 @@ const readJson = (
   )
 
 /** The service's key; the public class is the same service (the key is its identity). @internal */
-export const serviceTag = Context.Service<
+const serviceTag = Context.Service<
   ResilientHttpClient.ResilientHttpClient,
   ResilientHttpClient.ResilientHttpClient.Service
 >("effect-http-resilience-effect4/ResilientHttpClient")

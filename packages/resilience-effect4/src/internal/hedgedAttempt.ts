@@ -37,10 +37,8 @@ const windowsByClock = new WeakMap<Clock.Clock, OriginTable<Hedging.LatencyWindo
 
 /**
  * The latency windows of the origins called under `clock`.
- *
- * @internal
  */
-export const latencyWindows = (clock: Clock.Clock): OriginTable<Hedging.LatencyWindow> => {
+const latencyWindows = (clock: Clock.Clock): OriginTable<Hedging.LatencyWindow> => {
   let windows = windowsByClock.get(clock)
   if (windows === undefined) {
     windows = Hedging.makeLatencyTable()
@@ -61,10 +59,8 @@ const measured = (exit: Exit.Exit<unknown, unknown>): boolean => {
  * A copy that records its latency in its origin's window when a response comes back or its time
  * limit passes; a copy interrupted because another won (how long it would have taken is unknown)
  * or failed fast without an answer says nothing of the origin's latency.
- *
- * @internal
  */
-export const timed = <A, E, R>(
+const timed = <A, E, R>(
   copy: Effect.Effect<A, E, R>,
   windows: OriginTable<Hedging.LatencyWindow>,
   origin: string
@@ -86,10 +82,8 @@ export const timed = <A, E, R>(
  * leaves it to the copies in flight, and a server's pushback (a 429, any `Retry-After`) stops
  * further ones. A hedge the circuit rejected (it opened after the copy was allowed) is pushback;
  * the first copy's rejection ends the call.
- *
- * @internal
  */
-export const outcomeOf = (error: unknown, copy: number, policy: ResolvedPolicy): HedgeRace.Outcome => {
+const outcomeOf = (error: unknown, copy: number, policy: ResolvedPolicy): HedgeRace.Outcome => {
   if (Predicate.isTagged(error, "CircuitOpen")) {
     return copy === 1 ? { _tag: "Final" } : { _tag: "Transient", pushback: true }
   }
@@ -108,10 +102,8 @@ export const outcomeOf = (error: unknown, copy: number, policy: ResolvedPolicy):
  * - `release`: frees a loser's success (a response body); a loser's failure is freed with
  *   `releaseFailure`.
  * - `won`: told the copy whose success ends the race.
- *
- * @internal
  */
-export interface Copies<A, E, R> {
+interface Copies<A, E, R> {
   readonly settings: { readonly maxCopies: number; readonly delayMillis: number }
   readonly send: (copy: number) => Effect.Effect<A, E, R>
   readonly mayHedge: (copy: number) => Effect.Effect<boolean>
@@ -132,10 +124,8 @@ type Event<A, E> =
  * interrupted (their requests aborted) and awaited, and whatever they or earlier failed copies
  * hold is released, before this returns; so is everything when the attempt itself is
  * interrupted.
- *
- * @internal
  */
-export const race = <A, E, R>(copies: Copies<A, E, R>): Effect.Effect<A, E, R> =>
+const race = <A, E, R>(copies: Copies<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(Queue.unbounded<Event<A, E>>(), (events) => {
     const running = new Map<number, Fiber.Fiber<boolean>>()
     // The transient failure that would be the race's outcome if every copy failed (held meanwhile).

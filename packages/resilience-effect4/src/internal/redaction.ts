@@ -22,8 +22,7 @@ export const currentRedactedUrlParams = UrlParams.CurrentRedactedNames
 const platformDefault: Names = Context.get(Context.empty(), UrlParams.CurrentRedactedNames)
 
 /** The names the library redacts, given the platform's reference's value. @internal */
-export const effectiveNames = (names: Names): Names =>
-  names === platformDefault ? Redaction.defaultUrlParamNames : names
+const effectiveNames = (names: Names): Names => (names === platformDefault ? Redaction.defaultUrlParamNames : names)
 
 const urlParamNamesNow = (): Names => {
   const fiber = Fiber.getCurrent()
@@ -53,7 +52,7 @@ const asPlatformNames = (names: Names): Names =>
 const platformNames = new WeakMap<Names, Names>()
 
 /** The names as the platform reads them, made once per list. @internal */
-export const forPlatform = (names: Names): Names => {
+const forPlatform = (names: Names): Names => {
   const known = platformNames.get(names)
   if (known !== undefined) return known
   const made = asPlatformNames(names)

@@ -40,7 +40,7 @@ const readJson = (
   )
 
 /** The service's key; the public class is the same service (the key is its identity). @internal */
-export const serviceTag = Context.GenericTag<
+const serviceTag = Context.GenericTag<
   ResilientHttpClient.ResilientHttpClient,
   ResilientHttpClient.ResilientHttpClient.Service
 >("effect-http-resilience/ResilientHttpClient")

@@ -21,8 +21,7 @@ export type Decision = ResilientHttpClient.Decision
 /** @internal */
 export type DecisionObserver = (decision: Decision) => Effect.Effect<void>
 
-/** @internal */
-export const currentDecisionObserver: FiberRef.FiberRef<Option.Option<DecisionObserver>> = globalValue(
+const currentDecisionObserver: FiberRef.FiberRef<Option.Option<DecisionObserver>> = globalValue(
   Symbol.for("effect-http-resilience/currentDecisionObserver"),
   () => FiberRef.unsafeMake<Option.Option<DecisionObserver>>(Option.none())
 )

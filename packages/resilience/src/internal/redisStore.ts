@@ -67,7 +67,7 @@ const answered = <A>(value: A): Reply<A> => ({ _tag: "Answered", value })
 const timedOut: Reply<never> = { _tag: "TimedOut" }
 
 /** Whether the Redis store answers: 1 while it does not. @internal */
-export const degradedGauge = Metric.gauge("http.client.resilience.store.degraded", {
+const degradedGauge = Metric.gauge("http.client.resilience.store.degraded", {
   description: "1 while the shared store (Redis) does not answer and calls go on with this process's state, else 0."
 })
 
@@ -75,14 +75,14 @@ export const degradedGauge = Metric.gauge("http.client.resilience.store.degraded
  * Values read from Redis that no process of the fleet could have written, by `kind`: dropped
  * (unreadable, out of bounds) or cut (a cool-down longer than a day). @internal
  */
-export const rejectedValues = Metric.counter("http.client.resilience.store.rejected_values", {
+const rejectedValues = Metric.counter("http.client.resilience.store.rejected_values", {
   description:
     "Values read from the shared store (Redis) that were dropped or cut, not applied as read: unreadable, or past what a process could have written ({value}).",
   incremental: true
 })
 
 /** What was read: a cool-down of the prefix's set, a cool-down message, a budget bucket, a breaker's opening. @internal */
-export type RejectedKind = "cool_down_entry" | "cool_down_message" | "budget_bucket" | "breaker_message"
+type RejectedKind = "cool_down_entry" | "cool_down_message" | "budget_bucket" | "breaker_message"
 
 const setDegraded = (value: number) => Metric.set(degradedGauge, value)
 

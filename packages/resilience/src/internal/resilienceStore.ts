@@ -83,8 +83,7 @@ export const makeMemory = (): Service => {
 // its clock's: state kept on one clock means nothing on another.
 const byClock = new WeakMap<Clock.Clock, Service>()
 
-/** @internal */
-export const memoryFor = (clock: Clock.Clock): Service => {
+const memoryFor = (clock: Clock.Clock): Service => {
   let store = byClock.get(clock)
   if (store === undefined) {
     store = makeMemory()

@@ -45,7 +45,7 @@ export const prepare = (
 
 /**
  * The request with credentials in its URL as a header, when they can be sent; as it is when
- * not (the call then refuses it).
+ * not (the call then refuses it). Effect 3's client only: Effect 4's sends the prepared request.
  *
  * @internal
  */

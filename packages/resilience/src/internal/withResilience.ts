@@ -90,10 +90,8 @@ const bindToScope = (
 /**
  * What a call sends once credentials in its URL are dealt with (see `urlCredentials`): a
  * request and how to send it, or why they are refused.
- *
- * @internal
  */
-export type Sending<E, R> =
+type Sending<E, R> =
   | {
       readonly _tag: "Send"
       readonly request: HttpClientRequest.HttpClientRequest
@@ -184,10 +182,8 @@ export const withResilience = dual<
 /**
  * A failure as the platform's client would report it: the transport's own error when there was
  * one, with why the call stopped added to its description.
- *
- * @internal
  */
-export const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError.HttpClientError => {
+const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError.HttpClientError => {
   const description = describeOutcome(failure)
   if (failure._tag === "ConnectionError" && HttpClientError.isHttpClientError(failure.cause)) {
     const original = failure.cause
