@@ -45,7 +45,7 @@ afterAll(async () => {
 let runs = 0
 
 // A process's store on this file's Redis, on `prefix`: the fleet's.
-const redisStore = (prefix: string, timeout: Duration.DurationInput = "100 millis"): Layer.Layer<never, unknown> =>
+const redisStore = (prefix: string, timeout: Duration.Input = "100 millis"): Layer.Layer<never, unknown> =>
   ResilienceStore.layerRedis({ prefix, timeout }).pipe(Layer.provide(NodeRedis.layer({ url: redis.url })))
 
 // One process's whole program: its own client layer and store, closed when it ends.
