@@ -14,7 +14,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { dual } from "effect/Function"
-import * as Metric from "effect/Metric"
 import * as EffectBreaker from "effect/persistence/CircuitBreaker"
 import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
@@ -77,45 +76,20 @@ export const validate = (options?: CircuitBreaker.Options): Validated<CircuitBre
   Result.map(resolve(options), toPublicSettings)
 
 // ---------------------------------------------------------------------------------------------
-// What the two Effect lines do differently: where the probe's time limit is read, how a metric
-// is updated, how a step reads the fiber.
+// A step: what it reads of the calling fiber.
 
 /**
  * The time limit (milliseconds) of the attempt about to be admitted, as the attempt loop sets it
- * around `execute`: a probe with one keeps its slot until it reports, or a break past that limit,
- * however long it takes to go out (see the core's `tryAcquire`); without one, a break past its
- * admission. Read by the store's `admit`, which Effect's breaker runs in the caller's fiber.
+ * around `execute` or `acquire`: a probe with one keeps its slot until it reports, or a break
+ * past that limit, however long it takes to go out (see the core's `tryAcquire`); without one, a
+ * break past its admission.
+ * Read by the store's `admit`, which Effect's breaker runs in the caller's fiber.
  *
  * @internal
  */
 export const ProbeTimeLimit = Context.Reference<number | undefined>("effect-http-resilience-effect4/ProbeTimeLimit", {
   defaultValue: () => undefined
 })
-
-type OriginLabels = Readonly<Record<string, string>>
-
-const originLabels: (origin: string) => OriginLabels = metrics.originAttributes
-
-const withStates = (
-  attributes: OriginLabels,
-  state: CircuitBreakerCore.StateTag,
-  previous?: CircuitBreakerCore.StateTag
-): OriginLabels =>
-  previous === undefined
-    ? { ...attributes, [metrics.attribute.circuitState]: metrics.circuitStateValue[state] }
-    : {
-        ...attributes,
-        [metrics.attribute.circuitPreviousState]: metrics.circuitStateValue[previous],
-        [metrics.attribute.circuitState]: metrics.circuitStateValue[state]
-      }
-
-// Effect 4's metric registry is a service: the one in the calling fiber's context.
-const updateMetric = <State>(
-  metric: Metric.Metric<number, State>,
-  value: number,
-  attributes: OriginLabels,
-  context: Context.Context<never>
-): void => Metric.withAttributes(metric, attributes).updateUnsafe(value, context)
 
 /** Runs `f` uninterruptibly with the fiber's monotonic time, probe time limit and context. */
 const inStep = <A, E>(
@@ -143,7 +117,7 @@ interface Breaker {
 interface Entry {
   readonly origin: string
   readonly machine: CircuitBreakerCore.CircuitBreakerMachine
-  readonly labels: OriginLabels
+  readonly labels: metrics.OriginLabels
   /** Whether the state gauge shows this circuit yet: it starts closed at its first step. */
   shown: boolean
   /** Dropped from the table: its late reports must not reach anyone. */
@@ -162,7 +136,7 @@ const makeBreaker = (
     (origin) => ({
       origin,
       machine: new CircuitBreakerCore.CircuitBreakerMachine(settings),
-      labels: originLabels(origin),
+      labels: metrics.originAttributes(origin),
       shown: false,
       retired: false
     }),
@@ -206,7 +180,7 @@ const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outc
 // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
 const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1, context: Context.Context<never>) => {
   if (!metrics.isOverflow(entry.labels))
-    updateMetric(metrics.circuitBreakerState, value, withStates(entry.labels, state), context)
+    metrics.updateNow(metrics.circuitBreakerState, value, metrics.withCircuitStates(entry.labels, state), context)
 }
 
 // In the synchronous step that made the change: the gauge, the counter, the stream and the
@@ -220,7 +194,12 @@ const announce = (
 ): void => {
   setState(entry, transition.from, 0, context)
   setState(entry, transition.to, 1, context)
-  updateMetric(metrics.circuitBreakerTransitions, 1, withStates(entry.labels, transition.to, transition.from), context)
+  metrics.updateNow(
+    metrics.circuitBreakerTransitions,
+    1,
+    metrics.withCircuitStates(entry.labels, transition.to, transition.from),
+    context
+  )
   const change = toStateChange(entry.origin, transition)
   PubSub.publishUnsafe(breaker.changes, change)
   breaker.observers.push(change)
@@ -277,7 +256,12 @@ const admit = <A>(
   withEntry(breaker, origin, (entry, nowMillis, probeLimitMillis, context) => {
     const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
     if (admission._tag === "Rejected") {
-      updateMetric(metrics.circuitBreakerRejections, 1, withStates(entry.labels, admission.state), context)
+      metrics.updateNow(
+        metrics.circuitBreakerRejections,
+        1,
+        metrics.withCircuitStates(entry.labels, admission.state),
+        context
+      )
       return Effect.fail(
         new CircuitOpen({ origin, state: admission.state, retryAfter: millisToDuration(admission.retryAfterMillis) })
       )

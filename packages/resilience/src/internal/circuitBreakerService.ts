@@ -16,8 +16,6 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
 import { globalValue } from "effect/GlobalValue"
-import type * as Metric from "effect/Metric"
-import * as MetricLabel from "effect/MetricLabel"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
@@ -91,14 +89,13 @@ export const validate = (options?: CircuitBreaker.Options): Validated<CircuitBre
   Either.map(resolve(options), toPublicSettings)
 
 // ---------------------------------------------------------------------------------------------
-// What the two Effect lines do differently: where the probe's time limit is read, how a metric
-// is updated, how a step reads the fiber.
+// A step: what it reads of the calling fiber.
 
 /**
- * The time limit (milliseconds) of the attempt `execute` or `acquire` is about to admit, as the
- * attempt loop sets it: a probe with one keeps its slot until it reports, or a break past that
- * limit, however long it takes to go out (see the core's `tryAcquire`); without one, a break
- * past its admission.
+ * The time limit (milliseconds) of the attempt about to be admitted, as the attempt loop sets it
+ * around `execute` or `acquire`: a probe with one keeps its slot until it reports, or a break
+ * past that limit, however long it takes to go out (see the core's `tryAcquire`); without one, a
+ * break past its admission.
  *
  * @internal
  */
@@ -106,31 +103,6 @@ export const currentProbeTimeLimit: FiberRef.FiberRef<number | undefined> = glob
   Symbol.for("effect-http-resilience/currentProbeTimeLimit"),
   () => FiberRef.unsafeMake<number | undefined>(undefined)
 )
-
-type OriginLabels = ReadonlyArray<MetricLabel.MetricLabel>
-
-const originLabels: (origin: string) => OriginLabels = metrics.originLabels
-
-const withStates = (
-  labels: OriginLabels,
-  state: CircuitBreakerCore.StateTag,
-  previous?: CircuitBreakerCore.StateTag
-): OriginLabels =>
-  previous === undefined
-    ? [...labels, MetricLabel.make(metrics.attribute.circuitState, metrics.circuitStateValue[state])]
-    : [
-        ...labels,
-        MetricLabel.make(metrics.attribute.circuitPreviousState, metrics.circuitStateValue[previous]),
-        MetricLabel.make(metrics.attribute.circuitState, metrics.circuitStateValue[state])
-      ]
-
-// Effect 3's metrics live in one global registry: the fiber's context plays no part.
-const updateMetric = <Type, Out>(
-  metric: Metric.Metric<Type, number, Out>,
-  value: number,
-  labels: OriginLabels,
-  _context: Context.Context<never>
-): void => metric.unsafeUpdate(value, labels)
 
 /** Runs `f` uninterruptibly with the fiber's monotonic time, probe time limit and context. */
 const inStep = <A, E>(
@@ -162,7 +134,7 @@ interface Breaker {
 interface Entry {
   readonly origin: string
   readonly machine: CircuitBreakerCore.CircuitBreakerMachine
-  readonly labels: OriginLabels
+  readonly labels: metrics.OriginLabels
   /** Whether the state gauge shows this circuit yet: it starts closed at its first step. */
   shown: boolean
   /** Dropped from the table: its late reports must not reach anyone. */
@@ -181,7 +153,7 @@ const makeBreaker = (
     (origin) => ({
       origin,
       machine: new CircuitBreakerCore.CircuitBreakerMachine(settings),
-      labels: originLabels(origin),
+      labels: metrics.originLabels(origin),
       shown: false,
       retired: false
     }),
@@ -225,7 +197,7 @@ const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outc
 // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
 const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1, context: Context.Context<never>) => {
   if (!metrics.isOverflow(entry.labels))
-    updateMetric(metrics.circuitBreakerState, value, withStates(entry.labels, state), context)
+    metrics.updateNow(metrics.circuitBreakerState, value, metrics.withCircuitStates(entry.labels, state), context)
 }
 
 // In the synchronous step that made the change: the gauge, the counter, the stream and the
@@ -239,7 +211,12 @@ const announce = (
 ): void => {
   setState(entry, transition.from, 0, context)
   setState(entry, transition.to, 1, context)
-  updateMetric(metrics.circuitBreakerTransitions, 1, withStates(entry.labels, transition.to, transition.from), context)
+  metrics.updateNow(
+    metrics.circuitBreakerTransitions,
+    1,
+    metrics.withCircuitStates(entry.labels, transition.to, transition.from),
+    context
+  )
   const change = toStateChange(entry.origin, transition)
   breaker.changes.unsafeOffer(change)
   breaker.observers.push(change)
@@ -296,7 +273,12 @@ const admit = <A>(
   withEntry(breaker, origin, (entry, nowMillis, probeLimitMillis, context) => {
     const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
     if (admission._tag === "Rejected") {
-      updateMetric(metrics.circuitBreakerRejections, 1, withStates(entry.labels, admission.state), context)
+      metrics.updateNow(
+        metrics.circuitBreakerRejections,
+        1,
+        metrics.withCircuitStates(entry.labels, admission.state),
+        context
+      )
       return Effect.fail(
         new CircuitOpen({ origin, state: admission.state, retryAfter: millisToDuration(admission.retryAfterMillis) })
       )
