@@ -419,6 +419,54 @@ const unexpected = (error: unknown): Answer => {
   return errorJson(500, "the chaos server failed unexpectedly")
 }
 
+// The endpoint's answer to one exchange, its body read (bounded) first; every refusal a JSON answer.
+const answer = async (
+  routes: ReadonlyArray<Route>,
+  config: AppConfig,
+  exchange: Omit<Exchange, "body">,
+  observes: boolean,
+  invalidNamespace: string | undefined
+): Promise<Answer> => {
+  try {
+    const body = await readBody(exchange.request, config.maxBodyBytes, exchange.path === Orders.ordersPath)
+    // Refused once the body is read, so that the connection stays usable.
+    if (invalidNamespace !== undefined) throw new BadRequest(invalidNamespace)
+    const withBody: Exchange = { ...exchange, body }
+    // Awaited here, so that a refusal of an endpoint that answers later is caught below too.
+    if (observes) return await dispatch(routes, withBody)
+    return (await queryFaults(withBody)) ?? (await dispatch(routes, withBody))
+  } catch (error) {
+    if (error instanceof BadRequest) return errorJson(400, error.message)
+    // No "Connection: close": node discards the rest of the body instead (never buffering it, and within the
+    // server's request timeout), and the connection stays reusable.
+    if (error instanceof PayloadTooLarge) return errorJson(413, error.message)
+    return unexpected(error)
+  }
+}
+
+// Writes an answer that is sent (neither silent nor taken over), with the CORS headers and its length.
+const writeAnswer = (
+  response: Http.ServerResponse,
+  result: Exclude<Answer, { readonly _tag: "Silent" | "TakenOver" }>,
+  sharedHeaders: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+  meter: BodyMeter
+): Promise<void> | undefined => {
+  if (result._tag === "Streamed") {
+    return stream(response, { ...result, headers: { ...result.headers, ...sharedHeaders } }, signal, meter)
+  }
+  const withShared = { ...result.headers, ...sharedHeaders }
+  const headers =
+    result.body === undefined
+      ? forbidsContent(result.status)
+        ? withShared
+        : { ...withShared, "content-length": "0" }
+      : { ...withShared, "content-length": String(Buffer.byteLength(result.body)) }
+  response.writeHead(result.status, headers)
+  response.end(result.body)
+  return undefined
+}
+
 /**
  * The whole chaos server as one node request listener: answers CORS preflights (with CORS on), counts the
  * request, bounds its body, applies the query faults, routes it, turns every refusal into a JSON answer, and adds
@@ -435,28 +483,6 @@ export const makeRequestListener = (
     started: () => state.bodyStarted(),
     ended: () => state.bodyEnded(),
     sent: (bytes) => state.bodyBytesSent(bytes)
-  }
-
-  const answer = async (
-    exchange: Omit<Exchange, "body">,
-    observes: boolean,
-    invalidNamespace: string | undefined
-  ): Promise<Answer> => {
-    try {
-      const body = await readBody(exchange.request, config.maxBodyBytes, exchange.path === Orders.ordersPath)
-      // Refused once the body is read, so that the connection stays usable.
-      if (invalidNamespace !== undefined) throw new BadRequest(invalidNamespace)
-      const withBody: Exchange = { ...exchange, body }
-      // Awaited here, so that a refusal of an endpoint that answers later is caught below too.
-      if (observes) return await dispatch(routes, withBody)
-      return (await queryFaults(withBody)) ?? (await dispatch(routes, withBody))
-    } catch (error) {
-      if (error instanceof BadRequest) return errorJson(400, error.message)
-      // No "Connection: close": node discards the rest of the body instead (never buffering it, and within the
-      // server's request timeout), and the connection stays reusable.
-      if (error instanceof PayloadTooLarge) return errorJson(413, error.message)
-      return unexpected(error)
-    }
   }
 
   return (request, response) => {
@@ -508,22 +534,12 @@ export const makeRequestListener = (
       if (result._tag === "TakenOver") return undefined
       finish()
       if (response.destroyed) return undefined
-      if (result._tag === "Streamed") {
-        return stream(response, { ...result, headers: { ...result.headers, ...sharedHeaders } }, aborter.signal, meter)
-      }
-      const withShared = { ...result.headers, ...sharedHeaders }
-      const headers =
-        result.body === undefined
-          ? forbidsContent(result.status)
-            ? withShared
-            : { ...withShared, "content-length": "0" }
-          : { ...withShared, "content-length": String(Buffer.byteLength(result.body)) }
-      response.writeHead(result.status, headers)
-      response.end(result.body)
-      return undefined
+      return writeAnswer(response, result, sharedHeaders, aborter.signal, meter)
     }
 
     answer(
+      routes,
+      config,
       { request, namespace, path, query: target.query, signal: aborter.signal, sharedHeaders },
       observes,
       invalidNamespace

@@ -1,3 +1,10 @@
+// @generated from templates/src/internal/circuitBreakerService.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// The circuit breaker service: one core `CircuitBreakerMachine` per origin, kept in an
+// `OriginTable`. Each operation is a module-level function over one `Breaker` record; a change of
+// state is announced (gauge, counter, `changes`, the observers' queue) in the synchronous step
+// that made it, so that they all see changes in the order they happened even when fibers race.
+// Effect 4 has a `CircuitBreaker` of its own: ours is also its store (`effectStore`), so that
+// `service.breaker` and `HttpClient.withCircuitBreaker` share our circuits.
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import * as Clock from "effect/Clock"
@@ -5,9 +12,8 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
+import * as Exit from "effect/Exit"
 import { dual } from "effect/Function"
-import * as Metric from "effect/Metric"
 import * as EffectBreaker from "effect/persistence/CircuitBreaker"
 import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
@@ -44,6 +50,9 @@ export const consecutive = (
   failures
 })
 
+// ---------------------------------------------------------------------------------------------
+// Options: the shared core's checks; the callback is only ours to call.
+
 /** @internal */
 export const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): CircuitBreaker.Settings => ({
   tripPolicy:
@@ -59,12 +68,90 @@ export const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): 
   maxBreakDuration: Duration.millis(settings.maxBreakDurationMillis)
 })
 
-const resolve = (options: unknown): Validated<CircuitBreakerCore.BreakerSettings> =>
+const resolve = (options: CircuitBreaker.Options | undefined): Validated<CircuitBreakerCore.BreakerSettings> =>
   fromChecked(CircuitBreakerCore.resolveOptions(options, durationCodec))
 
 /** @internal */
-export const validate = (options?: unknown): Validated<CircuitBreaker.Settings> =>
+export const validate = (options?: CircuitBreaker.Options): Validated<CircuitBreaker.Settings> =>
   Result.map(resolve(options), toPublicSettings)
+
+// ---------------------------------------------------------------------------------------------
+// A step: what it reads of the calling fiber.
+
+/**
+ * The time limit (milliseconds) of the attempt about to be admitted, as the attempt loop sets it
+ * around `execute` or `acquire`: a probe with one keeps its slot until it reports, or a break
+ * past that limit, however long it takes to go out (see the core's `tryAcquire`); without one, a
+ * break past its admission.
+ * Read by the store's `admit`, which Effect's breaker runs in the caller's fiber.
+ *
+ * @internal
+ */
+export const ProbeTimeLimit = Context.Reference<number | undefined>("effect-http-resilience-effect4/ProbeTimeLimit", {
+  defaultValue: () => undefined
+})
+
+/** Runs `f` uninterruptibly with the fiber's monotonic time, probe time limit and context. */
+const inStep = <A, E>(
+  f: (nowMillis: number, probeLimitMillis: number | undefined, context: Context.Context<never>) => Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  Effect.uninterruptible(
+    Effect.withFiber<A, E>((fiber) =>
+      f(monotonicMillis(fiber.getRef(Clock.Clock)), fiber.getRef(ProbeTimeLimit), fiber.context)
+    )
+  )
+
+// ---------------------------------------------------------------------------------------------
+// The service
+
+/** One breaker: its settings and circuits, and where their changes go. */
+interface Breaker {
+  readonly settings: CircuitBreakerCore.BreakerSettings
+  readonly table: OriginTable<Entry>
+  readonly changes: PubSub.PubSub<CircuitBreaker.StateChange>
+  readonly observers: stateObservers.StateObservers
+  /** Told of each opening the breaker decided itself (see `Controls.setOnOpen`). */
+  onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
+}
+
+interface Entry {
+  readonly origin: string
+  readonly machine: CircuitBreakerCore.CircuitBreakerMachine
+  readonly labels: metrics.OriginLabels
+  /** Whether the state gauge shows this circuit yet: it starts closed at its first step. */
+  shown: boolean
+  /** Dropped from the table: its late reports must not reach anyone. */
+  retired: boolean
+}
+
+const makeBreaker = (
+  settings: CircuitBreakerCore.BreakerSettings,
+  onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
+  changes: PubSub.PubSub<CircuitBreaker.StateChange>
+): Breaker => ({
+  settings,
+  // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
+  // `CircuitBreakerMachine.isIdle`); an isolated one is kept until closed by hand.
+  table: new OriginTable<Entry>(
+    (origin) => ({
+      origin,
+      machine: new CircuitBreakerCore.CircuitBreakerMachine(settings),
+      labels: metrics.originAttributes(origin),
+      shown: false,
+      retired: false
+    }),
+    (entry, nowMillis, lastUsedMillis) => entry.machine.isIdle(nowMillis, lastUsedMillis),
+    {
+      onEvict: (entry) => {
+        entry.retired = true
+      },
+      isPinned: (entry) => entry.machine.isIsolated()
+    }
+  ),
+  changes,
+  observers: stateObservers.make(onStateChange, changesCapacity),
+  onOpen: undefined
+})
 
 const millisToDuration = (millis: number): Duration.Duration =>
   Number.isFinite(millis) ? Duration.millis(millis) : Duration.infinity
@@ -80,12 +167,177 @@ const toStateChange = (origin: string, transition: CircuitBreakerCore.Transition
       }
     : { ...transition, origin }
 
+const toCoreOutcome = (outcome: CircuitBreaker.Outcome): CircuitBreakerCore.Outcome =>
+  outcome._tag === "Failure" && outcome.retryAfter !== undefined
+    ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(outcome.retryAfter) }
+    : outcome._tag === "Failure"
+      ? { _tag: "Failure" }
+      : outcome
+
+const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome =>
+  Exit.isSuccess(exit) ? EffectBreaker.success : EffectBreaker.failure()
+
+// The state gauge of origins past the label cap is not kept: their states summed mean nothing.
+const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1, context: Context.Context<never>) => {
+  if (!metrics.isOverflow(entry.labels))
+    metrics.updateNow(metrics.circuitBreakerState, value, metrics.withCircuitStates(entry.labels, state), context)
+}
+
+// In the synchronous step that made the change: the gauge, the counter, the stream and the
+// observers' queue. (The metric updates carry the origin's attributes, not the calling fiber's
+// metric tags.) The observers themselves run later, in a fiber of their own: see `notify`.
+const announce = (
+  breaker: Breaker,
+  entry: Entry,
+  transition: CircuitBreakerCore.Transition,
+  context: Context.Context<never>
+): void => {
+  setState(entry, transition.from, 0, context)
+  setState(entry, transition.to, 1, context)
+  metrics.updateNow(
+    metrics.circuitBreakerTransitions,
+    1,
+    metrics.withCircuitStates(entry.labels, transition.to, transition.from),
+    context
+  )
+  const change = toStateChange(entry.origin, transition)
+  PubSub.publishUnsafe(breaker.changes, change)
+  breaker.observers.push(change)
+}
+
+// Announces a committed change, and starts its delivery to `onStateChange` outside the
+// critical section: the caller does not wait for it, and what it does is logged, never
+// rethrown. Callers run this uninterruptibly, so that the delivery is always started. An
+// opening of the breaker's own (not `forced`) is also handed to `onOpen`, if set.
+const notify = (
+  breaker: Breaker,
+  entry: Entry,
+  transition: CircuitBreakerCore.Transition | undefined,
+  context: Context.Context<never>,
+  forced = false
+): Effect.Effect<void> => {
+  if (transition === undefined) return Effect.void
+  announce(breaker, entry, transition, context)
+  if (forced || transition.to !== "Open" || breaker.onOpen === undefined) return breaker.observers.deliver
+  return Effect.andThen(breaker.observers.deliver, breaker.onOpen(entry.origin, transition.breakMillis))
+}
+
+// One step on the circuit of `origin`, uninterruptible: a change made in it is always announced,
+// and its delivery started.
+const withEntry = <A, E>(
+  breaker: Breaker,
+  origin: string,
+  f: (
+    entry: Entry,
+    nowMillis: number,
+    probeLimitMillis: number | undefined,
+    context: Context.Context<never>
+  ) => Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  inStep((nowMillis, probeLimitMillis, context) => {
+    const entry = breaker.table.get(origin, nowMillis)
+    if (!entry.shown) {
+      entry.shown = true
+      setState(entry, "Closed", 1, context)
+    }
+    return f(entry, nowMillis, probeLimitMillis, context)
+  })
+
+/** Admits one attempt (`permitted` makes what the caller gets of it), or rejects it with `CircuitOpen`. */
+const admit = <A>(
+  breaker: Breaker,
+  origin: string,
+  permitted: (
+    entry: Entry,
+    permit: CircuitBreakerCore.Permit,
+    transition: CircuitBreakerCore.Transition | undefined
+  ) => A
+): Effect.Effect<A, CircuitOpen> =>
+  withEntry(breaker, origin, (entry, nowMillis, probeLimitMillis, context) => {
+    const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
+    if (admission._tag === "Rejected") {
+      metrics.updateNow(
+        metrics.circuitBreakerRejections,
+        1,
+        metrics.withCircuitStates(entry.labels, admission.state),
+        context
+      )
+      return Effect.fail(
+        new CircuitOpen({ origin, state: admission.state, retryAfter: millisToDuration(admission.retryAfterMillis) })
+      )
+    }
+    const admitted = permitted(entry, admission.permit, admission.transition)
+    if (admission.transition === undefined) return Effect.succeed(admitted)
+    return Effect.as(notify(breaker, entry, admission.transition, context), admitted)
+  })
+
+// A permit reports once, to the circuit that issued it, unless that circuit was dropped since.
+const makePermit = (breaker: Breaker, entry: Entry, permit: CircuitBreakerCore.Permit): CircuitBreaker.Permit => {
+  let reported = false
+  return {
+    origin: entry.origin,
+    probe: permit.probe,
+    report: (outcome) =>
+      inStep((nowMillis, _, context) => {
+        if (reported || entry.retired) return Effect.void
+        reported = true
+        return notify(breaker, entry, entry.machine.report(nowMillis, permit, toCoreOutcome(outcome)), context)
+      })
+  }
+}
+
+const acquire = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.Permit, CircuitOpen> =>
+  admit(breaker, origin, (entry, permit) => makePermit(breaker, entry, permit))
+
+const stateOf = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.State> =>
+  Effect.clockWith((clock) =>
+    Effect.sync((): CircuitBreaker.State => {
+      const entry = breaker.table.peek(origin)
+      if (entry === undefined) return { _tag: "Closed", origin }
+      const snapshot = entry.machine.snapshot(monotonicMillis(clock))
+      switch (snapshot._tag) {
+        case "Closed":
+        case "Isolated":
+          return { _tag: snapshot._tag, origin }
+        case "Open":
+          return { _tag: "Open", origin, retryAfter: Duration.millis(snapshot.retryAfterMillis) }
+        case "HalfOpen":
+          return {
+            _tag: "HalfOpen",
+            origin,
+            probing: snapshot.probing,
+            retryAfter: Duration.millis(snapshot.retryAfterMillis)
+          }
+      }
+    })
+  )
+
+const manual =
+  (apply: (machine: CircuitBreakerCore.CircuitBreakerMachine) => CircuitBreakerCore.Transition | undefined) =>
+  (breaker: Breaker, origin: string): Effect.Effect<void> =>
+    withEntry(breaker, origin, (entry, _nowMillis, _probeLimitMillis, context) =>
+      notify(breaker, entry, apply(entry.machine), context)
+    )
+
+const isolate = manual((machine) => machine.isolate())
+
+const close = manual((machine) => machine.close())
+
+const forceOpen = (breaker: Breaker, origin: string, breakMillis: number): Effect.Effect<void> =>
+  withEntry(breaker, origin, (entry, nowMillis, _probeLimitMillis, context) =>
+    notify(breaker, entry, entry.machine.forceOpen(nowMillis, breakMillis), context, true)
+  )
+
+// ---------------------------------------------------------------------------------------------
+// Our circuits as Effect 4's `CircuitBreakerStore`: its breaker admits, runs, classifies and
+// records through them, and keeps nothing per key of its own.
+
 // Effect's transitions know no isolation: a manual change is ours alone (see `changes`).
 const toEffectTransition = (
   origin: string,
-  transition: CircuitBreakerCore.Transition
+  transition: CircuitBreakerCore.Transition | undefined
 ): EffectBreaker.Transition | undefined => {
-  if (transition.manual) return undefined
+  if (transition === undefined || transition.manual) return undefined
   switch (transition.to) {
     case "Open":
       return {
@@ -104,14 +356,32 @@ const toEffectTransition = (
   }
 }
 
-interface Entry {
-  readonly origin: string
-  readonly machine: CircuitBreakerCore.CircuitBreakerMachine
-  readonly attributes: Readonly<Record<string, string>>
+const toEffectState = (state: CircuitBreaker.State): EffectBreaker.State => {
+  const key = state.origin
+  switch (state._tag) {
+    case "Closed":
+      return { _tag: "Closed", key }
+    case "HalfOpen":
+      return { _tag: "HalfOpen", key, probing: state.probing, consecutiveOpenings: 0 }
+    case "Open":
+      return { _tag: "Open", key, retryAfter: state.retryAfter, consecutiveOpenings: 0 }
+    case "Isolated":
+      return { _tag: "Open", key, retryAfter: Duration.infinity, consecutiveOpenings: 0 }
+  }
 }
 
 /** The richer rejection behind each `CircuitBreakerError` our store fails with. */
 const rejections = new WeakMap<EffectBreaker.CircuitBreakerError, CircuitOpen>()
+
+const toBreakerError = (key: string, rejection: CircuitOpen): EffectBreaker.CircuitBreakerError => {
+  const reason =
+    rejection.state === "HalfOpen"
+      ? new EffectBreaker.CircuitHalfOpen({ key })
+      : new EffectBreaker.CircuitOpen({ key, retryAfter: rejection.retryAfter })
+  const error = new EffectBreaker.CircuitBreakerError({ reason })
+  rejections.set(error, rejection)
+  return error
+}
 
 const toCircuitOpen = (error: EffectBreaker.CircuitBreakerError): CircuitOpen =>
   rejections.get(error) ??
@@ -124,20 +394,81 @@ const toCircuitOpen = (error: EffectBreaker.CircuitBreakerError): CircuitOpen =>
 const isBreakerError = (u: unknown): u is EffectBreaker.CircuitBreakerError =>
   u instanceof EffectBreaker.CircuitBreakerError
 
-const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome =>
-  exit._tag === "Success" ? EffectBreaker.success : EffectBreaker.failure()
+// Effect's store knows an outcome by its generation alone: the circuit is found again by key.
+const recordGeneration = (
+  breaker: Breaker,
+  origin: string,
+  generation: number,
+  outcome: CircuitBreakerCore.Outcome
+): Effect.Effect<CircuitBreakerCore.Transition | undefined> =>
+  withEntry(breaker, origin, (entry, nowMillis, _probeLimitMillis, context) => {
+    const transition = entry.machine.reportGeneration(nowMillis, generation, outcome)
+    return Effect.as(notify(breaker, entry, transition, context), transition)
+  })
 
-/**
- * The time limit (milliseconds) of the attempt about to be admitted, as the attempt loop sets it
- * around `execute`: a probe with one keeps its slot until it reports, or a break past that limit,
- * however long it takes to go out (see the core's `tryAcquire`); without one, a break past its
- * admission. Read by the store's `admit`, which Effect's breaker runs in the caller's fiber.
- *
- * @internal
- */
-export const ProbeTimeLimit = Context.Reference<number | undefined>("effect-http-resilience-effect4/ProbeTimeLimit", {
-  defaultValue: () => undefined
-})
+const effectStore = (breaker: Breaker): EffectBreaker.CircuitBreakerStore["Service"] =>
+  EffectBreaker.CircuitBreakerStore.of({
+    admit: (key) =>
+      Effect.mapError(
+        admit(breaker, key, (_entry, permit, transition) => ({
+          generation: permit.generation,
+          probe: permit.probe,
+          consecutiveOpenings: 0,
+          transition: toEffectTransition(key, transition)
+        })),
+        (rejection) => toBreakerError(key, rejection)
+      ),
+    record: ({ key, generation, outcome, openFor }) =>
+      Effect.map(
+        recordGeneration(
+          breaker,
+          key,
+          generation,
+          // Effect folds a failure's Retry-After into `openFor` (capped at maxOpenDuration,
+          // which is our maxBreakDuration): the machine reads it back as the hint.
+          outcome === "Failure" ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(openFor) } : { _tag: outcome }
+        ),
+        (transition) => toEffectTransition(key, transition)
+      ),
+    state: (key) => Effect.map(stateOf(breaker, key), toEffectState)
+  })
+
+// Effect's breaker needs a scope for its transitions stream; ours lives as long as the breaker
+// does (a breaker is made where no scope is at hand, by a policy).
+const effectBreaker = (breaker: Breaker): Effect.Effect<EffectBreaker.CircuitBreaker> => {
+  const { settings } = breaker
+  return EffectBreaker.make({
+    tripPolicy:
+      settings.tripPolicy._tag === "Consecutive"
+        ? EffectBreaker.consecutive(settings.tripPolicy.failures)
+        : // Effect's own rate policy counts the last N calls; ours samples a time window. The
+          // store is ours, so this only describes the policy to Effect.
+          EffectBreaker.rate({
+            threshold: settings.tripPolicy.failureRatio,
+            size: settings.tripPolicy.minimumThroughput
+          }),
+    openDuration: Duration.millis(settings.breakDurationMillis),
+    maxOpenDuration: Duration.millis(settings.maxBreakDurationMillis),
+    onStoreError: "fail"
+  }).pipe(
+    Effect.provideService(EffectBreaker.CircuitBreakerStore, effectStore(breaker)),
+    Scope.provide(Scope.makeUnsafe())
+  )
+}
+
+const toEffectOutcome = (outcome: CircuitBreaker.Outcome): EffectBreaker.Outcome =>
+  outcome._tag === "Failure" ? EffectBreaker.failure({ retryAfter: outcome.retryAfter }) : outcome
+
+const execute = <A, E, R>(
+  breaker: EffectBreaker.CircuitBreaker,
+  self: Effect.Effect<A, E, R>,
+  origin: string,
+  classify: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome = defaultClassify
+): Effect.Effect<A, E | CircuitOpen, R> =>
+  Effect.mapError(
+    breaker.execute(self, { key: origin, classify: (exit) => toEffectOutcome(classify(exit)) }),
+    (error) => (isBreakerError(error) ? toCircuitOpen(error) : error)
+  )
 
 /**
  * What a shared store does with a breaker it made, beyond the public service.
@@ -172,275 +503,39 @@ const controls = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Controls>()
 export const controlsOf = (service: CircuitBreaker.CircuitBreaker.Service): Controls | undefined =>
   controls.get(service)
 
-const makeService = (
-  settings: CircuitBreakerCore.BreakerSettings,
-  onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
-  changes: PubSub.PubSub<CircuitBreaker.StateChange>,
-  scope: Scope.Scope
-): Effect.Effect<CircuitBreaker.CircuitBreaker.Service> => {
-  // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
-  // `CircuitBreakerMachine.isIdle`); an isolated one is kept until closed by hand. Effect's
-  // breaker keeps nothing per key of its own: its state is this store's.
-  const table = new OriginTable<Entry>(
-    (origin) => ({
-      origin,
-      machine: new CircuitBreakerCore.CircuitBreakerMachine(settings),
-      attributes: metrics.originAttributes(origin)
-    }),
-    (entry, nowMillis, lastUsedMillis) => entry.machine.isIdle(nowMillis, lastUsedMillis),
-    { isPinned: (entry) => entry.machine.isIsolated() }
-  )
-
-  // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
-  const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1): Effect.Effect<void> =>
-    metrics.isOverflow(entry.attributes)
-      ? Effect.void
-      : Metric.update(
-          Metric.withAttributes(metrics.circuitBreakerState, {
-            ...entry.attributes,
-            [metrics.attribute.circuitState]: metrics.circuitStateValue[state]
-          }),
-          value
-        )
-
-  const observers = stateObservers.make(onStateChange, changesCapacity)
-  let onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
-
-  // After the step that made the change: the gauge, the counter and the stream; then the
-  // delivery to `onStateChange` starts, outside the critical section (the caller does not wait
-  // for it, and what it does is logged, never rethrown). The change joins the observers' queue
-  // in that very step, so that they see changes in the order they happened. An opening of the
-  // breaker's own (not `forced`) is also handed to `onOpen`, if set.
-  const announce = (
-    entry: Entry,
-    transition: CircuitBreakerCore.Transition | undefined,
-    forced = false
-  ): Effect.Effect<void> => {
-    if (transition === undefined) return Effect.void
-    const change = toStateChange(entry.origin, transition)
-    observers.push(change)
-    const transitions = Metric.withAttributes(metrics.circuitBreakerTransitions, {
-      ...entry.attributes,
-      [metrics.attribute.circuitPreviousState]: metrics.circuitStateValue[transition.from],
-      [metrics.attribute.circuitState]: metrics.circuitStateValue[transition.to]
-    })
-    return Effect.all(
-      [
-        setState(entry, transition.from, 0),
-        setState(entry, transition.to, 1),
-        Metric.update(transitions, 1),
-        PubSub.publish(changes, change),
-        observers.deliver,
-        forced || transition.to !== "Open" || onOpen === undefined
-          ? Effect.void
-          : onOpen(entry.origin, transition.breakMillis)
-      ],
-      { discard: true }
-    )
-  }
-
-  // Uninterruptible: a change made in `f`'s step is always announced, and its delivery started.
-  const withEntry = <A, E>(
-    origin: string,
-    f: (entry: Entry, nowMillis: number, probeLimitMillis: number | undefined) => Effect.Effect<A, E>
-  ) =>
-    Effect.uninterruptible(
-      Effect.withFiber((fiber) => {
-        const nowMillis = monotonicMillis(fiber.getRef(Clock.Clock))
-        const fresh = table.peek(origin) === undefined
-        const entry = table.get(origin, nowMillis)
-        const run = f(entry, nowMillis, fiber.getRef(ProbeTimeLimit))
-        return fresh ? Effect.andThen(setState(entry, "Closed", 1), run) : run
-      })
-    )
-
-  // Admits or rejects one attempt: our rejection, and Effect's error carrying it.
-  const admit = (
-    origin: string
-  ): Effect.Effect<
-    CircuitBreakerCore.Permit & { readonly transition: CircuitBreakerCore.Transition | undefined },
-    CircuitOpen
-  > =>
-    withEntry(origin, (entry, nowMillis, probeLimitMillis) => {
-      const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
-      if (admission._tag === "Rejected") {
-        const rejections = Metric.withAttributes(metrics.circuitBreakerRejections, {
-          ...entry.attributes,
-          [metrics.attribute.circuitState]: metrics.circuitStateValue[admission.state]
-        })
-        const error = new CircuitOpen({
-          origin,
-          state: admission.state,
-          retryAfter: millisToDuration(admission.retryAfterMillis)
-        })
-        return Effect.andThen(Metric.update(rejections, 1), Effect.fail(error))
-      }
-      return Effect.as(announce(entry, admission.transition), {
-        ...admission.permit,
-        transition: admission.transition
-      })
-    })
-
-  const report = (origin: string, generation: number, outcome: CircuitBreakerCore.Outcome) =>
-    withEntry(origin, (entry, nowMillis) => {
-      const transition = entry.machine.reportGeneration(nowMillis, generation, outcome)
-      return Effect.as(announce(entry, transition), transition)
-    })
-
-  // Our machines as Effect 4's store: its CircuitBreaker admits, runs, classifies and records
-  // through them.
-  const store = EffectBreaker.CircuitBreakerStore.of({
-    admit: (key) =>
-      Effect.mapError(
-        Effect.map(admit(key), (permit) => ({
-          generation: permit.generation,
-          probe: permit.probe,
-          consecutiveOpenings: 0,
-          transition: permit.transition === undefined ? undefined : toEffectTransition(key, permit.transition)
-        })),
-        (rejection) => {
-          const reason =
-            rejection.state === "HalfOpen"
-              ? new EffectBreaker.CircuitHalfOpen({ key })
-              : new EffectBreaker.CircuitOpen({ key, retryAfter: rejection.retryAfter })
-          const error = new EffectBreaker.CircuitBreakerError({ reason })
-          rejections.set(error, rejection)
-          return error
-        }
-      ),
-    record: ({ key, generation, outcome, openFor }) =>
-      Effect.map(
-        report(
-          key,
-          generation,
-          // Effect folds a failure's Retry-After into `openFor` (capped at maxOpenDuration,
-          // which is our maxBreakDuration): the machine reads it back as the hint.
-          outcome === "Failure" ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(openFor) } : { _tag: outcome }
-        ),
-        (transition) => (transition === undefined ? undefined : toEffectTransition(key, transition))
-      ),
-    state: (key) =>
-      Effect.map(state(key), (current): EffectBreaker.State => {
-        switch (current._tag) {
-          case "Closed":
-            return { _tag: "Closed", key }
-          case "HalfOpen":
-            return { _tag: "HalfOpen", key, probing: current.probing, consecutiveOpenings: 0 }
-          case "Open":
-            return { _tag: "Open", key, retryAfter: current.retryAfter, consecutiveOpenings: 0 }
-          case "Isolated":
-            return { _tag: "Open", key, retryAfter: Duration.infinity, consecutiveOpenings: 0 }
-        }
-      })
-  })
-
-  const state = (origin: string): Effect.Effect<CircuitBreaker.State> =>
-    Effect.clockWith((clock) =>
-      Effect.sync((): CircuitBreaker.State => {
-        const entry = table.peek(origin)
-        if (entry === undefined) return { _tag: "Closed", origin }
-        const snapshot = entry.machine.snapshot(monotonicMillis(clock))
-        switch (snapshot._tag) {
-          case "Closed":
-          case "Isolated":
-            return { _tag: snapshot._tag, origin }
-          case "Open":
-            return { _tag: "Open", origin, retryAfter: Duration.millis(snapshot.retryAfterMillis) }
-          case "HalfOpen":
-            return {
-              _tag: "HalfOpen",
-              origin,
-              probing: snapshot.probing,
-              retryAfter: Duration.millis(snapshot.retryAfterMillis)
-            }
-        }
-      })
-    )
-
-  const toEffectOutcome = (outcome: CircuitBreaker.Outcome): EffectBreaker.Outcome =>
-    outcome._tag === "Failure" ? EffectBreaker.failure({ retryAfter: outcome.retryAfter }) : outcome
-
-  const manual =
-    (apply: (machine: CircuitBreakerCore.CircuitBreakerMachine) => CircuitBreakerCore.Transition | undefined) =>
-    (origin: string) =>
-      withEntry(origin, (entry) => announce(entry, apply(entry.machine)))
-
-  return Effect.map(
-    EffectBreaker.make({
-      tripPolicy:
-        settings.tripPolicy._tag === "Consecutive"
-          ? EffectBreaker.consecutive(settings.tripPolicy.failures)
-          : // Effect's own rate policy counts the last N calls; ours samples a time window. The
-            // store is ours, so this only describes the policy to Effect.
-            EffectBreaker.rate({
-              threshold: settings.tripPolicy.failureRatio,
-              size: settings.tripPolicy.minimumThroughput
-            }),
-      openDuration: Duration.millis(settings.breakDurationMillis),
-      maxOpenDuration: Duration.millis(settings.maxBreakDurationMillis),
-      onStoreError: "fail"
-    }).pipe(Effect.provideService(EffectBreaker.CircuitBreakerStore, store), Scope.provide(scope)),
-    (breaker): CircuitBreaker.CircuitBreaker.Service => {
-      const execute = <A, E, R>(
+const makeService = (breaker: Breaker, effect: EffectBreaker.CircuitBreaker): CircuitBreaker.CircuitBreaker.Service => {
+  const service: CircuitBreaker.CircuitBreaker.Service = {
+    settings: toPublicSettings(breaker.settings),
+    breaker: effect,
+    acquire: (origin) => acquire(breaker, origin),
+    execute: dual<
+      <A, E>(
+        origin: string,
+        classify?: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome
+      ) => <R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | CircuitOpen, R>,
+      <A, E, R>(
         self: Effect.Effect<A, E, R>,
         origin: string,
-        classify: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome = defaultClassify
-      ): Effect.Effect<A, E | CircuitOpen, R> =>
-        Effect.mapError(
-          breaker.execute(self, { key: origin, classify: (exit) => toEffectOutcome(classify(exit)) }),
-          (error) => (isBreakerError(error) ? toCircuitOpen(error) : error)
-        )
-      const service: CircuitBreaker.CircuitBreaker.Service = {
-        settings: toPublicSettings(settings),
-        breaker,
-        acquire: (origin) =>
-          Effect.map(admit(origin), (permit) => {
-            let reported = false
-            return {
-              origin,
-              probe: permit.probe,
-              report: (outcome) =>
-                Effect.suspend(() => {
-                  if (reported) return Effect.void
-                  reported = true
-                  const coreOutcome: CircuitBreakerCore.Outcome =
-                    outcome._tag === "Failure" && outcome.retryAfter !== undefined
-                      ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(outcome.retryAfter) }
-                      : { _tag: outcome._tag }
-                  return Effect.asVoid(report(origin, permit.generation, coreOutcome))
-                })
-            }
-          }),
-        execute: dual<
-          <A, E>(
-            origin: string,
-            classify?: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome
-          ) => <R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | CircuitOpen, R>,
-          <A, E, R>(
-            self: Effect.Effect<A, E, R>,
-            origin: string,
-            classify?: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome
-          ) => Effect.Effect<A, E | CircuitOpen, R>
-        >((args) => Effect.isEffect(args[0]), execute),
-        state,
-        isolate: manual((machine) => machine.isolate()),
-        close: manual((machine) => machine.close()),
-        changes: Stream.fromPubSub(changes),
-        subscribe: Effect.map(PubSub.subscribe(changes), Stream.fromSubscription)
-      }
-      controls.set(service, {
-        settings,
-        forceOpen: (origin, breakMillis) =>
-          withEntry(origin, (entry, nowMillis) =>
-            announce(entry, entry.machine.forceOpen(nowMillis, breakMillis), true)
-          ),
-        setOnOpen: (set) => {
-          onOpen = set
-        }
-      })
-      return service
+        classify?: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome
+      ) => Effect.Effect<A, E | CircuitOpen, R>
+    >(
+      (args) => Effect.isEffect(args[0]),
+      (self, origin, classify) => execute(effect, self, origin, classify)
+    ),
+    state: (origin) => stateOf(breaker, origin),
+    isolate: (origin) => isolate(breaker, origin),
+    close: (origin) => close(breaker, origin),
+    changes: Stream.fromPubSub(breaker.changes),
+    subscribe: Effect.map(PubSub.subscribe(breaker.changes), Stream.fromSubscription)
+  }
+  controls.set(service, {
+    settings: breaker.settings,
+    forceOpen: (origin, breakMillis) => forceOpen(breaker, origin, breakMillis),
+    setOnOpen: (onOpen) => {
+      breaker.onOpen = onOpen
     }
-  )
+  })
+  return service
 }
 
 /** How many state changes a slow subscriber may fall behind before the oldest are dropped. @internal */
@@ -454,10 +549,9 @@ export const make = (
     Result.match(resolve(options), {
       onFailure: Effect.fail,
       onSuccess: (settings) =>
-        Effect.flatMap(PubSub.sliding<CircuitBreaker.StateChange>(changesCapacity), (changes) =>
-          // Effect's breaker needs a scope for its transitions stream; ours lives as long as
-          // the breaker does (a breaker is made where no scope is at hand, by a policy).
-          makeService(settings, options?.onStateChange, changes, Scope.makeUnsafe())
-        )
+        Effect.flatMap(PubSub.sliding<CircuitBreaker.StateChange>(changesCapacity), (changes) => {
+          const breaker = makeBreaker(settings, options?.onStateChange, changes)
+          return Effect.map(effectBreaker(breaker), (effect) => makeService(breaker, effect))
+        })
     })
   )

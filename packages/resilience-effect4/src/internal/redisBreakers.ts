@@ -19,14 +19,8 @@ type Breaker = CircuitBreaker.CircuitBreaker.Service
 // past it the oldest is no longer told nor telling.
 const maxBreakers = 256
 
-/**
- * The store's `circuitBreaker`, over its memory store's, for the scope's life: its breakers'
- * openings are published (each forked in the scope, bounded by the store's timeout, never waited
- * for by a call), and the fleet's are applied to them.
- *
- * @internal
- */
-export const make = (options: {
+/** What the store lends its shared breakers. @internal */
+export interface Options {
   readonly commands: RedisCommands
   readonly prefix: string
   /** Listens on a channel as the store does, for the scope's life. */
@@ -40,76 +34,95 @@ export const make = (options: {
   readonly rejected: () => Effect.Effect<void>
   /** The memory store's breakers. */
   readonly local: (options: CircuitBreaker.Options) => Effect.Effect<Breaker>
-}): Effect.Effect<(options: CircuitBreaker.Options) => Effect.Effect<Breaker>, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const channel = SharedStore.keysFor(options.prefix).breakerChannel
-    const storeId = crypto.randomUUID()
-    const scope = yield* Effect.scope
-    // The breakers this store made, with their settings' key: in the order they were made.
-    const followed = new Map<
-      Breaker,
-      { readonly settingsKey: string; readonly controls: circuitBreakerService.Controls }
-    >()
+}
 
-    const publish = (settingsKey: string, origin: string, breakMillis: number): Effect.Effect<void> =>
-      Effect.asVoid(
-        Effect.forkIn(
-          Effect.interruptible(
-            options.roundTrip(
-              options.commands.send("PUBLISH", [
-                channel,
-                SharedStore.breakerOpenedMessage({ breakMillis, storeId, settingsKey, origin })
-              ])
-            )
-          ),
-          scope
+/** One store's following of its breakers, for its scope's life. */
+interface Fleet {
+  readonly options: Options
+  readonly channel: string
+  readonly storeId: string
+  readonly scope: Scope.Scope
+  /** The breakers this store made, with their settings' key: in the order they were made. */
+  readonly followed: Map<Breaker, { readonly settingsKey: string; readonly controls: circuitBreakerService.Controls }>
+}
+
+const publish = (fleet: Fleet, settingsKey: string, origin: string, breakMillis: number): Effect.Effect<void> =>
+  Effect.asVoid(
+    Effect.forkIn(
+      Effect.interruptible(
+        fleet.options.roundTrip(
+          fleet.options.commands.send("PUBLISH", [
+            fleet.channel,
+            SharedStore.breakerOpenedMessage({ breakMillis, storeId: fleet.storeId, settingsKey, origin })
+          ])
         )
-      )
+      ),
+      fleet.scope
+    )
+  )
 
-    const follow = (breaker: Breaker): void => {
-      if (followed.has(breaker)) return
-      const controls = circuitBreakerService.controlsOf(breaker)
-      if (controls === undefined) return
-      if (followed.size >= maxBreakers) {
-        const oldest = followed.entries().next()
-        if (oldest.done !== true) {
-          oldest.value[1].controls.setOnOpen(undefined)
-          followed.delete(oldest.value[0])
-        }
-      }
-      const settingsKey = SharedStore.settingsKey(JSON.stringify(controls.settings))
-      controls.setOnOpen((origin, breakMillis) => publish(settingsKey, origin, breakMillis))
-      followed.set(breaker, { settingsKey, controls })
+const follow = (fleet: Fleet, breaker: Breaker): void => {
+  const { followed } = fleet
+  if (followed.has(breaker)) return
+  const controls = circuitBreakerService.controlsOf(breaker)
+  if (controls === undefined) return
+  if (followed.size >= maxBreakers) {
+    const oldest = followed.entries().next()
+    if (oldest.done !== true) {
+      oldest.value[1].controls.setOnOpen(undefined)
+      followed.delete(oldest.value[0])
     }
+  }
+  const settingsKey = SharedStore.settingsKey(JSON.stringify(controls.settings))
+  controls.setOnOpen((origin, breakMillis) => publish(fleet, settingsKey, origin, breakMillis))
+  followed.set(breaker, { settingsKey, controls })
+}
 
-    // An opening is applied as the breaker's own would be: `forceOpen` holds the break within
-    // the breaker's `breakDuration` and `maxBreakDuration`, as a Retry-After hint is held. One
-    // longer than that cap is counted as cut; a message that is no opening, as dropped.
-    const onMessage = (message: string): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const opened = SharedStore.readBreakerOpenedMessage(message)
-        if (opened === undefined) return options.rejected()
-        if (opened.storeId === storeId) return Effect.void
-        const breakers = [...followed.values()].filter((breaker) => breaker.settingsKey === opened.settingsKey)
-        const cut = breakers.some((breaker) => opened.breakMillis > breaker.controls.settings.maxBreakDurationMillis)
-        return Effect.andThen(
-          cut ? options.rejected() : Effect.void,
-          Effect.forEach(breakers, (breaker) => breaker.controls.forceOpen(opened.origin, opened.breakMillis), {
-            discard: true
-          })
-        )
-      })
-
-    yield* options.listen(channel, onMessage)
-
-    // Closed with the store: its breakers (kept by its memory store) tell no one any more.
-    yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        for (const { controls } of followed.values()) controls.setOnOpen(undefined)
-        followed.clear()
+// An opening is applied as the breaker's own would be: `forceOpen` holds the break within the
+// breaker's `breakDuration` and `maxBreakDuration`, as a Retry-After hint is held. One longer
+// than that cap is counted as cut; a message that is no opening, as dropped.
+const onMessage = (fleet: Fleet, message: string): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const opened = SharedStore.readBreakerOpenedMessage(message)
+    if (opened === undefined) return fleet.options.rejected()
+    if (opened.storeId === fleet.storeId) return Effect.void
+    const breakers = [...fleet.followed.values()].filter((breaker) => breaker.settingsKey === opened.settingsKey)
+    const cut = breakers.some((breaker) => opened.breakMillis > breaker.controls.settings.maxBreakDurationMillis)
+    return Effect.andThen(
+      cut ? fleet.options.rejected() : Effect.void,
+      Effect.forEach(breakers, (breaker) => breaker.controls.forceOpen(opened.origin, opened.breakMillis), {
+        discard: true
       })
     )
+  })
 
+// Closed with the store: its breakers (kept by its memory store) tell no one any more.
+const unfollowAll = (fleet: Fleet): Effect.Effect<void> =>
+  Effect.sync(() => {
+    for (const { controls } of fleet.followed.values()) controls.setOnOpen(undefined)
+    fleet.followed.clear()
+  })
+
+/**
+ * The store's `circuitBreaker`, over its memory store's, for the scope's life: its breakers'
+ * openings are published (each forked in the scope, bounded by the store's timeout, never waited
+ * for by a call), and the fleet's are applied to them.
+ *
+ * @internal
+ */
+export const make = (
+  options: Options
+): Effect.Effect<(options: CircuitBreaker.Options) => Effect.Effect<Breaker>, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const fleet: Fleet = {
+      options,
+      channel: SharedStore.keysFor(options.prefix).breakerChannel,
+      storeId: crypto.randomUUID(),
+      scope: yield* Effect.scope,
+      followed: new Map()
+    }
+    yield* options.listen(fleet.channel, (message) => onMessage(fleet, message))
+    yield* Effect.addFinalizer(() => unfollowAll(fleet))
     return (breakerOptions) =>
-      Effect.tap(options.local(breakerOptions), (breaker) => Effect.sync(() => follow(breaker)))
+      Effect.tap(options.local(breakerOptions), (breaker) => Effect.sync(() => follow(fleet, breaker)))
   })

@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/retryPolicy.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as Cause from "effect/Cause"
@@ -42,6 +43,7 @@ export const constant = (delay: Duration.Input): RetryPolicy.Backoff => ({ _tag:
 
 const coreDefaults = RetryPolicyOptions.defaults
 
+// The option checks are the shared core's; Effect 4's Duration is how it reads durations.
 const hooks: RetryPolicyOptions.Hooks<Duration.Duration> = {
   duration: durationCodec,
   defaultInputs: {
@@ -74,14 +76,14 @@ const breakerOf = (
 
 /** @internal */
 export const validate = (options?: RetryPolicy.Options): Validated<RetryPolicy.RetryPolicy> =>
-  Result.flatMap(fromChecked(RetryPolicyOptions.check(options, hooks)), (resolved) => {
-    return Result.flatMap(budgetOf(options?.retryBudget), (retryBudget) =>
+  Result.flatMap(fromChecked(RetryPolicyOptions.check(options, hooks)), (resolved) =>
+    Result.flatMap(budgetOf(options?.retryBudget), (retryBudget) =>
       Result.map(
         breakerOf(options?.circuitBreaker),
         (circuitBreaker): RetryPolicy.RetryPolicy => ({ [TypeId]: TypeId, ...resolved, retryBudget, circuitBreaker })
       )
     )
-  })
+  )
 
 /** @internal */
 export const make = (options?: RetryPolicy.Options): RetryPolicy.RetryPolicy =>
@@ -93,7 +95,7 @@ export const isRetryPolicy = (u: unknown): u is RetryPolicy.RetryPolicy => Predi
 /** @internal */
 export const defaultPolicy: RetryPolicy.RetryPolicy = make()
 
-/** @internal */
+/** The server's delay on a transient status, in milliseconds, if it gave one. @internal */
 export const serverDelayMillis = (failure: HttpFailure.HttpFailure): number | undefined =>
   failure._tag === "TransientStatus" && Option.isSome(failure.retryAfter)
     ? Duration.toMillis(failure.retryAfter.value)
@@ -120,10 +122,24 @@ const toDecision = (decision: RetrySchedule.Decision): RetryPolicy.RetryDecision
 const completed = (planned: RetrySchedule.Step | RetrySchedule.Draw): Effect.Effect<RetrySchedule.Step> =>
   "complete" in planned ? Effect.map(Random.next, planned.complete) : Effect.succeed(planned)
 
+const stepOf = (
+  schedulePolicy: RetrySchedule.Policy,
+  policy: RetryPolicy.RetryPolicy,
+  state: RetrySchedule.State,
+  now: number,
+  failure: HttpFailure.HttpFailure
+): Effect.Effect<RetrySchedule.Step> =>
+  completed(
+    RetrySchedule.step(schedulePolicy, state, now, {
+      refusal: nonRetryableReason(failure, policy),
+      serverDelayMillis: serverDelayMillis(failure)
+    })
+  )
+
 /**
- * The policy as a schedule: the decisions are the shared core's (`RetrySchedule.step`), the
- * state lives in the closure `fromStep` builds once per run, a give-up ends the schedule with
- * its decision as the last output.
+ * The policy as a schedule: the decisions are the shared core's (`RetrySchedule.step`); a
+ * give-up ends the schedule with its decision as the last output.
+ * The state lives in the closure `fromStep` builds once per run.
  *
  * @internal
  */
@@ -134,12 +150,8 @@ export const toSchedule = (
   return Schedule.fromStep(
     Effect.sync(() => {
       let state = RetrySchedule.initialState(schedulePolicy)
-      return (now: number, failure: HttpFailure.HttpFailure) => {
-        const input: RetrySchedule.FailureInput = {
-          refusal: nonRetryableReason(failure, policy),
-          serverDelayMillis: serverDelayMillis(failure)
-        }
-        return Effect.flatMap(completed(RetrySchedule.step(schedulePolicy, state, now, input)), (step) => {
+      return (now: number, failure: HttpFailure.HttpFailure) =>
+        Effect.flatMap(stepOf(schedulePolicy, policy, state, now, failure), (step) => {
           state = step.state
           const decision = toDecision(step.decision)
           return step.decision._tag === "GiveUp"
@@ -149,7 +161,6 @@ export const toSchedule = (
                 Duration.millis(step.decision.delayMillis)
               ])
         })
-      }
     })
   )
 }

@@ -1,6 +1,13 @@
+// @generated from templates/src/internal/circuitBreakerService.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// The circuit breaker service: one core `CircuitBreakerMachine` per origin, kept in an
+// `OriginTable`. Each operation is a module-level function over one `Breaker` record; a change of
+// state is announced (gauge, counter, `changes`, the observers' queue) in the synchronous step
+// that made it, so that they all see changes in the order they happened even when fibers race.
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -9,14 +16,12 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
 import { globalValue } from "effect/GlobalValue"
-import * as MetricLabel from "effect/MetricLabel"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
-import type * as RetryPolicy from "../RetryPolicy.js"
+import { durationCodec, fromChecked, type InvalidRetryPolicy, type Validated } from "./invalidOption.js"
 import * as metrics from "./metrics.js"
 import { monotonicMillis } from "./retryBudgetService.js"
-import { durationCodec, fromChecked, type Validated } from "./invalidOption.js"
 import * as stateObservers from "./stateObservers.js"
 
 /** @internal */
@@ -61,18 +66,6 @@ export const failure = (options?: {
 // ---------------------------------------------------------------------------------------------
 // Options: the shared core's checks; the callback is only ours to call.
 
-interface Resolved {
-  readonly settings: CircuitBreakerCore.BreakerSettings
-  readonly onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined
-}
-
-/** @internal */
-export const resolve = (options: CircuitBreaker.Options | undefined): Validated<Resolved> =>
-  Either.map(fromChecked(CircuitBreakerCore.resolveOptions(options, durationCodec)), (settings) => ({
-    settings,
-    onStateChange: options?.onStateChange
-  }))
-
 /** @internal */
 export const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): CircuitBreaker.Settings => ({
   tripPolicy:
@@ -88,20 +81,21 @@ export const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): 
   maxBreakDuration: Duration.millis(settings.maxBreakDurationMillis)
 })
 
+const resolve = (options: CircuitBreaker.Options | undefined): Validated<CircuitBreakerCore.BreakerSettings> =>
+  fromChecked(CircuitBreakerCore.resolveOptions(options, durationCodec))
+
 /** @internal */
-export const validate = (
-  options?: CircuitBreaker.Options
-): Either.Either<CircuitBreaker.Settings, RetryPolicy.InvalidRetryPolicy> =>
-  Either.map(resolve(options), (resolved) => toPublicSettings(resolved.settings))
+export const validate = (options?: CircuitBreaker.Options): Validated<CircuitBreaker.Settings> =>
+  Either.map(resolve(options), toPublicSettings)
 
 // ---------------------------------------------------------------------------------------------
-// The service
+// A step: what it reads of the calling fiber.
 
 /**
- * The time limit (milliseconds) of the attempt `execute` or `acquire` is about to admit, as the
- * attempt loop sets it: a probe with one keeps its slot until it reports, or a break past that
- * limit, however long it takes to go out (see the core's `tryAcquire`); without one, a break
- * past its admission.
+ * The time limit (milliseconds) of the attempt about to be admitted, as the attempt loop sets it
+ * around `execute` or `acquire`: a probe with one keeps its slot until it reports, or a break
+ * past that limit, however long it takes to go out (see the core's `tryAcquire`); without one, a
+ * break past its admission.
  *
  * @internal
  */
@@ -109,6 +103,72 @@ export const currentProbeTimeLimit: FiberRef.FiberRef<number | undefined> = glob
   Symbol.for("effect-http-resilience/currentProbeTimeLimit"),
   () => FiberRef.unsafeMake<number | undefined>(undefined)
 )
+
+/** Runs `f` uninterruptibly with the fiber's monotonic time, probe time limit and context. */
+const inStep = <A, E>(
+  f: (nowMillis: number, probeLimitMillis: number | undefined, context: Context.Context<never>) => Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  Effect.uninterruptible(
+    Effect.withFiberRuntime<A, E>((fiber) =>
+      f(
+        monotonicMillis(Context.get(fiber.currentDefaultServices, Clock.Clock)),
+        fiber.getFiberRef(currentProbeTimeLimit),
+        fiber.currentContext
+      )
+    )
+  )
+
+// ---------------------------------------------------------------------------------------------
+// The service
+
+/** One breaker: its settings and circuits, and where their changes go. */
+interface Breaker {
+  readonly settings: CircuitBreakerCore.BreakerSettings
+  readonly table: OriginTable<Entry>
+  readonly changes: PubSub.PubSub<CircuitBreaker.StateChange>
+  readonly observers: stateObservers.StateObservers
+  /** Told of each opening the breaker decided itself (see `Controls.setOnOpen`). */
+  onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
+}
+
+interface Entry {
+  readonly origin: string
+  readonly machine: CircuitBreakerCore.CircuitBreakerMachine
+  readonly labels: metrics.OriginLabels
+  /** Whether the state gauge shows this circuit yet: it starts closed at its first step. */
+  shown: boolean
+  /** Dropped from the table: its late reports must not reach anyone. */
+  retired: boolean
+}
+
+const makeBreaker = (
+  settings: CircuitBreakerCore.BreakerSettings,
+  onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
+  changes: PubSub.PubSub<CircuitBreaker.StateChange>
+): Breaker => ({
+  settings,
+  // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
+  // `CircuitBreakerMachine.isIdle`); an isolated one is kept until closed by hand.
+  table: new OriginTable<Entry>(
+    (origin) => ({
+      origin,
+      machine: new CircuitBreakerCore.CircuitBreakerMachine(settings),
+      labels: metrics.originLabels(origin),
+      shown: false,
+      retired: false
+    }),
+    (entry, nowMillis, lastUsedMillis) => entry.machine.isIdle(nowMillis, lastUsedMillis),
+    {
+      onEvict: (entry) => {
+        entry.retired = true
+      },
+      isPinned: (entry) => entry.machine.isIsolated()
+    }
+  ),
+  changes,
+  observers: stateObservers.make(onStateChange, changesCapacity),
+  onOpen: undefined
+})
 
 const millisToDuration = (millis: number): Duration.Duration =>
   Number.isFinite(millis) ? Duration.millis(millis) : Duration.infinity
@@ -134,28 +194,179 @@ const toCoreOutcome = (outcome: CircuitBreaker.Outcome): CircuitBreakerCore.Outc
 const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome =>
   Exit.isSuccess(exit) ? success : failure()
 
-interface Entry {
-  readonly origin: string
-  readonly machine: CircuitBreakerCore.CircuitBreakerMachine
-  readonly labels: ReadonlyArray<MetricLabel.MetricLabel>
-  /** Dropped from the table: its late reports must not reach anyone. */
-  retired: boolean
-}
-
-const stateLabel = (state: CircuitBreakerCore.StateTag): MetricLabel.MetricLabel =>
-  MetricLabel.make(metrics.attribute.circuitState, metrics.circuitStateValue[state])
-
-const previousStateLabel = (state: CircuitBreakerCore.StateTag): MetricLabel.MetricLabel =>
-  MetricLabel.make(metrics.attribute.circuitPreviousState, metrics.circuitStateValue[state])
-
 // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
-const setState = (
-  labels: ReadonlyArray<MetricLabel.MetricLabel>,
-  state: CircuitBreakerCore.StateTag,
-  value: 0 | 1
-): void => {
-  if (!metrics.isOverflow(labels)) metrics.circuitBreakerState.unsafeUpdate(value, [...labels, stateLabel(state)])
+const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1, context: Context.Context<never>) => {
+  if (!metrics.isOverflow(entry.labels))
+    metrics.updateNow(metrics.circuitBreakerState, value, metrics.withCircuitStates(entry.labels, state), context)
 }
+
+// In the synchronous step that made the change: the gauge, the counter, the stream and the
+// observers' queue. (The metric updates carry the origin's attributes, not the calling fiber's
+// metric tags.) The observers themselves run later, in a fiber of their own: see `notify`.
+const announce = (
+  breaker: Breaker,
+  entry: Entry,
+  transition: CircuitBreakerCore.Transition,
+  context: Context.Context<never>
+): void => {
+  setState(entry, transition.from, 0, context)
+  setState(entry, transition.to, 1, context)
+  metrics.updateNow(
+    metrics.circuitBreakerTransitions,
+    1,
+    metrics.withCircuitStates(entry.labels, transition.to, transition.from),
+    context
+  )
+  const change = toStateChange(entry.origin, transition)
+  breaker.changes.unsafeOffer(change)
+  breaker.observers.push(change)
+}
+
+// Announces a committed change, and starts its delivery to `onStateChange` outside the
+// critical section: the caller does not wait for it, and what it does is logged, never
+// rethrown. Callers run this uninterruptibly, so that the delivery is always started. An
+// opening of the breaker's own (not `forced`) is also handed to `onOpen`, if set.
+const notify = (
+  breaker: Breaker,
+  entry: Entry,
+  transition: CircuitBreakerCore.Transition | undefined,
+  context: Context.Context<never>,
+  forced = false
+): Effect.Effect<void> => {
+  if (transition === undefined) return Effect.void
+  announce(breaker, entry, transition, context)
+  if (forced || transition.to !== "Open" || breaker.onOpen === undefined) return breaker.observers.deliver
+  return Effect.zipRight(breaker.observers.deliver, breaker.onOpen(entry.origin, transition.breakMillis))
+}
+
+// One step on the circuit of `origin`, uninterruptible: a change made in it is always announced,
+// and its delivery started.
+const withEntry = <A, E>(
+  breaker: Breaker,
+  origin: string,
+  f: (
+    entry: Entry,
+    nowMillis: number,
+    probeLimitMillis: number | undefined,
+    context: Context.Context<never>
+  ) => Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  inStep((nowMillis, probeLimitMillis, context) => {
+    const entry = breaker.table.get(origin, nowMillis)
+    if (!entry.shown) {
+      entry.shown = true
+      setState(entry, "Closed", 1, context)
+    }
+    return f(entry, nowMillis, probeLimitMillis, context)
+  })
+
+/** Admits one attempt (`permitted` makes what the caller gets of it), or rejects it with `CircuitOpen`. */
+const admit = <A>(
+  breaker: Breaker,
+  origin: string,
+  permitted: (
+    entry: Entry,
+    permit: CircuitBreakerCore.Permit,
+    transition: CircuitBreakerCore.Transition | undefined
+  ) => A
+): Effect.Effect<A, CircuitOpen> =>
+  withEntry(breaker, origin, (entry, nowMillis, probeLimitMillis, context) => {
+    const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
+    if (admission._tag === "Rejected") {
+      metrics.updateNow(
+        metrics.circuitBreakerRejections,
+        1,
+        metrics.withCircuitStates(entry.labels, admission.state),
+        context
+      )
+      return Effect.fail(
+        new CircuitOpen({ origin, state: admission.state, retryAfter: millisToDuration(admission.retryAfterMillis) })
+      )
+    }
+    const admitted = permitted(entry, admission.permit, admission.transition)
+    if (admission.transition === undefined) return Effect.succeed(admitted)
+    return Effect.as(notify(breaker, entry, admission.transition, context), admitted)
+  })
+
+// A permit reports once, to the circuit that issued it, unless that circuit was dropped since.
+const makePermit = (breaker: Breaker, entry: Entry, permit: CircuitBreakerCore.Permit): CircuitBreaker.Permit => {
+  let reported = false
+  return {
+    origin: entry.origin,
+    probe: permit.probe,
+    report: (outcome) =>
+      inStep((nowMillis, _, context) => {
+        if (reported || entry.retired) return Effect.void
+        reported = true
+        return notify(breaker, entry, entry.machine.report(nowMillis, permit, toCoreOutcome(outcome)), context)
+      })
+  }
+}
+
+const acquire = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.Permit, CircuitOpen> =>
+  admit(breaker, origin, (entry, permit) => makePermit(breaker, entry, permit))
+
+const stateOf = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.State> =>
+  Effect.clockWith((clock) =>
+    Effect.sync((): CircuitBreaker.State => {
+      const entry = breaker.table.peek(origin)
+      if (entry === undefined) return { _tag: "Closed", origin }
+      const snapshot = entry.machine.snapshot(monotonicMillis(clock))
+      switch (snapshot._tag) {
+        case "Closed":
+        case "Isolated":
+          return { _tag: snapshot._tag, origin }
+        case "Open":
+          return { _tag: "Open", origin, retryAfter: Duration.millis(snapshot.retryAfterMillis) }
+        case "HalfOpen":
+          return {
+            _tag: "HalfOpen",
+            origin,
+            probing: snapshot.probing,
+            retryAfter: Duration.millis(snapshot.retryAfterMillis)
+          }
+      }
+    })
+  )
+
+const manual =
+  (apply: (machine: CircuitBreakerCore.CircuitBreakerMachine) => CircuitBreakerCore.Transition | undefined) =>
+  (breaker: Breaker, origin: string): Effect.Effect<void> =>
+    withEntry(breaker, origin, (entry, _nowMillis, _probeLimitMillis, context) =>
+      notify(breaker, entry, apply(entry.machine), context)
+    )
+
+const isolate = manual((machine) => machine.isolate())
+
+const close = manual((machine) => machine.close())
+
+const forceOpen = (breaker: Breaker, origin: string, breakMillis: number): Effect.Effect<void> =>
+  withEntry(breaker, origin, (entry, nowMillis, _probeLimitMillis, context) =>
+    notify(breaker, entry, entry.machine.forceOpen(nowMillis, breakMillis), context, true)
+  )
+
+const execute = <A, E, R>(
+  breaker: Breaker,
+  self: Effect.Effect<A, E, R>,
+  origin: string,
+  classify: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome = defaultClassify
+): Effect.Effect<A, E | CircuitOpen, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(acquire(breaker, origin), (permit) =>
+      Effect.flatMap(Effect.exit(restore(self)), (exit) => {
+        // An interruption says nothing about the origin's health, and must free a probe's slot.
+        if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause))
+          return Effect.zipRight(permit.report(ignored), exit)
+        let outcome: CircuitBreaker.Outcome
+        try {
+          outcome = classify(exit)
+        } catch (defect) {
+          return Effect.zipRight(permit.report(ignored), Effect.die(defect))
+        }
+        return Effect.zipRight(permit.report(outcome), exit)
+      })
+    )
+  )
 
 /**
  * What a shared store does with a breaker it made, beyond the public service.
@@ -189,179 +400,35 @@ const controls = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Controls>()
 export const controlsOf = (service: CircuitBreaker.CircuitBreaker.Service): Controls | undefined =>
   controls.get(service)
 
-const makeService = (
-  resolved: Resolved,
-  changes: PubSub.PubSub<CircuitBreaker.StateChange>
-): CircuitBreaker.CircuitBreaker.Service => {
-  const { settings, onStateChange } = resolved
-  const observers = stateObservers.make(onStateChange, changesCapacity)
-  let onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
-  // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
-  // `CircuitBreakerMachine.isIdle`); an isolated one is kept until closed by hand.
-  const table = new OriginTable<Entry>(
-    (origin) => {
-      const labels = metrics.originLabels(origin)
-      setState(labels, "Closed", 1)
-      return { origin, machine: new CircuitBreakerCore.CircuitBreakerMachine(settings), labels, retired: false }
-    },
-    (entry, nowMillis, lastUsedMillis) => entry.machine.isIdle(nowMillis, lastUsedMillis),
-    {
-      onEvict: (entry) => {
-        entry.retired = true
-      },
-      isPinned: (entry) => entry.machine.isIsolated()
-    }
-  )
-
-  // Runs inside the synchronous step that made the change, so that the stream, the gauge, the
-  // counters and the observers' queue see changes in the order they happened even when fibers
-  // race. (The metric updates carry the origin's attributes, not the calling fiber's metric
-  // tags.) The observers themselves run later, in a fiber of their own: see `notify`.
-  const announce = (entry: Entry, transition: CircuitBreakerCore.Transition): void => {
-    setState(entry.labels, transition.from, 0)
-    setState(entry.labels, transition.to, 1)
-    metrics.circuitBreakerTransitions.unsafeUpdate(1, [
-      ...entry.labels,
-      previousStateLabel(transition.from),
-      stateLabel(transition.to)
-    ])
-    const change = toStateChange(entry.origin, transition)
-    changes.unsafeOffer(change)
-    observers.push(change)
-  }
-
-  // Announces a committed change, and starts its delivery to `onStateChange` outside the
-  // critical section: the caller does not wait for it, and what it does is logged, never
-  // rethrown. Callers run this uninterruptibly, so that the delivery is always started. An
-  // opening of the breaker's own (not `forced`) is also handed to `onOpen`, if set.
-  const notify = (
-    entry: Entry,
-    transition: CircuitBreakerCore.Transition | undefined,
-    forced = false
-  ): Effect.Effect<void> => {
-    if (transition === undefined) return Effect.void
-    announce(entry, transition)
-    if (forced || transition.to !== "Open" || onOpen === undefined) return observers.deliver
-    return Effect.zipRight(observers.deliver, onOpen(entry.origin, transition.breakMillis))
-  }
-
-  const withEntry = <A, E>(
-    origin: string,
-    f: (entry: Entry, nowMillis: number) => Effect.Effect<A, E>
-  ): Effect.Effect<A, E> =>
-    Effect.clockWith((clock) =>
-      Effect.suspend(() => {
-        const nowMillis = monotonicMillis(clock)
-        return f(table.get(origin, nowMillis), nowMillis)
-      })
-    )
-
-  const makePermit = (entry: Entry, permit: CircuitBreakerCore.Permit): CircuitBreaker.Permit => {
-    let reported = false
-    return {
-      origin: entry.origin,
-      probe: permit.probe,
-      report: (outcome) =>
-        Effect.uninterruptible(
-          Effect.clockWith((clock) =>
-            Effect.suspend(() => {
-              if (reported || entry.retired) return Effect.void
-              reported = true
-              return notify(entry, entry.machine.report(monotonicMillis(clock), permit, toCoreOutcome(outcome)))
-            })
-          )
-        )
-    }
-  }
-
-  const acquire = (origin: string): Effect.Effect<CircuitBreaker.Permit, CircuitBreaker.CircuitOpen> =>
-    Effect.uninterruptible(
-      FiberRef.getWith(currentProbeTimeLimit, (probeLimitMillis) =>
-        withEntry(origin, (entry, nowMillis) => {
-          const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
-          if (admission._tag === "Rejected") {
-            metrics.circuitBreakerRejections.unsafeUpdate(1, [...entry.labels, stateLabel(admission.state)])
-            return Effect.fail(
-              new CircuitOpen({
-                origin,
-                state: admission.state,
-                retryAfter: millisToDuration(admission.retryAfterMillis)
-              })
-            )
-          }
-          const permit = makePermit(entry, admission.permit)
-          if (admission.transition === undefined) return Effect.succeed(permit)
-          return Effect.as(notify(entry, admission.transition), permit)
-        })
-      )
-    )
-
-  const execute = <A, E, R>(
-    self: Effect.Effect<A, E, R>,
-    origin: string,
-    classify: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome = defaultClassify
-  ): Effect.Effect<A, E | CircuitBreaker.CircuitOpen, R> =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(acquire(origin), (permit) =>
-        Effect.flatMap(Effect.exit(restore(self)), (exit) => {
-          // An interruption says nothing about the origin's health, and must free a probe's slot.
-          if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause))
-            return Effect.zipRight(permit.report(ignored), exit)
-          let outcome: CircuitBreaker.Outcome
-          try {
-            outcome = classify(exit)
-          } catch (defect) {
-            return Effect.zipRight(permit.report(ignored), Effect.die(defect))
-          }
-          return Effect.zipRight(permit.report(outcome), exit)
-        })
-      )
-    )
-
-  const manual =
-    (apply: (machine: CircuitBreakerCore.CircuitBreakerMachine) => CircuitBreakerCore.Transition | undefined) =>
-    (origin: string): Effect.Effect<void> =>
-      Effect.uninterruptible(withEntry(origin, (entry) => notify(entry, apply(entry.machine))))
-
+const makeService = (breaker: Breaker): CircuitBreaker.CircuitBreaker.Service => {
   const service: CircuitBreaker.CircuitBreaker.Service = {
-    settings: toPublicSettings(settings),
-    acquire,
-    execute: dual((args) => Effect.isEffect(args[0]), execute),
-    state: (origin) =>
-      Effect.clockWith((clock) =>
-        Effect.sync((): CircuitBreaker.State => {
-          const entry = table.peek(origin)
-          if (entry === undefined) return { _tag: "Closed", origin }
-          const snapshot = entry.machine.snapshot(monotonicMillis(clock))
-          switch (snapshot._tag) {
-            case "Closed":
-            case "Isolated":
-              return { _tag: snapshot._tag, origin }
-            case "Open":
-              return { _tag: "Open", origin, retryAfter: Duration.millis(snapshot.retryAfterMillis) }
-            case "HalfOpen":
-              return {
-                _tag: "HalfOpen",
-                origin,
-                probing: snapshot.probing,
-                retryAfter: Duration.millis(snapshot.retryAfterMillis)
-              }
-          }
-        })
-      ),
-    isolate: manual((machine) => machine.isolate()),
-    close: manual((machine) => machine.close()),
-    changes: Stream.fromPubSub(changes),
-    subscribe: Stream.fromPubSub(changes, { scoped: true })
+    settings: toPublicSettings(breaker.settings),
+    acquire: (origin) => acquire(breaker, origin),
+    execute: dual<
+      <A, E>(
+        origin: string,
+        classify?: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome
+      ) => <R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | CircuitOpen, R>,
+      <A, E, R>(
+        self: Effect.Effect<A, E, R>,
+        origin: string,
+        classify?: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome
+      ) => Effect.Effect<A, E | CircuitOpen, R>
+    >(
+      (args) => Effect.isEffect(args[0]),
+      (self, origin, classify) => execute(breaker, self, origin, classify)
+    ),
+    state: (origin) => stateOf(breaker, origin),
+    isolate: (origin) => isolate(breaker, origin),
+    close: (origin) => close(breaker, origin),
+    changes: Stream.fromPubSub(breaker.changes),
+    subscribe: Stream.fromPubSub(breaker.changes, { scoped: true })
   }
   controls.set(service, {
-    settings,
-    forceOpen: (origin, breakMillis) =>
-      Effect.uninterruptible(
-        withEntry(origin, (entry, nowMillis) => notify(entry, entry.machine.forceOpen(nowMillis, breakMillis), true))
-      ),
-    setOnOpen: (set) => {
-      onOpen = set
+    settings: breaker.settings,
+    forceOpen: (origin, breakMillis) => forceOpen(breaker, origin, breakMillis),
+    setOnOpen: (onOpen) => {
+      breaker.onOpen = onOpen
     }
   })
   return service
@@ -373,13 +440,14 @@ export const changesCapacity = 1024
 /** @internal */
 export const make = (
   options?: CircuitBreaker.Options
-): Effect.Effect<CircuitBreaker.CircuitBreaker.Service, RetryPolicy.InvalidRetryPolicy> =>
+): Effect.Effect<CircuitBreaker.CircuitBreaker.Service, InvalidRetryPolicy> =>
   Effect.suspend(() =>
     Either.match(resolve(options), {
       onLeft: Effect.fail,
-      onRight: (resolved) =>
-        Effect.map(PubSub.sliding<CircuitBreaker.StateChange>(changesCapacity), (changes) =>
-          makeService(resolved, changes)
-        )
+      onRight: (settings) =>
+        Effect.map(PubSub.sliding<CircuitBreaker.StateChange>(changesCapacity), (changes) => {
+          const breaker = makeBreaker(settings, options?.onStateChange, changes)
+          return makeService(breaker)
+        })
     })
   )

@@ -118,154 +118,175 @@ type Event<A, E> =
   | { readonly _tag: "Timer"; readonly timer: number }
   | { readonly _tag: "Ended"; readonly copy: number; readonly exit: Exit.Exit<A, E> }
 
+/** One hedged attempt's race as it runs, shared by the functions below. */
+interface HedgedRun<A, E, R> {
+  readonly copies: Copies<A, E, R>
+  readonly events: Queue.Queue<Event<A, E>>
+  readonly running: Map<number, Fiber.RuntimeFiber<boolean>>
+  /** The transient failure that would be the race's outcome if every copy failed (held meanwhile). */
+  readonly failures: Map<number, E>
+  readonly exits: Map<number, Exit.Exit<A, E>>
+  timer: Fiber.RuntimeFiber<boolean> | undefined
+  timerId: number
+}
+
+const stopTimer = <A, E, R>(run: HedgedRun<A, E, R>): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const pending = run.timer
+    run.timer = undefined
+    return pending === undefined ? Effect.void : Fiber.interrupt(pending)
+  })
+
+// A copy's exit, freed: its response when it succeeded, what its failure holds otherwise.
+const releaseExit = <A, E, R>(run: HedgedRun<A, E, R>, exit: Exit.Exit<A, E>): Effect.Effect<void> =>
+  Exit.isSuccess(exit)
+    ? run.copies.release(exit.value)
+    : Effect.forEach(failuresOf(exit.cause), run.copies.releaseFailure, { discard: true })
+
+// Interrupts the copies still running and waits for them; what any of them got before the
+// interruption reached it is in the queue (a copy reports its exit uninterruptibly), and is
+// freed with every kept failure but `keep`'s.
+const settle = <A, E, R>(run: HedgedRun<A, E, R>, keep: number | undefined): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const losers = [...run.running.values()]
+    const kept = [...run.failures].flatMap(([copy, error]) => (copy === keep ? [] : [error]))
+    run.running.clear()
+    run.failures.clear()
+    return stopTimer(run).pipe(
+      Effect.zipRight(Fiber.interruptAll(losers)),
+      Effect.zipRight(Queue.takeAll(run.events)),
+      Effect.flatMap((pending) =>
+        Effect.forEach(pending, (event) => (event._tag === "Ended" ? releaseExit(run, event.exit) : Effect.void), {
+          discard: true
+        })
+      ),
+      Effect.zipRight(Effect.forEach(kept, run.copies.releaseFailure, { discard: true }))
+    )
+  })
+
+const start = <A, E, R>(run: HedgedRun<A, E, R>, copy: number): Effect.Effect<void, never, R> =>
+  Effect.map(
+    Effect.fork(
+      Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(Effect.exit(restore(run.copies.send(copy))), (exit) =>
+          Queue.offer(run.events, { _tag: "Ended", copy, exit })
+        )
+      )
+    ),
+    (fiber) => {
+      run.running.set(copy, fiber)
+    }
+  )
+
+const setTimer = <A, E, R>(run: HedgedRun<A, E, R>, afterMillis: number): Effect.Effect<void> =>
+  Effect.zipRight(
+    stopTimer(run),
+    Effect.map(
+      Effect.fork(
+        Effect.zipRight(
+          Effect.sleep(Duration.millis(afterMillis)),
+          Queue.offer(run.events, { _tag: "Timer", timer: ++run.timerId })
+        )
+      ),
+      (fiber) => {
+        run.timer = fiber
+      }
+    )
+  )
+
+// Carries out a step's actions in order, then waits for the next event.
+const act = <A, E, R>(run: HedgedRun<A, E, R>, step: HedgeRace.Step): Effect.Effect<A, E, R> => {
+  const [state, actions] = step
+  const [action, ...rest] = actions
+  if (action === undefined) return Effect.flatMap(Queue.take(run.events), (event) => heard(run, state, event))
+  switch (action._tag) {
+    case "Send":
+      return Effect.zipRight(start(run, action.copy), act(run, [state, rest]))
+    case "SetTimer":
+      return Effect.zipRight(setTimer(run, action.afterMillis), act(run, [state, rest]))
+    case "Ask":
+      return Effect.flatMap(run.copies.mayHedge(state.sent + 1), (allowed) => {
+        const [next, more] = HedgeRace.answered(state, allowed)
+        return act(run, [next, [...rest, ...more]])
+      })
+    case "Finish":
+      return finish(run, action.copy)
+  }
+}
+
+const heard = <A, E, R>(run: HedgedRun<A, E, R>, state: HedgeRace.Race, event: Event<A, E>): Effect.Effect<A, E, R> => {
+  if (event._tag === "Timer") return heardTimer(run, state, event)
+  const { copy, exit } = event
+  run.running.delete(copy)
+  run.exits.set(copy, exit)
+  const error = Exit.isSuccess(exit) ? undefined : failureOf(exit.cause)
+  const outcome: HedgeRace.Outcome = Exit.isSuccess(exit)
+    ? { _tag: "Won" }
+    : error === undefined
+      ? { _tag: "Final" }
+      : run.copies.outcomeOf(error, copy)
+  const step = HedgeRace.ended(state, copy, outcome)
+  if (outcome._tag !== "Transient" || error === undefined) return act(run, step)
+  // Only the race's would-be outcome (`lastFailed`) is held; any other failure is released now.
+  let released: ReadonlyArray<E> = [error]
+  if (step[0].lastFailed === copy) {
+    released = [...run.failures.values()]
+    run.failures.clear()
+    run.failures.set(copy, error)
+  }
+  return Effect.zipRight(Effect.forEach(released, run.copies.releaseFailure, { discard: true }), act(run, step))
+}
+
+const heardTimer = <A, E, R>(
+  run: HedgedRun<A, E, R>,
+  state: HedgeRace.Race,
+  event: Event<A, E> & { readonly _tag: "Timer" }
+): Effect.Effect<A, E, R> => {
+  if (event.timer !== run.timerId) return act(run, [state, []])
+  // A copy's end queued with the timer is heard first: a hedge for an attempt that has just
+  // answered is a request for nothing.
+  return Effect.flatMap(Queue.poll(run.events), (pending) => {
+    if (Option.isSome(pending)) {
+      return Effect.zipRight(Queue.offer(run.events, event), heard(run, state, pending.value))
+    }
+    run.timer = undefined
+    return act(run, HedgeRace.timerFired(state))
+  })
+}
+
+// The race's outcome is one copy's exit, as it ended. The losers are settled whole, even if the
+// call is interrupted meanwhile: what they hold must not be left behind.
+const finish = <A, E, R>(run: HedgedRun<A, E, R>, copy: number): Effect.Effect<A, E, R> =>
+  Effect.zipRight(
+    Effect.uninterruptible(settle(run, copy)),
+    Effect.suspend(() => {
+      const exit = run.exits.get(copy)
+      if (exit === undefined) return Effect.interrupt
+      return Exit.isSuccess(exit) ? Effect.zipRight(run.copies.won(copy), exit) : exit
+    })
+  )
+
 /**
  * One attempt raced as hedged copies, as core's `HedgeRace` says: the exit of the copy that
- * ends the race, the winner's response or the failure the retry policy hears. Losers are
+ * ends the run, the winner's response or the failure the retry policy hears. Losers are
  * interrupted (their requests aborted) and awaited, and whatever they or earlier failed copies
  * hold is released, before this returns; so is everything when the attempt itself is
  * interrupted.
  */
 const race = <A, E, R>(copies: Copies<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(Queue.unbounded<Event<A, E>>(), (events) => {
-    const running = new Map<number, Fiber.RuntimeFiber<boolean>>()
-    // The transient failure that would be the race's outcome if every copy failed (held meanwhile).
-    const failures = new Map<number, E>()
-    const exits = new Map<number, Exit.Exit<A, E>>()
-    let timer: Fiber.RuntimeFiber<boolean> | undefined
-    let timerId = 0
-
-    const stopTimer = Effect.suspend(() => {
-      const pending = timer
-      timer = undefined
-      return pending === undefined ? Effect.void : Fiber.interrupt(pending)
-    })
-
-    // A copy's exit, freed: its response when it succeeded, what its failure holds otherwise.
-    const releaseExit = (exit: Exit.Exit<A, E>): Effect.Effect<void> =>
-      Exit.isSuccess(exit)
-        ? copies.release(exit.value)
-        : Effect.forEach(failuresOf(exit.cause), copies.releaseFailure, { discard: true })
-
-    // Interrupts the copies still running and waits for them; what any of them got before the
-    // interruption reached it is in the queue (a copy reports its exit uninterruptibly), and is
-    // freed with every kept failure but `keep`'s.
-    const settle = (keep: number | undefined): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const losers = [...running.values()]
-        const kept = [...failures].flatMap(([copy, error]) => (copy === keep ? [] : [error]))
-        running.clear()
-        failures.clear()
-        return stopTimer.pipe(
-          Effect.zipRight(Fiber.interruptAll(losers)),
-          Effect.zipRight(Queue.takeAll(events)),
-          Effect.flatMap((pending) =>
-            Effect.forEach(pending, (event) => (event._tag === "Ended" ? releaseExit(event.exit) : Effect.void), {
-              discard: true
-            })
-          ),
-          Effect.zipRight(Effect.forEach(kept, copies.releaseFailure, { discard: true }))
-        )
-      })
-
-    const start = (copy: number): Effect.Effect<void, never, R> =>
-      Effect.map(
-        Effect.fork(
-          Effect.uninterruptibleMask((restore) =>
-            Effect.flatMap(Effect.exit(restore(copies.send(copy))), (exit) =>
-              Queue.offer(events, { _tag: "Ended", copy, exit })
-            )
-          )
-        ),
-        (fiber) => {
-          running.set(copy, fiber)
-        }
-      )
-
-    const setTimer = (afterMillis: number): Effect.Effect<void> =>
-      Effect.zipRight(
-        stopTimer,
-        Effect.map(
-          Effect.fork(
-            Effect.zipRight(
-              Effect.sleep(Duration.millis(afterMillis)),
-              Queue.offer(events, { _tag: "Timer", timer: ++timerId })
-            )
-          ),
-          (fiber) => {
-            timer = fiber
-          }
-        )
-      )
-
-    // Carries out a step's actions in order, then waits for the next event.
-    const act = (step: HedgeRace.Step): Effect.Effect<A, E, R> => {
-      const [state, actions] = step
-      const [action, ...rest] = actions
-      if (action === undefined) return Effect.flatMap(Queue.take(events), (event) => heard(state, event))
-      switch (action._tag) {
-        case "Send":
-          return Effect.zipRight(start(action.copy), act([state, rest]))
-        case "SetTimer":
-          return Effect.zipRight(setTimer(action.afterMillis), act([state, rest]))
-        case "Ask":
-          return Effect.flatMap(copies.mayHedge(state.sent + 1), (allowed) => {
-            const [next, more] = HedgeRace.answered(state, allowed)
-            return act([next, [...rest, ...more]])
-          })
-        case "Finish":
-          return finish(action.copy)
-      }
+    const run: HedgedRun<A, E, R> = {
+      copies,
+      events,
+      running: new Map(),
+      failures: new Map(),
+      exits: new Map(),
+      timer: undefined,
+      timerId: 0
     }
-
-    const heard = (state: HedgeRace.Race, event: Event<A, E>): Effect.Effect<A, E, R> => {
-      if (event._tag === "Timer") {
-        if (event.timer !== timerId) return act([state, []])
-        // A copy's end queued with the timer is heard first: a hedge for an attempt that has
-        // just answered is a request for nothing.
-        return Effect.flatMap(Queue.poll(events), (pending) => {
-          if (Option.isSome(pending)) {
-            return Effect.zipRight(Queue.offer(events, event), heard(state, pending.value))
-          }
-          timer = undefined
-          return act(HedgeRace.timerFired(state))
-        })
-      }
-      const { copy, exit } = event
-      running.delete(copy)
-      exits.set(copy, exit)
-      const error = Exit.isSuccess(exit) ? undefined : failureOf(exit.cause)
-      const outcome: HedgeRace.Outcome = Exit.isSuccess(exit)
-        ? { _tag: "Won" }
-        : error === undefined
-          ? { _tag: "Final" }
-          : copies.outcomeOf(error, copy)
-      const step = HedgeRace.ended(state, copy, outcome)
-      if (outcome._tag !== "Transient" || error === undefined) return act(step)
-      // Only the race's would-be outcome (`lastFailed`) is held; any other failure is released now.
-      let released: ReadonlyArray<E> = [error]
-      if (step[0].lastFailed === copy) {
-        released = [...failures.values()]
-        failures.clear()
-        failures.set(copy, error)
-      }
-      return Effect.zipRight(Effect.forEach(released, copies.releaseFailure, { discard: true }), act(step))
-    }
-
-    // The race's outcome is one copy's exit, as it ended. The losers are settled whole, even if
-    // the call is interrupted meanwhile: what they hold must not be left behind.
-    const finish = (copy: number): Effect.Effect<A, E, R> =>
-      Effect.zipRight(
-        Effect.uninterruptible(settle(copy)),
-        Effect.suspend(() => {
-          const exit = exits.get(copy)
-          if (exit === undefined) return Effect.interrupt
-          return Exit.isSuccess(exit) ? Effect.zipRight(copies.won(copy), exit) : exit
-        })
-      )
-
     return Effect.onInterrupt(
-      Effect.suspend(() => act(HedgeRace.start(copies.settings))),
-      () => settle(undefined)
+      Effect.suspend(() => act(run, HedgeRace.start(copies.settings))),
+      () => settle(run, undefined)
     )
   })
 

@@ -1,8 +1,10 @@
+// @generated from templates/src/internal/metrics.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Every metric of the library, in one place, under `http.client.resilience.*`: OpenTelemetry
  * has no resilience conventions. Attributes reuse the HTTP client conventions' names
  * (`url.scheme`, `server.address`, `server.port`, `http.request.method`); an origin is split into
- * the first three, as the HTTP client metrics do.
+ * the first three, as the HTTP client metrics do, for at most `Telemetry.maxOriginLabelValues`
+ * distinct origins.
  *
  * No `http.client.request.duration`: it is the transport's metric (OpenTelemetry's undici
  * instrumentation records it per physical request, under that name), the transport's span per
@@ -13,11 +15,13 @@
  *
  * @internal
  */
+import type { StateTag } from "@effect-http-resilience/core/CircuitBreaker"
 import * as Telemetry from "@effect-http-resilience/core/Telemetry"
+import type * as Context from "effect/Context"
 import * as Metric from "effect/Metric"
 import * as MetricLabel from "effect/MetricLabel"
 
-/** Attribute keys (the shared core's names, as the Effect 4 line's). @internal */
+/** Attribute keys, the shared core's names. @internal */
 export const attribute = Telemetry.attribute
 
 const counter = (spec: Telemetry.MetricSpec) =>
@@ -55,20 +59,44 @@ export const circuitBreakerRejections = counter(Telemetry.metrics.circuitBreaker
 /** The attribute value of a circuit state. @internal */
 export const circuitStateValue = Telemetry.circuitStateValue
 
+/** An origin's attributes as Effect 3 attaches them to a metric update: labels. @internal */
+export type OriginLabels = ReadonlyArray<MetricLabel.MetricLabel>
+
 const originLabelsCapped = Telemetry.cappedOriginAttributes(
-  (attributes): ReadonlyArray<MetricLabel.MetricLabel> =>
-    Object.entries(attributes).map(([key, value]) => MetricLabel.make(key, value))
+  (attributes): OriginLabels => Object.entries(attributes).map(([key, value]) => MetricLabel.make(key, value))
 )
 
 /**
- * `url.scheme`, `server.address`, `server.port` of an origin key, one array per origin; past the
+ * `url.scheme`, `server.address`, `server.port` of an origin key, one value per origin; past the
  * first `Telemetry.maxOriginLabelValues` (1000) origins of the process, the `_OTHER` overflow's,
- * so the global registry holds a bounded number of series.
+ * so the registry holds a bounded number of series.
  *
  * @internal
  */
-export const originLabels: (origin: string) => ReadonlyArray<MetricLabel.MetricLabel> = originLabelsCapped.of
+export const originLabels: (origin: string) => OriginLabels = originLabelsCapped.of
 
 /** Whether labels are the overflow's: a gauge of per-origin state has no meaning summed. @internal */
-export const isOverflow = (labels: ReadonlyArray<MetricLabel.MetricLabel>): boolean =>
-  labels === originLabelsCapped.overflow
+export const isOverflow = (labels: OriginLabels): boolean => labels === originLabelsCapped.overflow
+
+/** An origin's labels with a circuit's state, and the state it left if given. @internal */
+export const withCircuitStates = (labels: OriginLabels, state: StateTag, previous?: StateTag): OriginLabels =>
+  previous === undefined
+    ? [...labels, MetricLabel.make(attribute.circuitState, circuitStateValue[state])]
+    : [
+        ...labels,
+        MetricLabel.make(attribute.circuitPreviousState, circuitStateValue[previous]),
+        MetricLabel.make(attribute.circuitState, circuitStateValue[state])
+      ]
+
+/**
+ * Updates `metric` with `labels` now, within a synchronous step.
+ * Effect 3's metrics live in one global registry: `context` plays no part.
+ *
+ * @internal
+ */
+export const updateNow = <Type, Out>(
+  metric: Metric.Metric<Type, number, Out>,
+  value: number,
+  labels: OriginLabels,
+  _context: Context.Context<never>
+): void => metric.unsafeUpdate(value, labels)

@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/retryPolicy.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as Duration from "effect/Duration"
@@ -9,22 +10,24 @@ import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
 import * as ScheduleDecision from "effect/ScheduleDecision"
 import * as ScheduleInterval from "effect/ScheduleInterval"
-import type * as HttpFailure from "../HttpFailure.js"
-import type * as RetryPolicy from "../RetryPolicy.js"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
+import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryBudget from "../RetryBudget.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
+import {
+  durationCodec,
+  fromChecked,
+  IsTransientStatusError,
+  InvalidRetryPolicy,
+  type Validated
+} from "./invalidOption.js"
 import * as retryBudgetService from "./retryBudgetService.js"
-import { InvalidRetryPolicy, IsTransientStatusError } from "./invalidOption.js"
-import { durationCodec, fromChecked, type Validated } from "./invalidOption.js"
 
 export { InvalidRetryPolicy }
 
 /** @internal */
 export const TypeId: unique symbol = Symbol.for("effect-http-resilience/RetryPolicy")
-
-/** @internal */
-export const isDefaultTransientStatus: (status: number) => boolean = RetryPolicyOptions.isDefaultTransientStatus
 
 /** @internal */
 export const linear = (base: Duration.DurationInput): RetryPolicy.Backoff => ({ _tag: "Linear", base })
@@ -39,61 +42,49 @@ export const exponential = (base: Duration.DurationInput, factor = 2): RetryPoli
 /** @internal */
 export const constant = (delay: Duration.DurationInput): RetryPolicy.Backoff => ({ _tag: "Constant", base: delay })
 
-/** @internal */
-export const defaultOptions = {
-  maxAttempts: 3,
-  backoff: exponential(Duration.millis(500), 2),
-  maxDelay: Duration.seconds(30),
-  jitter: "equal",
-  retryAfter: "respect",
-  whenRetryAfterExceedsMaxDelay: "wait-max-delay",
-  retryAfterScope: "origin",
-  isTransientStatus: RetryPolicyOptions.isDefaultTransientStatus,
-  retryNonIdempotent: false,
-  maxElapsed: Duration.infinity,
-  attemptTimeout: Duration.seconds(10),
-  totalTimeout: Duration.seconds(30),
-  maxBodyBytes: 16 * 1024 * 1024,
-  urlCredentials: "basic-auth",
-  retryBudget: retryBudgetService.finagle(),
-  circuitBreaker: "none"
-} as const satisfies Required<Omit<RetryPolicy.Options, "hedging">>
+const coreDefaults = RetryPolicyOptions.defaults
 
 // The option checks are the shared core's; Effect 3's Duration is how it reads durations.
 const hooks: RetryPolicyOptions.Hooks<Duration.Duration> = {
   duration: durationCodec,
-  defaultInputs: defaultOptions,
+  defaultInputs: {
+    backoff: exponential(Duration.millis(coreDefaults.backoff.baseMillis), coreDefaults.backoff.factor),
+    maxDelay: Duration.millis(coreDefaults.maxDelayMillis),
+    maxElapsed: Duration.infinity,
+    attemptTimeout: Duration.millis(coreDefaults.attemptTimeoutMillis),
+    totalTimeout: Duration.millis(coreDefaults.totalTimeoutMillis)
+  },
   predicateThrew: (status, cause) => new IsTransientStatusError({ status, cause })
 }
 
 const isBudgetService = (input: unknown): input is RetryBudget.RetryBudget.Service =>
   Predicate.hasProperty(input, "tryRetry") && typeof input.tryRetry === "function"
 
-// A service is shared as it is; anything else is a budget's options, checked now.
-const validateRetryBudget = (
-  input: RetryBudget.Input | RetryBudget.RetryBudget.Service
-): Validated<RetryBudget.Settings | RetryBudget.RetryBudget.Service> =>
-  isBudgetService(input) ? Either.right(input) : retryBudgetService.validate(input)
-
 const isBreakerService = (input: unknown): input is CircuitBreaker.CircuitBreaker.Service =>
   Predicate.hasProperty(input, "acquire") && typeof input.acquire === "function"
 
-const validateCircuitBreaker = (
-  input: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
-): Validated<CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"> =>
-  input === "none" || isBreakerService(input)
-    ? Either.right(input)
-    : Either.map(circuitBreakerService.validate(input), () => input)
+// A service is shared as it is; anything else is a budget's or a breaker's options, checked now.
+const budgetOf = (input: RetryPolicy.Options["retryBudget"]): Validated<RetryPolicy.RetryPolicy["retryBudget"]> =>
+  isBudgetService(input) ? Either.right(input) : retryBudgetService.validate(input)
+
+const breakerOf = (
+  input: RetryPolicy.Options["circuitBreaker"]
+): Validated<RetryPolicy.RetryPolicy["circuitBreaker"]> => {
+  if (input === undefined || input === "none") return Either.right("none")
+  if (isBreakerService(input)) return Either.right(input)
+  return Either.map(circuitBreakerService.validate(input), () => input)
+}
 
 /** @internal */
-export const validate = (options: RetryPolicy.Options = {}): Validated<RetryPolicy.RetryPolicy> => {
-  return Either.flatMap(fromChecked(RetryPolicyOptions.check(options, hooks)), (resolved) =>
-    Either.all({
-      retryBudget: validateRetryBudget(options.retryBudget ?? defaultOptions.retryBudget),
-      circuitBreaker: validateCircuitBreaker(options.circuitBreaker ?? defaultOptions.circuitBreaker)
-    }).pipe(Either.map((guards): RetryPolicy.RetryPolicy => ({ [TypeId]: TypeId, ...resolved, ...guards })))
+export const validate = (options?: RetryPolicy.Options): Validated<RetryPolicy.RetryPolicy> =>
+  Either.flatMap(fromChecked(RetryPolicyOptions.check(options, hooks)), (resolved) =>
+    Either.flatMap(budgetOf(options?.retryBudget), (retryBudget) =>
+      Either.map(
+        breakerOf(options?.circuitBreaker),
+        (circuitBreaker): RetryPolicy.RetryPolicy => ({ [TypeId]: TypeId, ...resolved, retryBudget, circuitBreaker })
+      )
+    )
   )
-}
 
 /** @internal */
 export const make = (options?: RetryPolicy.Options): RetryPolicy.RetryPolicy =>
@@ -105,25 +96,51 @@ export const isRetryPolicy = (u: unknown): u is RetryPolicy.RetryPolicy => Predi
 /** @internal */
 export const defaultPolicy: RetryPolicy.RetryPolicy = make()
 
-/** @internal */
-export const nonRetryableReason = (
-  failure: HttpFailure.HttpFailure,
-  policy: Pick<RetryPolicy.RetryPolicy, "isTransientStatus" | "retryNonIdempotent">
-): RetryPolicy.GiveUpReason | undefined => RetrySchedule.refusal(failure, policy)
-
 /** The server's delay on a transient status, in milliseconds, if it gave one. @internal */
 export const serverDelayMillis = (failure: HttpFailure.HttpFailure): number | undefined =>
   failure._tag === "TransientStatus" && Option.isSome(failure.retryAfter)
     ? Duration.toMillis(failure.retryAfter.value)
     : undefined
 
+/** @internal */
+export const nonRetryableReason = (
+  failure: HttpFailure.HttpFailure,
+  policy: Pick<RetryPolicy.RetryPolicy, "isTransientStatus" | "retryNonIdempotent">
+): RetryPolicy.GiveUpReason | undefined => RetrySchedule.refusal(failure, policy)
+
+const toDecision = (decision: RetrySchedule.Decision): RetryPolicy.RetryDecision =>
+  decision._tag === "GiveUp"
+    ? decision
+    : {
+        _tag: "Retry",
+        attempt: decision.attempt,
+        delay: Duration.millis(decision.delayMillis),
+        source: decision.source,
+        capped: decision.capped
+      }
+
 // The jitter's draw, when the core asks for one, from Effect's Random (fixed in tests).
 const completed = (planned: RetrySchedule.Step | RetrySchedule.Draw): Effect.Effect<RetrySchedule.Step> =>
   "complete" in planned ? Effect.map(Random.next, planned.complete) : Effect.succeed(planned)
 
+const stepOf = (
+  schedulePolicy: RetrySchedule.Policy,
+  policy: RetryPolicy.RetryPolicy,
+  state: RetrySchedule.State,
+  now: number,
+  failure: HttpFailure.HttpFailure
+): Effect.Effect<RetrySchedule.Step> =>
+  completed(
+    RetrySchedule.step(schedulePolicy, state, now, {
+      refusal: nonRetryableReason(failure, policy),
+      serverDelayMillis: serverDelayMillis(failure)
+    })
+  )
+
 /**
- * The policy as a schedule: the decisions are the shared core's (`RetrySchedule.step`); this
- * gives them Effect 3's schedule shape (a state, an output, an interval).
+ * The policy as a schedule: the decisions are the shared core's (`RetrySchedule.step`); a
+ * give-up ends the schedule with its decision as the last output.
+ * This gives them Effect 3's schedule shape (a state, an output, an interval).
  *
  * @internal
  */
@@ -133,25 +150,15 @@ export const toSchedule = (
   const schedulePolicy = RetryPolicyOptions.toSchedulePolicy(policy, Duration.toMillis)
   return Schedule.makeWithState<RetrySchedule.State, HttpFailure.HttpFailure, RetryPolicy.RetryDecision>(
     RetrySchedule.initialState(schedulePolicy),
-    (now, failure, state) => {
-      const input = { refusal: nonRetryableReason(failure, policy), serverDelayMillis: serverDelayMillis(failure) }
-      return Effect.map(
-        completed(RetrySchedule.step(schedulePolicy, state, now, input)),
-        ({ state: next, decision }) =>
-          decision._tag === "GiveUp"
-            ? [next, decision, ScheduleDecision.done]
-            : [
-                next,
-                {
-                  _tag: "Retry",
-                  attempt: decision.attempt,
-                  delay: Duration.millis(decision.delayMillis),
-                  source: decision.source,
-                  capped: decision.capped
-                },
-                ScheduleDecision.continueWith(ScheduleInterval.after(now + decision.delayMillis))
-              ]
+    (now, failure, state) =>
+      Effect.map(stepOf(schedulePolicy, policy, state, now, failure), (step) =>
+        step.decision._tag === "GiveUp"
+          ? [step.state, step.decision, ScheduleDecision.done]
+          : [
+              step.state,
+              toDecision(step.decision),
+              ScheduleDecision.continueWith(ScheduleInterval.after(now + step.decision.delayMillis))
+            ]
       )
-    }
   )
 }
