@@ -54,7 +54,7 @@ export const consecutive = (
 // Options: the shared core's checks; the callback is only ours to call.
 
 /** @internal */
-export const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): CircuitBreaker.Settings => ({
+const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): CircuitBreaker.Settings => ({
   tripPolicy:
     settings.tripPolicy._tag === "Consecutive"
       ? settings.tripPolicy
@@ -539,7 +539,7 @@ const makeService = (breaker: Breaker, effect: EffectBreaker.CircuitBreaker): Ci
 }
 
 /** How many state changes a slow subscriber may fall behind before the oldest are dropped. @internal */
-export const changesCapacity = 1024
+const changesCapacity = 1024
 
 /** @internal */
 export const make = (

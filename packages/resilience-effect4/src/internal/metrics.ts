@@ -54,7 +54,7 @@ export const circuitBreakerTransitions = counter(Telemetry.metrics.circuitBreake
 export const circuitBreakerRejections = counter(Telemetry.metrics.circuitBreakerRejections)
 
 /** The attribute value of a circuit state. @internal */
-export const circuitStateValue = Telemetry.circuitStateValue
+const circuitStateValue = Telemetry.circuitStateValue
 
 /** An origin's attributes as Effect 4 attaches them to a metric update: a record. @internal */
 export type OriginLabels = Readonly<Record<string, string>>

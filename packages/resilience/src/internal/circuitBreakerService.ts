@@ -67,7 +67,7 @@ export const failure = (options?: {
 // Options: the shared core's checks; the callback is only ours to call.
 
 /** @internal */
-export const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): CircuitBreaker.Settings => ({
+const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): CircuitBreaker.Settings => ({
   tripPolicy:
     settings.tripPolicy._tag === "Consecutive"
       ? settings.tripPolicy
@@ -435,7 +435,7 @@ const makeService = (breaker: Breaker): CircuitBreaker.CircuitBreaker.Service =>
 }
 
 /** How many state changes a slow subscriber may fall behind before the oldest are dropped. @internal */
-export const changesCapacity = 1024
+const changesCapacity = 1024
 
 /** @internal */
 export const make = (

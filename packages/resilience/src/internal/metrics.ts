@@ -57,7 +57,7 @@ export const circuitBreakerTransitions = counter(Telemetry.metrics.circuitBreake
 export const circuitBreakerRejections = counter(Telemetry.metrics.circuitBreakerRejections)
 
 /** The attribute value of a circuit state. @internal */
-export const circuitStateValue = Telemetry.circuitStateValue
+const circuitStateValue = Telemetry.circuitStateValue
 
 /** An origin's attributes as Effect 3 attaches them to a metric update: labels. @internal */
 export type OriginLabels = ReadonlyArray<MetricLabel.MetricLabel>
