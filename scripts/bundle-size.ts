@@ -25,8 +25,8 @@
  * `process.env.NODE_ENV` define: neither Effect reads it. Fails if a program does not build for
  * the browser, if a bundle keeps an import (a browser bundle with everything in it has none: a
  * surviving dynamic import means the Redis store came along) or imports a `node:` module, if the
- * Redis store's code is in it (tree-shaking must drop `layerRedis`), or if it holds two Effects or
- * the wrong one. Warns when the browser table of docs/performance.md (the table after
+ * Redis store's code is in it, if the main entry point so much as loads one of the Redis store's
+ * modules (they live behind the `/redis` entry point), or if it holds two Effects or the wrong one. Warns when the browser table of docs/performance.md (the table after
  * `<!-- size: browser -->`) is more than 5% off, or missing.
  *
  * usage: tsx scripts/bundle-size.ts
@@ -265,7 +265,7 @@ const nodeImport = /\bfrom\s*["']node:|\bimport\s*\(\s*["']node:|\brequire\s*\(\
 
 // The Redis store's modules in the library's dist, and strings only its code holds (its
 // options' names in messages, its recovery log line).
-const redisStoreModule = /(^|\/)dist\/internal\/redis\w*\.js$/
+const redisStoreModule = /(^|\/)dist\/(internal\/redis\w*|ResilienceStoreRedis)\.js$/
 const redisStoreMarkers: ReadonlyArray<readonly [string, string]> = [
   ["the layerRedis option messages", "layerRedis"],
   ["the Redis store's log lines", "ResilienceStore on Redis"]
@@ -306,10 +306,18 @@ const measureBrowserLine = async (line: BrowserLine): Promise<BrowserRow> => {
     ...browserProblems(line, resilient, "with withResilience"),
     ...browserProblems(line, bare, "without withResilience")
   )
-  // And the Redis check must see the store when a program uses it.
+  // The Redis store is off the default import graph: the main entry does not even load its
+  // modules (esbuild lists every module it read, tree-shaken or not).
+  failures.push(
+    ...Object.keys(resilient.metafile.inputs)
+      .filter((path) => redisStoreModule.test(path))
+      .map((path) => `the ${line.name} main entry point loads the Redis store's module ${path}`)
+  )
+  // And the Redis checks must see the store when a program uses it (its own entry point).
+  const redisEntry = JSON.stringify(Path.join(line.directory, "dist/ResilienceStoreRedis.js").split(Path.sep).join("/"))
   const withStore = await bundleForBrowser(
     line,
-    `import { ResilienceStore } from "${line.library}"\nconsole.log(ResilienceStore.layerRedis)\n`,
+    `import { layerRedis } from ${redisEntry}\nconsole.log(layerRedis)\n`,
     "using layerRedis"
   )
   const traces = redisStoreTraces(withStore)
@@ -409,5 +417,6 @@ if (failures.length > 0) {
 }
 console.log("tree-shaking: a program importing only RetryAfter does not include the client")
 console.log(
-  "browser: both lines' programs build for the browser with no import left, no node: module and no Redis store"
+  "browser: both lines' programs build for the browser with no import left, no node: module and no Redis store;\n" +
+    "  neither line's main entry point loads a module of the Redis store (effect-http-resilience{,-effect4}/redis)"
 )
