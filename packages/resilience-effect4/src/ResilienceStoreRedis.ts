@@ -32,13 +32,6 @@ import type * as RetryPolicy from "./RetryPolicy.js"
 /**
  * Options of {@link layerRedis}.
  *
- * @example
- * ```ts
- * import type { RedisOptions } from "effect-http-resilience-effect4/redis"
- *
- * const options: RedisOptions = { prefix: "orders-api", timeout: "50 millis" }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -88,16 +81,6 @@ export interface RedisOptions {
  * one. Commands are sent with the prefix's hash tag as their routing key; `masters` tells a
  * cluster client from a client of one node.
  *
- * @example
- * ```ts
- * import { createCluster } from "redis"
- * import type { RedisClusterClient } from "effect-http-resilience-effect4/redis"
- *
- * const cluster: RedisClusterClient = createCluster({
- *   rootNodes: [{ url: "redis://10.0.0.1:6379" }, { url: "redis://10.0.0.2:6379" }]
- * })
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -120,23 +103,6 @@ export interface RedisClusterClient {
  * `Redis` service. Every command of the store goes to the master of the prefix's hash slot, so
  * no command meets `CROSSSLOT` or `MOVED`; the cool-downs and breaker openings are told through
  * the cluster's pub/sub.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { createCluster } from "redis"
- * import { ResilientHttpClient } from "effect-http-resilience-effect4"
- * import { layerRedis } from "effect-http-resilience-effect4/redis"
- *
- * declare const program: Effect.Effect<void, never, ResilientHttpClient.ResilientHttpClient>
- * // Connected (`await cluster.connect()`) and closed by the program.
- * declare const cluster: ReturnType<typeof createCluster>
- *
- * const fleet = program.pipe(
- *   Effect.provide(ResilientHttpClient.layer()),
- *   Effect.provide(layerRedis({ prefix: "orders-api", cluster }))
- * )
- * ```
  *
  * @since 0.1.0
  * @category layers
@@ -173,22 +139,6 @@ export function layerRedis(
  * a prefix's keys share one hash slot, so every command goes to one master and none meets
  * `CROSSSLOT` or `MOVED`. The repository's guide docs/overload.md says how keys are named and
  * what a cluster costs.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { NodeRedis } from "@effect/platform-node"
- * import { ResilientHttpClient } from "effect-http-resilience-effect4"
- * import { layerRedis } from "effect-http-resilience-effect4/redis"
- *
- * declare const program: Effect.Effect<void, never, ResilientHttpClient.ResilientHttpClient>
- *
- * const fleet = program.pipe(
- *   Effect.provide(ResilientHttpClient.layer()),
- *   Effect.provide(layerRedis({ prefix: "orders-api" })),
- *   Effect.provide(NodeRedis.layer({ url: "redis://127.0.0.1:6379" }))
- * )
- * ```
  *
  * @since 0.1.0
  * @category layers

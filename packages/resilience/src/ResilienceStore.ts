@@ -5,6 +5,17 @@
  * another, that is the default in-memory store, so a client built once per program and one
  * built inside every call share the same budget, breaker and cool-down for an origin.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ResilienceStore } from "effect-http-resilience"
+ *
+ * // What is left of an origin's cool-down, in the store calls use.
+ * const left = Effect.flatMap(ResilienceStore.ResilienceStore, (store) =>
+ *   store.coolDownLeft("https://api.example.com:443")
+ * )
+ * ```
+ *
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
@@ -18,17 +29,6 @@ import type * as RetryBudget from "./RetryBudget.js"
  * The store service. It never appears in a client's requirements: a call without one in its
  * context uses the default, one in-memory store per `Clock`: in production the process's one
  * clock, so one store per process; under `TestClock` each test has a store of its own.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ResilienceStore } from "effect-http-resilience"
- *
- * // What is left of an origin's cool-down, in the store calls use.
- * const left = Effect.flatMap(ResilienceStore.ResilienceStore, (store) =>
- *   store.coolDownLeft("https://api.example.com:443")
- * )
- * ```
  *
  * @since 0.2.0
  * @category tags
@@ -45,22 +45,6 @@ export declare namespace ResilienceStore {
   /**
    * What a store keeps, as operations a round trip could serve: a shared store (one on Redis,
    * say) implements the same.
-   *
-   * @example
-   * ```ts
-   * import { Effect } from "effect"
-   * import type { ResilienceStore } from "effect-http-resilience"
-   *
-   * // A store that shares nothing: every call sees an origin as new.
-   * declare const budgetOf: ResilienceStore.ResilienceStore.Service["retryBudget"]
-   * declare const breakerOf: ResilienceStore.ResilienceStore.Service["circuitBreaker"]
-   * const forgetful: ResilienceStore.ResilienceStore.Service = {
-   *   retryBudget: budgetOf,
-   *   circuitBreaker: breakerOf,
-   *   coolDown: () => Effect.void,
-   *   coolDownLeft: () => Effect.succeed(0)
-   * }
-   * ```
    *
    * @since 0.2.0
    * @category models
@@ -80,16 +64,6 @@ export declare namespace ResilienceStore {
 /**
  * A new, empty in-memory store.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ResilienceStore } from "effect-http-resilience"
- *
- * declare const program: Effect.Effect<void>
- * const store = ResilienceStore.makeMemory()
- * const withOwnStore = Effect.provideService(program, ResilienceStore.ResilienceStore, store)
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -98,19 +72,6 @@ export const makeMemory: () => ResilienceStore.Service = internal.makeMemory
 /**
  * An isolated in-memory store for what runs under the layer: a test, a tenant. Calls outside it
  * keep using the default store.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ResilienceStore, ResilientHttpClient } from "effect-http-resilience"
- *
- * declare const program: Effect.Effect<void, never, ResilientHttpClient.ResilientHttpClient>
- *
- * const isolated = program.pipe(
- *   Effect.provide(ResilientHttpClient.layer()),
- *   Effect.provide(ResilienceStore.layerMemory())
- * )
- * ```
  *
  * @since 0.2.0
  * @category layers

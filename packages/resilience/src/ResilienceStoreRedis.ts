@@ -29,13 +29,6 @@ import type * as RetryPolicy from "./RetryPolicy.js"
 /**
  * Options of {@link layerRedis}.
  *
- * @example
- * ```ts
- * import type { RedisOptions } from "effect-http-resilience/redis"
- *
- * const options: RedisOptions = { url: "redis://127.0.0.1:6379", prefix: "orders-api" }
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -91,14 +84,6 @@ export interface RedisOptions {
 /**
  * What the store uses of a node-redis client: `createClient()` of `redis` 5 or later is one.
  *
- * @example
- * ```ts
- * import { createClient } from "redis"
- * import type { RedisClient } from "effect-http-resilience/redis"
- *
- * const client: RedisClient = createClient({ disableOfflineQueue: true })
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -116,16 +101,6 @@ export interface RedisClient {
  * What the store uses of a node-redis cluster client: `createCluster()` of `redis` 5 or later is
  * one. Commands are sent with the prefix's hash tag as their routing key; `masters` tells a
  * cluster client from a client of one node.
- *
- * @example
- * ```ts
- * import { createCluster } from "redis"
- * import type { RedisClusterClient } from "effect-http-resilience/redis"
- *
- * const cluster: RedisClusterClient = createCluster({
- *   rootNodes: [{ url: "redis://10.0.0.1:6379" }, { url: "redis://10.0.0.2:6379" }]
- * })
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -172,37 +147,6 @@ export interface RedisClusterClient {
  * a prefix's keys share one hash slot, so every command goes to one master and none meets
  * `CROSSSLOT` or `MOVED`. The repository's guide docs/overload.md says how keys are named and
  * what a cluster costs.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ResilientHttpClient } from "effect-http-resilience"
- * import { layerRedis } from "effect-http-resilience/redis"
- *
- * declare const program: Effect.Effect<void, never, ResilientHttpClient.ResilientHttpClient>
- *
- * const fleet = program.pipe(
- *   Effect.provide(ResilientHttpClient.layer()),
- *   Effect.provide(layerRedis({ url: "redis://127.0.0.1:6379", prefix: "orders-api" }))
- * )
- * ```
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { createCluster } from "redis"
- * import { ResilientHttpClient } from "effect-http-resilience"
- * import { layerRedis } from "effect-http-resilience/redis"
- *
- * declare const program: Effect.Effect<void, never, ResilientHttpClient.ResilientHttpClient>
- * // Connected (`await cluster.connect()`) and closed by the program.
- * declare const cluster: ReturnType<typeof createCluster>
- *
- * const fleet = program.pipe(
- *   Effect.provide(ResilientHttpClient.layer()),
- *   Effect.provide(layerRedis({ prefix: "orders-api", cluster }))
- * )
- * ```
  *
  * @since 0.2.0
  * @category layers
