@@ -1,10 +1,8 @@
 // The consumer test's runtime check (scripts/consumer-test.sh copies it into a fresh project that
 // installed the packed tarballs with npm). Plain ESM JavaScript: no tsx, no type stripping.
 import * as Assert from "node:assert/strict"
-import * as ChildProcess from "node:child_process"
 import { createRequire } from "node:module"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { startChaosServer } from "@effect-http-resilience/chaos-server"
 import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
@@ -12,32 +10,9 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Either, Layer, Option } from "effect"
 import { HttpFailure, ResilientHttpClient, RetryAfter, RetryPolicy } from "effect-http-resilience"
 import * as RetryAfterModule from "effect-http-resilience/RetryAfter"
+import { checkRedisEntryPoint } from "./redisEntryPoint.mjs"
 
 const step = (name) => console.log(`consumer: ${name}`)
-
-/**
- * The URLs of every module Node loads to import `specifier` in a fresh process (a `load` hook
- * appends each to a file): what a program that imports it pays at startup.
- */
-const modulesLoadedBy = (specifier) => {
-  const log = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "consumer-loaded-")), "loaded.txt")
-  const hooks = `import { appendFileSync } from "node:fs"
-export const load = (url, context, next) => { appendFileSync(${JSON.stringify(log)}, url + "\\n"); return next(url, context) }`
-  const register = `import { register } from "node:module"
-register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)})`
-  ChildProcess.execFileSync(
-    process.execPath,
-    [
-      "--import",
-      `data:text/javascript,${encodeURIComponent(register)}`,
-      "--input-type=module",
-      "-e",
-      `await import(${JSON.stringify(specifier)})`
-    ],
-    { stdio: "inherit" }
-  )
-  return Fs.readFileSync(log, "utf8").trim().split("\n")
-}
 
 // 1. The installed manifests point at built JavaScript only.
 const require = createRequire(import.meta.url)
@@ -76,26 +51,8 @@ Assert.deepEqual(
 )
 Assert.ok(Either.isLeft(RetryPolicy.validate({ maxAttempts: 0 })))
 
-// The Redis store is an entry point of its own: importing the main one loads none of its modules
-// (nor node-redis), and `ResilienceStore` no longer has it.
-{
-  const isRedis = (url) =>
-    /\/dist\/(internal\/redis\w*|ResilienceStoreRedis)\.js$|\/node_modules\/(redis|@redis)\//.test(url)
-  const main = modulesLoadedBy("effect-http-resilience")
-  Assert.ok(
-    main.some((url) => url.includes("/effect-http-resilience/dist/index.js")),
-    "the hook saw the main entry point"
-  )
-  Assert.deepEqual(main.filter(isRedis), [], "importing effect-http-resilience loads the Redis store")
-  Assert.ok(
-    modulesLoadedBy("effect-http-resilience/redis").some(isRedis),
-    "the /redis entry point loads the Redis store"
-  )
-  const Redis = await import("effect-http-resilience/redis")
-  Assert.equal(typeof Redis.layerRedis, "function")
-  const { ResilienceStore } = await import("effect-http-resilience")
-  Assert.equal("layerRedis" in ResilienceStore, false)
-}
+// The Redis store is an entry point of its own, off the main one's import graph.
+await checkRedisEntryPoint("effect-http-resilience")
 step("the Redis store is behind effect-http-resilience/redis, off the main entry point's import graph")
 
 // 4. A retried call through ResilientHttpClient.layer against the packed chaos server.

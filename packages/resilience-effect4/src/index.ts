@@ -3,6 +3,8 @@
  * Resilient HTTP calls for Effect 4 programs (`effect/http`): one namespace per module, also
  * importable on its own as `effect-http-resilience-effect4/<Module>`. The Effect 3 line is
  * `effect-http-resilience`; both share their Effect-free logic (`@effect-http-resilience/core`).
+ * The fleet's store on Redis is an entry point of its own, `effect-http-resilience-effect4/redis`, which this one
+ * never loads.
  *
  * @example
  * ```ts

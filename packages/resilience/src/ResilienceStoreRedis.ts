@@ -119,34 +119,15 @@ export interface RedisClusterClient {
 }
 
 /**
- * A store on Redis that a fleet of processes shares, local first:
- *
- * - **Cool-downs**: a `429` with `Retry-After` in one process pauses the origin in every process
- *   for the time asked (within each call's cap). Written once to Redis and published; each
- *   process applies it to its own memory, so a call never waits on Redis for it.
- * - **Retry budget** (Finagle's, the default): its ratio counts the fleet's requests and retries,
- *   and its floor is lent once per fleet. Deposits are counted locally and flushed every
- *   `syncInterval`; a retry asks Redis once (at most `timeout`). A call that goes well makes no
- *   round trip. The token bucket and the AWS quota stay per process.
- * - **Circuit breaker**: per process. With `shareCircuitBreaker: true`, a breaker that opens in
- *   one process opens the same breaker for that origin in every process, for that break; each
- *   still probes and closes on its own.
- *
- * When Redis is down, slow, flushed, restarted or refusing writes, calls go on with this
- * process's state: a retry waits at most `timeout` on Redis, then none at all until Redis answers
- * again (tried every `syncInterval`; while it answers but refuses the store's work, `OOM` say, less
- * and less often, up to 30 s). A warning is logged once per episode and the gauge
- * `http.client.resilience.store.degraded` reads 1; sharing resumes, with one info line, when Redis
- * answers, and the store then reads the cool-downs it missed and writes those Redis did not take.
- * What the store reads from Redis is held to what this process could have decided (a cool-down to
- * a day, a budget's counts to what its settings could hold); what it drops or cuts is counted in
- * `http.client.resilience.store.rejected_values`. A bad option fails the layer with an
- * `InvalidRetryPolicy` naming it.
- *
- * On a Redis Cluster, give `cluster` (a node-redis `createCluster()` client, connected by you):
- * a prefix's keys share one hash slot, so every command goes to one master and none meets
- * `CROSSSLOT` or `MOVED`. The repository's guide docs/overload.md says how keys are named and
- * what a cluster costs.
+ * A store on Redis that a fleet of processes shares, local first: a `429`'s cool-down pauses its
+ * origin in every process, Finagle's retry budget counts the fleet's requests and retries (the
+ * token bucket and the AWS quota stay per process), and the circuit breaker stays per process
+ * unless `shareCircuitBreaker` is on. A call that goes well makes no round trip; a retry waits at
+ * most `timeout` on Redis. When Redis is down, slow or refusing writes, calls go on with this
+ * process's state, a warning is logged once and the gauge `http.client.resilience.store.degraded`
+ * reads 1 until Redis answers again. A bad option fails the layer with an `InvalidRetryPolicy`
+ * naming it. On a Redis Cluster, give `cluster`. The repository's guide docs/overload.md says what
+ * is shared, how keys are named and what the store survives.
  *
  * @since 0.2.0
  * @category layers

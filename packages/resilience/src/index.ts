@@ -2,6 +2,8 @@
 /**
  * Resilient HTTP calls for Effect programs: one namespace per module, also importable on its own
  * as `effect-http-resilience/<Module>`.
+ * The fleet's store on Redis is an entry point of its own, `effect-http-resilience/redis`, which this one
+ * never loads.
  *
  * @example
  * ```ts

@@ -5,9 +5,7 @@
 // server's Effect 4 layer on this project's `effect`.
 import * as Assert from "node:assert/strict"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Http from "node:http"
-import * as ChildProcess from "node:child_process"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
@@ -16,32 +14,9 @@ import { Effect, Layer, Option, Result, Schema } from "effect"
 import { HttpBody, HttpClient } from "effect/http"
 import { ResilientHttpClient, RetryAfter, RetryPolicy } from "effect-http-resilience-effect4"
 import * as RetryAfterModule from "effect-http-resilience-effect4/RetryAfter"
+import { checkRedisEntryPoint } from "./redisEntryPoint.mjs"
 
 const step = (name) => console.log(`consumer (Effect 4): ${name}`)
-
-/**
- * The URLs of every module Node loads to import `specifier` in a fresh process (a `load` hook
- * appends each to a file): what a program that imports it pays at startup.
- */
-const modulesLoadedBy = (specifier) => {
-  const log = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "consumer-loaded-")), "loaded.txt")
-  const hooks = `import { appendFileSync } from "node:fs"
-export const load = (url, context, next) => { appendFileSync(${JSON.stringify(log)}, url + "\\n"); return next(url, context) }`
-  const register = `import { register } from "node:module"
-register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)})`
-  ChildProcess.execFileSync(
-    process.execPath,
-    [
-      "--import",
-      `data:text/javascript,${encodeURIComponent(register)}`,
-      "--input-type=module",
-      "-e",
-      `await import(${JSON.stringify(specifier)})`
-    ],
-    { stdio: "inherit" }
-  )
-  return Fs.readFileSync(log, "utf8").trim().split("\n")
-}
 
 // 1. The installed manifests point at built JavaScript only, and the core came with the library.
 const require = createRequire(import.meta.url)
@@ -73,26 +48,8 @@ Assert.ok(Option.isSome(RetryAfter.parse("120", 0)))
 Assert.ok(Result.isFailure(RetryPolicy.validate({ maxAttempts: 0 })))
 step("RetryAfter and RetryPolicy work")
 
-// The Redis store is an entry point of its own: importing the main one loads none of its modules
-// (nor node-redis), and `ResilienceStore` no longer has it.
-{
-  const isRedis = (url) =>
-    /\/dist\/(internal\/redis\w*|ResilienceStoreRedis)\.js$|\/node_modules\/(redis|@redis)\//.test(url)
-  const main = modulesLoadedBy("effect-http-resilience-effect4")
-  Assert.ok(
-    main.some((url) => url.includes("/effect-http-resilience-effect4/dist/index.js")),
-    "the hook saw the main entry point"
-  )
-  Assert.deepEqual(main.filter(isRedis), [], "importing effect-http-resilience-effect4 loads the Redis store")
-  Assert.ok(
-    modulesLoadedBy("effect-http-resilience-effect4/redis").some(isRedis),
-    "the /redis entry point loads the Redis store"
-  )
-  const Redis = await import("effect-http-resilience-effect4/redis")
-  Assert.equal(typeof Redis.layerRedis, "function")
-  const { ResilienceStore } = await import("effect-http-resilience-effect4")
-  Assert.equal("layerRedis" in ResilienceStore, false)
-}
+// The Redis store is an entry point of its own, off the main one's import graph.
+await checkRedisEntryPoint("effect-http-resilience-effect4")
 step("the Redis store is behind effect-http-resilience-effect4/redis, off the main entry point's import graph")
 
 // 3. Over a real socket through @effect/platform-node 4's undici: a service that fails twice
