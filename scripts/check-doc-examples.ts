@@ -1,11 +1,11 @@
 /**
  * `pnpm docs:check`: the API reference cannot rot.
  *
- * 1. Every export of every public module (the `.ts` targets of the `exports` map of each
- *    publishable package) has a JSDoc comment with a one-line summary, `@since` (a version),
- *    `@category` and an `@example` holding a ```ts block (for a name declared twice, such as a
- *    value and its type, one example is enough). Every public module has a module comment with a
- *    summary and `@since`.
+ * 1. Every public module (the `.ts` targets of the `exports` map of each publishable package, and
+ *    the modules they re-export as a namespace) has a module comment with a summary, `@since` and
+ *    an `@example` holding a ```ts block: one example per entry point, as `@effect/platform`
+ *    writes them. Every export of it has a JSDoc comment with a one-line summary, `@since` (a
+ *    version) and `@category`; an export may have an `@example` of its own, which is checked too.
  * 2. Every ```ts block of those `@example`s, of the READMEs (the root one and each publishable
  *    package's own, which npm shows) and of the guides (`docs/*.md`) is written as a file into `packages/resilience/.doc-examples/`
  *    (inside the workspace, so `effect-http-resilience`, the chaos server and the peers resolve
@@ -244,6 +244,27 @@ const exportedDeclarations = (statements: ts.NodeArray<ts.Statement>, prefix: st
   return result
 }
 
+/** Adds the ```ts blocks of `doc`'s `@example`s to `examples`; returns how many it found. */
+const collectExamples = (file: string, doc: Doc, label: string, where: string): number => {
+  let found = 0
+  doc.tags
+    .filter((tag) => tag.name === "example")
+    .forEach((tag, index) => {
+      const blocks = tsBlocks(tag.text, { allowNoCheck: false })
+      if (blocks.length === 0) problems.push(`${where}: an @example without a \`\`\`ts block`)
+      blocks.forEach((block, blockIndex) => {
+        found++
+        examples.push({
+          source: rel(file),
+          line: doc.line + tag.lineOffset + block.lineOffset,
+          label: `${label}${index + blockIndex === 0 ? "" : `.${index + blockIndex + 1}`}`,
+          code: block.code
+        })
+      })
+    })
+  return found
+}
+
 const checkModule = (file: string): void => {
   const sourceFile = ts.createSourceFile(file, Fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true)
   const first = sourceFile.statements[0]
@@ -262,6 +283,9 @@ const checkModule = (file: string): void => {
     if (!doc.tags.some((tag) => tag.name === "since")) {
       problems.push(`${rel(file)}:${doc.line}: the module comment has no @since`)
     }
+    if (collectExamples(file, doc, Path.basename(file, ".ts"), `${rel(file)}:${doc.line}: the module comment`) === 0) {
+      problems.push(`${rel(file)}:${doc.line}: the module comment has no @example`)
+    }
   }
 
   const byName = new Map<string, Array<{ readonly doc: Doc | undefined; readonly line: number }>>()
@@ -275,7 +299,6 @@ const checkModule = (file: string): void => {
 
   for (const [name, declarations] of byName) {
     let hasSummary = false
-    let hasExample = false
     for (const { doc, line } of declarations) {
       const where = `${rel(file)}:${line}: ${name}`
       if (doc === undefined) {
@@ -289,25 +312,10 @@ const checkModule = (file: string): void => {
         problems.push(`${where}: @since "${since.text.trim()}" is not a version`)
       const category = doc.tags.find((tag) => tag.name === "category")
       if (category === undefined || category.text.trim() === "") problems.push(`${where}: no @category`)
-      doc.tags
-        .filter((tag) => tag.name === "example")
-        .forEach((tag, index) => {
-          const blocks = tsBlocks(tag.text, { allowNoCheck: false })
-          if (blocks.length === 0) problems.push(`${where}: an @example without a \`\`\`ts block`)
-          blocks.forEach((block, blockIndex) => {
-            hasExample = true
-            examples.push({
-              source: rel(file),
-              line: doc.line + tag.lineOffset + block.lineOffset,
-              label: `${Path.basename(file, ".ts")}.${name}${index + blockIndex === 0 ? "" : `.${index + blockIndex + 1}`}`,
-              code: block.code
-            })
-          })
-        })
+      collectExamples(file, doc, `${Path.basename(file, ".ts")}.${name}`, where)
     }
     const where = `${rel(file)}:${declarations[0]?.line ?? 0}: ${name}`
     if (!hasSummary) problems.push(`${where}: no one-line summary`)
-    if (!hasExample) problems.push(`${where}: no @example`)
   }
 }
 

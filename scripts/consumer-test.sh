@@ -86,7 +86,7 @@ core_tgz=$(ls "$work"/tarballs/effect-http-resilience-core-*.tgz)
 effect4_tgz=$(ls "$work"/tarballs/effect-http-resilience-effect4-*.tgz)
 
 echo "== consumer test: npm install in $work/project"
-cp scripts/consumer/main.mjs scripts/consumer/types.ts scripts/consumer/tsconfig.nodenext.json \
+cp scripts/consumer/main.mjs scripts/consumer/redisEntryPoint.mjs scripts/consumer/types.ts scripts/consumer/tsconfig.nodenext.json \
   scripts/consumer/tsconfig.bundler.json "$work/project/"
 cd "$work/project"
 # The library depends on the shared core (@effect-http-resilience/core), which is not on the
@@ -167,7 +167,7 @@ typecheck tsconfig.bundler.json
 # comes from the core's tarball, as above.
 echo "== consumer test (Effect 4): npm install in $work/project-effect4"
 mkdir -p "$work/project-effect4"
-cp "$root/scripts/consumer/effect4/main.mjs" "$root/scripts/consumer/effect4/node20.mjs" \
+cp "$root/scripts/consumer/effect4/main.mjs" "$root/scripts/consumer/effect4/node20.mjs" "$root/scripts/consumer/redisEntryPoint.mjs" \
   "$root/scripts/consumer/effect4/types.ts" "$root/scripts/consumer/tsconfig.nodenext.json" "$work/project-effect4/"
 cd "$work/project-effect4"
 cat > package.json <<JSON

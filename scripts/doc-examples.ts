@@ -262,8 +262,9 @@ const declarationName = (statement: ts.Statement): string | undefined => {
 }
 
 /**
- * Every ```ts block of the JSDoc of the public modules' declarations (namespace members
- * included), keyed `FILE#Name` (`FILE#Namespace.Name`; `#2` and on for a name's further blocks).
+ * Every ```ts block of the JSDoc of the public modules: their module comments, keyed `FILE#module`,
+ * and their declarations' (namespace members included), keyed `FILE#Name` (`FILE#Namespace.Name`;
+ * `#2` and on for a name's further blocks).
  */
 export const jsdocExamples = (): ReadonlyArray<Example> => {
   const examples: Array<Example> = []
@@ -271,6 +272,27 @@ export const jsdocExamples = (): ReadonlyArray<Example> => {
     const text = Fs.readFileSync(Path.join(root, source), "utf8")
     const file = ts.createSourceFile(source, text, ts.ScriptTarget.Latest, true)
     const seen = new Map<string, number>()
+    // The module comment (one example per entry point): the first JSDoc of the file when an import
+    // follows it, or when another JSDoc (the first declaration's own) comes between.
+    const first = file.statements[0]
+    const leading = (first === undefined ? [] : (ts.getLeadingCommentRanges(text, first.pos) ?? [])).filter((range) =>
+      text.startsWith("/**", range.pos)
+    )
+    const moduleDoc =
+      first !== undefined && (leading.length >= 2 || (leading.length === 1 && ts.isImportDeclaration(first)))
+        ? leading[0]
+        : undefined
+    if (moduleDoc !== undefined) {
+      commentBlocks(text.slice(moduleDoc.pos, moduleDoc.end)).forEach((block, index) => {
+        examples.push({
+          key: `${source}#module${index === 0 ? "" : `#${index + 1}`}`,
+          source,
+          line: file.getLineAndCharacterOfPosition(moduleDoc.pos).line + 1 + block.lineOffset,
+          code: block.code,
+          effectLine: effectLineOf(source, block.code)
+        })
+      })
+    }
     const visit = (statements: ts.NodeArray<ts.Statement>, prefix: string): void => {
       for (const statement of statements) {
         const name = declarationName(statement)

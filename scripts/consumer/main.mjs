@@ -10,6 +10,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Either, Layer, Option } from "effect"
 import { HttpFailure, ResilientHttpClient, RetryAfter, RetryPolicy } from "effect-http-resilience"
 import * as RetryAfterModule from "effect-http-resilience/RetryAfter"
+import { checkRedisEntryPoint } from "./redisEntryPoint.mjs"
 
 const step = (name) => console.log(`consumer: ${name}`)
 
@@ -49,6 +50,10 @@ Assert.deepEqual(
   Option.some({ _tag: "Millis", millis: 120_000 })
 )
 Assert.ok(Either.isLeft(RetryPolicy.validate({ maxAttempts: 0 })))
+
+// The Redis store is an entry point of its own, off the main one's import graph.
+await checkRedisEntryPoint("effect-http-resilience")
+step("the Redis store is behind effect-http-resilience/redis, off the main entry point's import graph")
 
 // 4. A retried call through ResilientHttpClient.layer against the packed chaos server.
 const HttpLive = ResilientHttpClient.layer({

@@ -17,6 +17,7 @@ import * as HttpFailureModule from "effect-http-resilience/HttpFailure"
 import * as ResilientHttpClientModule from "effect-http-resilience/ResilientHttpClient"
 import * as RetryAfterModule from "effect-http-resilience/RetryAfter"
 import * as RetryPolicyModule from "effect-http-resilience/RetryPolicy"
+import { layerRedis, type RedisOptions } from "effect-http-resilience/redis"
 
 // Subpaths and root namespaces are the same modules.
 const sameParse: typeof RetryAfter.parse = RetryAfterModule.parse
@@ -24,6 +25,9 @@ const sameMake: typeof RetryPolicy.make = RetryPolicyModule.make
 const sameLayer: typeof ResilientHttpClient.layer = ResilientHttpClientModule.layer
 const sameFailure: typeof HttpFailure.ConnectionError = HttpFailureModule.ConnectionError
 const sameChaos: typeof ChaosServer.layer = ChaosServerModule.layer
+// The Redis store, from its own entry point.
+const redisOptions: RedisOptions = { url: "redis://127.0.0.1:6379", prefix: "consumer" }
+const fleetStore = layerRedis(redisOptions)
 // The Effect 3 layer's models are the Effect-free root's.
 const sameOptions: ChaosServer.Options = {} satisfies Options
 const sameStats = (stats: ChaosServer.Stats): Stats => stats
@@ -80,6 +84,7 @@ import("@effect-http-resilience/chaos-server/internal/app.js")
 
 export {
   delay,
+  fleetStore,
   FromSchedule,
   handled,
   sameChaos,

@@ -81,12 +81,15 @@ const readJson =
 
 /**
  * This library's client in the `happy-redis` mode: as in `happy` (its defaults, built once over
- * the same transport), its calls run with `ResilienceStore.layerRedis` in context, on
+ * the same transport), its calls run with `layerRedis` (`effect-http-resilience-effect4/redis`) in context, on
  * `NodeRedis.layer` at `redisUrl`; the store and its Redis client live as long as the client.
  */
 const makeRedisStoreClient = async (redisUrl: string): Promise<BenchClient> => {
-  const { ResilienceStore, ResilientHttpClient } = await import("effect-http-resilience-effect4")
-  const store = ResilienceStore.layerRedis({ prefix: "bench" }).pipe(Layer.provide(NodeRedis.layer({ url: redisUrl })))
+  const [{ ResilientHttpClient }, { layerRedis }] = await Promise.all([
+    import("effect-http-resilience-effect4"),
+    import("effect-http-resilience-effect4/redis")
+  ])
+  const store = layerRedis({ prefix: "bench" }).pipe(Layer.provide(NodeRedis.layer({ url: redisUrl })))
   const runtime = ManagedRuntime.make(Layer.merge(NodeHttpClient.layerUndici, store))
   const resilient = await runtime.runPromise(
     Effect.flatMap(Effect.service(HttpClient.HttpClient), (transport) =>

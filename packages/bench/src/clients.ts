@@ -222,21 +222,22 @@ export const effectClient = <E, R, ER>(
 
 /**
  * This library's client in the `happy-redis` mode: as in `happy` (its defaults, built once over
- * the same transport), its calls run with `ResilienceStore.layerRedis` in context, a store that
+ * the same transport), its calls run with `layerRedis` (`effect-http-resilience/redis`) in context, a store that
  * lives as long as the client, on the Redis at `redisUrl`.
  */
 const makeRedisStoreClient = async (redisUrl: string): Promise<BenchClient> => {
-  const [Effect, Layer, ManagedRuntime, HttpClient, NodeHttpClient, { ResilienceStore, ResilientHttpClient }] =
+  const [Effect, Layer, ManagedRuntime, HttpClient, NodeHttpClient, { ResilientHttpClient }, { layerRedis }] =
     await Promise.all([
       import("effect/Effect"),
       import("effect/Layer"),
       import("effect/ManagedRuntime"),
       import("@effect/platform/HttpClient"),
       import("@effect/platform-node/NodeHttpClient"),
-      import("effect-http-resilience")
+      import("effect-http-resilience"),
+      import("effect-http-resilience/redis")
     ])
   const runtime = ManagedRuntime.make(
-    Layer.merge(NodeHttpClient.layerUndici, ResilienceStore.layerRedis({ url: redisUrl, prefix: "bench" }))
+    Layer.merge(NodeHttpClient.layerUndici, layerRedis({ url: redisUrl, prefix: "bench" }))
   )
   const resilient = await runtime.runPromise(
     Effect.flatMap(HttpClient.HttpClient, (transport) =>

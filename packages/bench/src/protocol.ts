@@ -28,7 +28,7 @@ export type LibraryId = typeof LibraryId.Type
  * `overload-per-call`: its defaults, with `withResilience` applied inside the effect of each call
  * (the package README's pattern) rather than to one client built once. The shared-store
  * benchmark's: `happy-redis`, this library as in `happy`, its calls run with
- * `ResilienceStore.layerRedis` in context, on the Redis the client process was started with;
+ * `layerRedis` in context, on the Redis the client process was started with;
  * `happy-control`, a second client built as in `happy`, the same-run control of the comparison.
  */
 export const ClientMode = Schema.Literal(

@@ -618,11 +618,11 @@ export const renderMarkdown = (results: BenchResults): string => {
     const store = results.sharedStore
     sections.push(
       "",
-      `## 8. Shared store: the happy path with \`ResilienceStore.layerRedis\` (${store.rounds} rounds of ` +
+      `## 8. Shared store: the happy path with \`layerRedis\` (${store.rounds} rounds of ` +
         `${integer(store.callsPerRound)} calls per store and concurrency)`,
       "",
       "This library's defaults, built once, over the same undici transport and server as section 1, every call " +
-        "a 200: with the default memory store, and with its calls run under `ResilienceStore.layerRedis` on a " +
+        "a 200: with the default memory store, and with its calls run under `layerRedis` on a " +
         `local redis-server ${store.redisVersion} (loopback, nothing on disk, default \`syncInterval\` of ` +
         `${integer(store.syncIntervalMillis)} ms; on Effect 4 over \`NodeRedis.layer\`). One client process per ` +
         "line holds both clients and a control, a second client with the memory store; the three take turns " +

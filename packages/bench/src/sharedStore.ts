@@ -1,5 +1,5 @@
 /**
- * 8. Shared store: what `ResilienceStore.layerRedis` costs on the happy path (every call a 200),
+ * 8. Shared store: what `layerRedis` costs on the happy path (every call a 200),
  * against the default memory store, on each Effect line. Its promise (issue #18): a call that
  * goes well makes no Redis round trip of its own (its retry-budget deposit is counted locally and
  * flushed, one `EVALSHA` per origin, every `syncInterval`, 1 s by default); the goal: within 3% of
@@ -9,7 +9,7 @@
  * client process of this library, over the same undici transport and bench server as the happy
  * path (section 1), holding three clients, each its defaults built once as in section 1: one with
  * the memory store, a second one with it (the control: what the same store measures against
- * itself in this run), and one with its calls run under `ResilienceStore.layerRedis` (a store that
+ * itself in this run), and one with its calls run under `layerRedis` (a store that
  * lives as long as the client). They run in interleaved rounds after a warm-up (each round in
  * another order), and each ratio is a median of same-round ratios. The figure the goal is judged
  * on is the median latency of a round's calls, robust to the bursts of a shared machine; the

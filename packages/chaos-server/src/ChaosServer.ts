@@ -6,6 +6,18 @@
  * Import it as `import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"` (or from
  * `@effect-http-resilience/chaos-server/ChaosServer`); the Effect 4 layer is at `.../effect4`.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
+ *
+ * const program = Effect.gen(function* () {
+ *   const server = yield* ChaosServer.ChaosServer
+ *   const response = yield* Effect.promise(() => fetch(`${server.url}/api/status/503`))
+ *   return response.status // 503
+ * }).pipe(Effect.provide(ChaosServer.layer()))
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -17,14 +29,6 @@ import * as Core from "./startChaosServer.js"
 /**
  * Options of a chaos server. Every limit bounds a resource a client could otherwise grow.
  *
- * @example
- * ```ts
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
- *
- * const options: ChaosServer.Options = { port: 0, maxConnections: 64, maxBodyBytes: 64 * 1024 }
- * const TestServer = ChaosServer.layer(options)
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -35,15 +39,6 @@ export type Options = Core.Options
  * (`exposeHeaders`, default true) and which request headers a preflight allows (`allowHeaders`, default `"any"`).
  * The root's `CorsOptions`.
  *
- * @example
- * ```ts
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
- *
- * // A strict server for a browser test: tracing headers (traceparent, b3) are refused by its preflights.
- * const cors: ChaosServer.CorsOptions = { allowHeaders: ["content-type", "idempotency-key"] }
- * const TestServer = ChaosServer.layer({ cors })
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -53,19 +48,6 @@ export type CorsOptions = Core.CorsOptions
  * What a chaos server has seen since it started or was last reset. Requests to `/__stats` and `/__reset`
  * are not counted.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
- *
- * const attemptsFor = (key: string) =>
- *   Effect.gen(function* () {
- *     const server = yield* ChaosServer.ChaosServer
- *     const stats: ChaosServer.Stats = yield* server.stats
- *     return stats.requests.byRetryKey[key] ?? 0
- *   })
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -73,15 +55,6 @@ export type Stats = Core.Stats
 
 /**
  * What one namespace has counted: its requests, retry keys and orders (see {@link Namespace}).
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
- *
- * const attemptsIn = (namespace: ChaosServer.Namespace, key: string) =>
- *   Effect.map(namespace.stats, (stats: ChaosServer.NamespaceStats) => stats.requests.byRetryKey[key] ?? 0)
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -92,19 +65,6 @@ export type NamespaceStats = Core.NamespaceStats
  * A namespace of a chaos server, for one test: its `url` is a base URL under which every endpoint answers as
  * under the server's, with retry keys, idempotency keys and orders of its own, and its `reset` clears it alone.
  * Made by the service's `namespace`.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
- *
- * const program = Effect.gen(function* () {
- *   const server = yield* ChaosServer.ChaosServer
- *   const namespace: ChaosServer.Namespace = yield* server.namespace()
- *   const response = yield* Effect.promise(() => fetch(`${namespace.url}/api/chaos/retry/key?succeedAfter=0`))
- *   return response.headers.get("x-attempt") // "1", whatever other namespaces did with "key"
- * }).pipe(Effect.provide(ChaosServer.layer()))
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -122,17 +82,6 @@ export interface Namespace {
 /**
  * The port could not be bound. The same class as the root's `ServeError`, tagged `"ServeError"`.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
- *
- * const program = ChaosServer.make({ port: 8080 }).pipe(
- *   Effect.catchTag("ServeError", (error: ChaosServer.ServeError) => Effect.logError(error.message)),
- *   Effect.scoped
- * )
- * ```
- *
  * @since 0.2.0
  * @category errors
  */
@@ -140,18 +89,6 @@ export type ServeError = Core.ServeError
 
 /**
  * A running chaos server.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
- *
- * const program = Effect.gen(function* () {
- *   const server = yield* ChaosServer.ChaosServer
- *   const response = yield* Effect.promise(() => fetch(`${server.url}/api/status/503`))
- *   return response.status // 503
- * }).pipe(Effect.provide(ChaosServer.layer()))
- * ```
  *
  * @since 0.1.0
  * @category tags
@@ -181,19 +118,6 @@ export class ChaosServer extends Context.Tag("@effect-http-resilience/chaos-serv
  * Starts a chaos server on 127.0.0.1, stopped when the scope closes. Stopping destroys open connections,
  * including hanging ones, so it never waits on a client. A port that cannot be bound is a `ServeError`;
  * invalid options are defects (a `RangeError` naming the option).
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
- *
- * const program = Effect.scoped(
- *   Effect.gen(function* () {
- *     const server = yield* ChaosServer.make({ port: 0 })
- *     yield* Effect.log(`chaos server on ${server.url}`)
- *   })
- * )
- * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -226,26 +150,6 @@ export const make = (options?: Options): Effect.Effect<ChaosServer["Type"], Serv
 
 /**
  * A chaos server as a layer, for tests: `Effect.provide(ChaosServer.layer())` then `yield* ChaosServer.ChaosServer`.
- *
- * @example
- * ```ts
- * import { NodeHttpClient } from "@effect/platform-node"
- * import { Effect, Layer } from "effect"
- * import { ResilientHttpClient } from "effect-http-resilience"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect3"
- *
- * const TestLayer = Layer.merge(
- *   ChaosServer.layer(),
- *   ResilientHttpClient.layer({ maxAttempts: 3 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
- * )
- *
- * const program = Effect.gen(function* () {
- *   const server = yield* ChaosServer.ChaosServer
- *   const http = yield* ResilientHttpClient.ResilientHttpClient
- *   const response = yield* http.get(`${server.url}/api/chaos/retry/demo?succeedAfter=2&retryAfter=0`)
- *   return response.headers["x-attempt"] // "3"
- * }).pipe(Effect.scoped, Effect.provide(TestLayer))
- * ```
  *
  * @since 0.1.0
  * @category layers

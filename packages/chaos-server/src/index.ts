@@ -3,6 +3,15 @@
  * This entry point needs no Effect; the Effect layers live at `@effect-http-resilience/chaos-server/effect3`
  * and `@effect-http-resilience/chaos-server/effect4`.
  *
+ * @example
+ * ```ts
+ * import { startChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const server = await startChaosServer({ port: 0 })
+ * const response = await fetch(`${server.url}/api/status/503`)
+ * await server.close()
+ * ```
+ *
  * @since 0.1.0
  */
 

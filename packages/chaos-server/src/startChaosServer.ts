@@ -41,6 +41,14 @@
  * With the `cors` option on, every answer carries CORS headers and preflights are answered `204` before any
  * endpoint (see {@link CorsOptions}).
  *
+ * @example
+ * ```ts
+ * import { type Options, startChaosServer } from "@effect-http-resilience/chaos-server"
+ *
+ * const options: Options = { port: 0, maxConnections: 64, maxBodyBytes: 64 * 1024 }
+ * const server = await startChaosServer(options)
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Crypto from "node:crypto"
@@ -49,14 +57,6 @@ import * as Server from "./internal/server.js"
 
 /**
  * Options of a chaos server. Every limit bounds a resource a client could otherwise grow.
- *
- * @example
- * ```ts
- * import { type Options, startChaosServer } from "@effect-http-resilience/chaos-server"
- *
- * const options: Options = { port: 0, maxConnections: 64, maxBodyBytes: 64 * 1024 }
- * const server = await startChaosServer(options)
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -97,22 +97,6 @@ export interface Options {
  * It reaches no endpoint: it advances no retry key, places no order, and counts only in
  * `Stats.requests.preflights` (and its namespace's), not in `total` or `byPath`.
  *
- * @example
- * ```ts
- * import { type CorsOptions, startChaosServer } from "@effect-http-resilience/chaos-server"
- *
- * // A strict server: a preflight allows these request headers and no others (tracing headers are refused),
- * // and a page cannot read Retry-After or X-Attempt.
- * const strict: CorsOptions = { allowHeaders: ["content-type", "idempotency-key"], exposeHeaders: false }
- * const server = await startChaosServer({ cors: strict })
- * const preflight = await fetch(`${server.url}/api/orders`, {
- *   method: "OPTIONS",
- *   headers: { origin: "http://127.0.0.1:5173", "access-control-request-method": "POST" }
- * })
- * console.log(preflight.status, preflight.headers.get("access-control-allow-headers")) // 204 content-type, idempotency-key
- * await server.close()
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -139,15 +123,6 @@ export interface CorsOptions {
 /**
  * What a chaos server has seen since it started or was last reset. Requests to `/__stats` and `/__reset`
  * are not counted.
- *
- * @example
- * ```ts
- * import { type Stats, startChaosServer } from "@effect-http-resilience/chaos-server"
- *
- * const server = await startChaosServer()
- * const stats: Stats = await server.stats()
- * console.log(stats.requests.total, stats.orders.placed)
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -231,17 +206,6 @@ export interface Stats {
  * keys and orders, apart from those of other namespaces and of requests outside any. Its requests to `__stats`
  * and `__reset` are not counted.
  *
- * @example
- * ```ts
- * import { type NamespaceStats, startChaosServer } from "@effect-http-resilience/chaos-server"
- *
- * const server = await startChaosServer()
- * const namespace = server.namespace("checkout")
- * await fetch(`${namespace.url}/api/chaos/retry/pay?succeedAfter=1`)
- * const stats: NamespaceStats = await namespace.stats()
- * console.log(stats.requests.byRetryKey) // { pay: 1 }
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -273,17 +237,6 @@ export interface NamespaceStats {
  * own. Two tests, each with its namespace, can use the same key on one server without seeing each other's
  * attempts, and reset their own without touching the other's.
  *
- * @example
- * ```ts
- * import { type ChaosNamespace, startChaosServer } from "@effect-http-resilience/chaos-server"
- *
- * const server = await startChaosServer()
- * const namespace: ChaosNamespace = server.namespace()
- * const response = await fetch(`${namespace.url}/api/chaos/retry/key?succeedAfter=0`)
- * console.log(response.headers.get("x-attempt")) // "1", whatever other namespaces did with "key"
- * await namespace.reset()
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -305,15 +258,6 @@ export interface ChaosNamespace {
  * `chaos server could not listen on 127.0.0.1:8080: address already in use (EADDRINUSE)`; `code` is node's
  * error code and `cause` node's error.
  *
- * @example
- * ```ts
- * import { ServeError, startChaosServer } from "@effect-http-resilience/chaos-server"
- *
- * const first = await startChaosServer()
- * const second = await startChaosServer({ port: first.port }).catch((error: unknown) => error)
- * if (second instanceof ServeError) console.log(second.code, second.message) // EADDRINUSE chaos server could not ...
- * ```
- *
  * @since 0.2.0
  * @category errors
  */
@@ -334,16 +278,6 @@ export class ServeError extends Error {
 
 /**
  * A chaos server started by {@link startChaosServer}.
- *
- * @example
- * ```ts
- * import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
- *
- * const server: StartedChaosServer = await startChaosServer()
- * await fetch(`${server.url}/api/chaos/retry/k?succeedAfter=1`)
- * console.log((await server.stats()).requests.byRetryKey) // { k: 1 }
- * await server.close()
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -373,15 +307,6 @@ export interface StartedChaosServer {
  * Starts a chaos server on 127.0.0.1 (port 0, a free one, by default). The promise rejects with a
  * {@link ServeError} if the port cannot be bound, and with a `RangeError` naming the option if an option is
  * invalid. Needs no Effect.
- *
- * @example
- * ```ts
- * import { startChaosServer } from "@effect-http-resilience/chaos-server"
- *
- * const server = await startChaosServer()
- * const response = await fetch(`${server.url}/api/status/503`)
- * await server.close()
- * ```
  *
  * @since 0.1.0
  * @category constructors

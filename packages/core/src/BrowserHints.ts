@@ -4,6 +4,13 @@
  * gives alike for a CORS rejection and an unreachable server. The libraries log these at debug
  * level; they change no decision.
  *
+ * @example
+ * ```ts
+ * import { BrowserHints } from "@effect-http-resilience/core"
+ *
+ * BrowserHints.pageOrigin() // undefined under Node; "https://app.example" on such a page
+ * ```
+ *
  * @since 0.2.0
  */
 import { originOf } from "./Origin.js"
@@ -12,13 +19,6 @@ import { someCause } from "./TransportFailure.js"
 /**
  * The page's origin when running in a browser document (`location.origin`), else `undefined`
  * (Node, workers without a location, an opaque origin).
- *
- * @example
- * ```ts
- * import { BrowserHints } from "@effect-http-resilience/core"
- *
- * BrowserHints.pageOrigin() // undefined under Node; "https://app.example" on such a page
- * ```
  *
  * @since 0.2.0
  * @category browser
@@ -33,14 +33,6 @@ export const pageOrigin = (): string | undefined => {
 
 /**
  * Whether `url` is another origin than the page's: only then does CORS hide anything.
- *
- * @example
- * ```ts
- * import { BrowserHints } from "@effect-http-resilience/core"
- *
- * BrowserHints.isCrossOrigin("https://api.example/items", "https://app.example") // true
- * BrowserHints.isCrossOrigin("/api/items", "https://app.example") // false: relative, same origin
- * ```
  *
  * @since 0.2.0
  * @category browser
@@ -57,14 +49,6 @@ export const isCrossOrigin = (url: string, page: string): boolean => {
  * Whether a fetch failure's cause chain holds a `TypeError`: how `fetch` rejects in every
  * browser for a network error, a CORS rejection, or a refused preflight alike.
  *
- * @example
- * ```ts
- * import { BrowserHints } from "@effect-http-resilience/core"
- *
- * BrowserHints.isFetchTypeError({ reason: "Transport", cause: new TypeError("Failed to fetch") }) // true
- * BrowserHints.isFetchTypeError(new Error("connect ECONNREFUSED")) // false
- * ```
- *
  * @since 0.2.0
  * @category browser
  */
@@ -72,13 +56,6 @@ export const isFetchTypeError = (cause: unknown): boolean => someCause(cause, (l
 
 /**
  * What a failed attempt showed, as far as the hints need it.
- *
- * @example
- * ```ts
- * import type { BrowserHints } from "@effect-http-resilience/core"
- *
- * const seen: BrowserHints.Seen = { _tag: "Status", url: "https://api.example/items", status: 503, retryAfterReadable: false }
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -104,17 +81,6 @@ export type Seen =
  * The hint a failure calls for on a page at `page`, with the origin it is about, or
  * `undefined`: a 429 or 503 without a readable `Retry-After`, or a fetch `TypeError`, on a
  * cross-origin call.
- *
- * @example
- * ```ts
- * import { BrowserHints } from "@effect-http-resilience/core"
- *
- * const hint = BrowserHints.hintFor(
- *   { _tag: "Status", url: "https://api.example/items", status: 429, retryAfterReadable: false },
- *   "https://app.example"
- * )
- * hint?.message // "429 from https://api.example:443 without a readable Retry-After: ..."
- * ```
  *
  * @since 0.2.0
  * @category browser
@@ -153,15 +119,6 @@ export const hintFor = (
 /**
  * Which hints were given, by kind and origin, so that each is given once. Bounded: past
  * `maxKeys` it forgets them all, and a hint may be given again.
- *
- * @example
- * ```ts
- * import { BrowserHints } from "@effect-http-resilience/core"
- *
- * const given = new BrowserHints.GivenOnce()
- * given.first("Status https://api.example:443") // true
- * given.first("Status https://api.example:443") // false
- * ```
  *
  * @since 0.2.0
  * @category browser

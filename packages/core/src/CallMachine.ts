@@ -4,13 +4,6 @@
  * answers send (after how long, under which time limit) or stop (and why). Both Effect lines
  * are adapters around it: they send, sleep, release and report as it says.
  *
- * @since 0.2.0
- */
-import type { GiveUpReason } from "./FailureMessage.js"
-
-/**
- * The limits a call runs under, in milliseconds (`Infinity`: none).
- *
  * @example
  * ```ts
  * import type { CallMachine } from "@effect-http-resilience/core"
@@ -22,6 +15,13 @@ import type { GiveUpReason } from "./FailureMessage.js"
  *   whenRetryAfterExceedsMaxDelay: "wait-max-delay"
  * }
  * ```
+ *
+ * @since 0.2.0
+ */
+import type { GiveUpReason } from "./FailureMessage.js"
+
+/**
+ * The limits a call runs under, in milliseconds (`Infinity`: none).
  *
  * @since 0.2.0
  * @category models
@@ -37,17 +37,6 @@ export interface Limits {
 /**
  * A call in progress: its limits and its deadline on the monotonic clock.
  *
- * @example
- * ```ts
- * import { CallMachine } from "@effect-http-resilience/core"
- *
- * const call: CallMachine.Call = CallMachine.start(
- *   { attemptTimeoutMillis: 10_000, totalTimeoutMillis: 30_000, maxDelayMillis: 30_000, whenRetryAfterExceedsMaxDelay: "give-up" },
- *   0
- * )
- * call.deadlineMillis // 30000
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -59,14 +48,6 @@ export interface Call {
 /**
  * What the schedule said after a failure: stop (and why), or wait this long.
  *
- * @example
- * ```ts
- * import type { CallMachine } from "@effect-http-resilience/core"
- *
- * const retryIn500: CallMachine.ScheduleAnswer = { _tag: "Delay", millis: 500 }
- * const done: CallMachine.ScheduleAnswer = { _tag: "Done", reason: "attempts-exhausted" }
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -77,14 +58,6 @@ export type ScheduleAnswer =
 /**
  * The machine's answer: send attempt `attempt` after `waitMillis`, under `limitMillis`; or stop.
  * `coolDownMillis` is the part of the wait the origin's cool-down added (0: none).
- *
- * @example
- * ```ts
- * import type { CallMachine } from "@effect-http-resilience/core"
- *
- * const describe = (answer: CallMachine.Answer): string =>
- *   answer._tag === "Send" ? `attempt ${answer.attempt} in ${answer.waitMillis} ms` : `stop: ${answer.reason}`
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -102,15 +75,6 @@ export type Answer =
 /**
  * Starts a call at `nowMillis` (monotonic).
  *
- * @example
- * ```ts
- * import { CallMachine } from "@effect-http-resilience/core"
- *
- * const limits = { attemptTimeoutMillis: 10_000, totalTimeoutMillis: 30_000, maxDelayMillis: 30_000, whenRetryAfterExceedsMaxDelay: "wait-max-delay" } as const
- * const call = CallMachine.start(limits, 0)
- * CallMachine.first(call, 0, 0) // { _tag: "Send", attempt: 1, waitMillis: 0, limitMillis: 10000, coolDownMillis: 0 }
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -123,18 +87,6 @@ const stop = (reason: GiveUpReason): Answer => ({ _tag: "Stop", reason })
 
 /**
  * The retry budget's answer to a retry the machine planned: the retry as planned, or a stop.
- *
- * @example
- * ```ts
- * import { CallMachine } from "@effect-http-resilience/core"
- *
- * const call = CallMachine.start(
- *   { attemptTimeoutMillis: 10_000, totalTimeoutMillis: 30_000, maxDelayMillis: 30_000, whenRetryAfterExceedsMaxDelay: "give-up" },
- *   0
- * )
- * const planned = CallMachine.afterFailure(call, 1, 0, undefined, { _tag: "Delay", millis: 500 }, 0)
- * CallMachine.afterBudget(planned, false) // { _tag: "Stop", reason: "retry-budget-exhausted" }
- * ```
  *
  * @since 0.2.0
  * @category answers
@@ -175,17 +127,6 @@ const send = (
 /**
  * The first attempt: sent at once, unless the origin is cooling down (`coolDownMillis` left).
  *
- * @example
- * ```ts
- * import { CallMachine } from "@effect-http-resilience/core"
- *
- * const call = CallMachine.start(
- *   { attemptTimeoutMillis: 10_000, totalTimeoutMillis: 30_000, maxDelayMillis: 30_000, whenRetryAfterExceedsMaxDelay: "give-up" },
- *   0
- * )
- * CallMachine.first(call, 0, 2_000) // sent after the origin's 2 s cool-down
- * ```
- *
  * @since 0.2.0
  * @category answers
  */
@@ -196,16 +137,6 @@ export const first = (call: Call, nowMillis: number, coolDownMillis: number): An
  * After attempt `attempt` failed: what must never be retried stops at once (`refusal`), then the
  * schedule decides, then the origin's cool-down may stretch the wait, and a wait that would end
  * past the deadline is not started. A `Send` still needs the retry budget's yes.
- *
- * @example
- * ```ts
- * import { CallMachine } from "@effect-http-resilience/core"
- *
- * const limits = { attemptTimeoutMillis: 10_000, totalTimeoutMillis: 30_000, maxDelayMillis: 30_000, whenRetryAfterExceedsMaxDelay: "wait-max-delay" } as const
- * const call = CallMachine.start(limits, 0)
- * CallMachine.afterFailure(call, 1, 100, undefined, { _tag: "Delay", millis: 500 }, 0)
- * // { _tag: "Send", attempt: 2, waitMillis: 500, limitMillis: 10000, coolDownMillis: 0 }
- * ```
  *
  * @since 0.2.0
  * @category answers
@@ -227,14 +158,6 @@ export const afterFailure = (
  * How long a response asks every caller of its origin to hold off: a `429` with a
  * `Retry-After` (RFC 6585: the client sent too many requests) cools the origin down; anything
  * else does not (0).
- *
- * @example
- * ```ts
- * import { CallMachine } from "@effect-http-resilience/core"
- *
- * CallMachine.coolDownAsked(429, 30_000) // 30000
- * CallMachine.coolDownAsked(503, 30_000) // 0: a 503 paces only its own call
- * ```
  *
  * @since 0.2.0
  * @category answers

@@ -17,14 +17,6 @@
  * - A `retryAfterMillis` hint on the failure that opens the circuit lengthens that break, up to
  *   `maxBreakDurationMillis`.
  *
- * @since 0.1.0
- */
-import { idleTimeToLiveMillis } from "./Origin.js"
-import * as Settings from "./Settings.js"
-
-/**
- * A bad setting: which one (relative name), why, and the value given.
- *
  * @example
  * ```ts
  * import { CircuitBreaker } from "@effect-http-resilience/core"
@@ -36,19 +28,20 @@ import * as Settings from "./Settings.js"
  * ```
  *
  * @since 0.1.0
+ */
+import { idleTimeToLiveMillis } from "./Origin.js"
+import * as Settings from "./Settings.js"
+
+/**
+ * A bad setting: which one (relative name), why, and the value given.
+ *
+ * @since 0.1.0
  * @category models
  */
 export type InvalidSetting = Settings.InvalidSetting
 
 /**
  * The four states of a circuit; `Isolated` is held open by hand until closed.
- *
- * @example
- * ```ts
- * import type { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const state: CircuitBreaker.StateTag = "HalfOpen"
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -57,13 +50,6 @@ export type StateTag = "Closed" | "Open" | "HalfOpen" | "Isolated"
 
 /**
  * Polly's advanced (sampling) breaker: break when the failure ratio in a rolling window reaches `failureRatio` over at least `minimumThroughput` samples.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const policy: CircuitBreaker.SamplingPolicy = { ...CircuitBreaker.samplingDefaults, failureRatio: 0.5 }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -81,13 +67,6 @@ export interface SamplingPolicy {
 /**
  * Break after this many failures in a row, in order of completion.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const policy: CircuitBreaker.ConsecutivePolicy = { _tag: "Consecutive", failures: 5 }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -99,13 +78,6 @@ export interface ConsecutivePolicy {
 /**
  * What decides, in the Closed state, that the circuit must break.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const policy: CircuitBreaker.TripPolicy = CircuitBreaker.consecutiveDefaults
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -113,13 +85,6 @@ export type TripPolicy = SamplingPolicy | ConsecutivePolicy
 
 /**
  * A breaker's settings: its trip policy, how long a break lasts, and the cap on a break lengthened by a `Retry-After` hint.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const settings: CircuitBreaker.BreakerSettings = { ...CircuitBreaker.breakerDefaults, breakDurationMillis: 10_000 }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -141,13 +106,6 @@ export interface BreakerSettings {
 /**
  * What an attempt says about the origin's health (Effect 4's `Outcome` vocabulary).
  *
- * @example
- * ```ts
- * import type { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const outcome: CircuitBreaker.Outcome = { _tag: "Failure", retryAfterMillis: 2_000 }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -158,16 +116,6 @@ export type Outcome =
 
 /**
  * The right to send one attempt: the generation it belongs to, and whether it is the half-open probe.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
- *
- * const admission = machine.tryAcquire(0)
- * if (admission._tag === "Permitted") machine.report(1, admission.permit, { _tag: "Success" })
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -180,16 +128,6 @@ export interface Permit {
 /**
  * A change of state, as `tryAcquire`, `report`, `forceOpen`, `isolate` and `close` return it.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
- *
- * const transition: CircuitBreaker.Transition | undefined = machine.isolate()
- * console.log(transition?.to) // "Isolated"
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -201,15 +139,6 @@ export type Transition =
 
 /**
  * The answer to `tryAcquire`: a permit (and the transition it caused, if any) or a rejection with the time left.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
- *
- * const admission: CircuitBreaker.Admission = machine.tryAcquire(Date.now())
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -226,16 +155,6 @@ export type Admission =
 /**
  * The state of a circuit as read at one instant.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
- *
- * const snapshot: CircuitBreaker.Snapshot = machine.snapshot(Date.now())
- * console.log(snapshot._tag) // "Closed"
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -251,13 +170,6 @@ const dayMillis = 24 * 60 * 60 * secondMillis
 /**
  * Polly's defaults: failure ratio 0.1 over at least 100 samples in 30 seconds.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * console.log(CircuitBreaker.samplingDefaults.minimumThroughput) // 100
- * ```
- *
  * @since 0.1.0
  * @category defaults
  */
@@ -270,13 +182,6 @@ export const samplingDefaults: SamplingPolicy = {
 /**
  * Five failures in a row.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * console.log(CircuitBreaker.consecutiveDefaults.failures) // 5
- * ```
- *
  * @since 0.1.0
  * @category defaults
  */
@@ -284,13 +189,6 @@ export const consecutiveDefaults: ConsecutivePolicy = { _tag: "Consecutive", fai
 /**
  * Polly's sampling policy, breaks of 5 seconds, lengthened by a `Retry-After` hint up to 30 seconds
  * (when options set only a longer `breakDuration`, {@link resolveOptions} raises that cap to it).
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * console.log(CircuitBreaker.breakerDefaults.breakDurationMillis) // 5000
- * ```
  *
  * @since 0.1.0
  * @category defaults
@@ -306,14 +204,6 @@ const isIn = (value: unknown, min: number, max: number): value is number =>
 
 /**
  * The first bad setting (Polly's ranges), or `undefined`. Option names are relative; durations are checked in milliseconds.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * CircuitBreaker.checkSettings({ ...CircuitBreaker.breakerDefaults, tripPolicy: { _tag: "Consecutive", failures: 0 } })
- * // { option: "failures", reason: "must be a whole number of at least 1", value: 0 }
- * ```
  *
  * @since 0.1.0
  * @category validation
@@ -373,15 +263,6 @@ interface HealthWindow {
 
 /**
  * Polly's `RollingHealthMetrics`, always 10 windows (its validation rules out the single-window case).
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const health = new CircuitBreaker.RollingHealth(CircuitBreaker.samplingDefaults)
- * health.onFailure(0)
- * console.log(health.info(0)) // { throughput: 1, failures: 1, failureRate: 1 }
- * ```
  *
  * @since 0.1.0
  * @category internals
@@ -470,18 +351,6 @@ class ConsecutiveHealth implements Health {
 
 /**
  * The circuit of one origin. The settings must have passed {@link checkSettings}.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * const machine = new CircuitBreaker.CircuitBreakerMachine(CircuitBreaker.breakerDefaults)
- *
- * const admission = machine.tryAcquire(Date.now())
- * if (admission._tag === "Permitted") {
- *   machine.report(Date.now(), admission.permit, { _tag: "Failure" })
- * }
- * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -697,14 +566,6 @@ export class CircuitBreakerMachine {
  * nothing (a 429 is the caller's quota, not the origin's health; a request that could not be
  * sent).
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * CircuitBreaker.outcomeOfFailure({ _tag: "TransientStatus", status: 503 }, 2_000) // { _tag: "Failure", retryAfterMillis: 2000 }
- * CircuitBreaker.outcomeOfFailure({ _tag: "TransientStatus", status: 429 }, 2_000) // { _tag: "Ignored" }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -779,17 +640,6 @@ const tripPolicyOf = <D>(codec: Settings.DurationCodec<D>, input: unknown): Sett
  * that a long break alone is valid; a `maxBreakDuration` below the break is reported with both
  * options and both values as given.
  *
- * @example
- * ```ts
- * import { CircuitBreaker, Settings } from "@effect-http-resilience/core"
- *
- * declare const codec: Settings.DurationCodec<number>
- * CircuitBreaker.resolveOptions({ breakDuration: 10_000 }, codec) // Valid: breaks of 10 s, capped at 30 s
- * CircuitBreaker.resolveOptions({ breakDuration: 60_000 }, codec) // Valid: breaks of 1 minute, capped at 1 minute
- * CircuitBreaker.resolveOptions({ breakDuration: 60_000, maxBreakDuration: 30_000 }, codec)
- * // Invalid: "circuitBreaker.maxBreakDuration" must be from circuitBreaker.breakDuration (60000) to 1 day (got 30000)
- * ```
- *
  * @since 0.1.0
  * @category validation
  */
@@ -856,14 +706,6 @@ const capProblem = <D>(
 /**
  * Why an attempt was rejected unsent, in words: `left` is the time until the circuit lets a
  * probe through (open) or the probe's slot is re-armed (half-open), as the library formats it.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "@effect-http-resilience/core"
- *
- * CircuitBreaker.rejectionMessage("https://api.example.com:443", "Open", "4s")
- * // "Circuit breaker for https://api.example.com:443 is open: attempts are rejected for 4s more, then one probe is let through"
- * ```
  *
  * @since 0.1.0
  * @category models

@@ -2,19 +2,19 @@
  * Per-origin cool-downs: after a `429` with `Retry-After`, every call to the origin that shares
  * the table holds off until the time asked has passed. Times are monotonic milliseconds.
  *
- * @since 0.2.0
- */
-
-/**
- * How many origins a table keeps cooling down at once, at most; past it, the cool-down that ends
- * first is dropped. Cool-downs that have ended are dropped as they are met.
- *
  * @example
  * ```ts
  * import { CoolDown } from "@effect-http-resilience/core"
  *
  * const table = new CoolDown.CoolDownTable(CoolDown.maxOrigins)
  * ```
+ *
+ * @since 0.2.0
+ */
+
+/**
+ * How many origins a table keeps cooling down at once, at most; past it, the cool-down that ends
+ * first is dropped. Cool-downs that have ended are dropped as they are met.
  *
  * @since 0.2.0
  * @category defaults
@@ -28,15 +28,6 @@ export const maxOrigins = 10_000
  * that a fleet shares, so a shared store never applies a cool-down that a local `429` could not
  * have started.
  *
- * @example
- * ```ts
- * import { CoolDown } from "@effect-http-resilience/core"
- *
- * const table = new CoolDown.CoolDownTable()
- * table.start("https://api.example.com:443", 10 * 365 * CoolDown.maxMillis, 0)
- * table.left("https://api.example.com:443", 0) === CoolDown.maxMillis // true
- * ```
- *
  * @since 0.2.0
  * @category defaults
  */
@@ -44,15 +35,6 @@ export const maxMillis = 86_400_000
 
 /**
  * The cool-downs of many origins, each forgotten when it ends.
- *
- * @example
- * ```ts
- * import { CoolDown } from "@effect-http-resilience/core"
- *
- * const table = new CoolDown.CoolDownTable()
- * table.start("https://api.example.com:443", 30_000, 1_000)
- * table.left("https://api.example.com:443", 11_000) // 20000
- * ```
  *
  * @since 0.2.0
  * @category constructors

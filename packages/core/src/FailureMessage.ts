@@ -2,19 +2,19 @@
  * The words a failed call is explained in: what happened on which attempt and, once the call
  * stopped, why. Written over the plain fields every `HttpFailure` of both Effect lines carries.
  *
- * @since 0.1.0
- */
-import * as Redaction from "./Redaction.js"
-
-/**
- * Why no HTTP response arrived (the `reason` of a `ConnectionError`).
- *
  * @example
  * ```ts
  * import type { FailureMessage } from "@effect-http-resilience/core"
  *
  * const reason: FailureMessage.ConnectionFailureReason = "Timeout"
  * ```
+ *
+ * @since 0.1.0
+ */
+import * as Redaction from "./Redaction.js"
+
+/**
+ * Why no HTTP response arrived (the `reason` of a `ConnectionError`).
  *
  * @since 0.1.0
  * @category models
@@ -29,13 +29,6 @@ export type ConnectionFailureReason =
 
 /**
  * Why a call stopped retrying (the libraries' `RetryPolicy.GiveUpReason`).
- *
- * @example
- * ```ts
- * import type { FailureMessage } from "@effect-http-resilience/core"
- *
- * const reason: FailureMessage.GiveUpReason = "attempts-exhausted"
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -61,19 +54,6 @@ export type GiveUpReason =
 /**
  * What a message reads of a failure: its tag, request line, attempt, why it stopped (once it
  * did), and its reason, status or cause.
- *
- * @example
- * ```ts
- * import type { FailureMessage } from "@effect-http-resilience/core"
- *
- * const failure: FailureMessage.Failure = {
- *   _tag: "TransientStatus",
- *   request: { method: "GET", url: "https://api.example.com/items" },
- *   attempt: 3,
- *   status: 503,
- *   giveUpReason: "attempts-exhausted"
- * }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -157,15 +137,6 @@ const notRetryableBecause = (failure: Failure): string => {
  * Why the call stopped, in words: "gave up after 3 attempts", "not retried: POST is not
  * idempotent (...)".
  *
- * @example
- * ```ts
- * import { FailureMessage } from "@effect-http-resilience/core"
- *
- * const failure = { _tag: "TransientStatus", request: { method: "POST", url: "/orders" }, attempt: 1, status: 503 } as const
- * FailureMessage.describeGiveUp(failure, "not-idempotent")
- * // "not retried: POST is not idempotent (send an Idempotency-Key header, or set retryNonIdempotent)"
- * ```
- *
  * @since 0.1.0
  * @category formatting
  */
@@ -200,18 +171,6 @@ export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string =
  * What happened and, once the call stopped, why: "status 503 on attempt 3; gave up after 3
  * attempts".
  *
- * @example
- * ```ts
- * import { FailureMessage } from "@effect-http-resilience/core"
- *
- * FailureMessage.describeOutcome({
- *   _tag: "ConnectionError",
- *   request: { method: "GET", url: "http://127.0.0.1:1/" },
- *   attempt: 1,
- *   reason: "Timeout"
- * }) // "no response in time on attempt 1"
- * ```
- *
  * @since 0.1.0
  * @category formatting
  */
@@ -230,19 +189,6 @@ export const describeOutcome = (failure: Failure): string => {
 /**
  * The whole message: the request line, its URL redacted (by default Effect 4's rules: user info
  * and signing query parameters), then {@link describeOutcome}.
- *
- * @example
- * ```ts
- * import { FailureMessage } from "@effect-http-resilience/core"
- *
- * FailureMessage.describeFailure({
- *   _tag: "TransientStatus",
- *   request: { method: "GET", url: "https://api.example.com/items" },
- *   attempt: 3,
- *   status: 503,
- *   giveUpReason: "attempts-exhausted"
- * }) // "GET https://api.example.com/items: status 503 on attempt 3; gave up after 3 attempts"
- * ```
  *
  * @since 0.1.0
  * @category formatting

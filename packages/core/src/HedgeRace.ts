@@ -7,6 +7,13 @@
  * another is in flight; a response that is not worth retrying ends the race; server pushback (a
  * 429, a `Retry-After`) stops further copies. Both Effect lines drive it.
  *
+ * @example
+ * ```ts
+ * import type { HedgeRace } from "@effect-http-resilience/core"
+ *
+ * const outcome: HedgeRace.Outcome = { _tag: "Transient", pushback: true }
+ * ```
+ *
  * @since 0.2.0
  */
 
@@ -17,13 +24,6 @@
  * - `Final`: a failure another copy would not cure (a 4xx, an undecodable body); the race ends.
  * - `Transient`: a failure another copy might not meet; `pushback` when the server asked clients
  *   to slow down (a 429, or any `Retry-After`).
- *
- * @example
- * ```ts
- * import type { HedgeRace } from "@effect-http-resilience/core"
- *
- * const outcome: HedgeRace.Outcome = { _tag: "Transient", pushback: true }
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -43,14 +43,6 @@ export type Outcome =
  * - `Finish`: the race is over: interrupt the copies in `interrupt` (in flight, losers), and end
  *   with copy `copy`'s outcome: its response when it won, its failure otherwise.
  *
- * @example
- * ```ts
- * import { HedgeRace } from "@effect-http-resilience/core"
- *
- * const [, actions] = HedgeRace.start({ maxCopies: 2, delayMillis: 100 })
- * actions // [{ _tag: "Send", copy: 1 }, { _tag: "SetTimer", afterMillis: 100 }]
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -62,15 +54,6 @@ export type Action =
 
 /**
  * A race in progress. Plain data: each step returns a new one.
- *
- * @example
- * ```ts
- * import { HedgeRace } from "@effect-http-resilience/core"
- *
- * const [race] = HedgeRace.start({ maxCopies: 3, delayMillis: 50 })
- * race.sent // 1
- * race.inFlight // [1]
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -100,13 +83,6 @@ export interface Race {
 /**
  * What a step returns: the race as it now is, and the actions to carry out, in order.
  *
- * @example
- * ```ts
- * import { HedgeRace } from "@effect-http-resilience/core"
- *
- * const [race, actions]: HedgeRace.Step = HedgeRace.start({ maxCopies: 2, delayMillis: 100 })
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -132,13 +108,6 @@ const next = (race: Race, actions: ReadonlyArray<Action>): Step => {
  * Starts a race: copy 1 goes at once, and, when a further copy may come, the timer is set for
  * `delayMillis` (a `delayMillis` of 0 asks for the next copy at once).
  *
- * @example
- * ```ts
- * import { HedgeRace } from "@effect-http-resilience/core"
- *
- * HedgeRace.start({ maxCopies: 1, delayMillis: 100 })[1] // [{ _tag: "Send", copy: 1 }]: no hedge
- * ```
- *
  * @since 0.2.0
  * @category steps
  */
@@ -163,14 +132,6 @@ export const start = (settings: { readonly maxCopies: number; readonly delayMill
 /**
  * The hedge timer fired: ask for another copy, if one may go.
  *
- * @example
- * ```ts
- * import { HedgeRace } from "@effect-http-resilience/core"
- *
- * const [race] = HedgeRace.start({ maxCopies: 2, delayMillis: 100 })
- * HedgeRace.timerFired(race)[1] // [{ _tag: "Ask" }]
- * ```
- *
  * @since 0.2.0
  * @category steps
  */
@@ -179,15 +140,6 @@ export const timerFired = (race: Race): Step => (canHedge(race) ? next(race, [])
 /**
  * The answer to an `Ask`: send the next copy and set the timer for the one after, or, refused,
  * send no further copy and wait for those in flight.
- *
- * @example
- * ```ts
- * import { HedgeRace } from "@effect-http-resilience/core"
- *
- * const [race] = HedgeRace.start({ maxCopies: 2, delayMillis: 100 })
- * const [asking] = HedgeRace.timerFired(race)
- * HedgeRace.answered(asking, true)[1] // [{ _tag: "Send", copy: 2 }]
- * ```
  *
  * @since 0.2.0
  * @category steps
@@ -210,16 +162,6 @@ export const answered = (race: Race, allowed: boolean): Step => {
  * failure asks for the next copy at once (pushback stops them instead), and, when no copy is
  * left in flight or to come, ends the race with the failure that tells most (see `lastFailed`):
  * the latest sent, one with pushback first.
- *
- * @example
- * ```ts
- * import { HedgeRace } from "@effect-http-resilience/core"
- *
- * const [race] = HedgeRace.start({ maxCopies: 2, delayMillis: 100 })
- * const [asking] = HedgeRace.timerFired(race)
- * const [racing] = HedgeRace.answered(asking, true)
- * HedgeRace.ended(racing, 2, { _tag: "Won" })[1] // [{ _tag: "Finish", copy: 2, interrupt: [1] }]
- * ```
  *
  * @since 0.2.0
  * @category steps

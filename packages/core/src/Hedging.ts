@@ -8,6 +8,14 @@
  * once, after 2 s, by default; gRPC A6 caps hedging at 5 attempts, and its `hedgingDelay` of 0
  * sends them all at once.
  *
+ * @example
+ * ```ts
+ * import type { Hedging } from "@effect-http-resilience/core"
+ *
+ * const fixed: Hedging.Input = { delayMillis: 200 }
+ * const learnt: Hedging.Input = { percentile: 95, floorMillis: 10, fallbackMillis: 500, maxCopies: 3 }
+ * ```
+ *
  * @since 0.2.0
  */
 import { OriginTable } from "./Origin.js"
@@ -20,14 +28,6 @@ import * as Settings from "./Settings.js"
  * The `hedging` option in milliseconds, as a line passes it once it has read its durations: a
  * fixed delay, or a percentile of the origin's recent latencies with a floor and a fallback; and
  * how many copies at most (the first included).
- *
- * @example
- * ```ts
- * import type { Hedging } from "@effect-http-resilience/core"
- *
- * const fixed: Hedging.Input = { delayMillis: 200 }
- * const learnt: Hedging.Input = { percentile: 95, floorMillis: 10, fallbackMillis: 500, maxCopies: 3 }
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -43,13 +43,6 @@ export type Input = (
 
 /**
  * How long a call waits before its next copy: always the same, or learnt per origin.
- *
- * @example
- * ```ts
- * import type { Hedging } from "@effect-http-resilience/core"
- *
- * const delay: Hedging.Delay = { _tag: "Percentile", percentile: 95, floorMillis: 1, fallbackMillis: 2000 }
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -68,13 +61,6 @@ export type Delay =
 
 /**
  * The `hedging` option checked, its defaults applied.
- *
- * @example
- * ```ts
- * import type { Hedging } from "@effect-http-resilience/core"
- *
- * const settings: Hedging.Resolved = { maxCopies: 2, delay: { _tag: "Fixed", millis: 200 } }
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -95,14 +81,6 @@ export interface Resolved {
  *   only calls slow by any measure are hedged (Finagle sends no backup before its first refresh);
  *   a short fallback would double the load on a slow origin just when nothing is known of it.
  *
- * @example
- * ```ts
- * import { Hedging } from "@effect-http-resilience/core"
- *
- * console.log(Hedging.defaults.maxCopies) // 2
- * console.log(Hedging.defaults.fallbackMillis) // 2000
- * ```
- *
  * @since 0.2.0
  * @category defaults
  */
@@ -110,13 +88,6 @@ export const defaults = { maxCopies: 2, floorMillis: 1, fallbackMillis: 2000 } a
 
 /**
  * The most copies a call may have: 5, as gRPC A6 caps a hedging policy's `maxAttempts`.
- *
- * @example
- * ```ts
- * import { Hedging } from "@effect-http-resilience/core"
- *
- * console.log(Hedging.maxCopiesLimit) // 5
- * ```
  *
  * @since 0.2.0
  * @category constants
@@ -179,16 +150,6 @@ const withMaxCopies = (delay: Settings.Checked<Delay>, maxCopies: unknown): Sett
  * users write it (`hedging.maxCopies`, `hedging.delay`, `hedging.delay.percentile`,
  * `hedging.delay.floor`, `hedging.delay.fallback`), the delay first. A floor above the fallback is
  * fine: the fallback then reads as the floor.
- *
- * @example
- * ```ts
- * import { Hedging } from "@effect-http-resilience/core"
- *
- * Hedging.resolve({ percentile: 95 })
- * // Valid: { maxCopies: 2, delay: { _tag: "Percentile", percentile: 95, floorMillis: 1, fallbackMillis: 2000 } }
- * Hedging.resolve({ delayMillis: 100, maxCopies: 6 })
- * // Invalid: "hedging.maxCopies", "must be a whole number from 1 to 5: ..."
- * ```
  *
  * @since 0.2.0
  * @category checks
@@ -257,15 +218,6 @@ const delayOf = <D>(codec: Settings.DurationCodec<D>, input: unknown): Settings.
  * is hedging off. Misspelt keys are named (`hedging.delay.flor`), values as given; the checks and
  * messages are {@link resolve}'s.
  *
- * @example
- * ```ts
- * import { Hedging, Settings } from "@effect-http-resilience/core"
- *
- * declare const codec: Settings.DurationCodec<number>
- * Hedging.check({ delay: { percentile: 99, floor: 5 }, maxCopies: 3 }, codec) // Valid
- * Hedging.check(undefined, codec) // Valid: undefined, hedging off
- * ```
- *
  * @since 0.2.0
  * @category checks
  */
@@ -314,14 +266,6 @@ const estimateOf = (bucket: number): number => {
  * log-linear buckets, so a percentile read from it is within 1/32 (3.125%) of the exact sample
  * percentile, or within 1/16 ms below 2 ms.
  *
- * @example
- * ```ts
- * import { Hedging } from "@effect-http-resilience/core"
- *
- * console.log(Hedging.histogram.bucketCount) // 254
- * console.log(Hedging.histogram.relativeError) // 0.03125
- * ```
- *
  * @since 0.2.0
  * @category constants
  */
@@ -344,14 +288,6 @@ export const histogram = {
  *   slice and for their sum), so 1000 origins hold about 11 MB; an evicted origin waits the
  *   fallback until it is learnt again.
  *
- * @example
- * ```ts
- * import { Hedging } from "@effect-http-resilience/core"
- *
- * console.log(Hedging.windowDefaults.spanMillis) // 30000
- * console.log(Hedging.windowDefaults.minSamples) // 20
- * ```
- *
  * @since 0.2.0
  * @category defaults
  */
@@ -369,18 +305,6 @@ const bucketCount = histogram.bucketCount
  * The lines record each copy that got a response (of any status) and each that timed out (its
  * time limit, a lower bound); not a copy interrupted because another won (how long it would have
  * taken is unknown) nor a fast failure without an answer, which would pull the percentile down.
- *
- * @example
- * ```ts
- * import { Hedging } from "@effect-http-resilience/core"
- *
- * const window = new Hedging.LatencyWindow({ minSamples: 3 })
- * window.record(40, 0)
- * window.record(50, 10)
- * window.percentile(95, 20) // undefined: 2 samples
- * window.record(300, 20)
- * window.percentile(95, 30) // about 300
- * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -488,14 +412,6 @@ const positionOf = (slice: number): number => ((slice % sliceCount) + sliceCount
  * default, see {@link windowDefaults}), the least recently used evicted past it; a window that has
  * emptied (no call for 30 s) is dropped at the next sweep, since a fresh one is the same.
  *
- * @example
- * ```ts
- * import { Hedging } from "@effect-http-resilience/core"
- *
- * const windows = Hedging.makeLatencyTable()
- * windows.get("https://api.example.com:443", performance.now()).record(120, performance.now())
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -515,17 +431,6 @@ export const makeLatencyTable = (
  * How long a call waits before its next copy: the fixed delay; or the origin's latency at the
  * percentile once its window holds enough samples, else the fallback, never below the floor.
  * `window` is `undefined` when the origin has none yet.
- *
- * @example
- * ```ts
- * import { Hedging } from "@effect-http-resilience/core"
- *
- * const settings: Hedging.Resolved = {
- *   maxCopies: 2,
- *   delay: { _tag: "Percentile", percentile: 95, floorMillis: 5, fallbackMillis: 500 }
- * }
- * Hedging.delayMillis(settings, undefined, 0) // 500: nothing learnt yet
- * ```
  *
  * @since 0.2.0
  * @category delays

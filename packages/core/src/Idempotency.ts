@@ -3,6 +3,13 @@
  * whether their body can be replayed. Expressed over plain data (a method, a header record, a
  * body's tag and raw value), which the request types of both Effect lines already are.
  *
+ * @example
+ * ```ts
+ * import type { Idempotency } from "@effect-http-resilience/core"
+ *
+ * const body: Idempotency.Body = { _tag: "Raw", body: "plain text" }
+ * ```
+ *
  * @since 0.1.0
  */
 import type { HeaderRecord } from "./RetryAfter.js"
@@ -10,13 +17,6 @@ import type { HeaderRecord } from "./RetryAfter.js"
 /**
  * A request body as both Effect lines tag it (`HttpBody`): `"Empty"`, `"Raw"` (with its raw
  * `body`), `"Uint8Array"`, `"FormData"` or `"Stream"`. Any other tag is taken as one-shot.
- *
- * @example
- * ```ts
- * import type { Idempotency } from "@effect-http-resilience/core"
- *
- * const body: Idempotency.Body = { _tag: "Raw", body: "plain text" }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -28,13 +28,6 @@ export interface Body {
 
 /**
  * What the rules read of a request.
- *
- * @example
- * ```ts
- * import type { Idempotency } from "@effect-http-resilience/core"
- *
- * const request: Idempotency.Request = { method: "POST", headers: { "idempotency-key": "order-42" }, body: { _tag: "Empty" } }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -67,14 +60,6 @@ const hasIdempotencyKey = (headers: HeaderRecord): boolean => {
  * Whether sending the request again can do no harm: an idempotent method, or any method with
  * an `Idempotency-Key`.
  *
- * @example
- * ```ts
- * import { Idempotency } from "@effect-http-resilience/core"
- *
- * Idempotency.isIdempotent({ method: "POST", headers: {} }) // false
- * Idempotency.isIdempotent({ method: "POST", headers: { "idempotency-key": "order-42" } }) // true
- * ```
- *
  * @since 0.1.0
  * @category predicates
  */
@@ -98,15 +83,6 @@ const isReplayableRaw = (raw: unknown): boolean =>
  * iterable, a Node or web stream, an object of a kind unknown here) would go out empty or
  * partial on a second attempt. When in doubt, it is not replayable.
  *
- * @example
- * ```ts
- * import { Idempotency } from "@effect-http-resilience/core"
- *
- * Idempotency.isReplayable({ _tag: "Raw", body: "text" }) // true
- * Idempotency.isReplayable({ _tag: "Raw", body: new ReadableStream() }) // false
- * Idempotency.isReplayable({ _tag: "Stream" }) // false
- * ```
- *
  * @since 0.1.0
  * @category predicates
  */
@@ -125,13 +101,6 @@ export const isReplayable = (body: Body): boolean => {
 
 /**
  * Whether the request's body is one-shot: it cannot be sent a second time.
- *
- * @example
- * ```ts
- * import { Idempotency } from "@effect-http-resilience/core"
- *
- * Idempotency.hasOneShotBody({ body: { _tag: "Stream" } }) // true
- * ```
  *
  * @since 0.1.0
  * @category predicates

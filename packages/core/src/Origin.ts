@@ -3,6 +3,13 @@
  * breaker keep one entry per origin, forget entries that hold nothing or have gone idle, and hold
  * a bounded number of origins.
  *
+ * @example
+ * ```ts
+ * import { Origin } from "@effect-http-resilience/core"
+ *
+ * Origin.originOf("https://api.example.com/v1/items?page=2") // "https://api.example.com:443"
+ * ```
+ *
  * @since 0.1.0
  */
 /**
@@ -10,13 +17,6 @@
  * that `http://a` and `http://a:80` share one key. A string that is not an absolute URL is its own
  * key, without its query and user info: such a request fails before it reaches any server, so
  * the key only has to be stable, and it must not carry secrets into metric labels.
- *
- * @example
- * ```ts
- * import { Origin } from "@effect-http-resilience/core"
- *
- * Origin.originOf("https://api.example.com/v1/items?page=2") // "https://api.example.com:443"
- * ```
  *
  * @since 0.1.0
  * @category keys
@@ -53,14 +53,6 @@ const defaultPorts: Readonly<Record<string, string>> = { "http:": "80", "https:"
 /**
  * An origin key split into its scheme, host (IPv6 without brackets) and port, as OpenTelemetry's `url.scheme`, `server.address` and `server.port` want them.
  *
- * @example
- * ```ts
- * import { Origin } from "@effect-http-resilience/core"
- *
- * const parts: Origin.OriginParts = Origin.originParts("http://[::1]:8080")
- * // { scheme: "http", address: "::1", port: "8080" }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -74,13 +66,6 @@ const originPattern = /^([a-z][a-z0-9+.-]*):\/\/(\[[^\]]*\]|[^:/]*)(?::(\d+))?$/
 
 /**
  * Splits an origin key back into scheme, host (IPv6 without brackets) and port.
- *
- * @example
- * ```ts
- * import { Origin } from "@effect-http-resilience/core"
- *
- * Origin.originParts("https://api.example.com:443") // { scheme: "https", address: "api.example.com", port: "443" }
- * ```
  *
  * @since 0.1.0
  * @category keys
@@ -102,13 +87,6 @@ export const originParts = (origin: string): OriginParts => {
  * idle: an entry that holds nothing is forgotten at once, one that holds a break is kept this
  * long past the break's end (see `RetryBudget.isIdle`, `CircuitBreakerMachine.isIdle`).
  *
- * @example
- * ```ts
- * import { Origin } from "@effect-http-resilience/core"
- *
- * console.log(Origin.idleTimeToLiveMillis) // 3600000
- * ```
- *
  * @since 0.1.0
  * @category defaults
  */
@@ -118,13 +96,6 @@ export const idleTimeToLiveMillis = 60 * 60 * 1000
  * How many origins a table holds at most, by default: past it, a new origin makes room by
  * evicting the least recently used one (see {@link OriginTable}).
  *
- * @example
- * ```ts
- * import { Origin } from "@effect-http-resilience/core"
- *
- * console.log(Origin.maxOriginsDefault) // 10000
- * ```
- *
  * @since 0.1.0
  * @category defaults
  */
@@ -133,13 +104,6 @@ export const maxOriginsDefault = 10_000
 /**
  * How a table forgets: what happens to a dropped entry, which entries it must never evict, how
  * many origins it holds and how often it looks for idle ones.
- *
- * @example
- * ```ts
- * import type { Origin } from "@effect-http-resilience/core"
- *
- * const options: Origin.OriginTableOptions<{ count: number }> = { maxOrigins: 100 }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -177,17 +141,6 @@ const recencyStepMillis = 1000
  *
  * Times are a monotonic clock's milliseconds, so a stepped wall clock neither expires nor keeps
  * anything.
- *
- * @example
- * ```ts
- * import { Origin } from "@effect-http-resilience/core"
- *
- * const counters = new Origin.OriginTable(
- *   () => ({ count: 0 }),
- *   (entry, now, lastUsed) => entry.count === 0 || now - lastUsed >= Origin.idleTimeToLiveMillis
- * )
- * counters.get("https://api.example.com:443", performance.now()).count++
- * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -289,14 +242,6 @@ const hash = 35
  * What is worked out once per origin, found by a URL's authority (parsing a URL on every call
  * costs more than what it keys). Bounded: past `maxEntries` authorities (1024 by default), a new
  * one evicts the one that came first.
- *
- * @example
- * ```ts
- * import { Origin } from "@effect-http-resilience/core"
- *
- * const labels = new Origin.ByAuthority((origin) => ({ origin }))
- * labels.get("https://api.example.com/items").origin // "https://api.example.com:443"
- * ```
  *
  * @since 0.1.0
  * @category constructors

@@ -5,6 +5,13 @@
  * names APIs put secrets in, so both lines redact at least as Effect 4 does wherever they write
  * a URL: failure messages, span events, log annotations and metric labels.
  *
+ * @example
+ * ```ts
+ * import { Redaction } from "@effect-http-resilience/core"
+ *
+ * console.log(Redaction.isRedactedName("API-KEY", Redaction.defaultUrlParamNames)) // true
+ * ```
+ *
  * @since 0.2.0
  */
 import { findUserinfo } from "./UrlCredentials.js"
@@ -17,13 +24,6 @@ const redactedText = "REDACTED"
 /**
  * OpenTelemetry's query parameters to redact in `url.full` (presigned URLs' signatures and
  * credentials), which are Effect 4's `UrlParams.CurrentRedactedNames` defaults.
- *
- * @example
- * ```ts
- * import { Redaction } from "@effect-http-resilience/core"
- *
- * Redaction.openTelemetryUrlParamNames.includes("X-Amz-Signature") // true
- * ```
  *
  * @since 0.2.0
  * @category constants
@@ -43,13 +43,6 @@ export const openTelemetryUrlParamNames: ReadonlyArray<string> = [
  * `DEFAULT_DENYLIST`, from Relay) that name secrets rather than personal data, the session and
  * CSRF token names in that list, the names OAuth 2.0 and OpenID Connect put in URLs, and the API
  * key names of common APIs (Google's `key`, GitLab's `private_token`).
- *
- * @example
- * ```ts
- * import { Redaction } from "@effect-http-resilience/core"
- *
- * Redaction.secretUrlParamNames.includes("api_key") // true
- * ```
  *
  * @since 0.2.0
  * @category constants
@@ -108,13 +101,6 @@ export const secretUrlParamNames: ReadonlyArray<string> = [
  * The query parameters whose values are redacted by default: {@link openTelemetryUrlParamNames}
  * and {@link secretUrlParamNames}, each matched whole, ignoring case, with `_` and `-` alike.
  *
- * @example
- * ```ts
- * import { Redaction } from "@effect-http-resilience/core"
- *
- * Redaction.isRedactedName("API-KEY", Redaction.defaultUrlParamNames) // true
- * ```
- *
  * @since 0.2.0
  * @category constants
  */
@@ -122,13 +108,6 @@ export const defaultUrlParamNames: ReadonlyArray<string> = [...openTelemetryUrlP
 
 /**
  * The headers whose values are redacted by default: the platform's list on both Effect lines.
- *
- * @example
- * ```ts
- * import { Redaction } from "@effect-http-resilience/core"
- *
- * Redaction.defaultHeaderNames // ["authorization", "cookie", "set-cookie", "x-api-key"]
- * ```
  *
  * @since 0.2.0
  * @category constants
@@ -138,15 +117,6 @@ export const defaultHeaderNames: ReadonlyArray<string> = ["authorization", "cook
 /**
  * Whether a name is one to redact: a string pattern matches the whole name, ignoring case, with
  * `_` and `-` alike; a regular expression matches anywhere in it.
- *
- * @example
- * ```ts
- * import { Redaction } from "@effect-http-resilience/core"
- *
- * Redaction.isRedactedName("signature", ["Signature"]) // true
- * Redaction.isRedactedName("X-API-KEY", ["x_api_key"]) // true
- * Redaction.isRedactedName("my_api_key", [/api_key/i]) // true
- * ```
  *
  * @since 0.2.0
  * @category predicates
@@ -188,14 +158,6 @@ const matcherOf = (patterns: ReadonlyArray<string | RegExp>): Matcher => {
  * A URL with its user info written as `REDACTED:REDACTED` and the values of the named query
  * parameters as `REDACTED`; everything else is kept as written.
  *
- * @example
- * ```ts
- * import { Redaction } from "@effect-http-resilience/core"
- *
- * Redaction.redactUrl("http://user:pw@host/x?sig=abc&page=2", Redaction.defaultUrlParamNames)
- * // "http://REDACTED:REDACTED@host/x?sig=REDACTED&page=2"
- * ```
- *
  * @since 0.2.0
  * @category redacting
  */
@@ -215,14 +177,6 @@ export const redactUrl = (url: string, urlParamNames: ReadonlyArray<string | Reg
 
 /**
  * Whether {@link redactUrl} would redact the value of a query parameter of this URL.
- *
- * @example
- * ```ts
- * import { Redaction } from "@effect-http-resilience/core"
- *
- * Redaction.redactsQuery("https://host/x?api_key=k", Redaction.defaultUrlParamNames) // true
- * Redaction.redactsQuery("https://host/x?page=2", Redaction.defaultUrlParamNames) // false
- * ```
  *
  * @since 0.2.0
  * @category predicates
@@ -270,14 +224,6 @@ const decodeQueryKey = (key: string): string => {
 
 /**
  * Header values with the named ones written as `REDACTED`.
- *
- * @example
- * ```ts
- * import { Redaction } from "@effect-http-resilience/core"
- *
- * Redaction.redactHeaders({ authorization: "Bearer x", accept: "text/plain" }, Redaction.defaultHeaderNames)
- * // { authorization: "REDACTED", accept: "text/plain" }
- * ```
  *
  * @since 0.2.0
  * @category redacting

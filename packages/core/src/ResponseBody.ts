@@ -4,19 +4,19 @@
  * read a body no further than a limit. The reading itself is each library's (Effect streams);
  * the sizes, the choices and the byte arithmetic are here.
  *
- * @since 0.1.0
- */
-import type { HeaderRecord } from "./RetryAfter.js"
-
-/**
- * The most of an error body kept for diagnostics: 8 KiB.
- *
  * @example
  * ```ts
  * import { ResponseBody } from "@effect-http-resilience/core"
  *
  * console.log(ResponseBody.snippetMaxBytes) // 8192
  * ```
+ *
+ * @since 0.1.0
+ */
+import type { HeaderRecord } from "./RetryAfter.js"
+
+/**
+ * The most of an error body kept for diagnostics: 8 KiB.
  *
  * @since 0.1.0
  * @category constants
@@ -27,13 +27,6 @@ export const snippetMaxBytes = 8 * 1024
  * A discarded body up to this size (64 KiB) is read to its end so the connection can be reused;
  * a larger one costs more to read than a new connection, so it is aborted instead.
  *
- * @example
- * ```ts
- * import { ResponseBody } from "@effect-http-resilience/core"
- *
- * console.log(ResponseBody.drainMaxBytes) // 65536
- * ```
- *
  * @since 0.1.0
  * @category constants
  */
@@ -43,13 +36,6 @@ export const drainMaxBytes = 64 * 1024
  * Releasing must not hold up the retry: a body that trickles for longer than this (500 ms) is
  * aborted, not waited for.
  *
- * @example
- * ```ts
- * import { ResponseBody } from "@effect-http-resilience/core"
- *
- * console.log(ResponseBody.readTimeoutMillis) // 500
- * ```
- *
  * @since 0.1.0
  * @category constants
  */
@@ -57,14 +43,6 @@ export const readTimeoutMillis = 500
 
 /**
  * The `Content-Length` a response declares, when it is a valid one.
- *
- * @example
- * ```ts
- * import { ResponseBody } from "@effect-http-resilience/core"
- *
- * ResponseBody.declaredLength({ "content-length": "120" }) // 120
- * ResponseBody.declaredLength({ "content-length": "-1" }) // undefined
- * ```
  *
  * @since 0.1.0
  * @category reading
@@ -80,15 +58,6 @@ export const declaredLength = (headers: HeaderRecord): number | undefined => {
  * Whether a body is sent encoded (`Content-Encoding` other than `identity`): its declared length
  * then counts encoded bytes, and a transport that decodes (fetch: gzip, deflate, brotli) hands
  * over more, so the declared length bounds nothing.
- *
- * @example
- * ```ts
- * import { ResponseBody } from "@effect-http-resilience/core"
- *
- * ResponseBody.isEncoded({ "content-encoding": "gzip" }) // true
- * ResponseBody.isEncoded({ "content-encoding": "identity" }) // false
- * ResponseBody.isEncoded({}) // false
- * ```
  *
  * @since 0.2.0
  * @category reading
@@ -111,17 +80,6 @@ const boundingLength = (headers: HeaderRecord): number | undefined =>
  * `boundingLength`), or read at most {@link drainMaxBytes} of it (length unknown, or
  * counting encoded bytes a transport may inflate).
  *
- * @example
- * ```ts
- * import { ResponseBody } from "@effect-http-resilience/core"
- *
- * ResponseBody.releasePlan({ "content-length": "0" }) // "nothing"
- * ResponseBody.releasePlan({ "content-length": "1000000" }) // "abort"
- * ResponseBody.releasePlan({ "content-length": "10" }) // "read-whole"
- * ResponseBody.releasePlan({ "content-length": "10", "content-encoding": "gzip" }) // "read-at-most"
- * ResponseBody.releasePlan({}) // "read-at-most"
- * ```
- *
  * @since 0.1.0
  * @category reading
  */
@@ -134,15 +92,6 @@ export const releasePlan = (headers: HeaderRecord): "nothing" | "abort" | "read-
 
 /**
  * Chunks of a body as they are read, and how many bytes they hold.
- *
- * @example
- * ```ts
- * import { ResponseBody } from "@effect-http-resilience/core"
- *
- * const collected = new ResponseBody.Collected()
- * collected.push(new TextEncoder().encode("hello"))
- * collected.text(3) // "hel"
- * ```
  *
  * @since 0.1.0
  * @category reading
@@ -182,13 +131,6 @@ const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false })
 /**
  * The diagnostic snippet of what was read: its first {@link snippetMaxBytes} as text. A
  * multi-byte character cut at the limit would decode as U+FFFD: it is dropped rather than shown.
- *
- * @example
- * ```ts
- * import { ResponseBody } from "@effect-http-resilience/core"
- *
- * ResponseBody.snippet(undefined) // ""
- * ```
  *
  * @since 0.1.0
  * @category reading

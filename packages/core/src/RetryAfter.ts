@@ -3,18 +3,18 @@
  * rate-limit reset headers, read as whole milliseconds. Plain functions of a string (or a header
  * record) and the current time: both libraries wrap them into their `Duration` types.
  *
- * @since 0.1.0
- */
-
-/**
- * Response headers as both Effect lines keep them: a record of lower-case names.
- *
  * @example
  * ```ts
  * import type { RetryAfter } from "@effect-http-resilience/core"
  *
  * const headers: RetryAfter.HeaderRecord = { "retry-after": "120" }
  * ```
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Response headers as both Effect lines keep them: a record of lower-case names.
  *
  * @since 0.1.0
  * @category models
@@ -31,13 +31,6 @@ const maxDelaySeconds = Math.floor(Number.MAX_SAFE_INTEGER / 1000)
  * represent is taken as (RFC 9111 1.2.2 says so of delta-seconds). Read as malformed, such a
  * delay would fall back to the backoff and retry within seconds a server that asked for
  * centuries; as the largest delay it is over any cap, like any other very long `Retry-After`.
- *
- * @example
- * ```ts
- * import { RetryAfter } from "@effect-http-resilience/core"
- *
- * RetryAfter.parse("99999999999999999999", Date.now()) === RetryAfter.largestDelayMillis // true
- * ```
  *
  * @since 0.1.0
  * @category constants
@@ -157,16 +150,6 @@ const untilEpochMillis = (epochMillis: number, nowMillis: number): number => Mat
  * Anything malformed (negative, fractional, empty, an impossible date) gives `undefined`; it
  * never throws. Delay-seconds too large to represent give {@link largestDelayMillis}.
  *
- * @example
- * ```ts
- * import { RetryAfter } from "@effect-http-resilience/core"
- *
- * const now = Date.parse("Sun, 06 Nov 1994 08:49:30 GMT")
- * RetryAfter.parse("120", now) // 120000
- * RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", now) // 7000
- * RetryAfter.parse("-1", now) // undefined
- * ```
- *
  * @since 0.1.0
  * @category parsing
  */
@@ -231,14 +214,6 @@ const fromRetryAfterHeader = (headers: HeaderRecord, nowMillis: number): number 
  * the `t` parameter of the IETF `RateLimit` field (of the exhausted policy, `r=0`, when one is
  * named). Header names must be lower case.
  *
- * @example
- * ```ts
- * import { RetryAfter } from "@effect-http-resilience/core"
- *
- * RetryAfter.fromHeaders({ "x-ratelimit-reset": "30" }, Date.now()) // 30000
- * RetryAfter.fromHeaders({ ratelimit: '"day";r=0;t=60' }, Date.now()) // 60000
- * ```
- *
  * @since 0.1.0
  * @category parsing
  */
@@ -263,15 +238,6 @@ export const fromHeaders = (headers: HeaderRecord, nowMillis: number): number | 
  * The delay a transient response asks for, in milliseconds, or `undefined`. Rate-limit reset
  * headers describe a quota, so they mean "wait" only on a 429; any other status is read for
  * `Retry-After` alone.
- *
- * @example
- * ```ts
- * import { RetryAfter } from "@effect-http-resilience/core"
- *
- * const headers = { "x-ratelimit-reset": "30" }
- * RetryAfter.ofTransientResponse(429, headers, Date.now()) // 30000
- * RetryAfter.ofTransientResponse(503, headers, Date.now()) // undefined
- * ```
  *
  * @since 0.1.0
  * @category parsing

@@ -16,6 +16,13 @@
  *   the successful attempt retried, `undefined` when it was the first attempt (the AWS quota
  *   refunds a retry's cost, a first attempt's success adds 1).
  *
+ * @example
+ * ```ts
+ * import type { RetryBudget } from "@effect-http-resilience/core"
+ *
+ * const kind: RetryBudget.FailureKind = "timeout"
+ * ```
+ *
  * @since 0.1.0
  */
 import { idleTimeToLiveMillis } from "./Origin.js"
@@ -23,13 +30,6 @@ import * as Settings from "./Settings.js"
 
 /**
  * What a failed attempt was, as far as a budget cares.
- *
- * @example
- * ```ts
- * import type { RetryBudget } from "@effect-http-resilience/core"
- *
- * const kind: RetryBudget.FailureKind = "timeout"
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -39,14 +39,6 @@ export type FailureKind = "transient-status" | "timeout" | "connection"
 /**
  * A bad setting: which one (relative name), why, and the value given.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const problem = RetryBudget.checkSettings({ ...RetryBudget.finagleDefaults, ratio: -1 })
- * console.log(problem?.option) // "ratio"
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -54,15 +46,6 @@ export type InvalidSetting = Settings.InvalidSetting
 
 /**
  * The budget of one origin, following the protocol of this module.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const budget: RetryBudget.RetryBudgetState = RetryBudget.makeRetryBudgetState(RetryBudget.finagleDefaults, 0)
- * budget.onRequest(0)
- * budget.tryRetry(0, "transient-status") // true: the floor allows 10 a second
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -82,13 +65,6 @@ export interface RetryBudgetState {
 /**
  * Finagle's `RetryBudget(ttl, minRetriesPerSec, percentCanRetry)`: deposits from requests expire after `ttlMillis`; retries may spend `ratio` of them plus a floor.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const settings: RetryBudget.FinagleSettings = { _tag: "Finagle", ratio: 0.2, minPerSecond: 5, ttlMillis: 10_000 }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -105,13 +81,6 @@ export interface FinagleSettings {
 /**
  * gRPC A6 retry throttling: a failure takes a token, a success adds `tokenRatio`, no retry at or below half.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const settings: RetryBudget.TokenBucketSettings = { _tag: "TokenBucket", maxTokens: 10, tokenRatio: 0.1 }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -125,13 +94,6 @@ export interface TokenBucketSettings {
 
 /**
  * The AWS SDKs' standard retry quota: a retry costs `retryCost` (`timeoutRetryCost` after a timeout), a success refunds it.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const settings: RetryBudget.AwsQuotaSettings = { ...RetryBudget.awsQuotaDefaults, capacity: 100 }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -147,13 +109,6 @@ export interface AwsQuotaSettings {
 /**
  * No budget: every retry the policy wants is allowed.
  *
- * @example
- * ```ts
- * import type { RetryBudget } from "@effect-http-resilience/core"
- *
- * const settings: RetryBudget.NoBudgetSettings = { _tag: "None" }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -164,13 +119,6 @@ export interface NoBudgetSettings {
 /**
  * Any budget's settings.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const all: ReadonlyArray<RetryBudget.RetryBudgetSettings> = [RetryBudget.finagleDefaults, RetryBudget.tokenBucketDefaults]
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -179,13 +127,6 @@ export type RetryBudgetSettings = FinagleSettings | TokenBucketSettings | AwsQuo
 /**
  * Finagle's defaults as the SRE book advises: ratio 0.1, a floor of 10 retries a second, ttl 10 seconds.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * console.log(RetryBudget.finagleDefaults.ratio) // 0.1
- * ```
- *
  * @since 0.1.0
  * @category defaults
  */
@@ -193,26 +134,12 @@ export const finagleDefaults: FinagleSettings = { _tag: "Finagle", ratio: 0.1, m
 /**
  * gRPC A6's example: 10 tokens, ratio 0.1.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * console.log(RetryBudget.tokenBucketDefaults.maxTokens) // 10
- * ```
- *
  * @since 0.1.0
  * @category defaults
  */
 export const tokenBucketDefaults: TokenBucketSettings = { _tag: "TokenBucket", maxTokens: 10, tokenRatio: 0.1 }
 /**
  * The AWS SDKs' standard quota: 500 tokens, 5 a retry, 10 after a timeout, 1 back per first-attempt success.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * console.log(RetryBudget.awsQuotaDefaults.capacity) // 500
- * ```
  *
  * @since 0.1.0
  * @category defaults
@@ -236,14 +163,6 @@ const isNumberIn = (value: unknown, min: number, max: number): value is number =
 
 /**
  * The first bad setting, or `undefined`. Option names are relative ("ratio", not "retryBudget.ratio"); durations are checked in milliseconds.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * RetryBudget.checkSettings({ _tag: "TokenBucket", maxTokens: 0, tokenRatio: 0.1 })
- * // { option: "maxTokens", reason: "must be a whole number from 1 to 1000", value: 0 }
- * ```
  *
  * @since 0.1.0
  * @category validation
@@ -305,16 +224,6 @@ export const checkSettings = (settings: RetryBudgetSettings): InvalidSetting | u
  * The current slice is `writer`; `slices - 1` older ones sit in a ring. A slice closes at the
  * first access at least one slice-width after the previous close, and slices skipped without
  * any access are zeroed, so a value counts for roughly `range` (at least `range - range/slices`).
- *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const adder = new RetryBudget.WindowedAdder(3000, 3, 0)
- * adder.add(0, 1)
- * adder.sum(2999) // 1
- * adder.sum(3000) // 0
- * ```
  *
  * @since 0.1.0
  * @category internals
@@ -494,14 +403,6 @@ const unlimited: RetryBudgetState = {
 /**
  * A fresh budget for one origin. The settings must have passed {@link checkSettings}.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const budget = RetryBudget.makeRetryBudgetState(RetryBudget.tokenBucketDefaults, Date.now())
- * console.log(budget.balance(Date.now())) // 10
- * ```
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -524,16 +425,6 @@ export const makeRetryBudgetState = (settings: RetryBudgetSettings, nowMillis: n
  * `idleMillis` (`Origin.idleTimeToLiveMillis`, one hour, by default). A token bucket or an
  * AWS quota drained by failures and then left alone for that long starts over full, as a budget
  * for an origin never seen would. Times are a monotonic clock's milliseconds.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const budget = RetryBudget.makeRetryBudgetState(RetryBudget.tokenBucketDefaults, 0)
- * budget.onFailure(0, "transient-status")
- * RetryBudget.isIdle(budget, 1000, 0) // false: it holds a failure, and was used a second ago
- * RetryBudget.isIdle(budget, 3_600_000, 0) // true: unused for an hour
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -561,16 +452,6 @@ export const isIdle = (
  * Balances are in the units one process's Finagle budget keeps, as the store's script does: 1000
  * per request, `1000 / ratio` per retry.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const share = RetryBudget.makeFleetShare(RetryBudget.finagleDefaults, 0)
- * share.heard(0, 0) // the fleet has nothing left
- * share.tryRetry(1, "transient-status") // false, though this process's own floor is untouched
- * share.tryRetry(10_000, "transient-status") // true: the word is a ttl old, this process decides
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -584,14 +465,6 @@ export interface FleetShare extends RetryBudgetState {
 /**
  * A fleet member's share of a Finagle budget for one origin (see {@link FleetShare}). The
  * settings must have passed {@link checkSettings}.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * const share = RetryBudget.makeFleetShare(RetryBudget.finagleDefaults, 0)
- * share.balance(0) // 100: this process's floor, until the fleet says otherwise
- * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -638,14 +511,6 @@ export const makeFleetShare = (settings: FinagleSettings, nowMillis: number): Fl
  * What a failed attempt tells a budget: the kind of trouble, or `undefined` for failures that
  * say nothing about the origin's health (a permanent status, a body that did not decode, a
  * request that could not be sent, an unrecoverable transport failure).
- *
- * @example
- * ```ts
- * import { RetryBudget } from "@effect-http-resilience/core"
- *
- * RetryBudget.failureKindOf({ _tag: "ConnectionError", reason: "Timeout" }) // "timeout"
- * RetryBudget.failureKindOf({ _tag: "PermanentStatus" }) // undefined
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -724,15 +589,6 @@ const isStrategy = (input: unknown): input is StrategyInput =>
  * Resolves what a user gives as a retry budget: `"none"`, a strategy, or Finagle's options
  * record (the default strategy; `undefined` is its defaults). Bad options are named in full
  * (`"retryBudget.ratio"`), with the value as given.
- *
- * @example
- * ```ts
- * import { RetryBudget, Settings } from "@effect-http-resilience/core"
- *
- * declare const codec: Settings.DurationCodec<number>
- * RetryBudget.resolveInput({ ratio: 0.2 }, codec) // Valid: Finagle with ratio 0.2
- * RetryBudget.resolveInput("none", codec) // Valid: { _tag: "None" }
- * ```
  *
  * @since 0.1.0
  * @category validation

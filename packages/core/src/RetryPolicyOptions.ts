@@ -3,6 +3,13 @@
  * duration type: the same names, defaults, ranges and messages on either line. The retry budget
  * and circuit breaker options are the libraries' to check (they accept services too).
  *
+ * @example
+ * ```ts
+ * import type { RetryPolicyOptions } from "@effect-http-resilience/core"
+ *
+ * const mode: RetryPolicyOptions.RetryAfterMode = "respect"
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Hedging from "./Hedging.js"
@@ -12,13 +19,6 @@ import * as Settings from "./Settings.js"
 /**
  * Whether a server's `Retry-After` replaces the backoff.
  *
- * @example
- * ```ts
- * import type { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * const mode: RetryPolicyOptions.RetryAfterMode = "respect"
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -26,13 +26,6 @@ export type RetryAfterMode = "respect" | "ignore"
 
 /**
  * What to do when a server asks for a wait longer than `maxDelay`.
- *
- * @example
- * ```ts
- * import type { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * const mode: RetryPolicyOptions.OverCapMode = "give-up"
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -42,13 +35,6 @@ export type OverCapMode = "wait-max-delay" | "give-up"
 /**
  * Who a `429`'s `Retry-After` holds back: every call to its origin that shares the store
  * (`"origin"`), or only the call that received it (`"call"`).
- *
- * @example
- * ```ts
- * import type { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * const scope: RetryPolicyOptions.RetryAfterScope = "call"
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -60,13 +46,6 @@ export type RetryAfterScope = "origin" | "call"
  * `"basic-auth"`, an `Authorization: Basic` header (unless it has an `Authorization` header
  * already) and the URL without them; `"refuse"`, not sent.
  *
- * @example
- * ```ts
- * import type { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * const mode: RetryPolicyOptions.UrlCredentialsMode = "refuse"
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -74,13 +53,6 @@ export type UrlCredentialsMode = "basic-auth" | "refuse"
 
 /**
  * A validated backoff, its base in the library's duration type.
- *
- * @example
- * ```ts
- * import type { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * const backoff: RetryPolicyOptions.Backoff<number> = { _tag: "Exponential", base: 500, factor: 2 }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -92,14 +64,6 @@ export type Backoff<D> =
 
 /**
  * Every option but the budget and the breaker, resolved to its value or default.
- *
- * @example
- * ```ts
- * import type { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * declare const resolved: RetryPolicyOptions.Resolved<number>
- * console.log(resolved.maxAttempts, resolved.jitter)
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -151,14 +115,6 @@ const defaultTransientStatuses: ReadonlySet<number> = new Set([408, 429, 500, 50
 /**
  * The default transient statuses: 408, 429, 500, 502, 503, 504.
  *
- * @example
- * ```ts
- * import { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * RetryPolicyOptions.isDefaultTransientStatus(503) // true
- * RetryPolicyOptions.isDefaultTransientStatus(501) // false
- * ```
- *
  * @since 0.1.0
  * @category defaults
  */
@@ -166,14 +122,6 @@ export const isDefaultTransientStatus = (status: number): boolean => defaultTran
 
 /**
  * The defaults of both libraries, durations in milliseconds.
- *
- * @example
- * ```ts
- * import { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * RetryPolicyOptions.defaults.maxAttempts // 3
- * RetryPolicyOptions.defaults.totalTimeoutMillis // 30000
- * ```
  *
  * @since 0.1.0
  * @category defaults
@@ -198,13 +146,6 @@ export const defaults = {
  * What a library brings to the check: how to read its durations, the defaults as its own
  * values (what an option left out stands for), and what a throwing `isTransientStatus` throws
  * instead of what it threw (the library's defect, naming the option and the status).
- *
- * @example
- * ```ts
- * import type { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * declare const hooks: RetryPolicyOptions.Hooks<number>
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -278,15 +219,6 @@ const predicateOf = (
  * class instance), only known option names, no `null` value (only `undefined` or leaving an
  * option out means its default), then every option in `optionNames` order. The first bad
  * option wins.
- *
- * @example
- * ```ts
- * import { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * declare const hooks: RetryPolicyOptions.Hooks<number>
- * RetryPolicyOptions.check({ maxAttempts: 0 }, hooks)
- * // Invalid: "maxAttempts", "must be a whole number of at least 1 (it counts the first attempt)"
- * ```
  *
  * @since 0.1.0
  * @category checks
@@ -373,14 +305,6 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
 
 /**
  * The schedule's view of resolved options, in milliseconds.
- *
- * @example
- * ```ts
- * import { RetryPolicyOptions } from "@effect-http-resilience/core"
- *
- * declare const resolved: RetryPolicyOptions.Resolved<number>
- * const policy = RetryPolicyOptions.toSchedulePolicy(resolved, (millis) => millis)
- * ```
  *
  * @since 0.1.0
  * @category conversions

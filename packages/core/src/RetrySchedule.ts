@@ -5,6 +5,13 @@
  * the server's `Retry-After`). Both libraries turn it into an Effect `Schedule`; randomness is
  * theirs to supply (Effect's `Random` service), so their tests can fix it.
  *
+ * @example
+ * ```ts
+ * import type { RetrySchedule } from "@effect-http-resilience/core"
+ *
+ * const jitter: RetrySchedule.Jitter = "equal"
+ * ```
+ *
  * @since 0.1.0
  */
 import type { Failure as FailureFacts, GiveUpReason } from "./FailureMessage.js"
@@ -15,13 +22,6 @@ import * as Idempotency from "./Idempotency.js"
  * v; `"full"` uniform in [0, min(c, v)]; `"equal"` uniform in [min(c, v)/2, min(c, v)];
  * `"decorrelated"` min(c, uniform in [b, 3 × previous wait]).
  *
- * @example
- * ```ts
- * import type { RetrySchedule } from "@effect-http-resilience/core"
- *
- * const jitter: RetrySchedule.Jitter = "equal"
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -29,13 +29,6 @@ export type Jitter = "none" | "full" | "equal" | "decorrelated"
 
 /**
  * Where a wait came from: the policy's backoff, or the server's `Retry-After`.
- *
- * @example
- * ```ts
- * import type { RetrySchedule } from "@effect-http-resilience/core"
- *
- * const source: RetrySchedule.DelaySource = "retry-after"
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -45,13 +38,6 @@ export type DelaySource = "backoff" | "retry-after"
 /**
  * How waits grow, in milliseconds: `base × n` (linear), `base` (constant) or
  * `base × factor^(n-1)` (exponential) for the n-th retry.
- *
- * @example
- * ```ts
- * import type { RetrySchedule } from "@effect-http-resilience/core"
- *
- * const backoff: RetrySchedule.Backoff = { _tag: "Exponential", baseMillis: 500, factor: 2 }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -65,21 +51,6 @@ export interface Backoff {
 
 /**
  * A validated policy in milliseconds (`Infinity` where unbounded).
- *
- * @example
- * ```ts
- * import type { RetrySchedule } from "@effect-http-resilience/core"
- *
- * const policy: RetrySchedule.Policy = {
- *   maxAttempts: 3,
- *   backoff: { _tag: "Linear", baseMillis: 500, factor: 1 },
- *   maxDelayMillis: 2_000,
- *   maxElapsedMillis: Infinity,
- *   jitter: "none",
- *   respectRetryAfter: true,
- *   giveUpOverCap: false
- * }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -99,14 +70,6 @@ export interface Policy {
 /**
  * What the schedule remembers between failures of one call.
  *
- * @example
- * ```ts
- * import { RetrySchedule } from "@effect-http-resilience/core"
- *
- * declare const policy: RetrySchedule.Policy
- * const state: RetrySchedule.State = RetrySchedule.initialState(policy)
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -119,13 +82,6 @@ export interface State {
 
 /**
  * What the schedule decided after the failure of `attempt` (1-based), waits in milliseconds.
- *
- * @example
- * ```ts
- * import type { RetrySchedule } from "@effect-http-resilience/core"
- *
- * const decision: RetrySchedule.Decision = { _tag: "Retry", attempt: 1, delayMillis: 500, source: "backoff", capped: false }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -144,14 +100,6 @@ export type Decision =
 /**
  * A decision and the state after it.
  *
- * @example
- * ```ts
- * import { RetrySchedule } from "@effect-http-resilience/core"
- *
- * declare const policy: RetrySchedule.Policy
- * const step = RetrySchedule.step(policy, RetrySchedule.initialState(policy), 0, { refusal: undefined, serverDelayMillis: 1_000 })
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -163,14 +111,6 @@ export interface Step {
 /**
  * A step that needs one uniform random number in [0, 1) to finish: the jitter's draw. Only
  * asked for when there is a range to draw from, so a policy without jitter draws nothing.
- *
- * @example
- * ```ts
- * import { RetrySchedule } from "@effect-http-resilience/core"
- *
- * declare const planned: RetrySchedule.Step | RetrySchedule.Draw
- * const step = "complete" in planned ? planned.complete(Math.random()) : planned
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -184,13 +124,6 @@ export interface Draw {
  * The facts of a failure the schedule decides on: why it must not be retried at all (see
  * {@link refusal}), and the delay the server asked for, if any.
  *
- * @example
- * ```ts
- * import type { RetrySchedule } from "@effect-http-resilience/core"
- *
- * const failure: RetrySchedule.FailureInput = { refusal: undefined, serverDelayMillis: 2_000 }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -201,14 +134,6 @@ export interface FailureInput {
 
 /**
  * The state before the first failure.
- *
- * @example
- * ```ts
- * import { RetrySchedule } from "@effect-http-resilience/core"
- *
- * declare const policy: RetrySchedule.Policy
- * RetrySchedule.initialState(policy).failures // 0
- * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -221,14 +146,6 @@ export const initialState = (policy: Policy): State => ({
 
 /**
  * The n-th retry's wait before jitter and cap, in milliseconds; n starts at 1.
- *
- * @example
- * ```ts
- * import { RetrySchedule } from "@effect-http-resilience/core"
- *
- * RetrySchedule.backoffMillis({ _tag: "Exponential", baseMillis: 500, factor: 2 }, 3) // 2000
- * RetrySchedule.backoffMillis({ _tag: "Linear", baseMillis: 500, factor: 1 }, 2) // 1000
- * ```
  *
  * @since 0.1.0
  * @category arithmetic
@@ -252,26 +169,6 @@ export const backoffMillis = (backoff: Backoff, retry: number): number => {
  * replaces the backoff and is never jittered; every wait is capped at `maxDelayMillis`; a wait
  * that would end more than `maxElapsedMillis` after the first failure is not taken. When the
  * jitter needs a random number, a {@link Draw} asks for it.
- *
- * @example
- * ```ts
- * import { RetrySchedule } from "@effect-http-resilience/core"
- *
- * const policy: RetrySchedule.Policy = {
- *   maxAttempts: 3,
- *   backoff: { _tag: "Linear", baseMillis: 500, factor: 1 },
- *   maxDelayMillis: 2_000,
- *   maxElapsedMillis: Infinity,
- *   jitter: "none",
- *   respectRetryAfter: true,
- *   giveUpOverCap: false
- * }
- * const first = RetrySchedule.step(policy, RetrySchedule.initialState(policy), 0, {
- *   refusal: undefined,
- *   serverDelayMillis: 5_000
- * })
- * // { state: …, decision: { _tag: "Retry", attempt: 1, delayMillis: 2000, source: "retry-after", capped: true } }
- * ```
  *
  * @since 0.1.0
  * @category deciding
@@ -329,18 +226,6 @@ export const step = (policy: Policy, state: State, nowMillis: number, failure: F
 /**
  * A failure as the retry rules see it: its kind and the request it belongs to.
  *
- * @example
- * ```ts
- * import type { RetrySchedule } from "@effect-http-resilience/core"
- *
- * const failure: RetrySchedule.Failure = {
- *   _tag: "TransientStatus",
- *   request: { method: "GET", url: "https://api.example.com/", headers: {}, body: { _tag: "Empty" } },
- *   attempt: 1,
- *   status: 503
- * }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -349,14 +234,6 @@ export type Failure = FailureFacts & { readonly request: Idempotency.Request }
 /**
  * Whether a failure is of a kind another attempt could cure: a transport failure, a timeout or
  * a transient status.
- *
- * @example
- * ```ts
- * import { RetrySchedule } from "@effect-http-resilience/core"
- *
- * declare const failure: RetrySchedule.Failure
- * RetrySchedule.isRetryableKind(failure)
- * ```
  *
  * @since 0.1.0
  * @category predicates
@@ -369,19 +246,6 @@ export const isRetryableKind = (failure: Pick<FailureFacts, "_tag"> & { readonly
  * Why a failure must not be retried whatever a schedule says, or `undefined`: not of a
  * retryable kind (or a status the policy does not count as transient), a non-idempotent request
  * (unless allowed), or a one-shot body.
- *
- * @example
- * ```ts
- * import { RetrySchedule } from "@effect-http-resilience/core"
- *
- * const post: RetrySchedule.Failure = {
- *   _tag: "TransientStatus",
- *   request: { method: "POST", url: "https://api.example.com/orders", headers: {}, body: { _tag: "Empty" } },
- *   attempt: 1,
- *   status: 503
- * }
- * RetrySchedule.refusal(post, { isTransientStatus: () => true, retryNonIdempotent: false }) // "not-idempotent"
- * ```
  *
  * @since 0.1.0
  * @category deciding
@@ -403,15 +267,6 @@ export const refusal = (
  * bounds it: `undefined` when the schedule must stop (a server's delay over the cap, with
  * `giveUpOverCap`).
  *
- * @example
- * ```ts
- * import { RetrySchedule } from "@effect-http-resilience/core"
- *
- * RetrySchedule.withServerDelay(100, 5_000, { capMillis: 2_000, giveUpOverCap: false }) // 2000
- * RetrySchedule.withServerDelay(100, undefined, { capMillis: 2_000, giveUpOverCap: false }) // 100
- * RetrySchedule.withServerDelay(100, 5_000, { capMillis: 2_000, giveUpOverCap: true }) // undefined
- * ```
- *
  * @since 0.1.0
  * @category deciding
  */
@@ -428,14 +283,6 @@ export const withServerDelay = (
 /**
  * Where a wait of a schedule that is not a policy came from, inferred from the server's delay:
  * the server's when it asked for one, and cut when the wait is shorter than what it asked.
- *
- * @example
- * ```ts
- * import { RetrySchedule } from "@effect-http-resilience/core"
- *
- * RetrySchedule.inferSource(5_000, 2_000) // { source: "retry-after", capped: true }
- * RetrySchedule.inferSource(undefined, 300) // { source: "backoff", capped: false }
- * ```
  *
  * @since 0.1.0
  * @category deciding

@@ -4,14 +4,6 @@
  * n-th request, what a transport records of each request, and the Web `Response` a step becomes.
  * Each library wraps them in its own `HttpClient` (`Testing.scriptedHttpClient`).
  *
- * @since 0.1.0
- */
-
-/**
- * A scripted response: a status, headers and a body. The body arrives as a stream in chunks of
- * {@link chunkBytes}, as from a socket; a string body gets `content-type: text/plain;charset=UTF-8`
- * unless `headers` names one (as a Web `Response` does). 204, 205 and 304 have no body.
- *
  * @example
  * ```ts
  * import type { ScriptedTransport } from "@effect-http-resilience/core"
@@ -23,6 +15,14 @@
  *   body: JSON.stringify({ id: 1 })
  * }
  * ```
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * A scripted response: a status, headers and a body. The body arrives as a stream in chunks of
+ * {@link chunkBytes}, as from a socket; a string body gets `content-type: text/plain;charset=UTF-8`
+ * unless `headers` names one (as a Web `Response` does). 204, 205 and 304 have no body.
  *
  * @since 0.1.0
  * @category models
@@ -42,13 +42,6 @@ export interface ScriptedResponse {
  * cause as Node sets it (`"ECONNRESET"`, `"CERT_HAS_EXPIRED"`), which decides whether a retry
  * can help.
  *
- * @example
- * ```ts
- * import type { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * const reset: ScriptedTransport.ScriptedTransportError = { transportError: "socket hang up", code: "ECONNRESET" }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -64,13 +57,6 @@ export interface ScriptedTransportError {
  * No answer, ever: the request waits until it is interrupted (an attempt time limit, a deadline),
  * which aborts its signal.
  *
- * @example
- * ```ts
- * import type { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * const silence: ScriptedTransport.ScriptedHang = { hang: true }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -81,17 +67,6 @@ export interface ScriptedHang {
 /**
  * One step of a script: what the transport does with one request.
  *
- * @example
- * ```ts
- * import type { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * const steps: ReadonlyArray<ScriptedTransport.ScriptStep> = [
- *   { transportError: "connect ECONNREFUSED", code: "ECONNREFUSED" },
- *   { hang: true },
- *   { status: 200, body: "ok" }
- * ]
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -99,19 +74,6 @@ export type ScriptStep = ScriptedResponse | ScriptedTransportError | ScriptedHan
 
 /**
  * What a scripted transport records of one request it was sent.
- *
- * @example
- * ```ts
- * import type { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * const second: ScriptedTransport.ScriptedRequest = {
- *   attempt: 2,
- *   method: "GET",
- *   url: "https://api.example.com/items",
- *   headers: { accept: "application/json" },
- *   sentAtMillis: 2000
- * }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -135,15 +97,6 @@ export interface ScriptedRequest {
  * A script: a list of steps, one per request in order, the last one repeated once the list runs
  * out; or a function that answers each request.
  *
- * @example
- * ```ts
- * import type { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * const inOrder: ScriptedTransport.Script = [{ status: 503 }, { status: 200 }]
- * const byRequest: ScriptedTransport.Script = (request) =>
- *   request.method === "POST" ? { status: 201 } : request.attempt < 3 ? { status: 502 } : { status: 200 }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -151,14 +104,6 @@ export type Script = readonly [ScriptStep, ...ReadonlyArray<ScriptStep>] | ((req
 
 /**
  * The step of a list for the n-th request (1-based): the last step repeats once the list runs out.
- *
- * @example
- * ```ts
- * import { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * ScriptedTransport.stepAt(["a", "b"], 1) // "a"
- * ScriptedTransport.stepAt(["a", "b"], 5) // "b"
- * ```
  *
  * @since 0.1.0
  * @category scripts
@@ -169,14 +114,6 @@ export const stepAt = <S>(steps: readonly [S, ...ReadonlyArray<S>], attempt: num
 /**
  * The step a script takes for a request. A function that throws is the caller's to handle.
  *
- * @example
- * ```ts
- * import { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * const request = { attempt: 2, method: "GET", url: "http://localhost/", headers: {}, sentAtMillis: 0 }
- * ScriptedTransport.stepFor([{ status: 503 }, { status: 200 }], request) // { status: 200 }
- * ```
- *
  * @since 0.1.0
  * @category scripts
  */
@@ -186,13 +123,6 @@ export const stepFor = (script: Script, request: ScriptedRequest): ScriptStep =>
 /**
  * The cause a {@link ScriptedTransportError} fails with: an `Error` with its message, and its
  * `code` when the step has one.
- *
- * @example
- * ```ts
- * import { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * ScriptedTransport.transportCause({ transportError: "socket hang up", code: "ECONNRESET" }).code // "ECONNRESET"
- * ```
  *
  * @since 0.1.0
  * @category responses
@@ -205,13 +135,6 @@ export const transportCause = (step: ScriptedTransportError): Error & { readonly
 /**
  * Bodies arrive in chunks of this many bytes (16 KiB), as they would from a socket.
  *
- * @example
- * ```ts
- * import { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * console.log(ScriptedTransport.chunkBytes) // 16384
- * ```
- *
  * @since 0.1.0
  * @category responses
  */
@@ -219,14 +142,6 @@ export const chunkBytes = 16 * 1024
 
 /**
  * What a body stream reports, and how it may break off.
- *
- * @example
- * ```ts
- * import type { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * let read = false
- * const observer: ScriptedTransport.BodyObserver = { onEnd: () => (read = true) }
- * ```
  *
  * @since 0.1.0
  * @category responses
@@ -242,13 +157,6 @@ export interface BodyObserver {
 
 /**
  * A body as a stream of {@link chunkBytes} chunks, produced as the reader pulls.
- *
- * @example
- * ```ts
- * import { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * const text = await new Response(ScriptedTransport.bodyStream("hello")).text() // "hello"
- * ```
  *
  * @since 0.1.0
  * @category responses
@@ -279,14 +187,6 @@ const statusesWithoutBody: ReadonlySet<number> = new Set([204, 205, 304])
 /**
  * The Web `Response` a {@link ScriptedResponse} becomes. Throws a `RangeError` for a status a
  * Web `Response` cannot have (below 200 or above 599).
- *
- * @example
- * ```ts
- * import { ScriptedTransport } from "@effect-http-resilience/core"
- *
- * const response = ScriptedTransport.toWebResponse({ status: 503, headers: { "retry-after": "2" } })
- * response.headers.get("retry-after") // "2"
- * ```
  *
  * @since 0.1.0
  * @category responses

@@ -4,18 +4,18 @@
  * function f`, never JSON's `null` for them). Durations are the libraries' own type: a
  * {@link DurationCodec} says how to read one.
  *
- * @since 0.1.0
- */
-
-/**
- * A bad setting: which option (its full or relative name), why, and the value given.
- *
  * @example
  * ```ts
  * import type { Settings } from "@effect-http-resilience/core"
  *
  * const problem: Settings.InvalidSetting = { option: "maxAttempts", reason: "must be a whole number", value: 2.5 }
  * ```
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * A bad setting: which option (its full or relative name), why, and the value given.
  *
  * @since 0.1.0
  * @category models
@@ -29,13 +29,6 @@ export interface InvalidSetting {
 /**
  * A value that passed its checks, or the first bad setting.
  *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * const checked: Settings.Checked<number> = Settings.valid(3)
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -46,13 +39,6 @@ export type Checked<A> =
 /**
  * A value that passed its checks.
  *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * Settings.valid(3) // { _tag: "Valid", value: 3 }
- * ```
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -60,13 +46,6 @@ export const valid = <A>(value: A): Checked<A> => ({ _tag: "Valid", value })
 
 /**
  * A bad setting.
- *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * Settings.invalid("jitter", 'must be one of "none", "full"', "some")
- * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -79,13 +58,6 @@ export const invalid = (option: string, reason: string, value: unknown): Checked
 /**
  * Chains a check on a value that passed.
  *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * const doubled = Settings.andThen(Settings.valid(2), (n) => Settings.valid(n * 2))
- * ```
- *
  * @since 0.1.0
  * @category combinators
  */
@@ -94,13 +66,6 @@ export const andThen = <A, B>(self: Checked<A>, f: (value: A) => Checked<B>): Ch
 
 /**
  * Every field checked, in order: the first bad one wins.
- *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * Settings.all({ a: Settings.valid(1), b: Settings.valid("x") }) // { _tag: "Valid", value: { a: 1, b: "x" } }
- * ```
  *
  * @since 0.1.0
  * @category combinators
@@ -120,14 +85,6 @@ export const all = <R extends Record<string, Checked<unknown>>>(
  * Whether a value is a plain object (an options record): its prototype is a root one
  * (`Object.prototype` of any realm, or none). Arrays, Maps, Dates and class instances are not.
  *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * Settings.isPlainObject({ maxAttempts: 3 }) // true
- * Settings.isPlainObject(new Map()) // false
- * ```
- *
  * @since 0.1.0
  * @category predicates
  */
@@ -144,14 +101,6 @@ const describedLength = 200
  * Names a value as the caller wrote it, shortened to 200 characters. JSON would print NaN and
  * Infinity as null and drop undefined, symbols and functions: a message would then blame a
  * value never given. `special` names values of the caller's own types (a `Duration`).
- *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * Settings.describeValue({ maxAttempts: Number.NaN, jitter: undefined }) // "{ maxAttempts: NaN, jitter: undefined }"
- * Settings.describeValue(10n) // "10n"
- * ```
  *
  * @since 0.1.0
  * @category formatting
@@ -212,14 +161,6 @@ const describeNested = (
 /**
  * The message of a bad retry policy option.
  *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * Settings.invalidMessage({ option: "maxAttempts", reason: "must be at least 1", value: 0 })
- * // 'Invalid retry policy option "maxAttempts": must be at least 1 (got 0)'
- * ```
- *
  * @since 0.1.0
  * @category formatting
  */
@@ -228,14 +169,6 @@ export const invalidMessage = (problem: InvalidSetting, special?: (value: object
 
 /**
  * The message of a defect thrown by a caller's `isTransientStatus`.
- *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * Settings.predicateThrewMessage(503, new Error("boom"))
- * // 'Retry policy option "isTransientStatus" threw for status 503: boom'
- * ```
  *
  * @since 0.1.0
  * @category formatting
@@ -246,14 +179,6 @@ export const predicateThrewMessage = (status: number, cause: unknown): string =>
 /**
  * The options record, after checking that it is one and that every key is an option: a
  * misspelt option is an error, not a silently applied default. `undefined` is the empty record.
- *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * Settings.optionsRecord("retryBudget", { ratoi: 0.2 }, ["ratio", "minPerSecond", "ttl"])
- * // Invalid: option "retryBudget.ratoi", "is not an option (the options are ratio, minPerSecond, ttl)"
- * ```
  *
  * @since 0.1.0
  * @category checks
@@ -279,14 +204,6 @@ export const optionsRecord = (
  * A numeric option or its default; a value that is not a number is kept as NaN, for the range
  * check to refuse by name.
  *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * Settings.numberOr(undefined, 0.1) // 0.1
- * Settings.numberOr("0.2", 0.1) // NaN
- * ```
- *
  * @since 0.1.0
  * @category checks
  */
@@ -296,15 +213,6 @@ export const numberOr = (value: unknown, fallback: number): number =>
 /**
  * A range check's result with the option's full name, and the value the user gave (not its
  * decoded form: "0.2 seconds", not 200).
- *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * const problem = { option: "ttl", reason: "must be from 1 second to 60 seconds", value: 200 }
- * Settings.fromCheck("retryBudget", { ttlMillis: 200 }, problem, { ttl: "0.2 seconds" })
- * // Invalid: option "retryBudget.ttl", value "0.2 seconds"
- * ```
  *
  * @since 0.1.0
  * @category checks
@@ -328,18 +236,6 @@ export const fromCheck = <A>(
  * `undefined` when it denotes none; the checks around it (NaN, negative, `"infinity"`, finite,
  * zero, under a millisecond) are this module's.
  *
- * @example
- * ```ts
- * import type { Settings } from "@effect-http-resilience/core"
- *
- * // Milliseconds as the duration type.
- * const millis: Settings.DurationCodec<number> = {
- *   decode: (input) => (typeof input === "number" ? input : undefined),
- *   infinity: Infinity,
- *   toMillis: (millis) => millis
- * }
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -357,13 +253,6 @@ export interface DurationCodec<D> {
 
 /**
  * What a duration option allows.
- *
- * @example
- * ```ts
- * import type { Settings } from "@effect-http-resilience/core"
- *
- * const limit: Settings.DurationConstraints = { allowInfinite: true, allowZero: false }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -395,15 +284,6 @@ const isNegativeInput = (input: unknown): boolean => {
 /**
  * A duration option: not NaN, not negative, `"infinity"` (any case) read as infinity, then
  * decoded and held to its constraints.
- *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * declare const codec: Settings.DurationCodec<number>
- * Settings.duration(codec, "attemptTimeout", -1, { allowInfinite: true, allowZero: false })
- * // Invalid: "must not be negative"
- * ```
  *
  * @since 0.1.0
  * @category checks
@@ -437,14 +317,6 @@ export const duration = <D>(
  * A duration option in milliseconds whose range the caller checks; a negative number is
  * refused here, naming the option, since a decoder would turn it into zero.
  *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * declare const codec: Settings.DurationCodec<number>
- * Settings.durationMillis(codec, "retryBudget.ttl", "10 seconds")
- * ```
- *
  * @since 0.1.0
  * @category checks
  */
@@ -456,13 +328,6 @@ export const durationMillis = <D>(codec: DurationCodec<D>, option: string, input
 
 /**
  * One of a list of strings.
- *
- * @example
- * ```ts
- * import { Settings } from "@effect-http-resilience/core"
- *
- * Settings.choice("jitter", ["none", "full"], "half") // Invalid: 'must be one of "none", "full"'
- * ```
  *
  * @since 0.1.0
  * @category checks

@@ -8,6 +8,16 @@
  * here and flushed in batches; a retry asks the store, once, whether the fleet's budget allows
  * it; a `Retry-After` cool-down is written once and published to every process.
  *
+ * @example
+ * ```ts
+ * import { SharedStore } from "@effect-http-resilience/core"
+ *
+ * const keys = SharedStore.keysFor("orders-api")
+ * keys.coolDowns // "{orders-api}:cooldowns"
+ * keys.budget("1l2k3j", "https://api.example.com:443") // "{orders-api}:budget:1l2k3j:https://api.example.com:443"
+ * keys.channel // "{orders-api}:channel:cooldowns"
+ * ```
+ *
  * @since 0.2.0
  */
 import * as CoolDown from "./CoolDown.js"
@@ -21,16 +31,6 @@ import { andThen, type Checked, type DurationCodec, durationMillis, invalid, opt
  * The frame is also Redis Cluster's hash tag: every key of a prefix is in one hash slot, so on
  * one master, and a client routes all of the prefix's commands by {@link keysFor}'s `slot`.
  * Nothing is found by pattern: the cool-downs in force are one sorted set, not a `SCAN`.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * const keys = SharedStore.keysFor("orders-api")
- * keys.coolDowns // "{orders-api}:cooldowns"
- * keys.budget("1l2k3j", "https://api.example.com:443") // "{orders-api}:budget:1l2k3j:https://api.example.com:443"
- * keys.channel // "{orders-api}:channel:cooldowns"
- * ```
  *
  * @since 0.2.0
  * @category keys
@@ -59,13 +59,6 @@ const defaultPrefix = "http-resilience"
  * A short, stable name for a budget's settings (FNV-1a of their text), so that budgets of
  * different settings never share counts.
  *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.settingsKey('{"ratio":0.1}') === SharedStore.settingsKey('{"ratio":0.1}') // true
- * ```
- *
  * @since 0.2.0
  * @category keys
  */
@@ -84,13 +77,6 @@ export const settingsKey = (text: string): string => {
  * Publishes `millis origin` only when the cool-down grew, and answers the milliseconds now left.
  * Each write drops the cool-downs that have ended, keeps at most {@link CoolDown.maxOrigins}
  * (the one that ends first goes, as in memory), and lets the set expire with its longest.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.coolDownScript.includes("PUBLISH") // true
- * ```
  *
  * @since 0.2.0
  * @category scripts
@@ -114,13 +100,6 @@ return millis
  * The cool-downs in force, for a process that (re)joins: one read of the prefix's sorted set,
  * on Redis's clock. KEYS: the prefix's cool-downs. Answers `origin, millis left, ...`, at most
  * {@link CoolDown.maxOrigins} of them; read it with {@link readCoolDownsAnswer}.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.readCoolDownsScript.includes("ZRANGEBYSCORE") // true
- * ```
  *
  * @since 0.2.0
  * @category scripts
@@ -148,13 +127,6 @@ return answer
  * is in the future, or whose count is not a whole number within the bucket's bounds, could not
  * have come from this script. It is deleted and counted in `rejected`, never summed: a count
  * of 9e15 does not open the fleet's budget, nor -9e15 close it.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.budgetScript.includes("HINCRBY") // true
- * ```
  *
  * @since 0.2.0
  * @category scripts
@@ -213,14 +185,6 @@ const maxCallsPerSecond = 1_000_000
  * the withdrawals that the reserve and a window of such buckets could pay for. A budget of ratio
  * 0 deposits nothing: no bucket of it can be above 0.
  *
- * @example
- * ```ts
- * import { RetryBudget, SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.finagleUnits(RetryBudget.finagleDefaults)
- * // { deposit: 1000, withdrawal: 10000, reserve: 1000000, windowSeconds: 10, mostPerBucket: 1e9, leastPerBucket: -10001000000 }
- * ```
- *
  * @since 0.2.0
  * @category budgets
  */
@@ -253,14 +217,6 @@ export const finagleUnits = (
  * A budget script's answer, read defensively: `undefined` when it is not
  * `[allowed, balance, rejected]` (`rejected`, the buckets the script dropped, may be missing).
  *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.readBudgetAnswer([1, 42000, 0]) // { allowed: true, balance: 42000, rejected: 0 }
- * SharedStore.readBudgetAnswer("OK") // undefined
- * ```
- *
  * @since 0.2.0
  * @category budgets
  */
@@ -281,15 +237,6 @@ export const readBudgetAnswer = (
  * `NOAUTH`, ...), looked for in the failure and the chain of its `cause`s: clients wrap the
  * reply (Effect 3's `Effect.tryPromise` in an `UnknownException`, Effect 4's `Redis` service in
  * a `RedisError`). `undefined` when there is no reply: the connection failed, or no answer came.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * const reply = new Error("NOSCRIPT No matching script. Please use EVAL.")
- * SharedStore.errorReplyCode(new Error("An unknown error occurred", { cause: reply })) // "NOSCRIPT"
- * SharedStore.errorReplyCode(new Error("The client is closed")) // undefined
- * ```
  *
  * @since 0.2.0
  * @category errors
@@ -312,15 +259,6 @@ export const errorReplyCode = (failure: unknown): string | undefined => {
  * `cause`s (a wrapper's "An unknown error occurred" says nothing), or "no answer in time" for a
  * round trip that timed out (`undefined`).
  *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * const reply = new Error("OOM command not allowed when used memory > 'maxmemory'.")
- * SharedStore.describeFailure(new Error("An unknown error occurred", { cause: reply }))
- * // "OOM command not allowed when used memory > 'maxmemory'."
- * ```
- *
  * @since 0.2.0
  * @category errors
  */
@@ -340,14 +278,6 @@ export const describeFailure = (failure: unknown): string => {
  * only). Its length is read as written: a store applies it through its cool-down table, which
  * cuts it to a day (`CoolDown.maxMillis`).
  *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.readCoolDownMessage("30000 https://api.example.com:443")
- * // { origin: "https://api.example.com:443", millis: 30000 }
- * ```
- *
  * @since 0.2.0
  * @category cool-downs
  */
@@ -366,15 +296,6 @@ export const readCoolDownMessage = (
 /**
  * The answer of {@link readCoolDownsScript}, read defensively: the pairs that are an origin and
  * a whole number of milliseconds left, above 0; anything else is left out.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.readCoolDownsAnswer(["https://api.example.com:443", "30000"])
- * // [{ origin: "https://api.example.com:443", millis: 30000 }]
- * SharedStore.readCoolDownsAnswer("OK") // []
- * ```
  *
  * @since 0.2.0
  * @category cool-downs
@@ -399,18 +320,6 @@ export const readCoolDownsAnswer = (
  * store said it (so that it ignores its own message), the breaker's settings (a
  * {@link settingsKey}: only breakers of the same settings follow), and the origin.
  *
- * @example
- * ```ts
- * import type { SharedStore } from "@effect-http-resilience/core"
- *
- * const opened: SharedStore.BreakerOpened = {
- *   breakMillis: 5000,
- *   storeId: "k3x9a1",
- *   settingsKey: "1l2k3j",
- *   origin: "https://api.example.com:443"
- * }
- * ```
- *
  * @since 0.2.0
  * @category breakers
  */
@@ -424,19 +333,6 @@ export interface BreakerOpened {
 /**
  * The message of a breaker that opened: `open <breakMillis> <storeId> <settingsKey> <origin>`.
  *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.breakerOpenedMessage({
- *   breakMillis: 5000,
- *   storeId: "k3x9a1",
- *   settingsKey: "1l2k3j",
- *   origin: "https://api.example.com:443"
- * })
- * // "open 5000 k3x9a1 1l2k3j https://api.example.com:443"
- * ```
- *
  * @since 0.2.0
  * @category breakers
  */
@@ -445,14 +341,6 @@ export const breakerOpenedMessage = (opened: BreakerOpened): string =>
 
 /**
  * A breaker's opening message, or `undefined` when it is not one.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.readBreakerOpenedMessage("open 5000 k3x9a1 1l2k3j https://api.example.com:443")
- * // { breakMillis: 5000, storeId: "k3x9a1", settingsKey: "1l2k3j", origin: "https://api.example.com:443" }
- * ```
  *
  * @since 0.2.0
  * @category breakers
@@ -467,16 +355,6 @@ export const readBreakerOpenedMessage = (message: string): BreakerOpened | undef
 /**
  * Deposits counted locally since the last flush, per budget key. Bounded: past `maxKeys` keys
  * the deposits of a new key are dropped, which can only make the fleet's budget smaller.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * const pending = new SharedStore.PendingDeposits()
- * pending.add("k", 1000)
- * pending.take("k") // 1000
- * pending.take("k") // 0
- * ```
  *
  * @since 0.2.0
  * @category budgets
@@ -522,19 +400,6 @@ export class PendingDeposits {
  * the probe waits twice as long after each refusal, from the store's interval up to
  * {@link maxProbeIntervalMillis}, so that a Redis that answers `PING` and refuses the rest is not
  * taken as back, and the store does not flap.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * const health = new SharedStore.Health()
- * health.failed() // "degraded"
- * health.failed() // undefined
- * health.answered() // "resumed"
- * health.failed(true) // "degraded": the work must go through
- * health.workFailedAgain()
- * health.probeDelayMillis(1000) // 2000
- * ```
  *
  * @since 0.2.0
  * @category health
@@ -583,13 +448,6 @@ export class Health {
  * The longest a store waits between two probes while Redis answers `PING` but refuses its work:
  * 30 seconds.
  *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * console.log(SharedStore.maxProbeIntervalMillis) // 30000
- * ```
- *
  * @since 0.2.0
  * @category health
  */
@@ -599,18 +457,6 @@ export const maxProbeIntervalMillis = 30_000
  * A shared store's settings, resolved: the key prefix, the longest a retry waits on the store,
  * how often deposits are flushed (and the store probed while it does not answer), and whether
  * breakers tell each other when they open.
- *
- * @example
- * ```ts
- * import type { SharedStore } from "@effect-http-resilience/core"
- *
- * const settings: SharedStore.StoreSettings = {
- *   prefix: "api",
- *   timeoutMillis: 100,
- *   syncIntervalMillis: 1000,
- *   shareCircuitBreaker: false
- * }
- * ```
  *
  * @since 0.2.0
  * @category settings
@@ -630,13 +476,6 @@ export interface StoreSettings {
  * The defaults: prefix `http-resilience`, a 100 ms timeout, a flush every second, breakers per
  * process.
  *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * console.log(SharedStore.storeDefaults.timeoutMillis) // 100
- * ```
- *
  * @since 0.2.0
  * @category settings
  */
@@ -655,14 +494,6 @@ const withinMillis = (option: string, millis: number, min: number, max: number, 
  * the names in `more`, which the caller reads): a bad one is named, with why. A prefix is 1 to
  * 100 characters without whitespace or `}`: {@link keysFor} frames it as `{prefix}`, which a `}`
  * would end early. Glob characters (`* ? [ \`) are plain characters: no key is found by pattern.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * declare const codec: Parameters<typeof SharedStore.resolveStoreSettings>[1]
- * const checked = SharedStore.resolveStoreSettings({ prefix: "api" }, codec, [])
- * ```
  *
  * @since 0.2.0
  * @category settings
@@ -707,13 +538,6 @@ export const resolveStoreSettings = <D>(
  * force) before it starts degraded: ten times its timeout, 1 second by default, at most 10 s.
  * Only a layer's start waits this long; a call never does.
  *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.readyWithinMillis(SharedStore.storeDefaults) // 1000
- * ```
- *
  * @since 0.2.0
  * @category settings
  */
@@ -723,14 +547,6 @@ export const readyWithinMillis = (settings: StoreSettings): number => Math.min(1
  * Whether a reply to `INFO cluster` comes from a node of a Redis Cluster (`cluster_enabled:1`).
  * A client of one node cannot serve a store on a cluster (the prefix's slot may be on another
  * master, which answers `MOVED`), so a store given one refuses to start.
- *
- * @example
- * ```ts
- * import { SharedStore } from "@effect-http-resilience/core"
- *
- * SharedStore.isClusterNode("# Cluster\r\ncluster_enabled:1\r\n") // true
- * SharedStore.isClusterNode("# Cluster\r\ncluster_enabled:0\r\n") // false
- * ```
  *
  * @since 0.2.0
  * @category cluster

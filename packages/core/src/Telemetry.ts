@@ -4,6 +4,13 @@
  * and the attributes of a retry decision (a span event, a debug log line). Each library builds
  * its own Effect metrics from these.
  *
+ * @example
+ * ```ts
+ * import { Telemetry } from "@effect-http-resilience/core"
+ *
+ * Telemetry.attribute.requestMethod // "http.request.method"
+ * ```
+ *
  * @since 0.1.0
  */
 import type { StateTag } from "./CircuitBreaker.js"
@@ -14,13 +21,6 @@ import type { DelaySource } from "./RetrySchedule.js"
 
 /**
  * Attribute keys, OpenTelemetry's where they exist.
- *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * Telemetry.attribute.requestMethod // "http.request.method"
- * ```
  *
  * @since 0.1.0
  * @category metrics
@@ -39,13 +39,6 @@ export const attribute = {
 
 /**
  * A metric's name and description (units in the description, as Effect metrics carry none).
- *
- * @example
- * ```ts
- * import type { Telemetry } from "@effect-http-resilience/core"
- *
- * const spec: Telemetry.MetricSpec = { name: "my.metric", description: "Things ({thing})." }
- * ```
  *
  * @since 0.1.0
  * @category metrics
@@ -71,14 +64,6 @@ const knownMethods: ReadonlySet<string> = new Set([
  * A method as the `http.request.method` attribute: the standard methods as they are, any other
  * as `_OTHER` (OpenTelemetry's rule), so that made-up methods cannot grow the metric series.
  *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * Telemetry.methodAttribute("GET") // "GET"
- * Telemetry.methodAttribute("PURGE") // "_OTHER"
- * ```
- *
  * @since 0.2.0
  * @category attributes
  */
@@ -87,13 +72,6 @@ export const methodAttribute = (method: string): string => (knownMethods.has(met
 /**
  * The metrics: counters but `circuitBreakerState`, a gauge with one series per state (1 for the
  * current one, 0 for the others: OpenTelemetry's `hw.status` pattern).
- *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * Telemetry.metrics.attempts.name // "http.client.resilience.attempts"
- * ```
  *
  * @since 0.1.0
  * @category metrics
@@ -149,13 +127,6 @@ export const metrics = {
 /**
  * The attribute value of a circuit state.
  *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * Telemetry.circuitStateValue.HalfOpen // "half_open"
- * ```
- *
  * @since 0.1.0
  * @category metrics
  */
@@ -169,14 +140,6 @@ export const circuitStateValue: Readonly<Record<StateTag, string>> = {
 /**
  * `url.scheme`, `server.address` and `server.port` of an origin key, as the HTTP client
  * metrics split an origin.
- *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * Telemetry.originAttributes("https://api.example.com:443")
- * // { "server.address": "api.example.com", "url.scheme": "https", "server.port": "443" }
- * ```
  *
  * @since 0.1.0
  * @category metrics
@@ -195,13 +158,6 @@ export const originAttributes = (origin: string): Readonly<Record<string, string
  * hosts (a crawler, a webhook sender) would otherwise add series without end. Origins past it
  * share {@link overflowValue}.
  *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * console.log(Telemetry.maxOriginLabelValues) // 1000
- * ```
- *
  * @since 0.1.0
  * @category metrics
  */
@@ -211,13 +167,6 @@ export const maxOriginLabelValues = 1000
  * The value of `url.scheme`, `server.address` and `server.port` for an origin past
  * {@link maxOriginLabelValues}: OpenTelemetry's value for what overflows a set of known values.
  *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * console.log(Telemetry.overflowValue) // "_OTHER"
- * ```
- *
  * @since 0.1.0
  * @category metrics
  */
@@ -225,13 +174,6 @@ export const overflowValue = "_OTHER"
 
 /**
  * The origin attributes of every origin past the cap.
- *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * Telemetry.overflowAttributes // { "server.address": "_OTHER", "url.scheme": "_OTHER", "server.port": "_OTHER" }
- * ```
  *
  * @since 0.1.0
  * @category metrics
@@ -247,15 +189,6 @@ export const overflowAttributes: Readonly<Record<string, string>> = {
  * their own for good (their series already exist), later ones get the overflow's. `make` turns
  * attributes into what a line's metrics take, once per labelled origin; the result is cached,
  * so the same origin always gets the same value (Effect 3 caches metric hooks by label array).
- *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * const labels = Telemetry.cappedOriginAttributes((attributes) => attributes, 1)
- * labels.of("https://a.example:443") // { "server.address": "a.example", ... }
- * labels.of("https://b.example:443") === labels.overflow // true
- * ```
  *
  * @since 0.1.0
  * @category metrics
@@ -285,19 +218,6 @@ export const cappedOriginAttributes = <A>(
  * A retry decision as plain data: the failure it follows and, for a retry, the wait in
  * milliseconds and where it came from; for a give-up, why.
  *
- * @example
- * ```ts
- * import type { Telemetry } from "@effect-http-resilience/core"
- *
- * const decision: Telemetry.DecisionFacts = {
- *   _tag: "Retry",
- *   failure: { _tag: "TransientStatus", request: { method: "GET", url: "/" }, attempt: 1, status: 503 },
- *   waitMillis: 2000,
- *   source: "retry-after",
- *   capped: false
- * }
- * ```
- *
  * @since 0.1.0
  * @category decisions
  */
@@ -321,14 +241,6 @@ const redactWithDefaults = (url: string): string => Redaction.redactUrl(url, Red
  * The attributes of a decision's span event and log line, and its name ("retrying", "giving up");
  * `retryAfterMillis` is the delay the failure's server asked for, if any. `url.full` is written
  * through `redactUrl` (by default Effect 4's rules: user info and signing query parameters).
- *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * declare const decision: Telemetry.DecisionFacts
- * const { name, attributes } = Telemetry.decisionEvent(decision, undefined)
- * ```
  *
  * @since 0.1.0
  * @category decisions
@@ -363,18 +275,6 @@ export const decisionEvent = (
  * copy was sent as, which copy of its attempt it is (2 for the first hedge), and how long after
  * the previous copy it went.
  *
- * @example
- * ```ts
- * import type { Telemetry } from "@effect-http-resilience/core"
- *
- * const hedge: Telemetry.HedgeFacts = {
- *   request: { method: "GET", url: "https://api.example.com/items" },
- *   attempt: 2,
- *   copy: 2,
- *   delayMillis: 100
- * }
- * ```
- *
  * @since 0.2.0
  * @category decisions
  */
@@ -388,19 +288,6 @@ export interface HedgeFacts {
 /**
  * The span event and log line of a hedge ("hedging"): `http.request.method`, `url.full` (through
  * `redactUrl`), `retry.attempt`, `hedge.copy` and `hedge.delay_millis`.
- *
- * @example
- * ```ts
- * import { Telemetry } from "@effect-http-resilience/core"
- *
- * const { name } = Telemetry.hedgeEvent({
- *   request: { method: "GET", url: "https://api.example.com/items" },
- *   attempt: 2,
- *   copy: 2,
- *   delayMillis: 100
- * })
- * name // "hedging"
- * ```
  *
  * @since 0.2.0
  * @category decisions

@@ -1,14 +1,6 @@
 /**
  * What a transport failure means for a retry: whether sending the request again could cure it.
  *
- * @since 0.1.0
- */
-
-/**
- * Whether a transport failure is one that sending again cannot cure (too many redirects, an
- * unsupported protocol, a TLS certificate that does not verify), found by error `code` or
- * `message` anywhere in its `cause` chain. The walk is bounded, so a cyclic chain cannot hang it.
- *
  * @example
  * ```ts
  * import { TransportFailure } from "@effect-http-resilience/core"
@@ -17,6 +9,14 @@
  * TransportFailure.isUnrecoverableCause(new Error("fetch failed", { cause: refused })) // false
  * TransportFailure.isUnrecoverableCause(new TypeError("fetch failed", { cause: new Error("redirect count exceeded") })) // true
  * ```
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Whether a transport failure is one that sending again cannot cure (too many redirects, an
+ * unsupported protocol, a TLS certificate that does not verify), found by error `code` or
+ * `message` anywhere in its `cause` chain. The walk is bounded, so a cyclic chain cannot hang it.
  *
  * @since 0.1.0
  * @category predicates
@@ -32,14 +32,6 @@ export const isUnrecoverableCause = (cause: unknown): boolean =>
 /**
  * Whether `test` holds for the failure or anything in its `cause` chain. The walk is bounded
  * (8 links), so a cyclic chain cannot hang it.
- *
- * @example
- * ```ts
- * import { TransportFailure } from "@effect-http-resilience/core"
- *
- * const failure = { reason: "Transport", cause: new TypeError("Failed to fetch") }
- * TransportFailure.someCause(failure, (link) => link instanceof TypeError) // true
- * ```
  *
  * @since 0.2.0
  * @category predicates

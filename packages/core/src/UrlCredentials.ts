@@ -4,14 +4,6 @@
  * `Authorization: Basic` header (RFC 7617). What Basic authentication cannot carry (a colon in
  * the user name, a control character) and what does not decode is a problem, said in words.
  *
- * @since 0.2.0
- */
-
-/**
- * Where a URL's user info is: from `start` up to `end`, the index of its `@`. Found as Effect 4's
- * `UrlParams.redactUrl` finds it: after a scheme's `//` (or a bare `//`), up to the authority's
- * end, the last `@` in it, ignoring the tabs and newlines a URL parser drops.
- *
  * @example
  * ```ts
  * import { UrlCredentials } from "@effect-http-resilience/core"
@@ -19,6 +11,14 @@
  * UrlCredentials.findUserinfo("http://u:p@host/x") // { start: 7, end: 10 }
  * UrlCredentials.findUserinfo("http://host/users/@me") // undefined
  * ```
+ *
+ * @since 0.2.0
+ */
+
+/**
+ * Where a URL's user info is: from `start` up to `end`, the index of its `@`. Found as Effect 4's
+ * `UrlParams.redactUrl` finds it: after a scheme's `//` (or a bare `//`), up to the authority's
+ * end, the last `@` in it, ignoring the tabs and newlines a URL parser drops.
  *
  * @since 0.2.0
  * @category locating
@@ -60,13 +60,6 @@ const authorityEnd = /[/?#]/
  * - `"added-after-client"`: a step that ran after the resilient client had read the request (a
  *   `mapRequest` applied to it on Effect 3) put them there.
  *
- * @example
- * ```ts
- * import type { UrlCredentials } from "@effect-http-resilience/core"
- *
- * const problem: UrlCredentials.Problem = "colon-in-user"
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -82,13 +75,6 @@ export type Problem =
  * stands for (`"Basic"`), nothing to send (`"Empty"`: `http://@host/`, `http://:@host/`), or a
  * {@link Problem} (`"Invalid"`).
  *
- * @example
- * ```ts
- * import type { UrlCredentials } from "@effect-http-resilience/core"
- *
- * const found: UrlCredentials.Found = { _tag: "Basic", url: "http://host/", authorization: "Basic dTpw" }
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -101,16 +87,6 @@ export type Found =
  * The credentials in a URL, if it has user info: the user up to the first `:`, the password
  * after it (none: empty), each percent-decoded, as `Authorization: Basic` (base64 of the UTF-8
  * `user:password`), and the URL without its user info.
- *
- * @example
- * ```ts
- * import { UrlCredentials } from "@effect-http-resilience/core"
- *
- * UrlCredentials.fromUrl("http://u:p%40ss@host/x")
- * // { _tag: "Basic", url: "http://host/x", authorization: "Basic dTpwQHNz" } (u:p@ss)
- * UrlCredentials.fromUrl("http://a%3Ab:p@host/") // { _tag: "Invalid", url: "http://host/", problem: "colon-in-user" }
- * UrlCredentials.fromUrl("http://host/") // undefined
- * ```
  *
  * @since 0.2.0
  * @category reading
@@ -153,14 +129,6 @@ const base64 = (text: string): string => {
 /**
  * Why credentials in a URL were not sent, and what to do instead, in words (the end of a
  * failure's message).
- *
- * @example
- * ```ts
- * import { UrlCredentials } from "@effect-http-resilience/core"
- *
- * UrlCredentials.describeProblem("refused")
- * // 'its URL carries credentials, and urlCredentials is "refuse" (send them in an Authorization header, or set urlCredentials: "basic-auth")'
- * ```
  *
  * @since 0.2.0
  * @category formatting

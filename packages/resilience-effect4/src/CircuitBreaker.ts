@@ -17,6 +17,15 @@
  * probe cannot wedge it), manual isolation, state changes with manual ones, observers run
  * outside the breaker's critical section, and metrics.
  *
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience-effect4"
+ *
+ * const options: CircuitBreaker.SamplingOptions = { failureRatio: 0.5, minimumThroughput: 20, samplingDuration: "10 seconds" }
+ * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling(options) })
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Origin from "@effect-http-resilience/core/Origin"
@@ -34,14 +43,6 @@ import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
  * The options of Polly's sampling policy. Every one is optional; the defaults are in brackets.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const options: CircuitBreaker.SamplingOptions = { failureRatio: 0.5, minimumThroughput: 20, samplingDuration: "10 seconds" }
- * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling(options) })
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -62,16 +63,6 @@ export interface SamplingOptions {
 /**
  * When a closed circuit breaks: {@link sampling} (the default) or {@link consecutive}.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const policies: ReadonlyArray<CircuitBreaker.TripPolicy> = [
- *   CircuitBreaker.sampling({ failureRatio: 0.25 }),
- *   CircuitBreaker.consecutive(3)
- * ]
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -84,13 +75,6 @@ export type TripPolicy =
  * `samplingDuration` failed, once at least `minimumThroughput` were sampled. The check is made
  * on each failure, so a ratio equal to `failureRatio` breaks.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling({ minimumThroughput: 20 }) })
- * ```
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -100,13 +84,6 @@ export const sampling: (options?: SamplingOptions) => TripPolicy = internal.samp
  * Break after `failures` failed attempts in a row, in the order they completed; only a success
  * resets the count (an ignored attempt leaves it). [5]
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.consecutive(5) })
- * ```
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -114,20 +91,6 @@ export const consecutive: (failures?: number) => TripPolicy = internal.consecuti
 
 /**
  * The options of a breaker. Every one is optional; the defaults are in brackets.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const options: CircuitBreaker.Options = {
- *   tripPolicy: CircuitBreaker.sampling({ failureRatio: 0.2 }),
- *   breakDuration: "10 seconds",
- *   maxBreakDuration: "1 minute",
- *   onStateChange: (change) => Effect.logWarning(`${change.origin}: ${change.from} -> ${change.to}`)
- * }
- * const BreakerLive = CircuitBreaker.layer(options)
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -164,15 +127,6 @@ export interface Options {
 /**
  * A validated breaker configuration: every option resolved to its value or default.
  *
- * @example
- * ```ts
- * import { Result } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const settings = Result.getOrThrow(CircuitBreaker.validate())
- * console.log(settings.tripPolicy._tag) // "Sampling"
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -192,18 +146,6 @@ export interface Settings {
 /**
  * What an attempt says about the origin's health: Effect 4's own `CircuitBreaker.Outcome`.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const outcomeOf = (status: number, retryAfterSeconds?: number): CircuitBreaker.Outcome =>
- *   status === 429
- *     ? CircuitBreaker.ignored
- *     : status >= 500
- *       ? CircuitBreaker.failure({ retryAfter: retryAfterSeconds === undefined ? undefined : `${retryAfterSeconds} seconds` })
- *       : CircuitBreaker.success
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -212,15 +154,6 @@ export type Outcome = EffectBreaker.Outcome
 /**
  * The attempt shows the origin is healthy: a sample that counts for the circuit; a probe's
  * success closes it.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * declare const permit: CircuitBreaker.Permit
- * const done = permit.report(CircuitBreaker.success)
- * ```
  *
  * @since 0.1.0
  * @category outcomes
@@ -231,14 +164,6 @@ export const success: Outcome = EffectBreaker.success
  * The attempt counts against the origin. `retryAfter` (a server's `Retry-After`) lengthens the
  * break when this failure opens the circuit, up to `maxBreakDuration`; it never shortens it.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * declare const permit: CircuitBreaker.Permit
- * const done = permit.report(CircuitBreaker.failure({ retryAfter: "20 seconds" }))
- * ```
- *
  * @since 0.1.0
  * @category outcomes
  */
@@ -248,14 +173,6 @@ export const failure: (options?: { readonly retryAfter?: Duration.Input | undefi
 /**
  * The attempt says nothing about the origin's health (a 429, an interruption): not a sample; a
  * probe that ends so frees its slot for the next caller.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * declare const permit: CircuitBreaker.Permit
- * const done = permit.report(CircuitBreaker.ignored)
- * ```
  *
  * @since 0.1.0
  * @category outcomes
@@ -268,25 +185,6 @@ export const ignored: Outcome = EffectBreaker.ignored
  * probe in flight, others rejected; `probing` false once its slot is free or re-armed) and
  * `Isolated` (held open by hand until closed by hand). A circuit whose break has ended reads
  * `Open` with `retryAfter` zero until the next attempt.
- *
- * @example
- * ```ts
- * import { Duration } from "effect"
- * import type { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const describe = (state: CircuitBreaker.State): string => {
- *   switch (state._tag) {
- *     case "Closed":
- *       return "closed"
- *     case "Open":
- *       return `open for ${Duration.format(state.retryAfter)}`
- *     case "HalfOpen":
- *       return state.probing ? "probing" : "waiting for a probe"
- *     case "Isolated":
- *       return "isolated by hand"
- *   }
- * }
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -306,17 +204,6 @@ export type State =
 /**
  * A state change. `manual` tells a change made by `isolate` or `close` from one the breaker
  * made; an opening carries how long its break lasts.
- *
- * @example
- * ```ts
- * import { Duration } from "effect"
- * import type { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const line = (change: CircuitBreaker.StateChange): string =>
- *   change.to === "Open"
- *     ? `${change.origin} opened for ${Duration.format(change.breakDuration)}`
- *     : `${change.origin}: ${change.from} -> ${change.to}${change.manual ? " (by hand)" : ""}`
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -347,26 +234,6 @@ export type StateChange =
  * Permission for one attempt. Report its outcome exactly once (later reports are ignored); an
  * attempt that is interrupted reports {@link ignored}, so that a probe frees its slot.
  *
- * @example
- * ```ts
- * import { Effect, Exit } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * // What `execute` does, by hand.
- * const guarded = <A, E>(breaker: CircuitBreaker.CircuitBreaker.Service, origin: string, attempt: Effect.Effect<A, E>) =>
- *   Effect.uninterruptibleMask((restore) =>
- *     Effect.flatMap(breaker.acquire(origin), (permit: CircuitBreaker.Permit) =>
- *       restore(attempt).pipe(
- *         Effect.onExit((exit) =>
- *           permit.report(
- *             Exit.isSuccess(exit) ? CircuitBreaker.success : Exit.hasInterrupts(exit) ? CircuitBreaker.ignored : CircuitBreaker.failure()
- *           )
- *         )
- *       )
- *     )
- *   )
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -382,20 +249,6 @@ export interface Permit {
  * `"HalfOpen"` (another caller's probe is in flight) or `"Isolated"` (held open by hand);
  * `retryAfter`: how long until the circuit lets a probe through (for `"HalfOpen"`, until a
  * silent probe's slot is re-armed; infinity when isolated).
- *
- * @example
- * ```ts
- * import { Duration, Effect } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * declare const call: Effect.Effect<string, CircuitBreaker.CircuitOpen>
- *
- * const withFallback = call.pipe(
- *   Effect.catchTag("CircuitOpen", (error) =>
- *     Effect.succeed(`cached (${error.origin} back in ${Duration.format(error.retryAfter)})`)
- *   )
- * )
- * ```
  *
  * @since 0.1.0
  * @category errors
@@ -414,19 +267,6 @@ export type CircuitOpen = internal.CircuitOpen
  * The breaker service: one circuit per origin key (see {@link originOf}), shared by every
  * attempt that uses this instance.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * declare const fetchQuote: Effect.Effect<number, Error>
- *
- * const program = Effect.gen(function* () {
- *   const breaker = yield* CircuitBreaker.CircuitBreaker
- *   return yield* fetchQuote.pipe(breaker.execute("https://quotes.example.com:443"))
- * }).pipe(Effect.provide(CircuitBreaker.layer({ tripPolicy: CircuitBreaker.consecutive(5) })))
- * ```
- *
  * @since 0.1.0
  * @category tags
  */
@@ -443,22 +283,6 @@ export class CircuitBreaker extends Context.Service<CircuitBreaker, CircuitBreak
 export declare namespace CircuitBreaker {
   /**
    * The breaker's operations, each for one origin key.
-   *
-   * @example
-   * ```ts
-   * import { Effect, Stream } from "effect"
-   * import { CircuitBreaker } from "effect-http-resilience-effect4"
-   *
-   * // Logs every change from now on, for as long as the scope lasts.
-   * const watch = (breaker: CircuitBreaker.CircuitBreaker.Service) =>
-   *   Effect.gen(function* () {
-   *     const changes = yield* breaker.subscribe
-   *     yield* changes.pipe(
-   *       Stream.runForEach((change) => Effect.log(`${change.origin}: ${change.from} -> ${change.to}`)),
-   *       Effect.forkScoped
-   *     )
-   *   })
-   * ```
    *
    * @since 0.1.0
    * @category models
@@ -511,18 +335,6 @@ export declare namespace CircuitBreaker {
  * `InvalidRetryPolicy`, naming it (`"circuitBreaker.breakDuration"`,
  * `"circuitBreaker.tripPolicy.failureRatio"`, …).
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const program = Effect.gen(function* () {
- *   const breaker = yield* CircuitBreaker.make({ tripPolicy: CircuitBreaker.consecutive(3) })
- *   yield* breaker.isolate("https://payments.example.com:443")
- *   return yield* breaker.state("https://payments.example.com:443") // { _tag: "Isolated", … }
- * })
- * ```
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -531,13 +343,6 @@ export const make: (options?: Options) => Effect.Effect<CircuitBreaker.Service, 
 
 /**
  * The service as a layer: everything provided with one built layer shares its circuits.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const BreakerLive = CircuitBreaker.layer({ breakDuration: "10 seconds" })
- * ```
  *
  * @since 0.1.0
  * @category layers
@@ -548,14 +353,6 @@ export const layer = (options?: Options): Layer.Layer<CircuitBreaker, RetryPolic
 /**
  * Validates the options into settings, or the first bad option.
  *
- * @example
- * ```ts
- * import { Result } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * Result.isFailure(CircuitBreaker.validate({ breakDuration: "1 millis" })) // true: at least 500 millis
- * ```
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -565,13 +362,6 @@ export const validate: (options?: Options) => Result.Result<Settings, RetryPolic
 /**
  * The key a circuit is kept under: `scheme://host:port`, lower-cased, default port filled in.
  * The same function as `RetryBudget.originOf`.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * CircuitBreaker.originOf("http://Example.com/search?q=x") // "http://example.com:80"
- * ```
  *
  * @since 0.1.0
  * @category origins

@@ -6,6 +6,18 @@
  * so the failure a caller finally sees tells how many attempts were made, and once the call
  * stopped, `giveUpReason` says why; its `message` says all of it in words.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { HttpFailure } from "effect-http-resilience-effect4"
+ *
+ * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
+ *
+ * const handled = call.pipe(
+ *   Effect.catchTag("TransientStatus", (e) => Effect.succeed(`${e.status} after ${e.attempt} attempts`))
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
@@ -36,13 +48,6 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  *   for longer than this call may wait (past `maxDelay` under `whenRetryAfterExceedsMaxDelay:
  *   "give-up"`, or past its total timeout). Ends the call at once.
  *
- * @example
- * ```ts
- * import type { HttpFailure } from "effect-http-resilience-effect4"
- *
- * const retried = (reason: HttpFailure.ConnectionFailureReason): boolean => reason === "Transport" || reason === "Timeout"
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -50,20 +55,6 @@ export type ConnectionFailureReason = FailureMessage.ConnectionFailureReason
 
 /**
  * No HTTP response at all.
- *
- * @example
- * ```ts
- * import { HttpClientRequest } from "effect/http"
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * const failure = new HttpFailure.ConnectionError({
- *   request: HttpClientRequest.get("http://127.0.0.1:1/"),
- *   attempt: 1,
- *   reason: "Transport",
- *   cause: new Error("ECONNREFUSED")
- * })
- * console.log(failure.message) // "GET http://127.0.0.1:1/: transport failure on attempt 1"
- * ```
  *
  * @since 0.1.0
  * @category errors
@@ -86,16 +77,6 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
 /**
  * A response worth retrying (by default 408, 429, 500, 502, 503, 504). Its body was released
  * unread; `retryAfter` is the delay the server asked for, if any.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import type { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
- *
- * const handled = call.pipe(Effect.catchTag("TransientStatus", (e) => Effect.succeed(`${e.status} after ${e.attempt}`)))
- * ```
  *
  * @since 0.1.0
  * @category errors
@@ -121,18 +102,6 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
  * most 8 KiB, read with a short time limit) for diagnostics, never decoded as data; empty when
  * unreadable.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import type { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
- *
- * const notFoundAsEmpty = call.pipe(
- *   Effect.catchTag("PermanentStatus", (e) => (e.status === 404 ? Effect.succeed("") : Effect.fail(e)))
- * )
- * ```
- *
  * @since 0.1.0
  * @category errors
  */
@@ -156,16 +125,6 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
  * A successful response whose body did not decode (invalid JSON, a schema mismatch, a body
  * over `maxBodyBytes`). Never retried: the server answered, and would answer the same again.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import type { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
- *
- * const logged = call.pipe(Effect.tapErrorTag("DecodeError", (e) => Effect.logError(`status ${e.status}`, e.cause)))
- * ```
- *
  * @since 0.1.0
  * @category errors
  */
@@ -187,15 +146,6 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
 /**
  * The cause of a {@link DecodeError} when a body is larger than the limit (`maxBodyBytes`):
  * reading stopped at the limit and the connection was released.
- *
- * @example
- * ```ts
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const failure: HttpFailure.DecodeError
- *
- * const overLimit = HttpFailure.isBodyTooLarge(failure.cause) ? failure.cause.limit : undefined
- * ```
  *
  * @since 0.1.0
  * @category errors
@@ -221,13 +171,6 @@ export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{
  * `"added-after-client"` (put in the URL by a `mapRequest` applied to the resilient client, on
  * Effect 3, whose client cannot send another request than the one it read).
  *
- * @example
- * ```ts
- * import type { HttpFailure } from "effect-http-resilience-effect4"
- *
- * const problem: HttpFailure.UrlCredentialsProblem = "colon-in-user"
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -238,15 +181,6 @@ export type UrlCredentialsProblem = UrlCredentials.Problem
  * credentials (`http://user:password@host/`) that were not sent: the policy refuses them
  * (`urlCredentials: "refuse"`), or an `Authorization: Basic` header cannot carry them. Nothing
  * was sent; the message says what to do instead. The credentials are in no message.
- *
- * @example
- * ```ts
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const failure: HttpFailure.ConnectionError
- *
- * const problem = HttpFailure.isUrlCredentialsRefused(failure.cause) ? failure.cause.problem : undefined
- * ```
  *
  * @since 0.1.0
  * @category errors
@@ -262,13 +196,6 @@ export class UrlCredentialsRefused extends Data.TaggedError("UrlCredentialsRefus
 /**
  * Every way a resilient HTTP call can fail.
  *
- * @example
- * ```ts
- * import type { HttpFailure } from "effect-http-resilience-effect4"
- *
- * const attempts = (failure: HttpFailure.HttpFailure): number => failure.attempt
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -276,13 +203,6 @@ export type HttpFailure = ConnectionError | TransientStatus | PermanentStatus | 
 
 /**
  * Whether a value is a {@link BodyTooLarge}.
- *
- * @example
- * ```ts
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * HttpFailure.isBodyTooLarge(new HttpFailure.BodyTooLarge({ limit: 10, seen: 20, declared: true })) // true
- * ```
  *
  * @since 0.1.0
  * @category guards
@@ -292,13 +212,6 @@ export const isBodyTooLarge = (u: unknown): u is BodyTooLarge => u instanceof Bo
 /**
  * Whether a value is a {@link UrlCredentialsRefused}.
  *
- * @example
- * ```ts
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * HttpFailure.isUrlCredentialsRefused(new HttpFailure.UrlCredentialsRefused({ problem: "refused" })) // true
- * ```
- *
  * @since 0.1.0
  * @category guards
  */
@@ -306,14 +219,6 @@ export const isUrlCredentialsRefused = (u: unknown): u is UrlCredentialsRefused 
 
 /**
  * Whether a value is a {@link ConnectionError}.
- *
- * @example
- * ```ts
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const error: unknown
- * if (HttpFailure.isConnectionError(error)) console.log(error.reason)
- * ```
  *
  * @since 0.1.0
  * @category guards
@@ -323,14 +228,6 @@ export const isConnectionError = (u: unknown): u is ConnectionError => u instanc
 /**
  * Whether a value is a {@link TransientStatus}.
  *
- * @example
- * ```ts
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const error: unknown
- * if (HttpFailure.isTransientStatus(error)) console.log(error.status)
- * ```
- *
  * @since 0.1.0
  * @category guards
  */
@@ -338,14 +235,6 @@ export const isTransientStatus = (u: unknown): u is TransientStatus => u instanc
 
 /**
  * Whether a value is a {@link PermanentStatus}.
- *
- * @example
- * ```ts
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const error: unknown
- * if (HttpFailure.isPermanentStatus(error)) console.log(error.body)
- * ```
  *
  * @since 0.1.0
  * @category guards
@@ -355,14 +244,6 @@ export const isPermanentStatus = (u: unknown): u is PermanentStatus => u instanc
 /**
  * Whether a value is a {@link DecodeError}.
  *
- * @example
- * ```ts
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const error: unknown
- * if (HttpFailure.isDecodeError(error)) console.log(error.cause)
- * ```
- *
  * @since 0.1.0
  * @category guards
  */
@@ -370,16 +251,6 @@ export const isDecodeError = (u: unknown): u is DecodeError => u instanceof Deco
 
 /**
  * Whether a value is any of the four {@link HttpFailure} classes.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const call: Effect.Effect<string, unknown>
- *
- * const onlyHttp = call.pipe(Effect.catchIf(HttpFailure.isHttpFailure, (e) => Effect.succeed(e._tag)))
- * ```
  *
  * @since 0.1.0
  * @category guards
@@ -393,14 +264,6 @@ export const isHttpFailure = (u: unknown): u is HttpFailure =>
 /**
  * Whether a failure is of a kind that another attempt could cure: a transport failure, a
  * timeout or a transient status. Policies add their own conditions (method, attempts left).
- *
- * @example
- * ```ts
- * import { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const failure: HttpFailure.HttpFailure
- * const worthAnotherTry = HttpFailure.isRetryableKind(failure)
- * ```
  *
  * @since 0.1.0
  * @category predicates

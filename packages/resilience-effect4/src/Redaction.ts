@@ -14,6 +14,13 @@
  * request it sends. Headers are the platform's `Headers`, redacted by its own
  * `Headers.CurrentRedactedNames` wherever they are shown.
  *
+ * @example
+ * ```ts
+ * import type { Redaction } from "effect-http-resilience-effect4"
+ *
+ * const names: Redaction.Names = ["Signature", /token/i]
+ * ```
+ *
  * @since 0.1.0
  */
 import type * as Context from "effect/Context"
@@ -25,13 +32,6 @@ import * as internal from "./internal/redaction.js"
  * Names to redact: a string matches a whole name, ignoring case, with `_` and `-` alike; a
  * regular expression matches anywhere in it.
  *
- * @example
- * ```ts
- * import type { Redaction } from "effect-http-resilience-effect4"
- *
- * const names: Redaction.Names = ["Signature", /token/i]
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -41,13 +41,6 @@ export type Names = ReadonlyArray<string | RegExp>
  * OpenTelemetry's query parameters to redact in `url.full` (presigned URLs' signatures and
  * credentials): `X-Amz-Signature`, `X-Amz-Credential`, `X-Amz-Security-Token`,
  * `AWSAccessKeyId`, `Signature`, `sig`, `X-Goog-Signature`. Effect 4's platform's own default.
- *
- * @example
- * ```ts
- * import { Redaction } from "effect-http-resilience-effect4"
- *
- * Redaction.openTelemetryUrlParamNames.includes("X-Amz-Signature") // true
- * ```
  *
  * @since 0.1.0
  * @category constants
@@ -60,13 +53,6 @@ export const openTelemetryUrlParamNames: Names = CoreRedaction.openTelemetryUrlP
  * `session`, ...), OAuth 2.0's and OpenID Connect's (`access_token`, `refresh_token`,
  * `id_token`, `client_secret`) and common API keys (`key`, `api_token`, `private_token`, ...).
  *
- * @example
- * ```ts
- * import { Redaction } from "effect-http-resilience-effect4"
- *
- * Redaction.secretUrlParamNames.includes("access_token") // true
- * ```
- *
  * @since 0.1.0
  * @category constants
  */
@@ -76,16 +62,6 @@ export const secretUrlParamNames: Names = CoreRedaction.secretUrlParamNames
  * The query parameters redacted by default: {@link openTelemetryUrlParamNames} and
  * {@link secretUrlParamNames}. Extend them with `withRedactedUrlParams([...defaultUrlParamNames,
  * "my_key"])`.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { Redaction } from "effect-http-resilience-effect4"
- *
- * declare const program: Effect.Effect<void>
- *
- * const alsoMyKey = program.pipe(Redaction.withRedactedUrlParams([...Redaction.defaultUrlParamNames, "my_key"]))
- * ```
  *
  * @since 0.1.0
  * @category constants
@@ -99,14 +75,6 @@ export const defaultUrlParamNames: Names = CoreRedaction.defaultUrlParamNames
  * It is the platform's `UrlParams.CurrentRedactedNames`: while that holds the platform's default
  * (OpenTelemetry's names), the library redacts {@link defaultUrlParamNames}.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { Redaction } from "effect-http-resilience-effect4"
- *
- * const names = Effect.service(Redaction.currentRedactedUrlParams)
- * ```
- *
  * @since 0.1.0
  * @category references
  */
@@ -117,17 +85,6 @@ export const currentRedactedUrlParams: Context.Reference<Names> = internal.curre
  * failures it makes, read inside it, the decisions it reports and the spans of the requests it
  * sends. `withRedactedUrlParams([])` turns the redaction of query parameters off (user info is
  * still redacted); `[...Redaction.defaultUrlParamNames, "my_key"]` extends the defaults.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { Redaction } from "effect-http-resilience-effect4"
- *
- * declare const program: Effect.Effect<void>
- *
- * const onlySignatures = program.pipe(Redaction.withRedactedUrlParams(["Signature", /^x-amz-/i]))
- * const noQueryRedaction = program.pipe(Redaction.withRedactedUrlParams([]))
- * ```
  *
  * @since 0.1.0
  * @category references
@@ -140,14 +97,6 @@ export const withRedactedUrlParams: {
 /**
  * A URL as the library writes it: user info as `REDACTED:REDACTED`, the values of the current
  * fiber's {@link currentRedactedUrlParams} as `REDACTED` (outside a fiber, the defaults).
- *
- * @example
- * ```ts
- * import { Redaction } from "effect-http-resilience-effect4"
- *
- * Redaction.redactUrl("https://user:pw@host/file?api_key=abc&size=1")
- * // "https://REDACTED:REDACTED@host/file?api_key=REDACTED&size=1"
- * ```
  *
  * @since 0.1.0
  * @category redacting

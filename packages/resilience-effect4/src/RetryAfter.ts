@@ -5,6 +5,18 @@
  * `Headers.parseRetryAfter` reads `Retry-After` alone; this adds the rate-limit headers, and a
  * retry policy adds the cap.)
  *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "effect-http-resilience-effect4"
+ *
+ * const now = Date.parse("Sun, 06 Nov 1994 08:49:30 GMT")
+ * RetryAfter.parse("120", now) // Some(2 minutes)
+ * RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", now) // Some(7 seconds)
+ * RetryAfter.parse("Sunday, 06-Nov-94 08:49:37 GMT", now) // Some(7 seconds)
+ * RetryAfter.parse("Sun Nov  6 08:49:37 1994", now) // Some(7 seconds)
+ * RetryAfter.parse("-1", now) // None
+ * ```
+ *
  * @since 0.1.0
  */
 import type * as Duration from "effect/Duration"
@@ -19,18 +31,6 @@ import * as internal from "./internal/retryAfter.js"
  * be (RFC 9111 1.2.2), which a retry policy treats like any other wait over its cap. An RFC 850
  * date's two-digit year is read as RFC 9110 5.6.7 says. Never throws.
  *
- * @example
- * ```ts
- * import { RetryAfter } from "effect-http-resilience-effect4"
- *
- * const now = Date.parse("Sun, 06 Nov 1994 08:49:30 GMT")
- * RetryAfter.parse("120", now) // Some(2 minutes)
- * RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", now) // Some(7 seconds)
- * RetryAfter.parse("Sunday, 06-Nov-94 08:49:37 GMT", now) // Some(7 seconds)
- * RetryAfter.parse("Sun Nov  6 08:49:37 1994", now) // Some(7 seconds)
- * RetryAfter.parse("-1", now) // None
- * ```
- *
  * @since 0.1.0
  * @category parsing
  */
@@ -42,14 +42,6 @@ export const parse: (value: string, nowMillis: number) => Option.Option<Duration
  * and the `t` of the IETF `RateLimit` field (of the exhausted policy, `r=0`, when one is named)
  * are read, in that order. A reset too large to represent is, as in {@link parse}, the largest
  * delay that can be. Header names must be lower case, as `Headers` keeps them.
- *
- * @example
- * ```ts
- * import { Headers } from "effect/http"
- * import { RetryAfter } from "effect-http-resilience-effect4"
- *
- * RetryAfter.fromHeaders(Headers.fromInput({ "x-ratelimit-reset": "30" }), Date.now()) // Some(30 seconds)
- * ```
  *
  * @since 0.1.0
  * @category parsing

@@ -3,6 +3,21 @@
  * Resilient HTTP calls for Effect 4 programs (`effect/http`): one namespace per module, also
  * importable on its own as `effect-http-resilience-effect4/<Module>`. The Effect 3 line is
  * `effect-http-resilience`; both share their Effect-free logic (`@effect-http-resilience/core`).
+ * The fleet's store on Redis is an entry point of its own, `effect-http-resilience-effect4/redis`, which this one
+ * never loads.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { FetchHttpClient, HttpClient } from "effect/http"
+ * import { ResilientHttpClient } from "effect-http-resilience-effect4"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = (yield* HttpClient.HttpClient).pipe(ResilientHttpClient.withResilience({ maxAttempts: 3 }))
+ *   const response = yield* client.get("https://api.example.com/todos/1")
+ *   return yield* response.json
+ * }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
+ * ```
  *
  * @since 0.1.0
  */
@@ -10,13 +25,6 @@
 /**
  * A circuit breaker per origin with Polly's sampling semantics: it rejects attempts at once
  * while an origin is failing, then lets one probe through. Built on Effect 4's own.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience-effect4"
- *
- * const BreakerLive = CircuitBreaker.layer({ breakDuration: "10 seconds" })
- * ```
  *
  * @since 0.1.0
  * @category modules
@@ -26,14 +34,6 @@ export * as CircuitBreaker from "./CircuitBreaker.js"
 /**
  * The failures a resilient HTTP call can end with: a tagged union in the error channel.
  *
- * @example
- * ```ts
- * import type { HttpFailure } from "effect-http-resilience-effect4"
- *
- * declare const failure: HttpFailure.HttpFailure
- * console.log(failure._tag, failure.attempt, failure.message)
- * ```
- *
  * @since 0.1.0
  * @category modules
  */
@@ -41,15 +41,6 @@ export * as HttpFailure from "./HttpFailure.js"
 
 /**
  * The resilient client: a combinator for any `HttpClient`, a drop-in layer, and a service.
- *
- * @example
- * ```ts
- * import { NodeHttpClient } from "@effect/platform-node"
- * import { Layer } from "effect"
- * import { ResilientHttpClient } from "effect-http-resilience-effect4"
- *
- * const HttpLive = ResilientHttpClient.layerHttpClient({ maxAttempts: 3 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
- * ```
  *
  * @since 0.1.0
  * @category modules
@@ -61,15 +52,6 @@ export * as ResilientHttpClient from "./ResilientHttpClient.js"
  * `Retry-After` cool-down. One in-memory store per `Clock` (per process in production) unless a
  * layer provides another.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ResilienceStore } from "effect-http-resilience-effect4"
- *
- * declare const program: Effect.Effect<void>
- * const isolated = program.pipe(Effect.provide(ResilienceStore.layerMemory()))
- * ```
- *
  * @since 0.1.0
  * @category modules
  */
@@ -78,13 +60,6 @@ export * as ResilienceStore from "./ResilienceStore.js"
 /**
  * What the library never writes out: user info and signing query parameters in URLs (Effect 4's
  * rules and names), wherever it writes a URL.
- *
- * @example
- * ```ts
- * import { Redaction } from "effect-http-resilience-effect4"
- *
- * Redaction.redactUrl("https://user:pw@host/x") // "https://REDACTED:REDACTED@host/x"
- * ```
  *
  * @since 0.1.0
  * @category modules
@@ -95,13 +70,6 @@ export * as Redaction from "./Redaction.js"
  * How long a server asks a client to wait: `Retry-After` and the rate-limit reset headers, as
  * `Duration`s.
  *
- * @example
- * ```ts
- * import { RetryAfter } from "effect-http-resilience-effect4"
- *
- * RetryAfter.parse("120", Date.now()) // Some(2 minutes)
- * ```
- *
  * @since 0.1.0
  * @category modules
  */
@@ -111,13 +79,6 @@ export * as RetryAfter from "./RetryAfter.js"
  * A retry budget per origin, so that retries add only a bounded share to an origin's traffic
  * (Finagle's budget by default; gRPC's token bucket and the AWS quota as presets).
  *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience-effect4"
- *
- * const BudgetLive = RetryBudget.layer({ ratio: 0.1 })
- * ```
- *
  * @since 0.1.0
  * @category modules
  */
@@ -125,13 +86,6 @@ export * as RetryBudget from "./RetryBudget.js"
 
 /**
  * Retry policies: plain options, validated once, turned into an Effect `Schedule`.
- *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience-effect4"
- *
- * const policy = RetryPolicy.make({ maxAttempts: 3, backoff: RetryPolicy.linear("500 millis") })
- * ```
  *
  * @since 0.1.0
  * @category modules
@@ -141,13 +95,6 @@ export * as RetryPolicy from "./RetryPolicy.js"
 /**
  * Testing code that calls HTTP APIs without a server: a scripted `HttpClient` that records when
  * each request was sent, for exact waits under `TestClock`.
- *
- * @example
- * ```ts
- * import { Testing } from "effect-http-resilience-effect4"
- *
- * const scripted = Testing.scriptedHttpClient([{ status: 503, headers: { "retry-after": "2" } }, { status: 200 }])
- * ```
  *
  * @since 0.1.0
  * @category modules

@@ -9,6 +9,15 @@
  * The breaker never waits and never retries: an open circuit fails the attempt with
  * {@link CircuitOpen}, which says when the circuit will let a probe through.
  *
+ *
+ * @example
+ * ```ts
+ * import { CircuitBreaker } from "effect-http-resilience"
+ *
+ * const options: CircuitBreaker.SamplingOptions = { failureRatio: 0.5, minimumThroughput: 20, samplingDuration: "10 seconds" }
+ * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling(options) })
+ * ```
+ *
  * @since 0.2.0
  */
 import * as Origin from "@effect-http-resilience/core/Origin"
@@ -25,14 +34,6 @@ import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
  * The options of Polly's sampling policy. Every one is optional; the defaults are in brackets.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * const options: CircuitBreaker.SamplingOptions = { failureRatio: 0.5, minimumThroughput: 20, samplingDuration: "10 seconds" }
- * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling(options) })
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -53,16 +54,6 @@ export interface SamplingOptions {
 /**
  * When a closed circuit breaks: {@link sampling} (the default) or {@link consecutive}.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * const policies: ReadonlyArray<CircuitBreaker.TripPolicy> = [
- *   CircuitBreaker.sampling({ failureRatio: 0.25 }),
- *   CircuitBreaker.consecutive(3)
- * ]
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -75,13 +66,6 @@ export type TripPolicy =
  * `samplingDuration` failed, once at least `minimumThroughput` were sampled. The check is made
  * on each failure, so a ratio equal to `failureRatio` breaks.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling({ minimumThroughput: 20 }) })
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -91,13 +75,6 @@ export const sampling: (options?: SamplingOptions) => TripPolicy = internal.samp
  * Break after `failures` failed attempts in a row, in the order they completed; only a success
  * resets the count (an ignored attempt leaves it). [5]
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.consecutive(5) })
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -105,20 +82,6 @@ export const consecutive: (failures?: number) => TripPolicy = internal.consecuti
 
 /**
  * The options of a breaker. Every one is optional; the defaults are in brackets.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * const options: CircuitBreaker.Options = {
- *   tripPolicy: CircuitBreaker.sampling({ failureRatio: 0.2 }),
- *   breakDuration: "10 seconds",
- *   maxBreakDuration: "1 minute",
- *   onStateChange: (change) => Effect.logWarning(`${change.origin}: ${change.from} -> ${change.to}`)
- * }
- * const BreakerLive = CircuitBreaker.layer(options)
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -155,15 +118,6 @@ export interface Options {
 /**
  * A validated breaker configuration: every option resolved to its value or default.
  *
- * @example
- * ```ts
- * import { Duration, Either } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * const settings = Either.getOrThrow(CircuitBreaker.validate())
- * console.log(Duration.toSeconds(settings.breakDuration)) // 5
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -186,18 +140,6 @@ export interface Settings {
  * status, is a `Success`; a transient status, a timeout or a connection failure is a `Failure`
  * (with the response's `Retry-After`, if any); a 429 or an interruption is `Ignored`.
  *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * const outcomeOf = (status: number, retryAfterSeconds?: number): CircuitBreaker.Outcome =>
- *   status === 429
- *     ? CircuitBreaker.ignored
- *     : status >= 500
- *       ? CircuitBreaker.failure({ retryAfter: retryAfterSeconds === undefined ? undefined : `${retryAfterSeconds} seconds` })
- *       : CircuitBreaker.success
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -210,15 +152,6 @@ export type Outcome =
  * The attempt shows the origin is healthy: a sample that counts for the circuit; a probe's
  * success closes it.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * declare const permit: CircuitBreaker.Permit
- * const done = permit.report(CircuitBreaker.success)
- * ```
- *
  * @since 0.2.0
  * @category outcomes
  */
@@ -227,14 +160,6 @@ export const success: Outcome = internal.success
 /**
  * The attempt counts against the origin. `retryAfter` (a server's `Retry-After`) lengthens the
  * break when this failure opens the circuit, up to `maxBreakDuration`; it never shortens it.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * declare const permit: CircuitBreaker.Permit
- * const done = permit.report(CircuitBreaker.failure({ retryAfter: "20 seconds" }))
- * ```
  *
  * @since 0.2.0
  * @category outcomes
@@ -245,14 +170,6 @@ export const failure: (options?: { readonly retryAfter?: Duration.DurationInput 
 /**
  * The attempt says nothing about the origin's health (a 429, an interruption): not a sample; a
  * probe that ends so frees its slot for the next caller.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * declare const permit: CircuitBreaker.Permit
- * const done = permit.report(CircuitBreaker.ignored)
- * ```
  *
  * @since 0.2.0
  * @category outcomes
@@ -265,25 +182,6 @@ export const ignored: Outcome = internal.ignored
  * probe in flight, others rejected; `probing` false once its slot is free or re-armed) and
  * `Isolated` (held open by hand until closed by hand). A circuit whose break has ended reads
  * `Open` with `retryAfter` zero until the next attempt.
- *
- * @example
- * ```ts
- * import { Duration } from "effect"
- * import type { CircuitBreaker } from "effect-http-resilience"
- *
- * const describe = (state: CircuitBreaker.State): string => {
- *   switch (state._tag) {
- *     case "Closed":
- *       return "closed"
- *     case "Open":
- *       return `open for ${Duration.format(state.retryAfter)}`
- *     case "HalfOpen":
- *       return state.probing ? "probing" : "waiting for a probe"
- *     case "Isolated":
- *       return "isolated by hand"
- *   }
- * }
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -303,17 +201,6 @@ export type State =
 /**
  * A state change. `manual` tells a change made by `isolate` or `close` from one the breaker
  * made; an opening carries how long its break lasts.
- *
- * @example
- * ```ts
- * import { Duration } from "effect"
- * import type { CircuitBreaker } from "effect-http-resilience"
- *
- * const line = (change: CircuitBreaker.StateChange): string =>
- *   change.to === "Open"
- *     ? `${change.origin} opened for ${Duration.format(change.breakDuration)}`
- *     : `${change.origin}: ${change.from} -> ${change.to}${change.manual ? " (by hand)" : ""}`
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -344,26 +231,6 @@ export type StateChange =
  * Permission for one attempt. Report its outcome exactly once (later reports are ignored); an
  * attempt that is interrupted reports {@link ignored}, so that a probe frees its slot.
  *
- * @example
- * ```ts
- * import { Effect, Exit } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * // What `execute` does, by hand.
- * const guarded = <A, E>(breaker: CircuitBreaker.CircuitBreaker.Service, origin: string, attempt: Effect.Effect<A, E>) =>
- *   Effect.uninterruptibleMask((restore) =>
- *     Effect.flatMap(breaker.acquire(origin), (permit: CircuitBreaker.Permit) =>
- *       restore(attempt).pipe(
- *         Effect.onExit((exit) =>
- *           permit.report(
- *             Exit.isSuccess(exit) ? CircuitBreaker.success : Exit.isInterrupted(exit) ? CircuitBreaker.ignored : CircuitBreaker.failure()
- *           )
- *         )
- *       )
- *     )
- *   )
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -379,20 +246,6 @@ export interface Permit {
  * `"HalfOpen"` (another caller's probe is in flight) or `"Isolated"` (held open by hand);
  * `retryAfter`: how long until the circuit lets a probe through (for `"HalfOpen"`, until a
  * silent probe's slot is re-armed; infinity when isolated).
- *
- * @example
- * ```ts
- * import { Duration, Effect } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * declare const call: Effect.Effect<string, CircuitBreaker.CircuitOpen>
- *
- * const withFallback = call.pipe(
- *   Effect.catchTag("CircuitOpen", (error) =>
- *     Effect.succeed(`cached (${error.origin} back in ${Duration.format(error.retryAfter)})`)
- *   )
- * )
- * ```
  *
  * @since 0.2.0
  * @category errors
@@ -411,19 +264,6 @@ export type CircuitOpen = internal.CircuitOpen
  * The breaker service: one circuit per origin key (see {@link originOf}), shared by every
  * attempt that uses this instance.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * declare const fetchQuote: Effect.Effect<number, Error>
- *
- * const program = Effect.gen(function* () {
- *   const breaker = yield* CircuitBreaker.CircuitBreaker
- *   return yield* fetchQuote.pipe(breaker.execute("https://quotes.example.com:443"))
- * }).pipe(Effect.provide(CircuitBreaker.layer({ tripPolicy: CircuitBreaker.consecutive(5) })))
- * ```
- *
  * @since 0.2.0
  * @category tags
  */
@@ -441,22 +281,6 @@ export class CircuitBreaker extends Context.Tag("effect-http-resilience/CircuitB
 export declare namespace CircuitBreaker {
   /**
    * The breaker's operations, each for one origin key.
-   *
-   * @example
-   * ```ts
-   * import { Effect, Stream } from "effect"
-   * import { CircuitBreaker } from "effect-http-resilience"
-   *
-   * // Logs every change from now on, for as long as the scope lasts.
-   * const watch = (breaker: CircuitBreaker.CircuitBreaker.Service) =>
-   *   Effect.gen(function* () {
-   *     const changes = yield* breaker.subscribe
-   *     yield* changes.pipe(
-   *       Stream.runForEach((change) => Effect.log(`${change.origin}: ${change.from} -> ${change.to}`)),
-   *       Effect.forkScoped
-   *     )
-   *   })
-   * ```
    *
    * @since 0.2.0
    * @category models
@@ -512,18 +336,6 @@ export declare namespace CircuitBreaker {
  * `InvalidRetryPolicy`, naming it (`"circuitBreaker.breakDuration"`,
  * `"circuitBreaker.tripPolicy.failureRatio"`, …).
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * const program = Effect.gen(function* () {
- *   const breaker = yield* CircuitBreaker.make({ tripPolicy: CircuitBreaker.consecutive(3) })
- *   yield* breaker.isolate("https://payments.example.com:443")
- *   return yield* breaker.state("https://payments.example.com:443") // { _tag: "Isolated", … }
- * })
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -532,13 +344,6 @@ export const make: (options?: Options) => Effect.Effect<CircuitBreaker.Service, 
 
 /**
  * The service as a layer: everything provided with one built layer shares its circuits.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * const BreakerLive = CircuitBreaker.layer({ breakDuration: "10 seconds" })
- * ```
  *
  * @since 0.2.0
  * @category layers
@@ -549,17 +354,6 @@ export const layer = (options?: Options): Layer.Layer<CircuitBreaker, RetryPolic
 /**
  * Validates the options into settings, or the first bad option.
  *
- * @example
- * ```ts
- * import { Either } from "effect"
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * const result = CircuitBreaker.validate({ tripPolicy: CircuitBreaker.sampling({ failureRatio: 2 }) })
- * if (Either.isLeft(result)) {
- *   console.log(result.left.option) // "circuitBreaker.tripPolicy.failureRatio"
- * }
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -569,13 +363,6 @@ export const validate: (options?: Options) => Either.Either<Settings, RetryPolic
 /**
  * The key a circuit is kept under: `scheme://host:port`, lower-cased, default port filled in.
  * The same function as `RetryBudget.originOf`.
- *
- * @example
- * ```ts
- * import { CircuitBreaker } from "effect-http-resilience"
- *
- * CircuitBreaker.originOf("http://Example.com/search?q=x") // "http://example.com:80"
- * ```
  *
  * @since 0.2.0
  * @category origins

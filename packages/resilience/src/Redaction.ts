@@ -11,6 +11,13 @@
  * platform redacts none; header names are the platform's `Headers.currentRedactedNames`, used
  * where a failure shows headers (`toJSON`).
  *
+ * @example
+ * ```ts
+ * import type { Redaction } from "effect-http-resilience"
+ *
+ * const names: Redaction.Names = ["Signature", /token/i]
+ * ```
+ *
  * @since 0.2.0
  */
 import type * as Effect from "effect/Effect"
@@ -22,13 +29,6 @@ import * as internal from "./internal/redaction.js"
  * Names to redact: a string matches a whole name, ignoring case, with `_` and `-` alike; a
  * regular expression matches anywhere in it.
  *
- * @example
- * ```ts
- * import type { Redaction } from "effect-http-resilience"
- *
- * const names: Redaction.Names = ["Signature", /token/i]
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -38,13 +38,6 @@ export type Names = ReadonlyArray<string | RegExp>
  * OpenTelemetry's query parameters to redact in `url.full` (presigned URLs' signatures and
  * credentials): `X-Amz-Signature`, `X-Amz-Credential`, `X-Amz-Security-Token`,
  * `AWSAccessKeyId`, `Signature`, `sig`, `X-Goog-Signature`. Effect 4's platform's own default.
- *
- * @example
- * ```ts
- * import { Redaction } from "effect-http-resilience"
- *
- * Redaction.openTelemetryUrlParamNames.includes("X-Amz-Signature") // true
- * ```
  *
  * @since 0.2.0
  * @category constants
@@ -57,13 +50,6 @@ export const openTelemetryUrlParamNames: Names = CoreRedaction.openTelemetryUrlP
  * `session`, ...), OAuth 2.0's and OpenID Connect's (`access_token`, `refresh_token`,
  * `id_token`, `client_secret`) and common API keys (`key`, `api_token`, `private_token`, ...).
  *
- * @example
- * ```ts
- * import { Redaction } from "effect-http-resilience"
- *
- * Redaction.secretUrlParamNames.includes("access_token") // true
- * ```
- *
  * @since 0.2.0
  * @category constants
  */
@@ -74,16 +60,6 @@ export const secretUrlParamNames: Names = CoreRedaction.secretUrlParamNames
  * {@link secretUrlParamNames}. Extend them with `withRedactedUrlParams([...defaultUrlParamNames,
  * "my_key"])`.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { Redaction } from "effect-http-resilience"
- *
- * declare const program: Effect.Effect<void>
- *
- * const alsoMyKey = program.pipe(Redaction.withRedactedUrlParams([...Redaction.defaultUrlParamNames, "my_key"]))
- * ```
- *
  * @since 0.2.0
  * @category constants
  */
@@ -93,14 +69,6 @@ export const defaultUrlParamNames: Names = CoreRedaction.defaultUrlParamNames
  * The query parameters whose values are written as `REDACTED`: names (matched whole, ignoring
  * case, with `_` and `-` alike) or regular expressions (matched anywhere). A list replaces
  * {@link defaultUrlParamNames}; an empty list redacts none. User info is always redacted.
- *
- * @example
- * ```ts
- * import { Effect, FiberRef } from "effect"
- * import { Redaction } from "effect-http-resilience"
- *
- * const names = FiberRef.get(Redaction.currentRedactedUrlParams)
- * ```
  *
  * @since 0.2.0
  * @category references
@@ -113,17 +81,6 @@ export const currentRedactedUrlParams: FiberRef.FiberRef<Names> = internal.curre
  * sends. `withRedactedUrlParams([])` turns the redaction of query parameters off (user info is
  * still redacted); `[...Redaction.defaultUrlParamNames, "my_key"]` extends the defaults.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { Redaction } from "effect-http-resilience"
- *
- * declare const program: Effect.Effect<void>
- *
- * const onlySignatures = program.pipe(Redaction.withRedactedUrlParams(["Signature", /^x-amz-/i]))
- * const noQueryRedaction = program.pipe(Redaction.withRedactedUrlParams([]))
- * ```
- *
  * @since 0.2.0
  * @category references
  */
@@ -135,14 +92,6 @@ export const withRedactedUrlParams: {
 /**
  * A URL as the library writes it: user info as `REDACTED:REDACTED`, the values of the current
  * fiber's {@link currentRedactedUrlParams} as `REDACTED` (outside a fiber, the defaults).
- *
- * @example
- * ```ts
- * import { Redaction } from "effect-http-resilience"
- *
- * Redaction.redactUrl("https://user:pw@host/file?api_key=abc&size=1")
- * // "https://REDACTED:REDACTED@host/file?api_key=REDACTED&size=1"
- * ```
  *
  * @since 0.2.0
  * @category redacting

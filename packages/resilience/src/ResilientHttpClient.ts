@@ -5,6 +5,23 @@
  * says why it stopped: as a combinator for any Effect 3 `HttpClient`, a drop-in layer, and a
  * service with `getJson`.
  *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer, Schema } from "effect"
+ * import { ResilientHttpClient } from "effect-http-resilience"
+ *
+ * const Todo = Schema.Struct({ id: Schema.Number, title: Schema.String })
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* ResilientHttpClient.ResilientHttpClient
+ *   return yield* client.getJson("http://127.0.0.1:8080/api/Todos/1", Todo)
+ * })
+ *
+ * const MainLayer = ResilientHttpClient.layer({ maxAttempts: 4 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * program.pipe(Effect.provide(MainLayer))
+ * ```
+ *
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
@@ -32,18 +49,6 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * capped at the default `maxDelay` (see `RetryPolicy.withRetryAfter`); the default
  * `attemptTimeout`, `totalTimeout`, `maxBodyBytes` and retry budget apply.
  *
- * @example
- * ```ts
- * import { Schedule } from "effect"
- * import { type ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
- *
- * const policies: ReadonlyArray<ResilientHttpClient.PolicyInput> = [
- *   RetryPolicy.make({ maxAttempts: 5 }), // validated
- *   { maxAttempts: 5 }, // validated when the client is made
- *   Schedule.intersect(Schedule.recurs(4), Schedule.spaced("1 second")) // any Schedule
- * ]
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -54,23 +59,6 @@ export type PolicyInput =
 
 /**
  * The service.
- *
- * @example
- * ```ts
- * import { NodeHttpClient } from "@effect/platform-node"
- * import { Effect, Layer, Schema } from "effect"
- * import { ResilientHttpClient } from "effect-http-resilience"
- *
- * const Todo = Schema.Struct({ id: Schema.Number, title: Schema.String })
- *
- * const program = Effect.gen(function* () {
- *   const client = yield* ResilientHttpClient.ResilientHttpClient
- *   return yield* client.getJson("http://127.0.0.1:8080/api/Todos/1", Todo)
- * })
- *
- * const MainLayer = ResilientHttpClient.layer({ maxAttempts: 4 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
- * program.pipe(Effect.provide(MainLayer))
- * ```
  *
  * @since 0.1.0
  * @category tags
@@ -89,15 +77,6 @@ export class ResilientHttpClient extends Context.Tag("effect-http-resilience/Res
 export declare namespace ResilientHttpClient {
   /**
    * The service: `client`, `execute`, `get` and `getJson`, each retrying as the policy says.
-   *
-   * @example
-   * ```ts
-   * import { Effect } from "effect"
-   * import type { ResilientHttpClient } from "effect-http-resilience"
-   *
-   * declare const http: ResilientHttpClient.ResilientHttpClient.Service
-   * const status = Effect.scoped(Effect.map(http.get("http://127.0.0.1:8080/api/status/200"), (r) => r.status))
-   * ```
    *
    * @since 0.1.0
    * @category models
@@ -142,19 +121,6 @@ export declare namespace ResilientHttpClient {
  * options are validated: a bad one fails with `InvalidRetryPolicy`; a validated `RetryPolicy`
  * or a `Schedule` cannot fail. Without a policy, the defaults of `RetryPolicy.Options` apply.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { FetchHttpClient } from "@effect/platform"
- * import { ResilientHttpClient } from "effect-http-resilience"
- *
- * const program = Effect.gen(function* () {
- *   const client = yield* ResilientHttpClient.make({ maxAttempts: 2 })
- *   const response = yield* client.get("http://127.0.0.1:8080/api/status/200")
- *   return response.status
- * }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
- * ```
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -171,19 +137,6 @@ export const make: {
  * The service as a layer over the `HttpClient` in context. Plain options are validated when
  * the layer is built (a bad one fails it with `InvalidRetryPolicy`); a validated `RetryPolicy`
  * or a `Schedule` cannot fail.
- *
- * @example
- * ```ts
- * import { Layer } from "effect"
- * import { FetchHttpClient } from "@effect/platform"
- * import { ResilientHttpClient, RetryPolicy } from "effect-http-resilience"
- *
- * const Live = ResilientHttpClient.layer({
- *   maxAttempts: 3,
- *   backoff: RetryPolicy.linear("500 millis"),
- *   maxDelay: "2 seconds"
- * }).pipe(Layer.provide(FetchHttpClient.layer))
- * ```
  *
  * @since 0.1.0
  * @category layers
@@ -214,26 +167,6 @@ export const layer: {
  * Plain options are validated when applied: a bad one throws `InvalidRetryPolicy` (validate
  * first with `RetryPolicy.validate` to get it as a value).
  *
- * @example
- * ```ts
- * import { NodeHttpClient } from "@effect/platform-node"
- * import { Effect } from "effect"
- * import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
- * import { ResilientHttpClient } from "effect-http-resilience"
- *
- * const program = Effect.gen(function* () {
- *   const client = (yield* HttpClient.HttpClient).pipe(
- *     HttpClient.mapRequest(HttpClientRequest.prependUrl("http://127.0.0.1:8080")),
- *     ResilientHttpClient.withResilience({ maxAttempts: 4 })
- *   )
- *   const order = yield* client.post("/api/orders", {
- *     headers: { "idempotency-key": "order-42" }, // a POST is retried only with a key
- *     body: HttpBody.unsafeJson({ sku: "A-1" })
- *   })
- *   return order.status
- * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
- * ```
- *
  * @since 0.2.0
  * @category combinators
  */
@@ -260,24 +193,6 @@ export const withResilience: {
  * `HttpClientError` (their `description` says why the call stopped), and a final response of
  * any status is a response, as the platform's client returns it.
  *
- * @example
- * ```ts
- * import { NodeHttpClient } from "@effect/platform-node"
- * import { Effect, Layer } from "effect"
- * import { HttpClient } from "@effect/platform"
- * import { ResilientHttpClient } from "effect-http-resilience"
- *
- * // Existing code, unchanged.
- * const program = Effect.gen(function* () {
- *   const client = yield* HttpClient.HttpClient
- *   const response = yield* client.get("http://127.0.0.1:8080/api/status/200")
- *   return response.status
- * })
- *
- * const Resilient = ResilientHttpClient.layerHttpClient({ maxAttempts: 4 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
- * program.pipe(Effect.provide(Resilient))
- * ```
- *
  * @since 0.2.0
  * @category layers
  */
@@ -292,23 +207,6 @@ export const layerHttpClient: {
  * One decision of a call: after a failed attempt, retry after `delay` (from the backoff or the
  * server's `Retry-After`, `capped` when `maxDelay` cut it), or give up, and why; with `hedging`,
  * a hedge: copy `copy` of an attempt sent as attempt `attempt`, `delay` after the copy before it.
- *
- * @example
- * ```ts
- * import { Duration } from "effect"
- * import type { ResilientHttpClient } from "effect-http-resilience"
- *
- * const describe = (decision: ResilientHttpClient.Decision): string => {
- *   switch (decision._tag) {
- *     case "Retry":
- *       return `attempt ${decision.failure.attempt} failed; retrying in ${Duration.format(decision.delay)}`
- *     case "Hedge":
- *       return `no answer in ${Duration.format(decision.delay)}; attempt ${decision.attempt} sent beside it`
- *     case "GiveUp":
- *       return `stopped: ${decision.reason}`
- *   }
- * }
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -347,22 +245,6 @@ export type Decision =
  * `OnRetry` or ky's and got's retry hooks do, without reading logs. Observers nest: an inner
  * one does not hide an outer one. Each decision is also an event (`retrying`, `giving up`, `hedging`) on
  * the caller's current span, and a debug log line.
- *
- * @example
- * ```ts
- * import { Duration, Effect } from "effect"
- * import { ResilientHttpClient } from "effect-http-resilience"
- *
- * declare const call: Effect.Effect<string>
- *
- * const observed = call.pipe(
- *   ResilientHttpClient.observeDecisions((decision) =>
- *     decision._tag === "GiveUp"
- *       ? Effect.log(decision.failure.message)
- *       : Effect.log(`${decision._tag === "Retry" ? "retrying" : "hedging"} in ${Duration.format(decision.delay)}`)
- *   )
- * )
- * ```
  *
  * @since 0.2.0
  * @category observability

@@ -9,6 +9,14 @@
  * quota are presets, and `none` turns the budget off. The state lives in a service, shared by
  * everything that uses one instance, timed by Effect's `Clock` (so `TestClock` drives it).
  *
+ * @example
+ * ```ts
+ * import { RetryBudget } from "effect-http-resilience"
+ *
+ * // Retries up to 20% of requests, plus 5 per second whatever the traffic.
+ * const BudgetLive = RetryBudget.layer({ ratio: 0.2, minPerSecond: 5, ttl: "10 seconds" })
+ * ```
+ *
  * @since 0.2.0
  */
 import * as Origin from "@effect-http-resilience/core/Origin"
@@ -24,14 +32,6 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * What a failed attempt was, as far as a budget cares. The AWS quota charges a retry after a
  * `"timeout"` more (10 instead of 5); the other budgets treat all three alike.
  *
- * @example
- * ```ts
- * import type { RetryBudget } from "effect-http-resilience"
- *
- * const kindOf = (status: number | "timeout" | "refused"): RetryBudget.FailureKind =>
- *   status === "timeout" ? "timeout" : status === "refused" ? "connection" : "transient-status"
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -40,15 +40,6 @@ export type FailureKind = "transient-status" | "timeout" | "connection"
 /**
  * The options of the default budget, Finagle's `RetryBudget`. Every one is optional; the
  * defaults are in brackets.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience"
- *
- * // Retries up to 20% of requests, plus 5 per second whatever the traffic.
- * const options: RetryBudget.FinagleOptions = { ratio: 0.2, minPerSecond: 5, ttl: "10 seconds" }
- * const BudgetLive = RetryBudget.layer(options)
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -67,14 +58,6 @@ export interface FinagleOptions {
  * failed attempt takes 1 token, every success puts back `tokenRatio`, and retries are allowed
  * only while more than half of `maxTokens` remain.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const options: RetryBudget.TokenBucketOptions = { maxTokens: 20, tokenRatio: 0.2 }
- * const BudgetLive = RetryBudget.layer(RetryBudget.tokenBucket(options))
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -90,14 +73,6 @@ export interface TokenBucketOptions {
  * tokens (`timeoutRetryCost` after a timeout) and is refused when fewer remain; a call that
  * succeeds at its first attempt puts back `noRetryIncrement`, a retry that succeeds puts back
  * what it took.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const options: RetryBudget.AwsQuotaOptions = { capacity: 100 }
- * const BudgetLive = RetryBudget.layer(RetryBudget.awsQuota(options))
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -117,18 +92,6 @@ export interface AwsQuotaOptions {
  * Which budget, with its options (validated by {@link make}). Build one with {@link finagle},
  * {@link tokenBucket}, {@link awsQuota}, or use {@link none}.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const strategies: ReadonlyArray<RetryBudget.Strategy> = [
- *   RetryBudget.finagle({ ratio: 0.2 }),
- *   RetryBudget.tokenBucket(),
- *   RetryBudget.awsQuota({ capacity: 100 }),
- *   RetryBudget.none
- * ]
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -142,13 +105,6 @@ export type Strategy =
  * What {@link make} and {@link layer} accept: the default budget's options, a {@link Strategy},
  * or `"none"` (the same as {@link none}).
  *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const inputs: ReadonlyArray<RetryBudget.Input> = [{ ratio: 0.2 }, RetryBudget.tokenBucket(), "none"]
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -156,18 +112,6 @@ export type Input = FinagleOptions | Strategy | "none"
 
 /**
  * A validated budget: the strategy with every option resolved to its value or default.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const program = Effect.gen(function* () {
- *   const budget = yield* RetryBudget.make()
- *   const settings: RetryBudget.Settings = budget.settings
- *   if (settings._tag === "Finagle") console.log(settings.ratio, settings.minPerSecond) // 0.1 10
- * })
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -196,13 +140,6 @@ export type Settings =
  * than 9/10 of `ttl` (expiry is counted in tenths of `ttl`), N calls get at most
  * `ratio × N + minPerSecond × ttl` retries, to within Finagle's rounding of `1 / ratio`.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const BudgetLive = RetryBudget.layer(RetryBudget.finagle({ ratio: 0.05, minPerSecond: 2 }))
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -210,13 +147,6 @@ export const finagle: (options?: FinagleOptions) => Strategy = internal.finagle
 
 /**
  * gRPC's retry throttling (gRFC A6) as a budget. See {@link TokenBucketOptions}.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const BudgetLive = RetryBudget.layer(RetryBudget.tokenBucket({ maxTokens: 10, tokenRatio: 0.1 }))
- * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -226,13 +156,6 @@ export const tokenBucket: (options?: TokenBucketOptions) => Strategy = internal.
 /**
  * The AWS SDKs' standard retry quota as a budget. See {@link AwsQuotaOptions}.
  *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const BudgetLive = RetryBudget.layer(RetryBudget.awsQuota())
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -240,13 +163,6 @@ export const awsQuota: (options?: AwsQuotaOptions) => Strategy = internal.awsQuo
 
 /**
  * No budget: every retry the retry policy wants is allowed, and nothing is tracked.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const Unbudgeted = RetryBudget.layer(RetryBudget.none)
- * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -256,17 +172,6 @@ export const none: Strategy = internal.none
 /**
  * The budget service. One instance keeps one budget per origin, shared by every call that uses
  * it: provide one layer to share it across clients, or one per client to keep them apart.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const program = Effect.gen(function* () {
- *   const budget = yield* RetryBudget.RetryBudget
- *   return yield* budget.balance(RetryBudget.originOf("https://api.example.com/v1/items"))
- * }).pipe(Effect.provide(RetryBudget.layer()))
- * ```
  *
  * @since 0.2.0
  * @category tags
@@ -286,23 +191,6 @@ export declare namespace RetryBudget {
   /**
    * The budget's operations, each for one origin key (see {@link originOf}). A caller reports
    * every call's start, failures and success, and asks before each retry.
-   *
-   * @example
-   * ```ts
-   * import { Effect } from "effect"
-   * import { RetryBudget } from "effect-http-resilience"
-   *
-   * // What a retry loop does around one call.
-   * const around = (budget: RetryBudget.RetryBudget.Service, url: string) =>
-   *   Effect.gen(function* () {
-   *     const origin = RetryBudget.originOf(url)
-   *     yield* budget.onRequest(origin) // the call starts
-   *     yield* budget.onFailure(origin, "transient-status") // its first attempt got a 503
-   *     if (yield* budget.tryRetry(origin, "transient-status")) {
-   *       yield* budget.onSuccess(origin, "transient-status") // the retry succeeded
-   *     }
-   *   })
-   * ```
    *
    * @since 0.2.0
    * @category models
@@ -340,19 +228,6 @@ export declare namespace RetryBudget {
  * fails with `InvalidRetryPolicy`, naming it (`"retryBudget.ratio"`, …). Without input, the
  * default budget with its default options.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const program = Effect.gen(function* () {
- *   const budget = yield* RetryBudget.make({ ratio: 0.2 })
- *   const origin = "https://api.example.com:443"
- *   yield* budget.onRequest(origin)
- *   return yield* budget.tryRetry(origin, "timeout")
- * })
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -360,17 +235,6 @@ export const make: (input?: Input) => Effect.Effect<RetryBudget.Service, RetryPo
 
 /**
  * The service as a layer: everything provided with one built layer shares its budgets.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const program = Effect.gen(function* () {
- *   const budget = yield* RetryBudget.RetryBudget
- *   return budget.settings._tag
- * }).pipe(Effect.provide(RetryBudget.layer(RetryBudget.tokenBucket())))
- * ```
  *
  * @since 0.2.0
  * @category layers
@@ -381,17 +245,6 @@ export const layer = (input?: Input): Layer.Layer<RetryBudget, RetryPolicy.Inval
 /**
  * Validates the input into settings, or the first bad option.
  *
- * @example
- * ```ts
- * import { Either } from "effect"
- * import { RetryBudget } from "effect-http-resilience"
- *
- * const result = RetryBudget.validate({ ratio: -1 })
- * if (Either.isLeft(result)) {
- *   console.log(result.left.option) // "retryBudget.ratio"
- * }
- * ```
- *
  * @since 0.2.0
  * @category constructors
  */
@@ -401,14 +254,6 @@ export const validate: (input?: Input) => Either.Either<Settings, RetryPolicy.In
  * The key a budget is kept under: `scheme://host:port`, lower-cased, with the scheme's default
  * port filled in (`http://Example.com/x` and `http://example.com:80/y` share
  * `http://example.com:80`). A string that is not an absolute URL is its own key.
- *
- * @example
- * ```ts
- * import { RetryBudget } from "effect-http-resilience"
- *
- * RetryBudget.originOf("https://API.example.com/v1/items?page=2") // "https://api.example.com:443"
- * RetryBudget.originOf(new URL("http://[::1]:8080/")) // "http://[::1]:8080"
- * ```
  *
  * @since 0.2.0
  * @category origins

@@ -3,6 +3,19 @@
  * A retry policy: plain options, validated once, turned into an Effect `Schedule` that alone
  * decides, for each failure, whether to retry and how long to wait.
  *
+ * @example
+ * ```ts
+ * import { RetryPolicy } from "effect-http-resilience"
+ *
+ * // At most 3 attempts, waits of 500 ms then 1 s, none over 2 s; a Retry-After replaces the wait.
+ * const policy = RetryPolicy.make({
+ *   maxAttempts: 3,
+ *   backoff: RetryPolicy.linear("500 millis"),
+ *   maxDelay: "2 seconds",
+ *   jitter: "none"
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
@@ -21,13 +34,6 @@ import * as internal from "./internal/retryPolicy.js"
 /**
  * The unique symbol every {@link RetryPolicy} carries, by which {@link isRetryPolicy} recognises one.
  *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const isPolicy = RetryPolicy.TypeId in RetryPolicy.make()
- * ```
- *
  * @since 0.1.0
  * @category type ids
  */
@@ -44,13 +50,6 @@ export type TypeId = typeof TypeId
 /**
  * How the wait grows from one retry to the next, before jitter and the `maxDelay` cap.
  * Build one with {@link linear}, {@link exponential} or {@link constant}.
- *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const backoff: RetryPolicy.Backoff = RetryPolicy.exponential("200 millis", 3) // 200 ms, 600 ms, 1.8 s …
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -72,14 +71,6 @@ export type Backoff =
  *
  * A server's `Retry-After` is never jittered: the server chose that time.
  *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const jitter: RetryPolicy.Jitter = "full"
- * const policy = RetryPolicy.make({ jitter })
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -89,14 +80,6 @@ export type Jitter = RetrySchedule.Jitter
  * Whether a server's `Retry-After` (or rate-limit reset) replaces the backoff (`"respect"`) or is
  * ignored (`"ignore"`).
  *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const retryAfter: RetryPolicy.RetryAfterMode = "ignore"
- * const policy = RetryPolicy.make({ retryAfter })
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -105,14 +88,6 @@ export type RetryAfterMode = RetryPolicyOptions.RetryAfterMode
 /**
  * Who a `429`'s `Retry-After` holds back: every call to its origin that shares the store
  * (`"origin"`), or only the call that received it (`"call"`).
- *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const retryAfterScope: RetryPolicy.RetryAfterScope = "call"
- * const policy = RetryPolicy.make({ retryAfterScope })
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -126,14 +101,6 @@ export type RetryAfterScope = RetryPolicyOptions.RetryAfterScope
  * `"refuse"`, not sent: the call fails with a `ConnectionError` `"InvalidRequest"` whose cause
  * is `HttpFailure.UrlCredentialsRefused`.
  *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const urlCredentials: RetryPolicy.UrlCredentialsMode = "refuse"
- * const policy = RetryPolicy.make({ urlCredentials })
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -142,14 +109,6 @@ export type UrlCredentialsMode = RetryPolicyOptions.UrlCredentialsMode
 /**
  * What to do when a server asks for a wait longer than `maxDelay`: wait the cap and retry
  * (`"wait-max-delay"`), or stop at once and hand back that failure (`"give-up"`).
- *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const whenRetryAfterExceedsMaxDelay: RetryPolicy.OverCapMode = "give-up"
- * const policy = RetryPolicy.make({ maxDelay: "5 seconds", whenRetryAfterExceedsMaxDelay })
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -160,13 +119,6 @@ export type OverCapMode = RetryPolicyOptions.OverCapMode
  * A hedging delay learnt per origin: the latency at `percentile` (above 0, at most 100) of the
  * origin's calls over the last 30 s (within 1/32), never below `floor`, and `fallback` until the
  * origin has 20 samples. [floor: 1 millisecond, as Finagle's; fallback: 2 seconds, as Polly's]
- *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const p95: RetryPolicy.PercentileDelay = { percentile: 95, floor: "5 millis", fallback: "500 millis" }
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -184,14 +136,6 @@ export interface PercentileDelay {
  * aborted, any response released). Each further copy goes `delay` after the previous one, up to
  * `maxCopies` in flight, the first included (a whole number from 1 to 5). [maxCopies: 2]
  *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const fixed = RetryPolicy.make({ hedging: { delay: "100 millis" } })
- * const learnt = RetryPolicy.make({ hedging: { delay: { percentile: 95 }, maxCopies: 3 } })
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -203,14 +147,6 @@ export interface HedgingOptions {
 /**
  * The `hedging` option resolved: at most `maxCopies` copies, and the delay in milliseconds,
  * fixed or learnt.
- *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * RetryPolicy.make({ hedging: { delay: "100 millis" } }).hedging
- * // { maxCopies: 2, delay: { _tag: "Fixed", millis: 100 } }
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -230,20 +166,6 @@ export type HedgingSettings = HedgingCore.Resolved
  * that must be positive (`maxDelay`, `attemptTimeout`, `totalTimeout`) must be at least
  * 1 millisecond: `"1 nanos"` would act as zero. `maxElapsed` and `backoff`'s base may be zero or
  * shorter than a millisecond; waits are rounded to whole milliseconds.
- *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const options: RetryPolicy.Options = {
- *   maxAttempts: 5,
- *   backoff: RetryPolicy.exponential("250 millis"),
- *   maxDelay: "10 seconds",
- *   jitter: "full",
- *   isTransientStatus: (status) => status === 429 || status >= 500
- * }
- * const policy = RetryPolicy.make(options)
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -345,15 +267,6 @@ export interface Options {
 /**
  * A validated retry policy: every option resolved to its value or default.
  *
- * @example
- * ```ts
- * import { Duration } from "effect"
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const policy: RetryPolicy.RetryPolicy = RetryPolicy.make({ maxDelay: "2 seconds" })
- * console.log(policy.maxAttempts, Duration.toMillis(policy.maxDelay)) // 3 2000
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -387,19 +300,6 @@ export interface RetryPolicy {
  * option, an options record that is not a plain object (option `"options"`), an unknown option
  * name or choice.
  *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * try {
- *   RetryPolicy.make({ maxAttempts: 0 })
- * } catch (error) {
- *   if (error instanceof RetryPolicy.InvalidRetryPolicy) {
- *     console.log(error.option, error.reason) // "maxAttempts", why it is invalid
- *   }
- * }
- * ```
- *
  * @since 0.1.0
  * @category errors
  */
@@ -425,14 +325,6 @@ export type InvalidRetryPolicy = internal.InvalidRetryPolicy
  * `"retry-budget-exhausted"`: the origin's retry budget refused the retry; `"circuit-open"`: the
  * origin's circuit breaker is open.
  *
- * @example
- * ```ts
- * import type { RetryPolicy } from "effect-http-resilience"
- *
- * const isBudgetSpent = (reason: RetryPolicy.GiveUpReason): boolean =>
- *   reason === "attempts-exhausted" || reason === "deadline-exceeded"
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -441,13 +333,6 @@ export type GiveUpReason = FailureMessage.GiveUpReason
 /**
  * Where a wait came from: the policy's backoff, or the server's `Retry-After`.
  *
- * @example
- * ```ts
- * import type { RetryPolicy } from "effect-http-resilience"
- *
- * const label = (source: RetryPolicy.DelaySource): string => (source === "retry-after" ? "server" : "client")
- * ```
- *
  * @since 0.1.0
  * @category models
  */
@@ -455,15 +340,6 @@ export type DelaySource = RetrySchedule.DelaySource
 
 /**
  * What the schedule decided after the failure of `attempt` (1-based).
- *
- * @example
- * ```ts
- * import { Duration } from "effect"
- * import type { RetryPolicy } from "effect-http-resilience"
- *
- * const describe = (decision: RetryPolicy.RetryDecision): string =>
- *   decision._tag === "Retry" ? `retry in ${Duration.format(decision.delay)}` : `give up: ${decision.reason}`
- * ```
  *
  * @since 0.1.0
  * @category models
@@ -482,13 +358,6 @@ export type RetryDecision =
 /**
  * Waits `base`, `2 × base`, `3 × base` … (the seed client's 500 ms, 1000 ms).
  *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const policy = RetryPolicy.make({ maxAttempts: 3, backoff: RetryPolicy.linear("500 millis"), jitter: "none" })
- * ```
- *
  * @since 0.1.0
  * @category backoff
  */
@@ -496,13 +365,6 @@ export const linear: (base: Duration.DurationInput) => Backoff = internal.linear
 
 /**
  * Waits `base`, `base × factor`, `base × factor²` … (factor 2 by default).
- *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const policy = RetryPolicy.make({ backoff: RetryPolicy.exponential("100 millis", 3) }) // 100 ms, 300 ms, 900 ms …
- * ```
  *
  * @since 0.1.0
  * @category backoff
@@ -512,13 +374,6 @@ export const exponential: (base: Duration.DurationInput, factor?: number) => Bac
 /**
  * Waits `delay` every time.
  *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const policy = RetryPolicy.make({ backoff: RetryPolicy.constant("1 second") })
- * ```
- *
  * @since 0.1.0
  * @category backoff
  */
@@ -527,13 +382,6 @@ export const constant: (delay: Duration.DurationInput) => Backoff = internal.con
 /**
  * The defaults of every option, as documented on {@link Options}.
  *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * console.log(RetryPolicy.defaults.maxAttempts, RetryPolicy.defaults.jitter) // 3 "equal"
- * ```
- *
  * @since 0.1.0
  * @category defaults
  */
@@ -541,16 +389,6 @@ export const defaults: RetryPolicy = internal.defaultPolicy
 
 /**
  * The default transient statuses: 408, 429, 500, 502, 503, 504.
- *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * // The defaults plus Cloudflare's 520-524.
- * const policy = RetryPolicy.make({
- *   isTransientStatus: (status) => RetryPolicy.isDefaultTransientStatus(status) || (status >= 520 && status <= 524)
- * })
- * ```
  *
  * @since 0.1.0
  * @category defaults
@@ -562,17 +400,6 @@ export const isDefaultTransientStatus: (status: number) => boolean = RetryPolicy
  * programmer error, as `Duration.decode` throws on bad input. Use {@link validate} to get it
  * as a value instead.
  *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const policy = RetryPolicy.make({
- *   maxAttempts: 3,
- *   backoff: RetryPolicy.linear("500 millis"),
- *   jitter: "none"
- * })
- * ```
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -581,17 +408,6 @@ export const make: (options?: Options) => RetryPolicy = internal.make
 /**
  * Validates options into a policy, or the first bad option.
  *
- * @example
- * ```ts
- * import { Either } from "effect"
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const result = RetryPolicy.validate({ maxAttempts: 2.5 })
- * if (Either.isLeft(result)) {
- *   console.log(result.left.message) // names "maxAttempts" and the reason
- * }
- * ```
- *
  * @since 0.1.0
  * @category constructors
  */
@@ -599,14 +415,6 @@ export const validate: (options?: Options) => Either.Either<RetryPolicy, Invalid
 
 /**
  * Whether a value is a validated {@link RetryPolicy} (rather than plain {@link Options}).
- *
- * @example
- * ```ts
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * RetryPolicy.isRetryPolicy(RetryPolicy.make()) // true
- * RetryPolicy.isRetryPolicy({ maxAttempts: 3 }) // false
- * ```
  *
  * @since 0.1.0
  * @category guards
@@ -623,16 +431,6 @@ export const isRetryPolicy: (u: unknown) => u is RetryPolicy = internal.isRetryP
  * backoff, and never more than `maxDelay`. Random draws come from Effect's `Random` service,
  * so tests can fix them.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { HttpFailure, RetryPolicy } from "effect-http-resilience"
- *
- * declare const call: Effect.Effect<string, HttpFailure.HttpFailure>
- *
- * const resilient = Effect.retry(call, RetryPolicy.toSchedule(RetryPolicy.make({ maxAttempts: 5 })))
- * ```
- *
  * @since 0.1.0
  * @category conversions
  */
@@ -646,16 +444,6 @@ export const toSchedule: (policy: RetryPolicy) => Schedule.Schedule<RetryDecisio
  * stops the schedule. What a policy does, for any schedule of your own. The resilient clients
  * apply it (with the defaults) to a `Schedule` given as their policy. A bad option throws
  * {@link InvalidRetryPolicy}.
- *
- * @example
- * ```ts
- * import { Schedule } from "effect"
- * import { RetryPolicy } from "effect-http-resilience"
- *
- * const schedule = Schedule.intersect(Schedule.exponential("100 millis"), Schedule.recurs(5)).pipe(
- *   RetryPolicy.withRetryAfter({ maxDelay: "10 seconds", whenRetryAfterExceedsMaxDelay: "give-up" })
- * )
- * ```
  *
  * @since 0.2.0
  * @category combinators

@@ -5,6 +5,19 @@
  * the `Clock`'s time it was sent, so a test on `TestClock` can assert the exact waits and the
  * number of attempts.
  *
+ * @example
+ * ```ts
+ * import { Testing } from "effect-http-resilience"
+ *
+ * const steps: ReadonlyArray<Testing.ScriptStep> = [
+ *   { status: 503, headers: { "retry-after": "2" } },
+ *   { transportError: "socket hang up", code: "ECONNRESET" },
+ *   { hang: true },
+ *   { status: 200, body: "slow", delayMillis: 500 },
+ *   { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ id: 1 }) }
+ * ]
+ * ```
+ *
  * @since 0.2.0
  */
 import type * as ScriptedTransport from "@effect-http-resilience/core/ScriptedTransport"
@@ -23,19 +36,6 @@ import * as internal from "./internal/testing.js"
  * A string body arrives as a stream, with `content-type: text/plain;charset=UTF-8` unless
  * `headers` names one; 204, 205 and 304 have no body.
  *
- * @example
- * ```ts
- * import { Testing } from "effect-http-resilience"
- *
- * const steps: ReadonlyArray<Testing.ScriptStep> = [
- *   { status: 503, headers: { "retry-after": "2" } },
- *   { transportError: "socket hang up", code: "ECONNRESET" },
- *   { hang: true },
- *   { status: 200, body: "slow", delayMillis: 500 },
- *   { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ id: 1 }) }
- * ]
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -48,18 +48,6 @@ export type ScriptStep = ScriptedTransport.ScriptStep
  * `HttpClient.withTracerPropagation(false)`), and `sentAtMillis`, the `Clock`'s time when it was
  * sent (0 at the start of an `it.effect` test, which runs on `TestClock`).
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import type { Testing } from "effect-http-resilience"
- *
- * declare const scripted: Testing.ScriptedHttpClient
- *
- * const waits = Effect.map(scripted.requests, (requests: ReadonlyArray<Testing.ScriptedRequest>) =>
- *   requests.map((request) => request.sentAtMillis)
- * )
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -69,15 +57,6 @@ export type ScriptedRequest = ScriptedTransport.ScriptedRequest
  * A script: steps in order, one per request, the last repeated once they run out; or a function
  * of the request (its number, method, URL, headers) that picks the step.
  *
- * @example
- * ```ts
- * import type { Testing } from "effect-http-resilience"
- *
- * const twoFailuresThenOk: Testing.Script = [{ status: 502 }, { status: 502 }, { status: 200 }]
- * const byRequest: Testing.Script = (request) =>
- *   request.url.endsWith("/health") ? { status: 200 } : request.attempt === 1 ? { status: 503 } : { status: 200 }
- * ```
- *
  * @since 0.2.0
  * @category models
  */
@@ -86,19 +65,6 @@ export type Script = ScriptedTransport.Script
 /**
  * A scripted client: the `HttpClient` itself, a layer that provides it, and the requests it was
  * sent so far.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { HttpClient } from "@effect/platform"
- * import { Testing } from "effect-http-resilience"
- *
- * const program = Effect.gen(function* () {
- *   const scripted: Testing.ScriptedHttpClient = yield* Testing.scriptedHttpClient([{ status: 200 }])
- *   yield* Effect.provide(HttpClient.get("https://api.example.com/items"), scripted.layer)
- *   return yield* scripted.requests
- * })
- * ```
  *
  * @since 0.2.0
  * @category models
@@ -116,29 +82,6 @@ export interface ScriptedHttpClient {
  * sent, with the `Clock`'s time: under `TestClock`, the times are the exact waits between
  * attempts. Each call of the effect makes a new client with an empty record. A script function
  * that throws is a defect.
- *
- * @example
- * ```ts
- * import { Effect, Fiber, TestClock, TestContext } from "effect"
- * import { HttpClient } from "@effect/platform"
- * import { ResilientHttpClient, Testing } from "effect-http-resilience"
- *
- * const test = Effect.gen(function* () {
- *   const scripted = yield* Testing.scriptedHttpClient([
- *     { status: 503, headers: { "retry-after": "2" } },
- *     { status: 200, body: "ok" }
- *   ])
- *   const call = HttpClient.get("https://api.example.com/items").pipe(
- *     Effect.provide(ResilientHttpClient.layerHttpClient()),
- *     Effect.provide(scripted.layer)
- *   )
- *   const fiber = yield* Effect.fork(call)
- *   yield* TestClock.adjust("2 seconds")
- *   const response = yield* Fiber.join(fiber)
- *   const requests = yield* scripted.requests
- *   return [response.status, requests.map((request) => request.sentAtMillis)] // [200, [0, 2000]]
- * }).pipe(Effect.provide(TestContext.TestContext))
- * ```
  *
  * @since 0.2.0
  * @category constructors

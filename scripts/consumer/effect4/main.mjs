@@ -14,6 +14,7 @@ import { Effect, Layer, Option, Result, Schema } from "effect"
 import { HttpBody, HttpClient } from "effect/http"
 import { ResilientHttpClient, RetryAfter, RetryPolicy } from "effect-http-resilience-effect4"
 import * as RetryAfterModule from "effect-http-resilience-effect4/RetryAfter"
+import { checkRedisEntryPoint } from "./redisEntryPoint.mjs"
 
 const step = (name) => console.log(`consumer (Effect 4): ${name}`)
 
@@ -46,6 +47,10 @@ Assert.ok(RetryAfterModule.parse === RetryAfter.parse)
 Assert.ok(Option.isSome(RetryAfter.parse("120", 0)))
 Assert.ok(Result.isFailure(RetryPolicy.validate({ maxAttempts: 0 })))
 step("RetryAfter and RetryPolicy work")
+
+// The Redis store is an entry point of its own, off the main one's import graph.
+await checkRedisEntryPoint("effect-http-resilience-effect4")
+step("the Redis store is behind effect-http-resilience-effect4/redis, off the main entry point's import graph")
 
 // 3. Over a real socket through @effect/platform-node 4's undici: a service that fails twice
 // with 503 then answers; a POST without an Idempotency-Key is sent once.

@@ -14,8 +14,11 @@ import {
   RetryPolicy
 } from "effect-http-resilience-effect4"
 import * as RetryPolicyModule from "effect-http-resilience-effect4/RetryPolicy"
+import { layerRedis } from "effect-http-resilience-effect4/redis"
 
 const sameMake: typeof RetryPolicy.make = RetryPolicyModule.make
+// The Redis store, from its own entry point: it needs Effect's `Redis` service.
+const fleetStore = layerRedis({ prefix: "consumer" })
 const delay: Option.Option<Duration.Duration> = RetryAfter.parse("120", Date.now())
 const checked: Result.Result<RetryPolicy.RetryPolicy, RetryPolicy.InvalidRetryPolicy> = RetryPolicy.validate({
   maxAttempts: 3
@@ -56,4 +59,4 @@ const placed: Effect.Effect<number, never, ChaosServer.ChaosServer> = Effect.fla
 )
 const started = startChaosServer()
 
-export { chaos, checked, delay, fromPolicy, fromSchedule, live, placed, resilient, sameMake, started, todo }
+export { chaos, checked, delay, fleetStore, fromPolicy, fromSchedule, live, placed, resilient, sameMake, started, todo }

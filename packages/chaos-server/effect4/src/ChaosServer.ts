@@ -3,109 +3,6 @@
  * the layer is built and stopped when it is released. A thin scoped wrapper over the Effect-free
  * `startChaosServer` of the package's root, which lists the endpoints; the Effect 3 layer is at `.../effect3`.
  *
- * @since 0.2.0
- */
-import * as Core from "@effect-http-resilience/chaos-server"
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import type * as Scope from "effect/Scope"
-
-/**
- * Options of a chaos server. Every limit bounds a resource a client could otherwise grow.
- *
- * @example
- * ```ts
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
- *
- * const options: ChaosServer.Options = { port: 0, maxConnections: 64, maxBodyBytes: 64 * 1024 }
- * const TestServer = ChaosServer.layer(options)
- * ```
- *
- * @since 0.2.0
- * @category models
- */
-export type Options = Core.Options
-
-/**
- * How the server answers pages of other origins when its `cors` option is on: whether they may read its headers
- * (`exposeHeaders`, default true) and which request headers a preflight allows (`allowHeaders`, default `"any"`).
- * The root's `CorsOptions`.
- *
- * @example
- * ```ts
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
- *
- * // A strict server for a browser test: tracing headers (traceparent, b3) are refused by its preflights.
- * const cors: ChaosServer.CorsOptions = { allowHeaders: ["content-type", "idempotency-key"] }
- * const TestServer = ChaosServer.layer({ cors })
- * ```
- *
- * @since 0.2.0
- * @category models
- */
-export type CorsOptions = Core.CorsOptions
-
-/**
- * What a chaos server has seen since it started or was last reset. Requests to `/__stats` and `/__reset`
- * are not counted.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
- *
- * const ordersPlaced = Effect.gen(function* () {
- *   const server = yield* ChaosServer.ChaosServer
- *   const stats: ChaosServer.Stats = yield* server.stats
- *   return stats.orders.placed
- * })
- * ```
- *
- * @since 0.2.0
- * @category models
- */
-export type Stats = Core.Stats
-
-/**
- * What one namespace has counted: its requests, retry keys and orders (see `ChaosServer.Namespace`).
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
- *
- * const attemptsIn = (namespace: ChaosServer.ChaosServer.Namespace, key: string) =>
- *   Effect.map(namespace.stats, (stats: ChaosServer.NamespaceStats) => stats.requests.byRetryKey[key] ?? 0)
- * ```
- *
- * @since 0.2.0
- * @category models
- */
-export type NamespaceStats = Core.NamespaceStats
-
-/**
- * The port could not be bound. The same class as the root's `ServeError`, tagged `"ServeError"`.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
- *
- * const program = ChaosServer.make({ port: 8080 }).pipe(
- *   Effect.catchTag("ServeError", (error: ChaosServer.ServeError) => Effect.logError(error.message)),
- *   Effect.scoped
- * )
- * ```
- *
- * @since 0.2.0
- * @category errors
- */
-export type ServeError = Core.ServeError
-
-/**
- * A running chaos server.
- *
  * @example
  * ```ts
  * import { Effect } from "effect"
@@ -117,6 +14,60 @@ export type ServeError = Core.ServeError
  *   return response.status // 503
  * }).pipe(Effect.provide(ChaosServer.layer()))
  * ```
+ *
+ * @since 0.2.0
+ */
+import * as Core from "@effect-http-resilience/chaos-server"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+
+/**
+ * Options of a chaos server. Every limit bounds a resource a client could otherwise grow.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Options = Core.Options
+
+/**
+ * How the server answers pages of other origins when its `cors` option is on: whether they may read its headers
+ * (`exposeHeaders`, default true) and which request headers a preflight allows (`allowHeaders`, default `"any"`).
+ * The root's `CorsOptions`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type CorsOptions = Core.CorsOptions
+
+/**
+ * What a chaos server has seen since it started or was last reset. Requests to `/__stats` and `/__reset`
+ * are not counted.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Stats = Core.Stats
+
+/**
+ * What one namespace has counted: its requests, retry keys and orders (see `ChaosServer.Namespace`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type NamespaceStats = Core.NamespaceStats
+
+/**
+ * The port could not be bound. The same class as the root's `ServeError`, tagged `"ServeError"`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export type ServeError = Core.ServeError
+
+/**
+ * A running chaos server.
  *
  * @since 0.2.0
  * @category tags
@@ -134,15 +85,6 @@ export class ChaosServer extends Context.Service<ChaosServer, ChaosServer.Servic
 export declare namespace ChaosServer {
   /**
    * The URL of a running server, its stats and its reset.
-   *
-   * @example
-   * ```ts
-   * import { Effect } from "effect"
-   * import type { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
-   *
-   * declare const server: ChaosServer.ChaosServer.Service
-   * const total = Effect.map(server.stats, (stats) => stats.requests.total)
-   * ```
    *
    * @since 0.2.0
    * @category models
@@ -169,19 +111,6 @@ export declare namespace ChaosServer {
    * A namespace of a chaos server, for one test: its `url` is a base URL under which every endpoint answers as
    * under the server's, with retry keys, idempotency keys and orders of its own, and its `reset` clears it alone.
    *
-   * @example
-   * ```ts
-   * import { Effect } from "effect"
-   * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
-   *
-   * const program = Effect.gen(function* () {
-   *   const server = yield* ChaosServer.ChaosServer
-   *   const namespace: ChaosServer.ChaosServer.Namespace = yield* server.namespace()
-   *   const response = yield* Effect.promise(() => fetch(`${namespace.url}/api/chaos/retry/key?succeedAfter=0`))
-   *   return response.headers.get("x-attempt") // "1", whatever other namespaces did with "key"
-   * }).pipe(Effect.provide(ChaosServer.layer()))
-   * ```
-   *
    * @since 0.2.0
    * @category models
    */
@@ -200,19 +129,6 @@ export declare namespace ChaosServer {
  * Starts a chaos server on 127.0.0.1, stopped when the scope closes. Stopping destroys open connections,
  * including hanging ones, so it never waits on a client. A port that cannot be bound is a `ServeError`;
  * invalid options are defects (a `RangeError` naming the option).
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
- *
- * const program = Effect.scoped(
- *   Effect.gen(function* () {
- *     const server = yield* ChaosServer.make({ port: 0 })
- *     yield* Effect.log(`chaos server on ${server.url}`)
- *   })
- * )
- * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -245,26 +161,6 @@ export const make = (options?: Options): Effect.Effect<ChaosServer.Service, Serv
 
 /**
  * A chaos server as a layer, for tests: `Effect.provide(ChaosServer.layer())` then `yield* ChaosServer.ChaosServer`.
- *
- * @example
- * ```ts
- * import { NodeHttpClient } from "@effect/platform-node"
- * import { Effect, Layer } from "effect"
- * import { ResilientHttpClient } from "effect-http-resilience-effect4"
- * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
- *
- * const TestLayer = Layer.merge(
- *   ChaosServer.layer(),
- *   ResilientHttpClient.layer({ maxAttempts: 3 }).pipe(Layer.provide(NodeHttpClient.layerUndici))
- * )
- *
- * const program = Effect.gen(function* () {
- *   const server = yield* ChaosServer.ChaosServer
- *   const http = yield* ResilientHttpClient.ResilientHttpClient
- *   const response = yield* http.get(`${server.url}/api/chaos/retry/demo?succeedAfter=2&retryAfter=0`)
- *   return response.headers["x-attempt"] // "3"
- * }).pipe(Effect.scoped, Effect.provide(TestLayer))
- * ```
  *
  * @since 0.2.0
  * @category layers

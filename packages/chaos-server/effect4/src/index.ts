@@ -2,12 +2,6 @@
  * The chaos server as an Effect 4 service and layer (`effect` 4.x): a scoped wrapper over the Effect-free
  * server of the package's root.
  *
- * @since 0.2.0
- */
-
-/**
- * The chaos server as an Effect 4 service and layer.
- *
  * @example
  * ```ts
  * import { ChaosServer } from "@effect-http-resilience/chaos-server/effect4"
@@ -18,6 +12,12 @@
  *   yield* Effect.log(server.url)
  * }).pipe(Effect.provide(ChaosServer.layer()))
  * ```
+ *
+ * @since 0.2.0
+ */
+
+/**
+ * The chaos server as an Effect 4 service and layer.
  *
  * @since 0.2.0
  * @category modules

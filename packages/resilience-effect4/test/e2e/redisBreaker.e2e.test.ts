@@ -1,6 +1,6 @@
 // @generated from templates/test/e2e/redisBreaker.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * `ResilienceStore.layerRedis({ shareCircuitBreaker })` against a real redis-server (issue #18):
+ * `ResilienceStoreRedis.layerRedis({ shareCircuitBreaker })` against a real redis-server (issue #18):
  * two stores on one Redis stand for two processes of a fleet. Shared, a breaker that opens in one
  * process opens the same breaker in the other, for that break, and nothing echoes back; off (the
  * default), nothing about breakers goes through Redis.
@@ -75,7 +75,7 @@ const observed = (store: ResilienceStore.ResilienceStore.Service) =>
   })
 
 describe.skipIf(skipWithout(redisServer))(
-  "Effect 4 ResilienceStore.layerRedis({ shareCircuitBreaker }) against a real redis-server",
+  "Effect 4 ResilienceStoreRedis.layerRedis({ shareCircuitBreaker }) against a real redis-server",
   () => {
     it.live(
       "shared: a breaker that opens in one process opens the same breaker in another, whose calls fail fast",

@@ -1,6 +1,6 @@
 // @generated from templates/test/e2e/redisCluster.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * `ResilienceStore.layerRedis({ cluster })` on a real Redis Cluster of three masters (issue #31):
+ * `ResilienceStoreRedis.layerRedis({ cluster })` on a real Redis Cluster of three masters (issue #31):
  * each store has its own node-redis cluster client, as each process of a fleet would. A prefix's
  * keys share its hash slot (its tag `{prefix}`), so each script runs on one master and no command
  * meets `CROSSSLOT` or `MOVED`; cool-downs reach the other processes through the cluster's
@@ -16,7 +16,8 @@ import { Effect, Result, Layer } from "effect"
 import { createCluster } from "redis"
 import { afterAll, beforeAll } from "vitest"
 import * as CircuitBreaker from "../../src/CircuitBreaker.js"
-import * as ResilienceStore from "../../src/ResilienceStore.js"
+import type * as ResilienceStore from "../../src/ResilienceStore.js"
+import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 import * as RetryBudget from "../../src/RetryBudget.js"
 import { eventually } from "../support/eventually.js"
 import { type RedisClusterInstance, startRedisCluster } from "../support/redisServer.js"
@@ -95,7 +96,7 @@ const budget = Result.getOrThrow(
 )
 const breakerOptions: CircuitBreaker.Options = { tripPolicy: CircuitBreaker.consecutive(1), breakDuration: "1 minute" }
 
-describe.skipIf(skipWithout(redisServer))("Effect 4 ResilienceStore.layerRedis on a Redis Cluster", () => {
+describe.skipIf(skipWithout(redisServer))("Effect 4 ResilienceStoreRedis.layerRedis on a Redis Cluster", () => {
   it("startRedisCluster: three masters on 127.0.0.1 that hold every slot", async () => {
     for (const port of cluster.ports) {
       const info = await cluster.commandOn(port, "CLUSTER", "INFO")
@@ -195,7 +196,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 ResilienceStore.layerRedis o
   it.live("a client of one node on a cluster node is refused when the layer starts, naming the cluster option", () =>
     Effect.gen(function* () {
       const built = Layer.build(
-        ResilienceStore.layerRedis({ prefix: "one-node" }).pipe(
+        ResilienceStoreRedis.layerRedis({ prefix: "one-node" }).pipe(
           Layer.provide(NodeRedis.layer({ url: cluster.rootNodes[0]!.url }))
         )
       )
@@ -207,11 +208,15 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 ResilienceStore.layerRedis o
 
   it.live("a cluster option that is not a cluster client fails the layer, naming it", () =>
     Effect.gen(function* () {
-      const options: ResilienceStore.RedisOptions = JSON.parse('{ "cluster": { "url": "redis://127.0.0.1:6379" } }')
+      const options: ResilienceStoreRedis.RedisOptions = JSON.parse(
+        '{ "cluster": { "url": "redis://127.0.0.1:6379" } }'
+      )
       const failure = yield* Effect.flip(
         Effect.scoped(
           Layer.build(
-            ResilienceStore.layerRedis(options).pipe(Layer.provide(NodeRedis.layer({ url: cluster.rootNodes[0]!.url })))
+            ResilienceStoreRedis.layerRedis(options).pipe(
+              Layer.provide(NodeRedis.layer({ url: cluster.rootNodes[0]!.url }))
+            )
           )
         )
       )

@@ -8,9 +8,10 @@
 import { NodeRedis } from "@effect/platform-node"
 import { Context, Effect, Layer, Logger, Metric, type Scope } from "effect"
 import * as ResilienceStore from "../../src/ResilienceStore.js"
+import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 
 /** The options a test gives a store; where Redis is comes from the test's server or cluster. */
-export type StoreOptions = Omit<ResilienceStore.RedisOptions, "url" | "client" | "cluster">
+export type StoreOptions = Omit<ResilienceStoreRedis.RedisOptions, "url" | "client" | "cluster">
 
 /**
  * One store, as one process of the fleet has it, for the scope's life, on a `NodeRedis.layer`
@@ -23,18 +24,20 @@ export const storeOn = (
 ): Effect.Effect<ResilienceStore.ResilienceStore.Service, never, Scope.Scope> =>
   Effect.map(
     Effect.orDie(
-      Layer.build(ResilienceStore.layerRedis({ prefix, ...options }).pipe(Layer.provideMerge(NodeRedis.layer({ url }))))
+      Layer.build(
+        ResilienceStoreRedis.layerRedis({ prefix, ...options }).pipe(Layer.provideMerge(NodeRedis.layer({ url })))
+      )
     ),
     (context) => Context.get(context, ResilienceStore.ResilienceStore)
   )
 
 /** A store on a Redis Cluster, through the cluster client given, for the scope's life. */
 export const storeOnCluster = (
-  cluster: ResilienceStore.RedisClusterClient,
+  cluster: ResilienceStoreRedis.RedisClusterClient,
   prefix: string,
   options: StoreOptions = {}
 ): Effect.Effect<ResilienceStore.ResilienceStore.Service, never, Scope.Scope> =>
-  Effect.map(Effect.orDie(Layer.build(ResilienceStore.layerRedis({ cluster, prefix, ...options }))), (context) =>
+  Effect.map(Effect.orDie(Layer.build(ResilienceStoreRedis.layerRedis({ cluster, prefix, ...options }))), (context) =>
     Context.get(context, ResilienceStore.ResilienceStore)
   )
 

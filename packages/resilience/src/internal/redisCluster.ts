@@ -5,11 +5,11 @@
 // master. A PUBLISH there reaches the subscribers of every node (the cluster bus carries it).
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
-import type * as ResilienceStore from "../ResilienceStore.js"
+import type * as ResilienceStoreRedis from "../ResilienceStoreRedis.js"
 import type { RedisCommands } from "./redisStore.js"
 
 /** @internal */
-export const make = (cluster: ResilienceStore.RedisClusterClient, slot: string): RedisCommands => ({
+export const make = (cluster: ResilienceStoreRedis.RedisClusterClient, slot: string): RedisCommands => ({
   send: (command, args) => Effect.tryPromise(() => cluster.sendCommand(slot, false, [command, ...args])),
   // Through the cluster's own pub/sub connection (node-redis keeps it apart from the commands'),
   // let go of when the scope closes: the cluster is the user's. node-redis subscribes again

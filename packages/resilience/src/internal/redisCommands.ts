@@ -5,10 +5,10 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import type * as ResilienceStore from "../ResilienceStore.js"
+import type * as ResilienceStoreRedis from "../ResilienceStoreRedis.js"
 import type { RedisCommands } from "./redisStore.js"
 
-type RedisClient = ResilienceStore.RedisClient
+type RedisClient = ResilienceStoreRedis.RedisClient
 
 // The store learns of failures from the commands that fail; an 'error' event nobody listens to
 // would crash the process.
@@ -45,10 +45,7 @@ const createClient = (url: string | undefined): Effect.Effect<RedisClient, never
   Effect.flatMap(
     Effect.orDieWith(
       Effect.tryPromise(loadNodeRedis),
-      () =>
-        new Error(
-          "ResilienceStore.layerRedis({ url }) needs the `redis` package (node-redis 5 or later): npm install redis"
-        )
+      () => new Error("layerRedis({ url }) needs the `redis` package (node-redis 5 or later): npm install redis")
     ),
     (redis) =>
       owned(() =>

@@ -1,5 +1,5 @@
 // @generated from templates/src/internal/redisLayer.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
-// `ResilienceStore.layerRedis`: its options read by the shared core, then the store over
+// `layerRedis` (ResilienceStoreRedis.ts): its options read by the shared core, then the store over
 // Effect 3's Redis client, or over a node-redis cluster client (`cluster`).
 import * as Settings from "@effect-http-resilience/core/Settings"
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as ResilienceStore from "../ResilienceStore.js"
+import type * as ResilienceStoreRedis from "../ResilienceStoreRedis.js"
 import { durationCodec, fromChecked, InvalidRetryPolicy } from "./invalidOption.js"
 import * as redisCluster from "./redisCluster.js"
 import * as redisCommands from "./redisCommands.js"
@@ -15,10 +16,10 @@ import * as redisStore from "./redisStore.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
 
-const isCluster = (u: unknown): u is ResilienceStore.RedisClusterClient =>
+const isCluster = (u: unknown): u is ResilienceStoreRedis.RedisClusterClient =>
   typeof u === "object" && u !== null && "sendCommand" in u && "subscribe" in u && "unsubscribe" in u && "masters" in u
 
-const checkedCluster = (cluster: unknown): Settings.Checked<ResilienceStore.RedisClusterClient | undefined> =>
+const checkedCluster = (cluster: unknown): Settings.Checked<ResilienceStoreRedis.RedisClusterClient | undefined> =>
   cluster === undefined || isCluster(cluster)
     ? Settings.valid(cluster)
     : Settings.invalid(
@@ -50,13 +51,13 @@ const refuseClusterNode = (
   )
 
 // The store on a cluster: the user's client, routed by the prefix's hash tag.
-const onCluster = (cluster: ResilienceStore.RedisClusterClient, settings: SharedStore.StoreSettings) =>
+const onCluster = (cluster: ResilienceStoreRedis.RedisClusterClient, settings: SharedStore.StoreSettings) =>
   redisStore.make(redisCluster.make(cluster, SharedStore.keysFor(settings.prefix).slot), settings)
 
-const isClient = (u: unknown): u is ResilienceStore.RedisClient =>
+const isClient = (u: unknown): u is ResilienceStoreRedis.RedisClient =>
   typeof u === "object" && u !== null && "sendCommand" in u && "duplicate" in u
 
-const checked = (options: ResilienceStore.RedisOptions | undefined) =>
+const checked = (options: ResilienceStoreRedis.RedisOptions | undefined) =>
   Settings.andThen(
     SharedStore.resolveStoreSettings(options, durationCodec, ["url", "client", "cluster"]),
     (settings) => {
@@ -86,7 +87,7 @@ const checked = (options: ResilienceStore.RedisOptions | undefined) =>
 
 /** @internal */
 export const make = (
-  options: ResilienceStore.RedisOptions | undefined
+  options: ResilienceStoreRedis.RedisOptions | undefined
 ): Effect.Effect<Service, InvalidRetryPolicy, Scope.Scope> =>
   Effect.gen(function* () {
     const { cluster, settings } = yield* fromChecked(checked(options))

@@ -1,6 +1,6 @@
 // @generated from templates/test/e2e/redisCluster.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * `ResilienceStore.layerRedis({ cluster })` on a real Redis Cluster of three masters (issue #31):
+ * `ResilienceStoreRedis.layerRedis({ cluster })` on a real Redis Cluster of three masters (issue #31):
  * each store has its own node-redis cluster client, as each process of a fleet would. A prefix's
  * keys share its hash slot (its tag `{prefix}`), so each script runs on one master and no command
  * meets `CROSSSLOT` or `MOVED`; cool-downs reach the other processes through the cluster's
@@ -15,7 +15,8 @@ import { Effect, Either, Layer } from "effect"
 import { createCluster } from "redis"
 import { afterAll, beforeAll } from "vitest"
 import * as CircuitBreaker from "../../src/CircuitBreaker.js"
-import * as ResilienceStore from "../../src/ResilienceStore.js"
+import type * as ResilienceStore from "../../src/ResilienceStore.js"
+import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 import * as RetryBudget from "../../src/RetryBudget.js"
 import { eventually } from "../support/eventually.js"
 import { type RedisClusterInstance, startRedisCluster } from "../support/redisServer.js"
@@ -94,7 +95,7 @@ const budget = Either.getOrThrow(
 )
 const breakerOptions: CircuitBreaker.Options = { tripPolicy: CircuitBreaker.consecutive(1), breakDuration: "1 minute" }
 
-describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStore.layerRedis on a Redis Cluster", () => {
+describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStoreRedis.layerRedis on a Redis Cluster", () => {
   it("startRedisCluster: three masters on 127.0.0.1 that hold every slot", async () => {
     for (const port of cluster.ports) {
       const info = await cluster.commandOn(port, "CLUSTER", "INFO")
@@ -193,7 +194,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStore.layerRedis o
 
   it.live("a client of one node on a cluster node is refused when the layer starts, naming the cluster option", () =>
     Effect.gen(function* () {
-      const built = Layer.build(ResilienceStore.layerRedis({ url: cluster.rootNodes[0]!.url, prefix: "one-node" }))
+      const built = Layer.build(ResilienceStoreRedis.layerRedis({ url: cluster.rootNodes[0]!.url, prefix: "one-node" }))
       const failure = yield* Effect.flip(Effect.scoped(built))
       expect(failure).toMatchObject({ _tag: "InvalidRetryPolicy", option: "layerRedis.cluster" })
       expect(failure.message).toContain("cluster_enabled:1")
@@ -202,8 +203,10 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStore.layerRedis o
 
   it.live("a cluster option that is not a cluster client fails the layer, naming it", () =>
     Effect.gen(function* () {
-      const options: ResilienceStore.RedisOptions = JSON.parse('{ "cluster": { "url": "redis://127.0.0.1:6379" } }')
-      const failure = yield* Effect.flip(Effect.scoped(Layer.build(ResilienceStore.layerRedis(options))))
+      const options: ResilienceStoreRedis.RedisOptions = JSON.parse(
+        '{ "cluster": { "url": "redis://127.0.0.1:6379" } }'
+      )
+      const failure = yield* Effect.flip(Effect.scoped(Layer.build(ResilienceStoreRedis.layerRedis(options))))
       expect(failure).toMatchObject({ _tag: "InvalidRetryPolicy", option: "layerRedis.cluster" })
     })
   )

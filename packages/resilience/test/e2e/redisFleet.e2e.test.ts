@@ -2,7 +2,7 @@
 /**
  * A fleet shares what it learns (issues #18 and #31), as a user writes it: each "process" is a
  * program of its own, `program.pipe(Effect.provide(ResilientHttpClient.layer(policy)),
- * Effect.provide(ResilienceStore.layerRedis(...)))`, with its own store, memory and Redis
+ * Effect.provide(ResilienceStoreRedis.layerRedis(...)))`, with its own store, memory and Redis
  * connections, against one chaos server and one real redis-server.
  *
  * - A 429 with `Retry-After` that one process receives holds back the next process's call to the
@@ -26,6 +26,7 @@ import { Deferred, type Duration, Effect, type Layer } from "effect"
 import { HttpClientRequest } from "@effect/platform"
 import { afterAll, beforeAll } from "vitest"
 import * as ResilienceStore from "../../src/ResilienceStore.js"
+import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import * as RetryBudget from "../../src/RetryBudget.js"
 import * as RetryPolicy from "../../src/RetryPolicy.js"
@@ -49,7 +50,7 @@ const redisStore = (
   prefix: string,
   timeout: Duration.DurationInput = "100 millis"
 ): Layer.Layer<ResilienceStore.ResilienceStore, unknown> =>
-  ResilienceStore.layerRedis({ url: redis.url, prefix, timeout })
+  ResilienceStoreRedis.layerRedis({ url: redis.url, prefix, timeout })
 
 // One process's whole program: its own client layer and store, closed when it ends.
 // The store's `timeout` bounds how long a closing process waits to publish its cool-downs and how

@@ -133,41 +133,14 @@ const jsdocRuns: Record<
   string,
   { readonly target: DocExamples.Target; readonly check: Check } | { readonly notRun: string }
 > = {
-  "packages/resilience/src/ResilientHttpClient.ts#ResilientHttpClient": {
+  "packages/resilience/src/ResilientHttpClient.ts#module": {
     target: { _tag: "LastStatement" },
     check: ({ value }) => expect(value).toEqual({ id: 1, title: "Todo 1" })
   },
-  "packages/resilience/src/ResilientHttpClient.ts#ResilientHttpClient.Service": {
-    notRun: "a fragment that shows the service's types: its `http` is declared, not built"
-  },
-  "packages/resilience/src/ResilientHttpClient.ts#make": {
-    target: { _tag: "Binding", name: "program" },
-    check: ({ value }) => expect(value).toBe(200)
-  },
-  "packages/resilience/src/ResilientHttpClient.ts#withResilience": {
-    target: { _tag: "Binding", name: "program" },
-    check: (outcome) => {
-      expect(outcome.value).toBe(201)
-      orderPlacedAfterTwoRetries(outcome)
-    }
-  },
-  "packages/resilience/src/ResilientHttpClient.ts#layerHttpClient": {
-    target: { _tag: "LastStatement" },
-    check: ({ value }) => expect(value).toBe(200)
-  },
-  "packages/chaos-server/src/ChaosServer.ts#ChaosServer": {
+  "packages/chaos-server/src/ChaosServer.ts#module": {
     target: { _tag: "Binding", name: "program" },
     check: ({ value }) => expect(value).toBe(503)
-  },
-  "packages/chaos-server/src/ChaosServer.ts#layer": {
-    target: { _tag: "Binding", name: "program" },
-    check: ({ value }) => expect(value).toBe("3")
-  },
-  "packages/chaos-server/src/ChaosServer.ts#ServeError": {
-    notRun: "it binds port 8080 on purpose, to show the failure when the port is taken; a test takes no fixed port"
-  },
-  "packages/resilience/src/RetryBudget.ts#originOf": { notRun: "no HTTP call: it reads the origin of a URL" },
-  "packages/core/src/Origin.ts#OriginParts": { notRun: "no HTTP call: it splits an origin into its parts" }
+  }
 }
 
 const line: DocExamples.EffectLine = "effect3"

@@ -7,9 +7,10 @@
  */
 import { Context, Effect, Layer, Logger, Metric, MetricState, type Scope } from "effect"
 import * as ResilienceStore from "../../src/ResilienceStore.js"
+import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 
 /** The options a test gives a store; where Redis is comes from the test's server or cluster. */
-export type StoreOptions = Omit<ResilienceStore.RedisOptions, "url" | "client" | "cluster">
+export type StoreOptions = Omit<ResilienceStoreRedis.RedisOptions, "url" | "client" | "cluster">
 
 /**
  * One store, as one process of the fleet has it, for the scope's life, with its own client.
@@ -19,17 +20,17 @@ export const storeOn = (
   prefix: string,
   options: StoreOptions = {}
 ): Effect.Effect<ResilienceStore.ResilienceStore.Service, never, Scope.Scope> =>
-  Effect.map(Effect.orDie(Layer.build(ResilienceStore.layerRedis({ url, prefix, ...options }))), (context) =>
+  Effect.map(Effect.orDie(Layer.build(ResilienceStoreRedis.layerRedis({ url, prefix, ...options }))), (context) =>
     Context.get(context, ResilienceStore.ResilienceStore)
   )
 
 /** A store on a Redis Cluster, through the cluster client given, for the scope's life. */
 export const storeOnCluster = (
-  cluster: ResilienceStore.RedisClusterClient,
+  cluster: ResilienceStoreRedis.RedisClusterClient,
   prefix: string,
   options: StoreOptions = {}
 ): Effect.Effect<ResilienceStore.ResilienceStore.Service, never, Scope.Scope> =>
-  Effect.map(Effect.orDie(Layer.build(ResilienceStore.layerRedis({ cluster, prefix, ...options }))), (context) =>
+  Effect.map(Effect.orDie(Layer.build(ResilienceStoreRedis.layerRedis({ cluster, prefix, ...options }))), (context) =>
     Context.get(context, ResilienceStore.ResilienceStore)
   )
 
