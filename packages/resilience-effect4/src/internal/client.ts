@@ -66,14 +66,10 @@ const makeService = (
     return attemptLoop.run(
       policy,
       request,
-      (attempt, limitMillis) =>
-        attemptLoop.limitTime(
-          attempt,
-          limitMillis,
-          Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
-            Effect.flatMap(readJson(response, attempt, policy.maxBodyBytes), (json) =>
-              Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
-            )
+      (attempt) =>
+        Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
+          Effect.flatMap(readJson(response, attempt, policy.maxBodyBytes), (json) =>
+            Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
           )
         ),
       failWithReason,

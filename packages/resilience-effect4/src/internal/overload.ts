@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/overload.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { ByAuthority } from "@effect-http-resilience/core/Origin"
 import { methodAttribute } from "@effect-http-resilience/core/Telemetry"
@@ -13,6 +14,7 @@ import type * as ResilienceStore from "../ResilienceStore.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as metrics from "./metrics.js"
 import type { ResolvedPolicy } from "./policyInput.js"
+import * as retryBudgetService from "./retryBudgetService.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 
 /**
@@ -23,6 +25,8 @@ import { serverDelayMillis } from "./retryPolicy.js"
  */
 export interface Guards {
   readonly budget: RetryBudget.RetryBudget.Service
+  /** The budget's synchronous face, when it is one of ours. */
+  readonly syncBudget: retryBudgetService.SyncBudget | undefined
   readonly breaker: Effect.Effect<CircuitBreaker.CircuitBreaker.Service> | undefined
 }
 
@@ -32,9 +36,11 @@ const isBudgetService = (
 
 const makeGuards = (store: ResilienceStore.ResilienceStore.Service, policy: ResolvedPolicy): Guards => {
   const input = policy.retryBudget
+  const budget = isBudgetService(input) ? input : store.retryBudget(input)
   const breaker = policy.circuitBreaker
   return {
-    budget: isBudgetService(input) ? input : store.retryBudget(input),
+    budget,
+    syncBudget: retryBudgetService.syncBudgets.get(budget),
     breaker:
       breaker === "none" ? undefined : "acquire" in breaker ? Effect.succeed(breaker) : store.circuitBreaker(breaker)
   }
@@ -60,23 +66,61 @@ export const guardsFor = (store: ResilienceStore.ResilienceStore.Service, policy
 }
 
 /**
- * An origin and its metrics per method, worked out once per origin and method.
+ * What a request sent answers: nothing (a call's first), a failure (a retry) or a hedged
+ * copy's wait.
+ *
+ * @internal
+ */
+export type SentKind = "first" | "retry" | "hedge"
+
+/**
+ * An origin and its counters for one method, worked out once per origin and method.
  *
  * @internal
  */
 export interface Origin {
   readonly key: string
-  readonly attempts: Effect.Effect<void>
-  /** An attempt after the first: both counters. */
-  readonly resent: Effect.Effect<void>
-  /** A hedged copy: both counters. */
-  readonly hedged: Effect.Effect<void>
+  /** Counts a request sent: every attempt, and a retry or a hedged copy as such too. */
+  readonly countSent: (kind: SentKind) => Effect.Effect<void>
   readonly hedgeWon: Effect.Effect<void>
   readonly giveUp: (reason: RetryPolicy.GiveUpReason) => Effect.Effect<void>
 }
 
-const counted = (metric: Metric.Counter<number>, attributes: Readonly<Record<string, string>>) =>
+type Attributes = Readonly<Record<string, string>>
+
+const withAttribute = (attributes: Attributes, key: string, value: string): Attributes => ({
+  ...attributes,
+  [key]: value
+})
+
+const counted = (metric: Metric.Counter<number>, attributes: Attributes): Effect.Effect<void> =>
   Metric.update(Metric.withAttributes(metric, attributes), 1)
+
+const makeOrigin = (key: string, attributes: Attributes): Origin => {
+  const giveUps = new Map<string, Effect.Effect<void>>()
+  const attempts = counted(metrics.attempts, attributes)
+  const resent = Effect.andThen(attempts, counted(metrics.retries, attributes))
+  const hedged = Effect.andThen(attempts, counted(metrics.hedges, attributes))
+  return {
+    key,
+    countSent: (kind) => (kind === "first" ? attempts : kind === "retry" ? resent : hedged),
+    hedgeWon: counted(metrics.hedgeWins, attributes),
+    giveUp: (reason) => {
+      let update = giveUps.get(reason)
+      if (update === undefined) {
+        update = counted(metrics.giveUps, withAttribute(attributes, metrics.attribute.giveUpReason, reason))
+        giveUps.set(reason, update)
+      }
+      return update
+    }
+  }
+}
+
+const originAttributes = metrics.originAttributes
+
+// A request's method as given is the key: the platform's methods are a closed set, and the
+// metric attribute is worked out once for each.
+const maxMethods = 16
 
 // Per origin (found by the URL's authority, as written: parsing a URL on every call costs more
 // than the budget), per method.
@@ -85,37 +129,22 @@ const origins = new ByAuthority((key) => {
   return (method: string): Origin => {
     let origin = byMethod.get(method)
     if (origin === undefined) {
-      const attributes = { ...metrics.originAttributes(key), [metrics.attribute.requestMethod]: method }
-      const giveUps = new Map<string, Effect.Effect<void>>()
-      const attempts = counted(metrics.attempts, attributes)
-      const retries = counted(metrics.retries, attributes)
-      origin = {
+      origin = makeOrigin(
         key,
-        attempts,
-        resent: Effect.andThen(attempts, retries),
-        hedged: Effect.andThen(attempts, counted(metrics.hedges, attributes)),
-        hedgeWon: counted(metrics.hedgeWins, attributes),
-        giveUp: (reason) => {
-          let update = giveUps.get(reason)
-          if (update === undefined) {
-            update = counted(metrics.giveUps, { ...attributes, [metrics.attribute.giveUpReason]: reason })
-            giveUps.set(reason, update)
-          }
-          return update
-        }
-      }
-      byMethod.set(method, origin)
+        withAttribute(originAttributes(key), metrics.attribute.requestMethod, methodAttribute(method))
+      )
+      if (byMethod.size < maxMethods) byMethod.set(method, origin)
     }
     return origin
   }
 })
 
 /** @internal */
-export const originFor = (url: string, method: string): Origin => origins.get(url)(methodAttribute(method))
+export const originFor = (url: string, method: string): Origin => origins.get(url)(method)
 
 /**
- * What an attempt tells the breaker (the core's rule, in Effect 4's `Outcome`): anything but an
- * `HttpFailure` (an interruption, another error) says nothing about the origin.
+ * What an attempt tells the breaker (the shared core's rule, in this line's `Outcome`): anything
+ * but an `HttpFailure` (an interruption, another error) says nothing about the origin.
  *
  * @internal
  */
@@ -126,7 +155,7 @@ export const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreake
   if (!HttpFailure.isHttpFailure(failure)) return EffectBreaker.ignored
   const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
   if (outcome._tag !== "Failure") return outcome
-  return EffectBreaker.failure(
+  const retryAfter =
     outcome.retryAfterMillis === undefined ? undefined : { retryAfter: Duration.millis(outcome.retryAfterMillis) }
-  )
+  return EffectBreaker.failure(retryAfter)
 }

@@ -141,12 +141,7 @@ export const withResolvedPolicy = <E, R>(
       attemptLoop.run(
         policy,
         request,
-        (attempt, limitMillis) =>
-          attemptLoop.limitTime(
-            attempt,
-            limitMillis,
-            Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response))
-          ),
+        (attempt) => Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response)),
         failWithReason,
         drain
       )
@@ -239,12 +234,6 @@ export const withPlatformTypes = <R>(
       )
     }
     const { request, send } = call
-    return attemptLoop.run(
-      policy,
-      request,
-      (attempt, limitMillis) => attemptLoop.limitTime(attempt, limitMillis, exchange(attempt, send, policy, false)),
-      platformGiveUp,
-      drain
-    )
+    return attemptLoop.run(policy, request, (attempt) => exchange(attempt, send, policy, false), platformGiveUp, drain)
   })
 }

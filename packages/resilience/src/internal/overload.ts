@@ -1,5 +1,7 @@
+// @generated from templates/src/internal/overload.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
-import * as RetryBudgetCore from "@effect-http-resilience/core/RetryBudget"
+import { ByAuthority } from "@effect-http-resilience/core/Origin"
+import { methodAttribute } from "@effect-http-resilience/core/Telemetry"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -7,15 +9,13 @@ import * as MetricLabel from "effect/MetricLabel"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryBudget from "../RetryBudget.js"
-import type * as RetryPolicy from "../RetryPolicy.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as metrics from "./metrics.js"
 import type { ResolvedPolicy } from "./policyInput.js"
-import { serverDelayMillis } from "./retryPolicy.js"
-import { ByAuthority } from "@effect-http-resilience/core/Origin"
-import { methodAttribute } from "@effect-http-resilience/core/Telemetry"
 import * as retryBudgetService from "./retryBudgetService.js"
+import { serverDelayMillis } from "./retryPolicy.js"
 
 /**
  * What a call guards its origin with, from the store: the retry budget (always present; "none"
@@ -66,63 +66,81 @@ export const guardsFor = (store: ResilienceStore.ResilienceStore.Service, policy
 }
 
 /**
- * An origin and the metric labels of calls to it, worked out once per origin.
+ * What a request sent answers: nothing (a call's first), a failure (a retry) or a hedged
+ * copy's wait.
+ *
+ * @internal
+ */
+export type SentKind = "first" | "retry" | "hedge"
+
+/**
+ * An origin and its counters for one method, worked out once per origin and method.
  *
  * @internal
  */
 export interface Origin {
   readonly key: string
-  /** Labels by method, each array made once: the metric hooks are cached by array identity. */
-  readonly labels: (method: string) => ReadonlyArray<MetricLabel.MetricLabel>
-  readonly giveUpLabels: (method: string, reason: RetryPolicy.GiveUpReason) => ReadonlyArray<MetricLabel.MetricLabel>
+  /** Counts a request sent, at once: Effect 3's counters update without an Effect. */
+  readonly countSent: (kind: SentKind) => void
+  readonly hedgeWon: Effect.Effect<void>
+  readonly giveUp: (reason: RetryPolicy.GiveUpReason) => Effect.Effect<void>
 }
 
-const makeOrigin = (key: string): Origin => {
-  const base = metrics.originLabels(key)
-  const byMethod = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-  const byReason = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+type Attributes = ReadonlyArray<MetricLabel.MetricLabel>
+
+const withAttribute = (attributes: Attributes, key: string, value: string): Attributes => [
+  ...attributes,
+  MetricLabel.make(key, value)
+]
+
+// The counters' label arrays are made once: their hooks are cached by array identity.
+const makeOrigin = (key: string, attributes: Attributes): Origin => {
+  const giveUps = new Map<string, Effect.Effect<void>>()
   return {
     key,
-    labels: (requestMethod) => {
-      const method = methodAttribute(requestMethod)
-      let labels = byMethod.get(method)
-      if (labels === undefined) {
-        labels = [...base, MetricLabel.make(metrics.attribute.requestMethod, method)]
-        byMethod.set(method, labels)
-      }
-      return labels
+    countSent: (kind) => {
+      metrics.attempts.unsafeUpdate(1, attributes)
+      if (kind === "hedge") metrics.hedges.unsafeUpdate(1, attributes)
+      else if (kind === "retry") metrics.retries.unsafeUpdate(1, attributes)
     },
-    giveUpLabels: (requestMethod, reason) => {
-      const method = methodAttribute(requestMethod)
-      const key = `${method} ${reason}`
-      let labels = byReason.get(key)
-      if (labels === undefined) {
-        labels = [
-          ...base,
-          MetricLabel.make(metrics.attribute.requestMethod, method),
-          MetricLabel.make(metrics.attribute.giveUpReason, reason)
-        ]
-        byReason.set(key, labels)
+    hedgeWon: Effect.sync(() => metrics.hedgeWins.unsafeUpdate(1, attributes)),
+    giveUp: (reason) => {
+      let update = giveUps.get(reason)
+      if (update === undefined) {
+        const labels = withAttribute(attributes, metrics.attribute.giveUpReason, reason)
+        update = Effect.sync(() => metrics.giveUps.unsafeUpdate(1, labels))
+        giveUps.set(reason, update)
       }
-      return labels
+      return update
     }
   }
 }
 
-// Origins by the URL's scheme and authority, as written (bounded): parsing a URL on every call
-// costs more than the budget.
-const origins = new ByAuthority(makeOrigin)
+const originAttributes = metrics.originLabels
+
+// A request's method as given is the key: the platform's methods are a closed set, and the
+// metric attribute is worked out once for each.
+const maxMethods = 16
+
+// Per origin (found by the URL's authority, as written: parsing a URL on every call costs more
+// than the budget), per method.
+const origins = new ByAuthority((key) => {
+  const byMethod = new Map<string, Origin>()
+  return (method: string): Origin => {
+    let origin = byMethod.get(method)
+    if (origin === undefined) {
+      origin = makeOrigin(
+        key,
+        withAttribute(originAttributes(key), metrics.attribute.requestMethod, methodAttribute(method))
+      )
+      if (byMethod.size < maxMethods) byMethod.set(method, origin)
+    }
+    return origin
+  }
+})
 
 /** @internal */
-export const originFor = (url: string): Origin => origins.get(url)
-
-/**
- * What a failure tells the budget: the kind of trouble, or nothing (the shared core's rule).
- *
- * @internal
- */
-export const failureKind: (failure: HttpFailure.HttpFailure) => RetryBudget.FailureKind | undefined =
-  RetryBudgetCore.failureKindOf
+export const originFor = (url: string, method: string): Origin => origins.get(url)(method)
 
 /**
  * What an attempt tells the breaker (the shared core's rule, in this line's `Outcome`): anything
@@ -136,7 +154,7 @@ export const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreake
   if (!HttpFailure.isHttpFailure(failure)) return circuitBreakerService.ignored
   const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
   if (outcome._tag !== "Failure") return outcome
-  return outcome.retryAfterMillis === undefined
-    ? circuitBreakerService.failure()
-    : circuitBreakerService.failure({ retryAfter: Duration.millis(outcome.retryAfterMillis) })
+  const retryAfter =
+    outcome.retryAfterMillis === undefined ? undefined : { retryAfter: Duration.millis(outcome.retryAfterMillis) }
+  return circuitBreakerService.failure(retryAfter)
 }

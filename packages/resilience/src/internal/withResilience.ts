@@ -15,7 +15,6 @@ import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
 import * as policyInput from "./policyInput.js"
-import * as attemptLimit from "./attemptLimit.js"
 import * as redaction from "./redaction.js"
 import { drain } from "./responseBody.js"
 import { TrackedResponse } from "./trackedResponse.js"
@@ -143,12 +142,7 @@ export const withResolvedPolicy = <E, R>(
       attemptLoop.run(
         policy,
         request,
-        (attempt, limitMillis) =>
-          attemptLimit.limited(
-            attempt,
-            limitMillis,
-            Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response))
-          ),
+        (attempt) => Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response)),
         failWithReason,
         drain
       )
@@ -240,12 +234,6 @@ export const withPlatformTypes = <R>(
       )
     }
     const { request, send } = call
-    return attemptLoop.run(
-      policy,
-      request,
-      (attempt, limitMillis) => attemptLimit.limited(attempt, limitMillis, exchange(attempt, send, policy, false)),
-      platformGiveUp,
-      drain
-    )
+    return attemptLoop.run(policy, request, (attempt) => exchange(attempt, send, policy, false), platformGiveUp, drain)
   })
 }
