@@ -81,7 +81,7 @@ const makeService = (
   return {
     client,
     execute: client.execute,
-    get: (url, options) => client.get(url, options),
+    get: client.get.bind(client),
     getJson
   }
 }
