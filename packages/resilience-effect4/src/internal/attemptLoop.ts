@@ -35,31 +35,22 @@ import * as timeout from "./timeout.js"
 /**
  * One attempt of a call, given its number; the loop bounds it in time. A transient status fails
  * with its response held (see `classify`).
- *
- * @internal
  */
-export type AttemptOnce<A, E, R> = (attempt: Attempt) => Effect.Effect<A, E, R>
+type AttemptOnce<A, E, R> = (attempt: Attempt) => Effect.Effect<A, E, R>
 
 /**
  * How a call ends when it stops retrying: the failure (with its response still held, if any)
  * and why.
- *
- * @internal
  */
-export type GiveUp<A, E, R> = (
-  failure: HttpFailure.HttpFailure,
-  reason: RetryPolicy.GiveUpReason
-) => Effect.Effect<A, E, R>
+type GiveUp<A, E, R> = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) => Effect.Effect<A, E, R>
 
 /**
  * Bounds an attempt: past `limitMillis` (`Infinity`: no limit) it is interrupted and fails with
  * a `ConnectionError` "Timeout". Interrupting the platform's exchange aborts its request, every
  * hop of it (redirects followed inside the wrapped client included): public APIs only, no handle
  * on the request that another call or another hop could share.
- *
- * @internal
  */
-export const limitTime = <A, E, R>(
+const limitTime = <A, E, R>(
   attempt: Attempt,
   limitMillis: number,
   effect: Effect.Effect<A, E, R>
