@@ -1,67 +1,64 @@
+// @generated from templates/src/internal/attemptLoop.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as CallMachine from "@effect-http-resilience/core/CallMachine"
+import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
+import { ByAuthority } from "@effect-http-resilience/core/Origin"
 import * as RetryBudgetCore from "@effect-http-resilience/core/RetryBudget"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
+import { methodAttribute } from "@effect-http-resilience/core/Telemetry"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Predicate from "effect/Predicate"
+import type * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as EffectBreaker from "effect/persistence/CircuitBreaker"
 import * as Pull from "effect/Pull"
 import * as Schedule from "effect/Schedule"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as HttpFailure from "../HttpFailure.js"
+import * as ResilienceStore from "../ResilienceStore.js"
+import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
 import * as hedgedAttempt from "./hedgedAttempt.js"
-import * as overload from "./overload.js"
-import * as ResilienceStore from "../ResilienceStore.js"
-import * as resilienceStore from "./resilienceStore.js"
-import { monotonicMillis } from "./retryBudgetService.js"
+import * as metrics from "./metrics.js"
 import type { ResolvedPolicy } from "./policyInput.js"
+import * as resilienceStore from "./resilienceStore.js"
 import { drain } from "./responseBody.js"
+import { countRefusal, monotonicMillis, type SyncBudget, syncBudgets } from "./retryBudgetService.js"
 import { serverDelayMillis } from "./retryPolicy.js"
+import * as timeout from "./timeout.js"
 
 /**
- * One attempt of a call, given its number and its time limit in milliseconds (`Infinity`:
- * none). A transient status fails with its response held (see `classify`).
- *
- * @internal
+ * One attempt of a call, given its number; the loop bounds it in time. A transient status fails
+ * with its response held (see `classify`).
  */
-export type AttemptOnce<A, E, R> = (attempt: Attempt, limitMillis: number) => Effect.Effect<A, E, R>
+type AttemptOnce<A, E, R> = (attempt: Attempt) => Effect.Effect<A, E, R>
 
 /**
  * How a call ends when it stops retrying: the failure (with its response still held, if any)
  * and why.
- *
- * @internal
  */
-export type GiveUp<A, E, R> = (
-  failure: HttpFailure.HttpFailure,
-  reason: RetryPolicy.GiveUpReason
-) => Effect.Effect<A, E, R>
+type GiveUp<A, E, R> = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) => Effect.Effect<A, E, R>
 
 /**
- * Bounds an attempt: past `limitMillis` it is interrupted (for an unscoped request the
- * platform's client then aborts it) and fails with a `ConnectionError` "Timeout". Effect 4's
- * client keeps the handle that would abort a request without a fiber to itself (`withScope`'s
- * map is private), so this is `Effect.timeoutOrElse`, a forked race.
- *
- * @internal
+ * Bounds an attempt: past `limitMillis` (`Infinity`: no limit) it is interrupted and fails with
+ * a `ConnectionError` "Timeout". Interrupting the platform's exchange aborts its request, every
+ * hop of it (redirects followed inside the wrapped client included): public APIs only, no handle
+ * on the request that another call or another hop could share.
  */
-export const limitTime = <A, E, R>(
+const limitTime = <A, E, R>(
   attempt: Attempt,
   limitMillis: number,
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | HttpFailure.ConnectionError, R> =>
   Number.isFinite(limitMillis)
-    ? Effect.timeoutOrElse(effect, {
-        duration: Duration.millis(limitMillis),
-        orElse: () =>
-          Effect.fail(
-            connectionError(attempt, "Timeout", `no response within ${Duration.format(Duration.millis(limitMillis))}`)
-          )
-      })
+    ? timeout.timeoutFail(effect, Duration.millis(limitMillis), () =>
+        connectionError(attempt, "Timeout", `no response within ${Duration.format(Duration.millis(limitMillis))}`)
+      )
     : effect
 
 /**
@@ -84,17 +81,404 @@ export const withGiveUpReason = (
   failure: HttpFailure.HttpFailure,
   giveUpReason: RetryPolicy.GiveUpReason
 ): HttpFailure.HttpFailure => {
+  const { attempt, request } = failure
   switch (failure._tag) {
     case "ConnectionError":
-      return new HttpFailure.ConnectionError({ ...failure, cause: failure.cause, giveUpReason })
+      return new HttpFailure.ConnectionError({
+        request,
+        attempt,
+        reason: failure.reason,
+        cause: failure.cause,
+        giveUpReason
+      })
     case "TransientStatus":
-      return new HttpFailure.TransientStatus({ ...failure, giveUpReason })
+      return new HttpFailure.TransientStatus({
+        request,
+        attempt,
+        status: failure.status,
+        headers: failure.headers,
+        retryAfter: failure.retryAfter,
+        giveUpReason
+      })
     case "PermanentStatus":
-      return new HttpFailure.PermanentStatus({ ...failure, giveUpReason })
+      return new HttpFailure.PermanentStatus({
+        request,
+        attempt,
+        status: failure.status,
+        headers: failure.headers,
+        body: failure.body,
+        giveUpReason
+      })
     case "DecodeError":
-      return new HttpFailure.DecodeError({ ...failure, cause: failure.cause, giveUpReason })
+      return new HttpFailure.DecodeError({
+        request,
+        attempt,
+        status: failure.status,
+        cause: failure.cause,
+        giveUpReason
+      })
   }
 }
+
+/**
+ * The attempt loop, the pipeline's retry stage: total deadline -> retry (schedule, cool-down,
+ * retry budget) -> circuit breaker -> attempt time limit -> transport. What to do next is the
+ * core's `CallMachine`'s answer; this sends, sleeps, releases and reports as it says.
+ *
+ * With `hedging`, each attempt of a request that may be hedged is raced as copies
+ * (`hedgedAttempt`): what follows here hears the race's outcome as one attempt's.
+ *
+ * The first attempt runs with nothing around it but its time limit (and the breaker, when there
+ * is one), after the origin's cool-down if another call's 429 started one; only a failure steps
+ * the schedule. After each failure the machine hears what must never be retried, the schedule's
+ * answer and the cool-down; a retry it plans still needs the origin's retry budget; then the
+ * decision is reported, the discarded response released, and the wait begins. An open circuit
+ * ends the call at once, with no wait: with the last real failure, or with the breaker's
+ * rejection as a `ConnectionError` "CircuitOpen" when nothing was sent yet.
+ *
+ * @internal
+ */
+export const run = <A, E, R, E2, R2>(
+  policy: ResolvedPolicy,
+  request: HttpClientRequest.HttpClientRequest,
+  attemptOnce: AttemptOnce<A, HttpFailure.HttpFailure | E, R>,
+  giveUp: GiveUp<A, E2, R2>,
+  release: (value: A) => Effect.Effect<void>
+): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> =>
+  Effect.flatMap(ResilienceStore.ResilienceStore, (given) =>
+    Effect.clockWith((clock) => {
+      const call = startCall(policy, request, attemptOnce, giveUp, release, clock, given)
+      const { budget, syncBudget } = call.guards
+      // The budget's synchronous face counts the request in this step; another asks for an Effect.
+      if (syncBudget === undefined) return Effect.andThen(budget.onRequest(call.origin.key), first(call))
+      syncBudget.onRequest(call.origin.key, call.startMillis)
+      return first(call)
+    })
+  )
+
+// Everything a call's steps share, made once per call: the module-level functions below take it.
+interface Call<A, E, R, E2, R2> {
+  readonly policy: ResolvedPolicy
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly attemptOnce: AttemptOnce<A, HttpFailure.HttpFailure | E, R>
+  readonly giveUp: GiveUp<A, E2, R2>
+  readonly release: (value: A) => Effect.Effect<void>
+  readonly clock: Clock.Clock
+  readonly store: ResilienceStore.ResilienceStore.Service
+  readonly startMillis: number
+  readonly machine: CallMachine.Call
+  readonly guards: Guards
+  readonly origin: Origin
+  readonly coolDownLeft: Effect.Effect<number>
+  /** Hedged copies of each attempt, when the policy hedges this request. */
+  hedges: hedgedAttempt.CallHedges<A, Attempted<E>, R> | undefined
+  /** The number of the last request sent: hedged copies take numbers of their own. */
+  lastSent: number
+  /** The schedule's step, made at the first failure: its state is this call's. */
+  step: ScheduleStep | undefined
+}
+
+// What an attempt may fail with before the loop hears it.
+type Attempted<E> = HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen
+
+// How a call ends, as `run` gives it.
+type Outcome<A, E, R, E2, R2> = Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2>
+
+type ScheduleStep = (
+  now: number,
+  failure: HttpFailure.HttpFailure
+) => Pull.Pull<[unknown, Duration.Duration], never, unknown>
+
+const startCall = <A, E, R, E2, R2>(
+  policy: ResolvedPolicy,
+  request: HttpClientRequest.HttpClientRequest,
+  attemptOnce: AttemptOnce<A, HttpFailure.HttpFailure | E, R>,
+  giveUp: GiveUp<A, E2, R2>,
+  release: (value: A) => Effect.Effect<void>,
+  clock: Clock.Clock,
+  given: ResilienceStore.ResilienceStore.Service
+): Call<A, E, R, E2, R2> => {
+  const store = resilienceStore.concrete(given, clock)
+  const startMillis = monotonicMillis(clock)
+  const origin = originFor(request.url, request.method)
+  const call: Call<A, E, R, E2, R2> = {
+    policy,
+    request,
+    attemptOnce,
+    giveUp,
+    release,
+    clock,
+    store,
+    startMillis,
+    machine: CallMachine.start(policy.limits, startMillis),
+    guards: guardsFor(store, policy),
+    origin,
+    coolDownLeft: policy.shareRetryAfter ? store.coolDownLeft(origin.key) : noCoolDown,
+    hedges: undefined,
+    lastSent: 0,
+    step: undefined
+  }
+  if (policy.hedging !== undefined && hedgedAttempt.isHedgeable(request)) call.hedges = makeHedges(call, policy.hedging)
+  return call
+}
+
+const noCoolDown = Effect.succeed(0)
+
+// The first attempt, after the origin's cool-down if another call's 429 started one.
+const first = <A, E, R, E2, R2>(call: Call<A, E, R, E2, R2>): Outcome<A, E, R, E2, R2> =>
+  Effect.flatMap(call.coolDownLeft, (coolDown): Outcome<A, E, R, E2, R2> => {
+    const firstAttempt: Attempt = { request: call.request, attempt: 1 }
+    const answer = CallMachine.first(call.machine, call.startMillis, coolDown)
+    if (answer._tag === "Stop") {
+      return stop(call, connectionError(firstAttempt, "CoolingDown", undefined), answer.reason)
+    }
+    return Effect.andThen(
+      sleep(answer.waitMillis),
+      Effect.catch(
+        attemptWith(call, firstAttempt, answer.limitMillis, undefined),
+        onAttemptFailure(call, firstAttempt, undefined)
+      )
+    )
+  })
+
+// The decision's failure says why, as the one handed back does; `giveUp` gets the failure as it
+// came, the key to its held response.
+const stop = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  failure: HttpFailure.HttpFailure,
+  reason: RetryPolicy.GiveUpReason
+): Outcome<A, E, R, E2, R2> =>
+  Effect.andThen(
+    Effect.andThen(
+      call.origin.giveUp(reason),
+      decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
+    ),
+    call.giveUp(failure, reason)
+  )
+
+// What an attempt answers: nothing (the first), a retry's failure, or a hedged copy's wait.
+type SentAfter = HttpFailure.HttpFailure | "hedge" | undefined
+
+// One attempt: alone, or raced as hedged copies.
+const attemptWith = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  attempt: Attempt,
+  limitMillis: number,
+  sentAfter: SentAfter
+): Effect.Effect<A, Attempted<E>, R> => {
+  const sent = guarded(call, attempt, limitMillis, sentAfter)
+  return call.hedges === undefined ? sent : hedgedAttempt.attempt(call.hedges, sent)
+}
+
+// An attempt through the breaker, if there is one, which may reject it unsent. `sentAfter`: what
+// it answers, for the budget's refund and the counters (a retry's failure, a hedge).
+const guarded = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  attempt: Attempt,
+  limitMillis: number,
+  sentAfter: SentAfter
+): Effect.Effect<A, Attempted<E>, R> => {
+  call.lastSent = attempt.attempt
+  const { breaker, syncBudget } = call.guards
+  const limited = limitTime(attempt, limitMillis, call.attemptOnce(attempt))
+  const sent =
+    syncBudget !== undefined && !syncBudget.countsSuccesses
+      ? limited
+      : Effect.tap(limited, () => budgetSuccess(call, retriedAfterOf(sentAfter)))
+  const kind = sentAfter === undefined ? "first" : sentAfter === "hedge" ? "hedge" : "retry"
+  // Counted once the breaker lets it through: a rejected attempt is never sent.
+  const admitted = Effect.andThen(call.origin.countSent(kind), sent)
+  if (breaker === undefined) return admitted
+  // The breaker hears the attempt's time limit: a probe keeps its slot while within it.
+  return Effect.flatMap(breaker, (circuits) =>
+    Effect.provideService(
+      circuits.execute(admitted, call.origin.key, breakerOutcome),
+      circuitBreakerService.ProbeTimeLimit,
+      limitMillis
+    )
+  )
+}
+
+const retriedAfterOf = (sentAfter: SentAfter): RetryBudgetCore.FailureKind | undefined =>
+  sentAfter === undefined ? undefined : sentAfter === "hedge" ? "timeout" : RetryBudgetCore.failureKindOf(sentAfter)
+
+const budgetSuccess = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  retriedAfter: RetryBudgetCore.FailureKind | undefined
+): Effect.Effect<void> => {
+  const { budget, syncBudget } = call.guards
+  if (syncBudget === undefined) return budget.onSuccess(call.origin.key, retriedAfter)
+  return Effect.sync(() => {
+    const now = monotonicMillis(call.clock)
+    syncBudget.stateFor(call.origin.key, now).onSuccess(now, retriedAfter)
+  })
+}
+
+// Asks the budget for a retry of `kind` (a hedge is one after a timeout: the slowness it
+// answers), `failed` first recorded with it: false is a refusal.
+const withdraw = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  kind: RetryBudgetCore.FailureKind,
+  failed: boolean
+): Effect.Effect<boolean> => {
+  const { budget, syncBudget } = call.guards
+  const origin = call.origin.key
+  if (syncBudget === undefined || syncBudget.retriesAskService) {
+    const asked = budget.tryRetry(origin, kind)
+    return failed ? Effect.andThen(budget.onFailure(origin, kind), asked) : asked
+  }
+  return Effect.suspend(() => {
+    const now = monotonicMillis(call.clock)
+    const state = syncBudget.stateFor(origin, now)
+    if (failed) state.onFailure(now, kind)
+    return state.tryRetry(now, kind) ? alwaysTrue : Effect.as(countRefusal(origin), false)
+  })
+}
+
+const alwaysTrue = Effect.succeed(true)
+
+// A 429's Retry-After, told to every call sharing the store before this one plans its wait.
+const tellCoolDown = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  failure: HttpFailure.HttpFailure
+): Effect.Effect<number> => {
+  const asked = call.policy.shareRetryAfter ? coolDownOf(failure) : 0
+  return asked > 0 ? Effect.andThen(call.store.coolDown(call.origin.key, asked), call.coolDownLeft) : call.coolDownLeft
+}
+
+const coolDownOf = (failure: HttpFailure.HttpFailure): number =>
+  failure._tag === "TransientStatus" ? CallMachine.coolDownAsked(failure.status, serverDelayMillis(failure)) : 0
+
+const makeHedges = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  settings: NonNullable<ResolvedPolicy["hedging"]>
+): hedgedAttempt.CallHedges<A, Attempted<E>, R> => ({
+  settings,
+  policy: call.policy,
+  request: call.request,
+  clock: call.clock,
+  origin: call.origin.key,
+  deadlineMillis: call.machine.deadlineMillis,
+  hedge: (attempt, limitMillis) => guarded(call, attempt, limitMillis, "hedge"),
+  lastSent: () => call.lastSent,
+  pay: withdraw(call, "timeout", false),
+  coolDownLeft: call.coolDownLeft,
+  breaker: call.guards.breaker,
+  tellCoolDown: (failure) => tellCoolDown(call, failure),
+  release: call.release,
+  releaseFailure: releaseHeld,
+  hedgeWon: call.origin.hedgeWon
+})
+
+// What follows an attempt's failure: an open circuit ends the call at once, with the last real
+// failure when there was one, else with the breaker's rejection; any other failure goes to the
+// machine; anything else is the caller's.
+const onAttemptFailure =
+  <A, E, R, E2, R2>(call: Call<A, E, R, E2, R2>, attempt: Attempt, previous: HttpFailure.HttpFailure | undefined) =>
+  (error: Attempted<E>): Outcome<A, E, R, E2, R2> => {
+    if (isCircuitOpen(error)) {
+      return stop(call, previous ?? connectionError(attempt, "CircuitOpen", error), "circuit-open")
+    }
+    if (HttpFailure.isHttpFailure(error)) return afterFailure(call, error)
+    return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
+  }
+
+const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => Predicate.isTagged(error, "CircuitOpen")
+
+const isOtherError = <E>(error: Attempted<E>): error is Exclude<E, HttpFailure.HttpFailure> =>
+  !isCircuitOpen(error) && !HttpFailure.isHttpFailure(error)
+
+// A 429 cools its origin down even when this call does not retry it (a hedged copy's was told as
+// it came). What must never be retried stops here; anything else asks the schedule.
+const afterFailure = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  failure: HttpFailure.HttpFailure
+): Outcome<A, E, R, E2, R2> =>
+  Effect.flatMap(
+    call.hedges === undefined ? tellCoolDown(call, failure) : call.coolDownLeft,
+    (coolDown): Outcome<A, E, R, E2, R2> => {
+      const refusal = call.policy.refusal(failure)
+      if (refusal !== undefined) return stop(call, failure, refusal)
+      const now = monotonicMillis(call.clock)
+      return Effect.flatMap(stepSchedule(call, failure, now), ([out, scheduled]) =>
+        planRetry(call, failure, now, coolDown, out, scheduled)
+      )
+    }
+  )
+
+// The schedule's output and its answer for this failure.
+const stepSchedule = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  failure: HttpFailure.HttpFailure,
+  now: number
+): Effect.Effect<readonly [unknown, CallMachine.ScheduleAnswer]> =>
+  Effect.suspend(() => {
+    const made = call.step
+    const stepped =
+      made === undefined
+        ? Effect.map(Schedule.toStep(call.policy.schedule), (step) => {
+            call.step = step
+            return step
+          })
+        : Effect.succeed(made)
+    return Effect.flatMap(stepped, (step) =>
+      Pull.matchEffect(step(now, failure), {
+        onSuccess: ([out, delay]) =>
+          Effect.succeed([out, { _tag: "Delay", millis: Duration.toMillis(delay) }] as const),
+        onFailure: Effect.failCause,
+        onDone: (out) => Effect.succeed([out, { _tag: "Done", reason: giveUpReasonOf(out) }] as const)
+      })
+    )
+  })
+
+// The machine plans from the schedule's answer and the cool-down; a retry it plans still needs
+// the origin's retry budget.
+const planRetry = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  failure: HttpFailure.HttpFailure,
+  now: number,
+  coolDown: number,
+  out: unknown,
+  scheduled: CallMachine.ScheduleAnswer
+): Outcome<A, E, R, E2, R2> => {
+  // After the last request sent: a hedged attempt's failure may be an earlier copy's.
+  const sentLast = Math.max(call.lastSent, failure.attempt)
+  const answer = CallMachine.afterFailure(call.machine, sentLast, now, undefined, scheduled, coolDown)
+  if (answer._tag === "Stop") return stop(call, failure, answer.reason)
+  const kind = RetryBudgetCore.failureKindOf(failure)
+  const allowed = kind === undefined ? alwaysTrue : withdraw(call, kind, true)
+  return Effect.flatMap(allowed, (allowed): Outcome<A, E, R, E2, R2> => {
+    const confirmed = CallMachine.afterBudget(answer, allowed)
+    if (confirmed._tag === "Stop") return stop(call, failure, confirmed.reason)
+    return retry(call, failure, answer, retryDecisionOf(out, failure, answer, coolDown))
+  })
+}
+
+// The decision reported, the discarded response released, the wait, then the attempt: built once
+// the wait is over, so a wait that is interrupted sends, and counts, nothing.
+const retry = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  failure: HttpFailure.HttpFailure,
+  answer: SendAnswer,
+  decision: decisions.Decision
+): Outcome<A, E, R, E2, R2> => {
+  const attempt: Attempt = { request: call.request, attempt: answer.attempt }
+  const resend = Effect.suspend(() =>
+    Effect.catch(
+      Effect.annotateSpans(
+        attemptWith(call, attempt, answer.limitMillis, failure),
+        "http.request.resend_count",
+        answer.attempt - 1
+      ),
+      onAttemptFailure(call, attempt, failure)
+    )
+  )
+  return decisions
+    .report(decision)
+    .pipe(Effect.andThen(releaseHeld(failure)), Effect.andThen(sleep(answer.waitMillis)), Effect.andThen(resend))
+}
+
+type SendAnswer = Extract<CallMachine.Answer, { _tag: "Send" }>
 
 const isRetryDecision = (out: unknown): out is RetryPolicy.RetryDecision =>
   Predicate.isTagged(out, "Retry") || Predicate.isTagged(out, "GiveUp")
@@ -107,7 +491,7 @@ const giveUpReasonOf = (out: unknown): RetryPolicy.GiveUpReason =>
 const retryDecisionOf = (
   out: unknown,
   failure: HttpFailure.HttpFailure,
-  answer: Extract<CallMachine.Answer, { _tag: "Send" }>,
+  answer: SendAnswer,
   coolDownMillis: number
 ): decisions.Decision => {
   const waitMillis = answer.waitMillis
@@ -130,242 +514,132 @@ const retryDecisionOf = (
       }
 }
 
-const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => Predicate.isTagged(error, "CircuitOpen")
-
-const isOtherError = <E>(
-  error: E | HttpFailure.HttpFailure | CircuitBreaker.CircuitOpen
-): error is Exclude<E, HttpFailure.HttpFailure> => !isCircuitOpen(error) && !HttpFailure.isHttpFailure(error)
-
-const coolDownOf = (failure: HttpFailure.HttpFailure): number =>
-  failure._tag === "TransientStatus" ? CallMachine.coolDownAsked(failure.status, serverDelayMillis(failure)) : 0
-
-const noCoolDown = Effect.succeed(0)
-
-// What an attempt answers: nothing (the first), a retry's failure, or a hedged copy's wait.
-type SentAfter = HttpFailure.HttpFailure | "hedge" | undefined
-
 const sleep = (millis: number): Effect.Effect<void> =>
   millis > 0 ? Effect.sleep(Duration.millis(millis)) : Effect.void
 
-/**
- * The attempt loop, the pipeline's retry stage: total deadline -> retry (schedule, cool-down,
- * retry budget) -> circuit breaker -> attempt time limit -> transport. What to do next is the
- * core's `CallMachine`'s answer; this sends, sleeps, releases and reports as it says.
- *
- * With `hedging`, each attempt of a request that may be hedged is raced as copies
- * (`hedgedAttempt`): what follows here hears the race's outcome as one attempt's.
- *
- * The first attempt runs with nothing around it but its time limit (and the breaker, when there
- * is one), after the origin's cool-down if another call's 429 started one; only a failure builds
- * the retry machinery (the schedule's step). After each failure the machine hears what must
- * never be retried, the schedule's answer and the cool-down; a retry it plans still needs the
- * origin's retry budget; then the decision is reported, the discarded response released, and
- * the wait begins. An open circuit ends the call at once, with no wait: with the last real
- * failure, or with the breaker's rejection as a `ConnectionError` "CircuitOpen" when nothing
- * was sent yet.
- *
- * @internal
- */
-export const run = <A, E, R, E2, R2>(
-  policy: ResolvedPolicy,
-  request: HttpClientRequest.HttpClientRequest,
-  attemptOnce: AttemptOnce<A, HttpFailure.HttpFailure | E, R>,
-  giveUp: GiveUp<A, E2, R2>,
-  release: (value: A) => Effect.Effect<void>
-): Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2> =>
-  Effect.flatMap(ResilienceStore.ResilienceStore, (given) =>
-    Effect.clockWith((clock) => {
-      const store = resilienceStore.concrete(given, clock)
-      const startMillis = monotonicMillis(clock)
-      const call = CallMachine.start(policy.limits, startMillis)
-      const { budget, breaker } = overload.guardsFor(store, policy)
-      const origin = overload.originFor(request.url, request.method)
-      const coolDownLeft = policy.shareRetryAfter ? store.coolDownLeft(origin.key) : noCoolDown
-      const hedging = policy.hedging !== undefined && hedgedAttempt.isHedgeable(request) ? policy.hedging : undefined
-      // The number of the last request sent: hedged copies take numbers of their own.
-      let lastSent = 0
-      type Outcome = Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2>
-      // The schedule's step, made at the first failure: its state is this call's.
-      let step:
-        | ((now: number, failure: HttpFailure.HttpFailure) => Pull.Pull<[unknown, Duration.Duration], never, unknown>)
-        | undefined
+// The origin's guards and counters: what the loop asks and tells about the origin it calls.
 
-      // The decision's failure says why, as the one handed back does; `giveUp` gets the failure
-      // as it came, the key to its held response.
-      const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Outcome =>
-        Effect.andThen(
-          Effect.andThen(
-            origin.giveUp(reason),
-            decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
-          ),
-          giveUp(failure, reason)
-        )
+// What a call guards its origin with, from the store: the retry budget (always present; "none" is
+// an unlimited one) and, when configured, the circuit breaker.
+interface Guards {
+  readonly budget: RetryBudget.RetryBudget.Service
+  /** The budget's synchronous face, when it is one of ours. */
+  readonly syncBudget: SyncBudget | undefined
+  readonly breaker: Effect.Effect<CircuitBreaker.CircuitBreaker.Service> | undefined
+}
 
-      // An attempt through the breaker, if there is one, which may reject it unsent. `sentAfter`:
-      // what it answers, for the budget's refund and the counters (a retry's failure, a hedge).
-      const guarded = (
-        attempt: Attempt,
-        limitMillis: number,
-        sentAfter: SentAfter
-      ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
-        lastSent = attempt.attempt
-        const retriedAfter =
-          sentAfter === undefined
-            ? undefined
-            : sentAfter === "hedge"
-              ? "timeout"
-              : RetryBudgetCore.failureKindOf(sentAfter)
-        const sent = Effect.tap(attemptOnce(attempt, limitMillis), () => budget.onSuccess(origin.key, retriedAfter))
-        // Counted once the breaker lets it through: a rejected attempt is never sent.
-        const counted = Effect.andThen(
-          sentAfter === undefined ? origin.attempts : sentAfter === "hedge" ? origin.hedged : origin.resent,
-          sent
-        )
-        if (breaker === undefined) return counted
-        // The breaker hears the attempt's time limit: a probe keeps its slot while within it.
-        return Effect.flatMap(breaker, (circuits) =>
-          Effect.provideService(
-            circuits.execute(counted, origin.key, overload.breakerOutcome),
-            circuitBreakerService.ProbeTimeLimit,
-            limitMillis
-          )
-        )
+const isBudgetService = (
+  budget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
+): budget is RetryBudget.RetryBudget.Service => "tryRetry" in budget
+
+const makeGuards = (store: ResilienceStore.ResilienceStore.Service, policy: ResolvedPolicy): Guards => {
+  const input = policy.retryBudget
+  const budget = isBudgetService(input) ? input : store.retryBudget(input)
+  const breaker = policy.circuitBreaker
+  return {
+    budget,
+    syncBudget: syncBudgets.get(budget),
+    breaker:
+      breaker === "none" ? undefined : "acquire" in breaker ? Effect.succeed(breaker) : store.circuitBreaker(breaker)
+  }
+}
+
+// Worked out once per store and policy: the store hands out the same budget and breaker to
+// every policy with the same settings, so this only saves the lookups.
+const guardsByStore = new WeakMap<ResilienceStore.ResilienceStore.Service, WeakMap<ResolvedPolicy, Guards>>()
+
+const guardsFor = (store: ResilienceStore.ResilienceStore.Service, policy: ResolvedPolicy): Guards => {
+  let byPolicy = guardsByStore.get(store)
+  if (byPolicy === undefined) {
+    byPolicy = new WeakMap()
+    guardsByStore.set(store, byPolicy)
+  }
+  let guards = byPolicy.get(policy)
+  if (guards === undefined) {
+    guards = makeGuards(store, policy)
+    byPolicy.set(policy, guards)
+  }
+  return guards
+}
+
+// What a request sent answers: nothing (a call's first), a failure (a retry) or a hedged copy's
+// wait.
+type SentKind = "first" | "retry" | "hedge"
+
+// An origin and its counters for one method, worked out once per origin and method.
+interface Origin {
+  readonly key: string
+  /** Counts a request sent: every attempt, and a retry or a hedged copy as such too. */
+  readonly countSent: (kind: SentKind) => Effect.Effect<void>
+  readonly hedgeWon: Effect.Effect<void>
+  readonly giveUp: (reason: RetryPolicy.GiveUpReason) => Effect.Effect<void>
+}
+
+type Attributes = Readonly<Record<string, string>>
+
+const withAttribute = (attributes: Attributes, key: string, value: string): Attributes => ({
+  ...attributes,
+  [key]: value
+})
+
+const counted = (metric: Metric.Counter<number>, attributes: Attributes): Effect.Effect<void> =>
+  Metric.update(Metric.withAttributes(metric, attributes), 1)
+
+const makeOrigin = (key: string, attributes: Attributes): Origin => {
+  const giveUps = new Map<string, Effect.Effect<void>>()
+  const attempts = counted(metrics.attempts, attributes)
+  const resent = Effect.andThen(attempts, counted(metrics.retries, attributes))
+  const hedged = Effect.andThen(attempts, counted(metrics.hedges, attributes))
+  return {
+    key,
+    countSent: (kind) => (kind === "first" ? attempts : kind === "retry" ? resent : hedged),
+    hedgeWon: counted(metrics.hedgeWins, attributes),
+    giveUp: (reason) => {
+      let update = giveUps.get(reason)
+      if (update === undefined) {
+        update = counted(metrics.giveUps, withAttribute(attributes, metrics.attribute.giveUpReason, reason))
+        giveUps.set(reason, update)
       }
+      return update
+    }
+  }
+}
 
-      // What follows an attempt's failure: an open circuit ends the call at once; any other
-      // failure goes to the machine; anything else is the caller's.
-      const onAttemptFailure =
-        (attempt: Attempt, previous: HttpFailure.HttpFailure | undefined) =>
-        (error: HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen): Outcome => {
-          if (isCircuitOpen(error))
-            return stop(previous ?? connectionError(attempt, "CircuitOpen", error), "circuit-open")
-          if (HttpFailure.isHttpFailure(error)) return afterFailure(error)
-          return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
-        }
+const originAttributes = metrics.originAttributes
 
-      // Records the failure with the budget and asks it for a retry: false is a refusal.
-      const askBudget = (failure: HttpFailure.HttpFailure): Effect.Effect<boolean> => {
-        const kind = RetryBudgetCore.failureKindOf(failure)
-        if (kind === undefined) return Effect.succeed(true)
-        return Effect.andThen(budget.onFailure(origin.key, kind), budget.tryRetry(origin.key, kind))
-      }
+// A request's method as given is the key: the platform's methods are a closed set, and the
+// metric attribute is worked out once for each.
+const maxMethods = 16
 
-      // A 429's Retry-After, told to every call sharing the store before this one plans its wait.
-      const tellCoolDown = (failure: HttpFailure.HttpFailure): Effect.Effect<number> => {
-        const asked = policy.shareRetryAfter ? coolDownOf(failure) : 0
-        return asked > 0 ? Effect.andThen(store.coolDown(origin.key, asked), coolDownLeft) : coolDownLeft
-      }
+// Per origin (found by the URL's authority, as written: parsing a URL on every call costs more
+// than the budget), per method.
+const origins = new ByAuthority((key) => {
+  const byMethod = new Map<string, Origin>()
+  return (method: string): Origin => {
+    let origin = byMethod.get(method)
+    if (origin === undefined) {
+      origin = makeOrigin(
+        key,
+        withAttribute(originAttributes(key), metrics.attribute.requestMethod, methodAttribute(method))
+      )
+      if (byMethod.size < maxMethods) byMethod.set(method, origin)
+    }
+    return origin
+  }
+})
 
-      // Hedged copies of an attempt, when the policy hedges this request.
-      const hedges:
-        | hedgedAttempt.CallHedges<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R>
-        | undefined =
-        hedging === undefined
-          ? undefined
-          : {
-              settings: hedging,
-              policy,
-              request,
-              clock,
-              origin: origin.key,
-              deadlineMillis: call.deadlineMillis,
-              hedge: (attempt, limitMillis) => guarded(attempt, limitMillis, "hedge"),
-              lastSent: () => lastSent,
-              pay: budget.tryRetry(origin.key, "timeout"),
-              coolDownLeft,
-              breaker,
-              tellCoolDown,
-              release,
-              releaseFailure: releaseHeld,
-              hedgeWon: origin.hedgeWon
-            }
+const originFor = (url: string, method: string): Origin => origins.get(url)(method)
 
-      // One attempt: alone, or raced as hedged copies.
-      const attemptWith = (
-        attempt: Attempt,
-        limitMillis: number,
-        sentAfter: SentAfter
-      ): Effect.Effect<A, HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen, R> => {
-        const sent = guarded(attempt, limitMillis, sentAfter)
-        return hedges === undefined ? sent : hedgedAttempt.attempt(hedges, sent)
-      }
-
-      const decide = (
-        failure: HttpFailure.HttpFailure,
-        now: number
-      ): Effect.Effect<readonly [unknown, CallMachine.ScheduleAnswer]> =>
-        Effect.suspend(() => {
-          const stepNow = step!
-          return Pull.matchEffect(stepNow(now, failure), {
-            onSuccess: ([out, delay]) =>
-              Effect.succeed([out, { _tag: "Delay", millis: Duration.toMillis(delay) }] as const),
-            onFailure: Effect.failCause,
-            onDone: (out) => Effect.succeed([out, { _tag: "Done", reason: giveUpReasonOf(out) }] as const)
-          })
-        })
-
-      // A 429 cools its origin down even when this call does not retry it (a hedged copy's was
-      // told as it came).
-      const afterFailure = (failure: HttpFailure.HttpFailure): Outcome =>
-        Effect.flatMap(hedges === undefined ? tellCoolDown(failure) : coolDownLeft, (coolDown): Outcome => {
-          const refusal = policy.refusal(failure)
-          if (refusal !== undefined) return stop(failure, refusal)
-          const stepped =
-            step === undefined
-              ? Effect.map(Schedule.toStep(policy.schedule), (made) => {
-                  step = made
-                })
-              : Effect.void
-          const now = monotonicMillis(clock)
-          return Effect.andThen(
-            stepped,
-            Effect.flatMap(decide(failure, now), ([out, scheduled]): Outcome => {
-              // After the last request sent: a hedged attempt's failure may be an earlier copy's.
-              const answer = CallMachine.afterFailure(
-                call,
-                Math.max(lastSent, failure.attempt),
-                now,
-                undefined,
-                scheduled,
-                coolDown
-              )
-              if (answer._tag === "Stop") return stop(failure, answer.reason)
-              return Effect.flatMap(askBudget(failure), (allowed): Outcome => {
-                const confirmed = CallMachine.afterBudget(answer, allowed)
-                if (confirmed._tag === "Stop") return stop(failure, confirmed.reason)
-                const attempt: Attempt = { request, attempt: answer.attempt }
-                const resend = Effect.catch(
-                  Effect.annotateSpans(
-                    attemptWith(attempt, answer.limitMillis, failure),
-                    "http.request.resend_count",
-                    answer.attempt - 1
-                  ),
-                  onAttemptFailure(attempt, failure)
-                )
-                return decisions
-                  .report(retryDecisionOf(out, failure, answer, coolDown))
-                  .pipe(
-                    Effect.andThen(releaseHeld(failure)),
-                    Effect.andThen(sleep(answer.waitMillis)),
-                    Effect.andThen(resend)
-                  )
-              })
-            })
-          )
-        })
-
-      const firstAttempt: Attempt = { request, attempt: 1 }
-      const first = Effect.flatMap(coolDownLeft, (coolDown): Outcome => {
-        const answer = CallMachine.first(call, startMillis, coolDown)
-        if (answer._tag === "Stop") return stop(connectionError(firstAttempt, "CoolingDown", undefined), answer.reason)
-        return Effect.andThen(
-          sleep(answer.waitMillis),
-          Effect.catch(
-            attemptWith(firstAttempt, answer.limitMillis, undefined),
-            onAttemptFailure(firstAttempt, undefined)
-          )
-        )
-      })
-      return Effect.andThen(budget.onRequest(origin.key), first)
-    })
-  )
+// What an attempt tells the breaker (the shared core's rule, in this line's `Outcome`): anything
+// but an `HttpFailure` (an interruption, another error) says nothing about the origin.
+const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome => {
+  if (exit._tag === "Success") return EffectBreaker.success
+  const reason = exit.cause.reasons[0]
+  const failure = exit.cause.reasons.length === 1 && reason?._tag === "Fail" ? reason.error : undefined
+  if (!HttpFailure.isHttpFailure(failure)) return EffectBreaker.ignored
+  const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
+  if (outcome._tag !== "Failure") return outcome
+  const retryAfter =
+    outcome.retryAfterMillis === undefined ? undefined : { retryAfter: Duration.millis(outcome.retryAfterMillis) }
+  return EffectBreaker.failure(retryAfter)
+}

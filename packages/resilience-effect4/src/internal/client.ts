@@ -66,14 +66,10 @@ const makeService = (
     return attemptLoop.run(
       policy,
       request,
-      (attempt, limitMillis) =>
-        attemptLoop.limitTime(
-          attempt,
-          limitMillis,
-          Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
-            Effect.flatMap(readJson(response, attempt, policy.maxBodyBytes), (json) =>
-              Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
-            )
+      (attempt) =>
+        Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
+          Effect.flatMap(readJson(response, attempt, policy.maxBodyBytes), (json) =>
+            Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
           )
         ),
       failWithReason,
@@ -85,7 +81,7 @@ const makeService = (
   return {
     client,
     execute: client.execute,
-    get: (url, options) => client.get(url, options),
+    get: client.get.bind(client),
     getJson
   }
 }

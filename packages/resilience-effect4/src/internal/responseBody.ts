@@ -3,18 +3,17 @@
 import * as Body from "@effect-http-resilience/core/ResponseBody"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as HttpFailure from "../HttpFailure.js"
+import * as timeout from "./timeout.js"
 
 // Releasing must not hold up the retry: a body that trickles is aborted, not waited for. Bounded
 // in time, `undefined` when too late. Releasing runs in scope finalizers, which are
 // uninterruptible: the read itself is made interruptible, or the limit could never stop it.
 const withinReadTime = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E | undefined> =>
-  Effect.timeoutOrElse(Effect.interruptible(read), {
-    duration: Body.readTimeoutMillis,
-    orElse: () => Effect.fail(undefined)
-  })
+  timeout.timeoutFail(Effect.interruptible(read), Duration.millis(Body.readTimeoutMillis), () => undefined)
 
 // Reads at most `maxBytes` (plus the chunk that crosses it). Stopping early interrupts the
 // stream, which cancels the body and aborts the request.

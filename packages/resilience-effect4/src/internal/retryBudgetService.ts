@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/retryBudgetService.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as RetryBudgetCore from "@effect-http-resilience/core/RetryBudget"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import type * as Clock from "effect/Clock"
@@ -31,7 +32,7 @@ export const awsQuota = (options: RetryBudget.AwsQuotaOptions = {}): RetryBudget
 export const none: RetryBudget.Strategy = { _tag: "None" }
 
 /** @internal */
-export const toPublicSettings = (settings: RetryBudgetCore.RetryBudgetSettings): RetryBudget.Settings => {
+const toPublicSettings = (settings: RetryBudgetCore.RetryBudgetSettings): RetryBudget.Settings => {
   if (settings._tag !== "Finagle") return settings
   const { ttlMillis, ...rest } = settings
   return { ...rest, ttl: Duration.millis(ttlMillis) }
@@ -49,13 +50,21 @@ export const validate = (input?: unknown): Validated<RetryBudget.Settings> =>
   Result.map(fromChecked(RetryBudgetCore.resolveInput(input, durationCodec)), toPublicSettings)
 
 /**
- * The clock's monotonic time in milliseconds (`process.hrtime` on the live clock; TestClock
- * moves it forward with its time), for every duration the budget and the breaker measure: a
- * stepped wall clock must change no decision.
+ * The clock's monotonic time in milliseconds (hrtime on the live clock; TestClock moves it with
+ * its time), for every duration the budget and the breaker measure: a stepped wall clock must
+ * change no decision.
  *
  * @internal
  */
 export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.monotonicTimeNanosUnsafe() / 1_000_000n)
+
+/**
+ * Counts a retry the budget refused, under its origin's attributes.
+ *
+ * @internal
+ */
+export const countRefusal = (origin: string): Effect.Effect<void> =>
+  Metric.update(Metric.withAttributes(metrics.retryBudgetRefusals, metrics.originAttributes(origin)), 1)
 
 // An origin's state; the refusals' counter is found when one is counted, not kept per origin.
 interface Entry {
@@ -63,11 +72,59 @@ interface Entry {
   readonly state: RetryBudgetCore.RetryBudgetState
 }
 
+const alwaysTrue = Effect.succeed(true)
+const unlimitedBalance = Effect.succeed(Number.POSITIVE_INFINITY)
+
+const unlimitedService = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.Service => ({
+  settings,
+  onRequest: () => Effect.void,
+  onFailure: () => Effect.void,
+  onSuccess: () => Effect.void,
+  tryRetry: () => alwaysTrue,
+  balance: () => unlimitedBalance
+})
+
+/**
+ * The budget's state machine per origin, for the attempt loop to drive in the synchronous step
+ * it already takes, where four Effects per call would cost more than the budget itself.
+ *
+ * @internal
+ */
+export interface SyncBudget {
+  /** Whether `onSuccess` does anything: Finagle's does not, and a call's success then costs nothing. */
+  readonly countsSuccesses: boolean
+  /**
+   * Whether a retry must ask the service (`onFailure`, then `tryRetry`): a shared budget's answer
+   * may take a round trip, while its requests and successes are still counted here.
+   */
+  readonly retriesAskService: boolean
+  /** `nowMillis`, here and for the state's methods, is {@link monotonicMillis}. */
+  readonly stateFor: (origin: string, nowMillis: number) => RetryBudgetCore.RetryBudgetState
+  /** Counts a call's request: the state's `onRequest`, plus whatever else the budget counts. */
+  readonly onRequest: (origin: string, nowMillis: number) => void
+}
+
 /** @internal */
-export const makeService = (publicSettings: RetryBudget.Settings): RetryBudget.RetryBudget.Service => {
-  const settings = toCoreSettings(publicSettings)
+export const syncBudgets = new WeakMap<RetryBudget.RetryBudget.Service, SyncBudget>()
+
+const makeUnlimited = (settings: RetryBudget.Settings, core: RetryBudgetCore.RetryBudgetSettings) => {
+  const unlimited = unlimitedService(settings)
+  const unlimitedState = RetryBudgetCore.makeRetryBudgetState(core, 0)
+  syncBudgets.set(unlimited, {
+    countsSuccesses: false,
+    retriesAskService: false,
+    stateFor: () => unlimitedState,
+    onRequest: () => {}
+  })
+  return unlimited
+}
+
+/** @internal */
+export const makeService = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.Service => {
+  const core = toCoreSettings(settings)
+  if (core._tag === "None") return makeUnlimited(settings, core)
   const table = new OriginTable<Entry>(
-    (origin, nowMillis) => ({ origin, state: RetryBudgetCore.makeRetryBudgetState(settings, nowMillis) }),
+    (origin, nowMillis) => ({ origin, state: RetryBudgetCore.makeRetryBudgetState(core, nowMillis) }),
     (entry, nowMillis, lastUsedMillis) => RetryBudgetCore.isIdle(entry.state, nowMillis, lastUsedMillis)
   )
   // One synchronous step from reading the clock to updating the state: no other fiber can run
@@ -79,23 +136,16 @@ export const makeService = (publicSettings: RetryBudget.Settings): RetryBudget.R
         return f(table.get(origin, nowMillis), nowMillis)
       })
     )
-  return {
-    settings: publicSettings,
+
+  const service: RetryBudget.RetryBudget.Service = {
+    settings,
     onRequest: (origin) => withState(origin, (entry, now) => entry.state.onRequest(now)),
     onFailure: (origin, kind) => withState(origin, (entry, now) => entry.state.onFailure(now, kind)),
     onSuccess: (origin, retriedAfter) => withState(origin, (entry, now) => entry.state.onSuccess(now, retriedAfter)),
     tryRetry: (origin, kind) =>
       Effect.flatten(
         withState(origin, (entry, now) =>
-          entry.state.tryRetry(now, kind)
-            ? Effect.succeed(true)
-            : Effect.as(
-                Metric.update(
-                  Metric.withAttributes(metrics.retryBudgetRefusals, metrics.originAttributes(entry.origin)),
-                  1
-                ),
-                false
-              )
+          entry.state.tryRetry(now, kind) ? alwaysTrue : Effect.as(countRefusal(entry.origin), false)
         )
       ),
     balance: (origin) =>
@@ -103,11 +153,18 @@ export const makeService = (publicSettings: RetryBudget.Settings): RetryBudget.R
         Effect.sync(() => {
           const nowMillis = monotonicMillis(clock)
           // Reading an origin never seen does not start keeping state for it.
-          const state = table.peek(origin)?.state ?? RetryBudgetCore.makeRetryBudgetState(settings, nowMillis)
+          const state = table.peek(origin)?.state ?? RetryBudgetCore.makeRetryBudgetState(core, nowMillis)
           return state.balance(nowMillis)
         })
       )
   }
+  syncBudgets.set(service, {
+    countsSuccesses: core._tag !== "Finagle",
+    retriesAskService: false,
+    stateFor: (origin, nowMillis) => table.get(origin, nowMillis).state,
+    onRequest: (origin, nowMillis) => table.get(origin, nowMillis).state.onRequest(nowMillis)
+  })
+  return service
 }
 
 /** @internal */

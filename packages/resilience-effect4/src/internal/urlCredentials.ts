@@ -29,6 +29,8 @@ export const prepare = (
   request: HttpClientRequest.HttpClientRequest,
   mode: RetryPolicy.UrlCredentialsMode
 ): Prepared => {
+  // User info needs an "@": most URLs have none, and are done without parsing.
+  if (!request.url.includes("@")) return unchanged
   const found = UrlCredentials.fromUrl(request.url)
   if (found === undefined) return unchanged
   if (mode === "refuse") return { _tag: "Refused", problem: "refused" }

@@ -10,7 +10,6 @@ import * as Schema from "effect/Schema"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as ResilientHttpClient from "../ResilientHttpClient.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
-import * as attemptLimit from "./attemptLimit.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, connectionError, decodeError } from "./classify.js"
 import type { InvalidRetryPolicy } from "./invalidOption.js"
@@ -67,14 +66,10 @@ const makeService = (
     return attemptLoop.run(
       policy,
       request,
-      (attempt, limitMillis) =>
-        attemptLimit.limited(
-          attempt,
-          limitMillis,
-          Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
-            Effect.flatMap(readJson(response, attempt, policy.maxBodyBytes), (json) =>
-              Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
-            )
+      (attempt) =>
+        Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
+          Effect.flatMap(readJson(response, attempt, policy.maxBodyBytes), (json) =>
+            Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
           )
         ),
       failWithReason,
@@ -86,7 +81,7 @@ const makeService = (
   return {
     client,
     execute: client.execute,
-    get: (url, options) => client.get(url, options),
+    get: client.get.bind(client),
     getJson
   }
 }

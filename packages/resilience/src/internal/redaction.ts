@@ -97,12 +97,15 @@ export const inTransport = <A, E, R>(
   request: HttpClientRequest.HttpClientRequest,
   send: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime((fiber) => {
-    const names = fiber.getFiberRef(currentRedactedUrlParams)
-    return hasSomethingToRedact(request, names)
-      ? Effect.tracerWith((tracer) => Effect.withTracer(send, redactingTracer(tracer, names)))
-      : send
-  })
+  // No user info, no query, no parameters: nothing to redact, whatever the names (most calls).
+  !request.url.includes("@") && !request.url.includes("?") && request.urlParams.length === 0
+    ? send
+    : Effect.withFiberRuntime((fiber) => {
+        const names = fiber.getFiberRef(currentRedactedUrlParams)
+        return hasSomethingToRedact(request, names)
+          ? Effect.tracerWith((tracer) => Effect.withTracer(send, redactingTracer(tracer, names)))
+          : send
+      })
 
 const headerNamesNow = (): Names =>
   Option.match(Fiber.getCurrentFiber(), {

@@ -55,10 +55,7 @@ export const makeMemory = (): Service => {
   const breakers = new Map<string, CircuitBreaker.CircuitBreaker.Service>()
   const coolDowns = new CoolDown.CoolDownTable()
   return {
-    retryBudget: (settings) =>
-      remember(budgets, budgetKey(settings), () =>
-        retryBudgetService.makeService(retryBudgetService.toCoreSettings(settings))
-      ),
+    retryBudget: (settings) => remember(budgets, budgetKey(settings), () => retryBudgetService.makeService(settings)),
     circuitBreaker: (options) =>
       Effect.suspend(() => {
         const key = breakerKey(options)

@@ -1,3 +1,4 @@
+// @generated from templates/src/internal/retryBudgetService.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as RetryBudgetCore from "@effect-http-resilience/core/RetryBudget"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import type * as Clock from "effect/Clock"
@@ -5,9 +6,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as RetryBudget from "../RetryBudget.js"
-import type * as RetryPolicy from "../RetryPolicy.js"
+import { durationCodec, fromChecked, type InvalidRetryPolicy, type Validated } from "./invalidOption.js"
 import * as metrics from "./metrics.js"
-import { durationCodec, fromChecked, type Validated } from "./invalidOption.js"
 
 /** @internal */
 export const finagle = (options: RetryBudget.FinagleOptions = {}): RetryBudget.Strategy => ({
@@ -31,11 +31,7 @@ export const awsQuota = (options: RetryBudget.AwsQuotaOptions = {}): RetryBudget
 export const none: RetryBudget.Strategy = { _tag: "None" }
 
 /** @internal */
-export const resolve = (input: RetryBudget.Input | undefined): Validated<RetryBudgetCore.RetryBudgetSettings> =>
-  fromChecked(RetryBudgetCore.resolveInput(input, durationCodec))
-
-/** @internal */
-export const toPublicSettings = (settings: RetryBudgetCore.RetryBudgetSettings): RetryBudget.Settings => {
+const toPublicSettings = (settings: RetryBudgetCore.RetryBudgetSettings): RetryBudget.Settings => {
   if (settings._tag !== "Finagle") return settings
   const { ttlMillis, ...rest } = settings
   return { ...rest, ttl: Duration.millis(ttlMillis) }
@@ -49,9 +45,8 @@ export const toCoreSettings = (settings: RetryBudget.Settings): RetryBudgetCore.
 }
 
 /** @internal */
-export const validate = (
-  input?: RetryBudget.Input
-): Either.Either<RetryBudget.Settings, RetryPolicy.InvalidRetryPolicy> => Either.map(resolve(input), toPublicSettings)
+export const validate = (input?: unknown): Validated<RetryBudget.Settings> =>
+  Either.map(fromChecked(RetryBudgetCore.resolveInput(input, durationCodec)), toPublicSettings)
 
 /**
  * The clock's monotonic time in milliseconds (hrtime on the live clock; TestClock moves it with
@@ -61,6 +56,14 @@ export const validate = (
  * @internal
  */
 export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
+
+/**
+ * Counts a retry the budget refused, under its origin's attributes.
+ *
+ * @internal
+ */
+export const countRefusal = (origin: string): Effect.Effect<void> =>
+  Effect.sync(() => metrics.retryBudgetRefusals.unsafeUpdate(1, metrics.originLabels(origin)))
 
 // An origin's state; the refusals' counter is found when one is counted, not kept per origin.
 interface Entry {
@@ -98,31 +101,29 @@ export interface SyncBudget {
   readonly stateFor: (origin: string, nowMillis: number) => RetryBudgetCore.RetryBudgetState
   /** Counts a call's request: the state's `onRequest`, plus whatever else the budget counts. */
   readonly onRequest: (origin: string, nowMillis: number) => void
-  readonly refused: (origin: string) => void
 }
 
 /** @internal */
 export const syncBudgets = new WeakMap<RetryBudget.RetryBudget.Service, SyncBudget>()
 
-const countRefusal = (origin: string): Effect.Effect<void> =>
-  Effect.sync(() => metrics.retryBudgetRefusals.unsafeUpdate(1, metrics.originLabels(origin)))
+const makeUnlimited = (settings: RetryBudget.Settings, core: RetryBudgetCore.RetryBudgetSettings) => {
+  const unlimited = unlimitedService(settings)
+  const unlimitedState = RetryBudgetCore.makeRetryBudgetState(core, 0)
+  syncBudgets.set(unlimited, {
+    countsSuccesses: false,
+    retriesAskService: false,
+    stateFor: () => unlimitedState,
+    onRequest: () => {}
+  })
+  return unlimited
+}
 
 /** @internal */
-export const makeService = (settings: RetryBudgetCore.RetryBudgetSettings): RetryBudget.RetryBudget.Service => {
-  if (settings._tag === "None") {
-    const unlimited = unlimitedService(toPublicSettings(settings))
-    const unlimitedState = RetryBudgetCore.makeRetryBudgetState(settings, 0)
-    syncBudgets.set(unlimited, {
-      countsSuccesses: false,
-      retriesAskService: false,
-      stateFor: () => unlimitedState,
-      onRequest: () => {},
-      refused: () => {}
-    })
-    return unlimited
-  }
+export const makeService = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.Service => {
+  const core = toCoreSettings(settings)
+  if (core._tag === "None") return makeUnlimited(settings, core)
   const table = new OriginTable<Entry>(
-    (origin, nowMillis) => ({ origin, state: RetryBudgetCore.makeRetryBudgetState(settings, nowMillis) }),
+    (origin, nowMillis) => ({ origin, state: RetryBudgetCore.makeRetryBudgetState(core, nowMillis) }),
     (entry, nowMillis, lastUsedMillis) => RetryBudgetCore.isIdle(entry.state, nowMillis, lastUsedMillis)
   )
   // One synchronous step from reading the clock to updating the state: no other fiber can run
@@ -136,7 +137,7 @@ export const makeService = (settings: RetryBudgetCore.RetryBudgetSettings): Retr
     )
 
   const service: RetryBudget.RetryBudget.Service = {
-    settings: toPublicSettings(settings),
+    settings,
     onRequest: (origin) => withState(origin, (entry, now) => entry.state.onRequest(now)),
     onFailure: (origin, kind) => withState(origin, (entry, now) => entry.state.onFailure(now, kind)),
     onSuccess: (origin, retriedAfter) => withState(origin, (entry, now) => entry.state.onSuccess(now, retriedAfter)),
@@ -151,27 +152,25 @@ export const makeService = (settings: RetryBudgetCore.RetryBudgetSettings): Retr
         Effect.sync(() => {
           const nowMillis = monotonicMillis(clock)
           // Reading an origin never seen does not start keeping state for it.
-          const state = table.peek(origin)?.state ?? RetryBudgetCore.makeRetryBudgetState(settings, nowMillis)
+          const state = table.peek(origin)?.state ?? RetryBudgetCore.makeRetryBudgetState(core, nowMillis)
           return state.balance(nowMillis)
         })
       )
   }
   syncBudgets.set(service, {
-    countsSuccesses: settings._tag !== "Finagle",
+    countsSuccesses: core._tag !== "Finagle",
     retriesAskService: false,
     stateFor: (origin, nowMillis) => table.get(origin, nowMillis).state,
-    onRequest: (origin, nowMillis) => table.get(origin, nowMillis).state.onRequest(nowMillis),
-    refused: (origin) => {
-      metrics.retryBudgetRefusals.unsafeUpdate(1, metrics.originLabels(origin))
-    }
+    onRequest: (origin, nowMillis) => table.get(origin, nowMillis).state.onRequest(nowMillis)
   })
   return service
 }
 
 /** @internal */
-export const make = (
-  input?: RetryBudget.Input
-): Effect.Effect<RetryBudget.RetryBudget.Service, RetryPolicy.InvalidRetryPolicy> =>
+export const make = (input?: RetryBudget.Input): Effect.Effect<RetryBudget.RetryBudget.Service, InvalidRetryPolicy> =>
   Effect.suspend(() =>
-    Either.match(resolve(input), { onLeft: Effect.fail, onRight: (s) => Effect.sync(() => makeService(s)) })
+    Either.match(validate(input), {
+      onLeft: Effect.fail,
+      onRight: (settings) => Effect.sync(() => makeService(settings))
+    })
   )

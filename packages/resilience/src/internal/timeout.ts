@@ -1,3 +1,6 @@
+// @generated from templates/src/internal/timeout.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// The race that bounds an effect in time: every attempt (`attemptLoop.limitTime`) and the release
+// of a discarded response (`responseBody`).
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"

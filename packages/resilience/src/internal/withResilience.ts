@@ -1,11 +1,18 @@
 // @generated from templates/src/internal/withResilience.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { describeOutcome } from "@effect-http-resilience/core/FailureMessage"
 import type * as UrlCredentials from "@effect-http-resilience/core/UrlCredentials"
+import type * as Cookies from "@effect/platform/Cookies"
+import type * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import type * as UrlParams from "@effect/platform/UrlParams"
 import * as Effect from "effect/Effect"
+import * as Inspectable from "effect/Inspectable"
+import type * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as Either from "effect/Either"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
@@ -15,10 +22,8 @@ import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
 import * as policyInput from "./policyInput.js"
-import * as attemptLimit from "./attemptLimit.js"
 import * as redaction from "./redaction.js"
 import { drain } from "./responseBody.js"
-import { TrackedResponse } from "./trackedResponse.js"
 import * as urlCredentials from "./urlCredentials.js"
 
 // Any error but the platform's.
@@ -70,6 +75,79 @@ export const failWithReason = (
   reason: RetryPolicy.GiveUpReason
 ): Effect.Effect<never, HttpFailure.HttpFailure> =>
   Effect.andThen(attemptLoop.releaseHeld(failure), Effect.fail(attemptLoop.withGiveUpReason(failure, reason)))
+
+/**
+ * A response handed to a caller, which knows whether the caller has taken its body: started to
+ * read it, taken its stream. Only an untaken body needs releasing when the caller's
+ * scope closes; a body whose read started is the reader's (a read that fails or is interrupted
+ * has already ended it, so it must not be drained a second time).
+ *
+ * A class rather than an object literal: one is made per call, and getters on a prototype cost
+ * nothing to make, where an object literal's own getters cost more than the rest of the call.
+ */
+class TrackedResponse implements HttpClientResponse.HttpClientResponse {
+  readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
+  readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
+  bodyTaken = false
+  // Some transports build a new Headers object on every access: built once here.
+  private cachedHeaders: Headers.Headers | undefined
+
+  constructor(readonly inner: HttpClientResponse.HttpClientResponse) {}
+
+  private taking<A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E> {
+    return Effect.suspend(() => {
+      this.bodyTaken = true
+      return read
+    })
+  }
+
+  get request(): HttpClientRequest.HttpClientRequest {
+    return this.inner.request
+  }
+  get status(): number {
+    return this.inner.status
+  }
+  get headers(): Headers.Headers {
+    this.cachedHeaders ??= this.inner.headers
+    return this.cachedHeaders
+  }
+  get cookies(): Cookies.Cookies {
+    return this.inner.cookies
+  }
+  get remoteAddress(): Option.Option<string> {
+    return this.inner.remoteAddress
+  }
+  get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
+    return this.taking(this.inner.formData)
+  }
+  get text(): Effect.Effect<string, HttpClientError.ResponseError> {
+    return this.taking(this.inner.text)
+  }
+  get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
+    return this.taking(this.inner.json)
+  }
+  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
+    return this.taking(this.inner.urlParamsBody)
+  }
+  get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
+    return this.taking(this.inner.arrayBuffer)
+  }
+  get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
+    return Stream.suspend(() => {
+      this.bodyTaken = true
+      return this.inner.stream
+    })
+  }
+  toJSON(): unknown {
+    return this.inner.toJSON()
+  }
+  toString(): string {
+    return this.inner.toString()
+  }
+  [Inspectable.NodeInspectSymbol](): unknown {
+    return this.inner[Inspectable.NodeInspectSymbol]()
+  }
+}
 
 // The response goes to the caller; its scope releases the body if the caller leaves it unread.
 // A body taken is the reader's: the platform ends its request when the read stops.
@@ -141,12 +219,7 @@ export const withResolvedPolicy = <E, R>(
       attemptLoop.run(
         policy,
         request,
-        (attempt, limitMillis) =>
-          attemptLimit.limited(
-            attempt,
-            limitMillis,
-            Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response))
-          ),
+        (attempt) => Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response)),
         failWithReason,
         drain
       )
@@ -236,12 +309,6 @@ export const withPlatformTypes = <R>(
       )
     }
     const { request, send } = call
-    return attemptLoop.run(
-      policy,
-      request,
-      (attempt, limitMillis) => attemptLimit.limited(attempt, limitMillis, exchange(attempt, send, policy, false)),
-      platformGiveUp,
-      drain
-    )
+    return attemptLoop.run(policy, request, (attempt) => exchange(attempt, send, policy, false), platformGiveUp, drain)
   })
 }
