@@ -3,7 +3,7 @@
  * edge cases.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Exit, Fiber, Logger, LogLevel, TestClock } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, FiberRef, Logger, LogLevel, TestClock } from "effect"
 import * as timeout from "../src/internal/timeout.js"
 
 const late = () => "late" as const
@@ -75,6 +75,43 @@ describe("timeoutFail", () => {
       expect(fiber.unsafePoll()).toBeNull()
       yield* TestClock.adjust("1 millis")
       expect(yield* Fiber.join(fiber)).toEqual(Exit.fail("late"))
+    })
+  )
+
+  it.live("on time, what the effect set in its fiber reaches the caller, as with Effect.timeoutFail", () =>
+    Effect.gen(function* () {
+      const ref = FiberRef.unsafeMake("before")
+      yield* timeout.timeoutFail(FiberRef.set(ref, "attempt"), Duration.millis(1_000), late)
+      expect(yield* FiberRef.get(ref)).toBe("attempt")
+    })
+  )
+})
+
+describe("timeoutFailRead", () => {
+  it.live("the same outcomes: on time the effect's exit, too late interrupted and onTimeout", () =>
+    Effect.gen(function* () {
+      expect(yield* timeout.timeoutFailRead(Effect.succeed(1), Duration.millis(1_000), late)).toBe(1)
+      expect(yield* Effect.exit(timeout.timeoutFailRead(Effect.fail("boom"), Duration.millis(1_000), late))).toEqual(
+        Exit.fail("boom")
+      )
+      const stopped = yield* Deferred.make<void>()
+      const exit = yield* Effect.exit(
+        timeout.timeoutFailRead(
+          Effect.onInterrupt(Effect.never, () => Deferred.succeed(stopped, undefined)),
+          Duration.millis(20),
+          late
+        )
+      )
+      expect(exit).toEqual(Exit.fail("late"))
+      expect(yield* Deferred.isDone(stopped)).toBe(true)
+    })
+  )
+
+  it.live("a body read's fiber-local state is not joined back: the caller's is left as it was", () =>
+    Effect.gen(function* () {
+      const ref = FiberRef.unsafeMake("before")
+      yield* timeout.timeoutFailRead(FiberRef.set(ref, "read"), Duration.millis(1_000), late)
+      expect(yield* FiberRef.get(ref)).toBe("before")
     })
   )
 })

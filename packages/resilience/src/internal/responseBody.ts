@@ -12,8 +12,10 @@ import * as timeout from "./timeout.js"
 // Releasing must not hold up the retry: a body that trickles is aborted, not waited for. Bounded
 // in time, `undefined` when too late. Releasing runs in scope finalizers, which are
 // uninterruptible: the read itself is made interruptible, or the limit could never stop it.
+// Effect 4 joins no fiber-local state back from a forked fiber: its `timeoutFail` is already
+// what Effect 3's `timeoutFailRead` is.
 const withinReadTime = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E | undefined> =>
-  timeout.timeoutFail(Effect.interruptible(read), Duration.millis(Body.readTimeoutMillis), () => undefined)
+  timeout.timeoutFailRead(Effect.interruptible(read), Duration.millis(Body.readTimeoutMillis), () => undefined)
 
 // Reads at most `maxBytes` (plus the chunk that crosses it). Stopping early interrupts the
 // stream, which cancels the body and aborts the request.

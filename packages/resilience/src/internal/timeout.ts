@@ -29,11 +29,32 @@ export const timeoutFail = <A, E, R, E1>(
   self: Effect.Effect<A, E, R>,
   duration: Duration.Duration,
   onTimeout: () => E1
+): Effect.Effect<A, E | E1, R> => timeoutFailWith(self, duration, onTimeout, true)
+
+/**
+ * {@link timeoutFail} for a read of a platform response's body, whose fiber-local changes
+ * (`FiberRef`s) are nobody's: on time, its forked fiber's are not joined back into the
+ * caller's (`inheritAll`, the price of a `Map` copy of every `FiberRef`). The effect read runs
+ * only the platform's code, never the user's client, and what it leaves is a body or nothing.
+ *
+ * @internal
+ */
+export const timeoutFailRead = <A, E, R, E1>(
+  self: Effect.Effect<A, E, R>,
+  duration: Duration.Duration,
+  onTimeout: () => E1
+): Effect.Effect<A, E | E1, R> => timeoutFailWith(self, duration, onTimeout, false)
+
+const timeoutFailWith = <A, E, R, E1>(
+  self: Effect.Effect<A, E, R>,
+  duration: Duration.Duration,
+  onTimeout: () => E1,
+  inherit: boolean
 ): Effect.Effect<A, E | E1, R> => {
   const millis = Duration.toMillis(duration)
   return Effect.clockWith((clock) =>
     clock === liveClock && millis <= maxTimerMillis
-      ? timeoutWithTimer(self, millis, onTimeout)
+      ? timeoutWithTimer(self, millis, onTimeout, inherit)
       : Effect.timeoutFail(self, { duration, onTimeout })
   )
 }
@@ -43,7 +64,8 @@ export const timeoutFail = <A, E, R, E1>(
 const timeoutWithTimer = <A, E, R, E1>(
   self: Effect.Effect<A, E, R>,
   millis: number,
-  onTimeout: () => E1
+  onTimeout: () => E1,
+  inherit: boolean
 ): Effect.Effect<A, E | E1, R> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(Effect.fork(Effect.exit(restore(self))), (fiber) =>
@@ -54,7 +76,7 @@ const timeoutWithTimer = <A, E, R, E1>(
             if (settled) return
             settled = true
             clearTimeout(timer)
-            resume(Effect.zipRight(fiber.inheritAll, Effect.flatten(exit)))
+            resume(inherit ? Effect.zipRight(fiber.inheritAll, Effect.flatten(exit)) : Effect.flatten(exit))
           }
           const timer = setTimeout(() => {
             if (settled) return
