@@ -50,6 +50,17 @@ export const consecutive = (
   failures
 })
 
+// The outcomes as plain records, so that a call's path needs no outcome constructor of Effect's.
+
+/** @internal */
+export const success: CircuitBreaker.Outcome = { _tag: "Success" }
+
+/** @internal */
+export const ignored: CircuitBreaker.Outcome = { _tag: "Ignored" }
+
+/** A failure without a `Retry-After`. @internal */
+export const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
+
 // ---------------------------------------------------------------------------------------------
 // Options: the shared core's checks; the callback is only ours to call.
 
@@ -175,7 +186,7 @@ const toCoreOutcome = (outcome: CircuitBreaker.Outcome): CircuitBreakerCore.Outc
       : outcome
 
 const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome =>
-  Exit.isSuccess(exit) ? EffectBreaker.success : EffectBreaker.failure()
+  Exit.isSuccess(exit) ? success : failed
 
 // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
 const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1, context: Context.Context<never>) => {
