@@ -177,7 +177,7 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     directory: Path.join(root, "packages/resilience"),
     transport: "@effect/platform",
     effectMajor: "3",
-    limitKiB: 30,
+    limitKiB: 27.5,
     targetKiB: 15
   },
   {
@@ -186,7 +186,7 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     directory: Path.join(root, "packages/resilience-effect4"),
     transport: "effect/http",
     effectMajor: "4",
-    limitKiB: 50.5,
+    limitKiB: 51.5,
     targetKiB: 25
   }
 ]
