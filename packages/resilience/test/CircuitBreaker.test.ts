@@ -419,6 +419,28 @@ describe("CircuitBreaker: observing state changes", () => {
     })
   )
 
+  it.scoped("subscribe: a subscriber more than 1024 changes behind loses the oldest", () =>
+    Effect.gen(function* () {
+      const breaker = yield* makeTripping()
+      const changes = yield* breaker.subscribe
+      // 1100 changes (isolate, close, ...), then a last isolation once the stream is read.
+      for (let round = 0; round < 550; round++) {
+        yield* breaker.isolate(origin)
+        yield* breaker.close(origin)
+      }
+      const collected = yield* changes.pipe(Stream.take(1025), Stream.runCollect, Effect.fork)
+      for (let i = 0; i < 100; i++) yield* Effect.yieldNow()
+      yield* breaker.isolate(origin)
+      const seen = Chunk.toReadonlyArray(yield* Fiber.join(collected))
+      const isolation = { origin, from: "Closed", to: "Isolated", manual: true }
+      // The 76 oldest were dropped: the 77th change (an isolation) is the first seen.
+      expect(seen).toHaveLength(1025)
+      expect(seen[0]).toEqual(isolation)
+      expect(seen[1023]).toEqual({ origin, from: "Isolated", to: "Closed", manual: true })
+      expect(seen[1024]).toEqual(isolation)
+    })
+  )
+
   it.effect("changes: a forked stream sees the changes made once it runs, in order", () =>
     Effect.gen(function* () {
       const breaker = yield* makeTripping()

@@ -12,7 +12,6 @@ import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import type * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
-import * as EffectBreaker from "effect/persistence/CircuitBreaker"
 import * as Pull from "effect/Pull"
 import * as Schedule from "effect/Schedule"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
@@ -633,13 +632,13 @@ const originFor = (url: string, method: string): Origin => origins.get(url)(meth
 // What an attempt tells the breaker (the shared core's rule, in this line's `Outcome`): anything
 // but an `HttpFailure` (an interruption, another error) says nothing about the origin.
 const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome => {
-  if (exit._tag === "Success") return EffectBreaker.success
+  if (exit._tag === "Success") return circuitBreakerService.success
   const reason = exit.cause.reasons[0]
   const failure = exit.cause.reasons.length === 1 && reason?._tag === "Fail" ? reason.error : undefined
-  if (!HttpFailure.isHttpFailure(failure)) return EffectBreaker.ignored
+  if (!HttpFailure.isHttpFailure(failure)) return circuitBreakerService.ignored
   const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
   if (outcome._tag !== "Failure") return outcome
-  const retryAfter =
-    outcome.retryAfterMillis === undefined ? undefined : { retryAfter: Duration.millis(outcome.retryAfterMillis) }
-  return EffectBreaker.failure(retryAfter)
+  return outcome.retryAfterMillis === undefined
+    ? circuitBreakerService.failed
+    : { _tag: "Failure", retryAfter: Duration.millis(outcome.retryAfterMillis) }
 }

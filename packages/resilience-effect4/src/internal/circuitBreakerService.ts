@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { dual } from "effect/Function"
 import * as EffectBreaker from "effect/persistence/CircuitBreaker"
-import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -49,6 +49,17 @@ export const consecutive = (
   _tag: "Consecutive",
   failures
 })
+
+// The outcomes as plain records, so that a call's path needs no outcome constructor of Effect's.
+
+/** @internal */
+export const success: CircuitBreaker.Outcome = { _tag: "Success" }
+
+/** @internal */
+export const ignored: CircuitBreaker.Outcome = { _tag: "Ignored" }
+
+/** A failure without a `Retry-After`. @internal */
+export const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
 
 // ---------------------------------------------------------------------------------------------
 // Options: the shared core's checks; the callback is only ours to call.
@@ -104,11 +115,14 @@ const inStep = <A, E>(
 // ---------------------------------------------------------------------------------------------
 // The service
 
+/** The queues of a breaker's subscribers to its state changes (see `subscribeChanges`). */
+type Changes = Set<Queue.Queue<CircuitBreaker.StateChange>>
+
 /** One breaker: its settings and circuits, and where their changes go. */
 interface Breaker {
   readonly settings: CircuitBreakerCore.BreakerSettings
   readonly table: OriginTable<Entry>
-  readonly changes: PubSub.PubSub<CircuitBreaker.StateChange>
+  readonly changes: Changes
   readonly observers: stateObservers.StateObservers
   /** Told of each opening the breaker decided itself (see `Controls.setOnOpen`). */
   onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
@@ -127,7 +141,7 @@ interface Entry {
 const makeBreaker = (
   settings: CircuitBreakerCore.BreakerSettings,
   onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
-  changes: PubSub.PubSub<CircuitBreaker.StateChange>
+  changes: Changes
 ): Breaker => ({
   settings,
   // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
@@ -175,7 +189,7 @@ const toCoreOutcome = (outcome: CircuitBreaker.Outcome): CircuitBreakerCore.Outc
       : outcome
 
 const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome =>
-  Exit.isSuccess(exit) ? EffectBreaker.success : EffectBreaker.failure()
+  Exit.isSuccess(exit) ? success : failed
 
 // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
 const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1, context: Context.Context<never>) => {
@@ -201,7 +215,7 @@ const announce = (
     context
   )
   const change = toStateChange(entry.origin, transition)
-  PubSub.publishUnsafe(breaker.changes, change)
+  for (const queue of breaker.changes) Queue.offerUnsafe(queue, change)
   breaker.observers.push(change)
 }
 
@@ -525,8 +539,8 @@ const makeService = (breaker: Breaker, effect: EffectBreaker.CircuitBreaker): Ci
     state: (origin) => stateOf(breaker, origin),
     isolate: (origin) => isolate(breaker, origin),
     close: (origin) => close(breaker, origin),
-    changes: Stream.fromPubSub(breaker.changes),
-    subscribe: Effect.map(PubSub.subscribe(breaker.changes), Stream.fromSubscription)
+    changes: Stream.unwrap(Effect.map(subscribeChanges(breaker.changes), Stream.fromQueue)),
+    subscribe: Effect.map(subscribeChanges(breaker.changes), Stream.fromQueue)
   }
   controls.set(service, {
     settings: breaker.settings,
@@ -541,6 +555,28 @@ const makeService = (breaker: Breaker, effect: EffectBreaker.CircuitBreaker): Ci
 /** How many state changes a slow subscriber may fall behind before the oldest are dropped. @internal */
 const changesCapacity = 1024
 
+/**
+ * A subscriber's own queue of state changes, dropping its oldest past `changesCapacity`, in
+ * `changes` for the scope's life: what a sliding `PubSub` would give, without its machinery.
+ */
+const subscribeChanges = (
+  changes: Changes
+): Effect.Effect<Queue.Queue<CircuitBreaker.StateChange>, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tap(Queue.sliding<CircuitBreaker.StateChange>(changesCapacity), (queue) =>
+      Effect.sync(() => {
+        changes.add(queue)
+      })
+    ),
+    (queue) =>
+      Effect.andThen(
+        Effect.sync(() => {
+          changes.delete(queue)
+        }),
+        Queue.shutdown(queue)
+      )
+  )
+
 /** @internal */
 export const make = (
   options?: CircuitBreaker.Options
@@ -548,10 +584,9 @@ export const make = (
   Effect.suspend(() =>
     Result.match(resolve(options), {
       onFailure: Effect.fail,
-      onSuccess: (settings) =>
-        Effect.flatMap(PubSub.sliding<CircuitBreaker.StateChange>(changesCapacity), (changes) => {
-          const breaker = makeBreaker(settings, options?.onStateChange, changes)
-          return Effect.map(effectBreaker(breaker), (effect) => makeService(breaker, effect))
-        })
+      onSuccess: (settings) => {
+        const breaker = makeBreaker(settings, options?.onStateChange, new Set())
+        return Effect.map(effectBreaker(breaker), (effect) => makeService(breaker, effect))
+      }
     })
   )

@@ -10,7 +10,7 @@ import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
-import * as Exit from "effect/Exit"
+import type * as Exit from "effect/Exit"
 import * as MetricLabel from "effect/MetricLabel"
 import * as ScheduleDecision from "effect/ScheduleDecision"
 import * as ScheduleIntervals from "effect/ScheduleIntervals"
@@ -622,12 +622,12 @@ const originFor = (url: string, method: string): Origin => origins.get(url)(meth
 // What an attempt tells the breaker (the shared core's rule, in this line's `Outcome`): anything
 // but an `HttpFailure` (an interruption, another error) says nothing about the origin.
 const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome => {
-  if (Exit.isSuccess(exit)) return circuitBreakerService.success
+  if (exit._tag === "Success") return circuitBreakerService.success
   const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
   if (!HttpFailure.isHttpFailure(failure)) return circuitBreakerService.ignored
   const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
   if (outcome._tag !== "Failure") return outcome
-  const retryAfter =
-    outcome.retryAfterMillis === undefined ? undefined : { retryAfter: Duration.millis(outcome.retryAfterMillis) }
-  return circuitBreakerService.failure(retryAfter)
+  return outcome.retryAfterMillis === undefined
+    ? circuitBreakerService.failed
+    : { _tag: "Failure", retryAfter: Duration.millis(outcome.retryAfterMillis) }
 }

@@ -16,7 +16,8 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
 import { globalValue } from "effect/GlobalValue"
-import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import { durationCodec, fromChecked, type InvalidRetryPolicy, type Validated } from "./invalidOption.js"
@@ -49,11 +50,16 @@ export const consecutive = (
   failures
 })
 
+// The outcomes as plain records, so that a call's path needs no outcome constructor of Effect's.
+
 /** @internal */
 export const success: CircuitBreaker.Outcome = { _tag: "Success" }
 
 /** @internal */
 export const ignored: CircuitBreaker.Outcome = { _tag: "Ignored" }
+
+/** A failure without a `Retry-After`. @internal */
+export const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
 
 /** @internal */
 export const failure = (options?: {
@@ -121,11 +127,14 @@ const inStep = <A, E>(
 // ---------------------------------------------------------------------------------------------
 // The service
 
+/** The queues of a breaker's subscribers to its state changes (see `subscribeChanges`). */
+type Changes = Set<Queue.Queue<CircuitBreaker.StateChange>>
+
 /** One breaker: its settings and circuits, and where their changes go. */
 interface Breaker {
   readonly settings: CircuitBreakerCore.BreakerSettings
   readonly table: OriginTable<Entry>
-  readonly changes: PubSub.PubSub<CircuitBreaker.StateChange>
+  readonly changes: Changes
   readonly observers: stateObservers.StateObservers
   /** Told of each opening the breaker decided itself (see `Controls.setOnOpen`). */
   onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
@@ -144,7 +153,7 @@ interface Entry {
 const makeBreaker = (
   settings: CircuitBreakerCore.BreakerSettings,
   onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
-  changes: PubSub.PubSub<CircuitBreaker.StateChange>
+  changes: Changes
 ): Breaker => ({
   settings,
   // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
@@ -192,7 +201,7 @@ const toCoreOutcome = (outcome: CircuitBreaker.Outcome): CircuitBreakerCore.Outc
       : outcome
 
 const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome =>
-  Exit.isSuccess(exit) ? success : failure()
+  Exit.isSuccess(exit) ? success : failed
 
 // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
 const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1, context: Context.Context<never>) => {
@@ -218,7 +227,7 @@ const announce = (
     context
   )
   const change = toStateChange(entry.origin, transition)
-  breaker.changes.unsafeOffer(change)
+  for (const queue of breaker.changes) queue.unsafeOffer(change)
   breaker.observers.push(change)
 }
 
@@ -421,8 +430,8 @@ const makeService = (breaker: Breaker): CircuitBreaker.CircuitBreaker.Service =>
     state: (origin) => stateOf(breaker, origin),
     isolate: (origin) => isolate(breaker, origin),
     close: (origin) => close(breaker, origin),
-    changes: Stream.fromPubSub(breaker.changes),
-    subscribe: Stream.fromPubSub(breaker.changes, { scoped: true })
+    changes: Stream.flatMap(Stream.scoped(subscribeChanges(breaker.changes)), (queue) => Stream.fromQueue(queue)),
+    subscribe: Effect.map(subscribeChanges(breaker.changes), (queue) => Stream.fromQueue(queue, { shutdown: true }))
   }
   controls.set(service, {
     settings: breaker.settings,
@@ -437,6 +446,28 @@ const makeService = (breaker: Breaker): CircuitBreaker.CircuitBreaker.Service =>
 /** How many state changes a slow subscriber may fall behind before the oldest are dropped. @internal */
 const changesCapacity = 1024
 
+/**
+ * A subscriber's own queue of state changes, dropping its oldest past `changesCapacity`, in
+ * `changes` for the scope's life: what a sliding `PubSub` would give, without its machinery.
+ */
+const subscribeChanges = (
+  changes: Changes
+): Effect.Effect<Queue.Queue<CircuitBreaker.StateChange>, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tap(Queue.sliding<CircuitBreaker.StateChange>(changesCapacity), (queue) =>
+      Effect.sync(() => {
+        changes.add(queue)
+      })
+    ),
+    (queue) =>
+      Effect.zipRight(
+        Effect.sync(() => {
+          changes.delete(queue)
+        }),
+        Queue.shutdown(queue)
+      )
+  )
+
 /** @internal */
 export const make = (
   options?: CircuitBreaker.Options
@@ -444,10 +475,9 @@ export const make = (
   Effect.suspend(() =>
     Either.match(resolve(options), {
       onLeft: Effect.fail,
-      onRight: (settings) =>
-        Effect.map(PubSub.sliding<CircuitBreaker.StateChange>(changesCapacity), (changes) => {
-          const breaker = makeBreaker(settings, options?.onStateChange, changes)
-          return makeService(breaker)
-        })
+      onRight: (settings) => {
+        const breaker = makeBreaker(settings, options?.onStateChange, new Set())
+        return Effect.succeed(makeService(breaker))
+      }
     })
   )
