@@ -58,7 +58,8 @@ export interface RedisOptions {
   readonly timeout?: Duration.Input | undefined
   /**
    * How often deposits counted locally reach Redis, and how often Redis is tried while the store
-   * is degraded. From 10 ms to 60 s. [1 second]
+   * is degraded (while Redis answers but refuses the store's commands, twice as long after each
+   * refusal, up to 30 s). From 10 ms to 60 s. [1 second]
    */
   readonly syncInterval?: Duration.Input | undefined
   /**

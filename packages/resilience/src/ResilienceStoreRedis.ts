@@ -37,8 +37,8 @@ export interface RedisOptions {
   readonly url?: string | undefined
   /**
    * A node-redis client (`createClient()` of `redis` 5 or later) to send commands with, in place of
-   * `url`. Yours: the store neither connects nor closes it; its `duplicate()` takes the store's
-   * subscription. Give it `disableOfflineQueue: true`, or commands queue while Redis is down.
+   * `url`. Yours: the store neither connects nor closes it; a `duplicate()` of it serves each of the
+   * store's subscriptions. Give it `disableOfflineQueue: true`, or commands queue while Redis is down.
    */
   readonly client?: RedisClient | undefined
   /**
@@ -63,7 +63,8 @@ export interface RedisOptions {
   readonly timeout?: Duration.DurationInput | undefined
   /**
    * How often deposits counted locally reach Redis, and how often Redis is tried while the store
-   * is degraded. From 10 ms to 60 s. [1 second]
+   * is degraded (while Redis answers but refuses the store's commands, twice as long after each
+   * refusal, up to 30 s). From 10 ms to 60 s. [1 second]
    */
   readonly syncInterval?: Duration.DurationInput | undefined
   /**

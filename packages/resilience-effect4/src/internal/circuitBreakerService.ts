@@ -140,8 +140,7 @@ interface Entry {
 
 const makeBreaker = (
   settings: CircuitBreakerCore.BreakerSettings,
-  onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
-  changes: Changes
+  onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined
 ): Breaker => ({
   settings,
   // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
@@ -162,7 +161,7 @@ const makeBreaker = (
       isPinned: (entry) => entry.machine.isIsolated()
     }
   ),
-  changes,
+  changes: new Set(),
   observers: stateObservers.make(onStateChange, changesCapacity),
   onOpen: undefined
 })
@@ -585,7 +584,7 @@ export const make = (
     Result.match(resolve(options), {
       onFailure: Effect.fail,
       onSuccess: (settings) => {
-        const breaker = makeBreaker(settings, options?.onStateChange, new Set())
+        const breaker = makeBreaker(settings, options?.onStateChange)
         return Effect.map(effectBreaker(breaker), (effect) => makeService(breaker, effect))
       }
     })

@@ -66,12 +66,6 @@ export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.mono
 export const countRefusal = (origin: string): Effect.Effect<void> =>
   Metric.update(Metric.withAttributes(metrics.retryBudgetRefusals, metrics.originAttributes(origin)), 1)
 
-// An origin's state; the refusals' counter is found when one is counted, not kept per origin.
-interface Entry {
-  readonly origin: string
-  readonly state: RetryBudgetCore.RetryBudgetState
-}
-
 const alwaysTrue = Effect.succeed(true)
 const unlimitedBalance = Effect.succeed(Number.POSITIVE_INFINITY)
 
@@ -123,13 +117,17 @@ const makeUnlimited = (settings: RetryBudget.Settings, core: RetryBudgetCore.Ret
 export const makeService = (settings: RetryBudget.Settings): RetryBudget.RetryBudget.Service => {
   const core = toCoreSettings(settings)
   if (core._tag === "None") return makeUnlimited(settings, core)
-  const table = new OriginTable<Entry>(
-    (origin, nowMillis) => ({ origin, state: RetryBudgetCore.makeRetryBudgetState(core, nowMillis) }),
-    (entry, nowMillis, lastUsedMillis) => RetryBudgetCore.isIdle(entry.state, nowMillis, lastUsedMillis)
+  // An origin's state alone: the refusals' counter is found when one is counted, not kept per origin.
+  const table = new OriginTable<RetryBudgetCore.RetryBudgetState>(
+    (_origin, nowMillis) => RetryBudgetCore.makeRetryBudgetState(core, nowMillis),
+    RetryBudgetCore.isIdle
   )
   // One synchronous step from reading the clock to updating the state: no other fiber can run
   // in between, so concurrent callers see a consistent budget.
-  const withState = <A>(origin: string, f: (entry: Entry, nowMillis: number) => A): Effect.Effect<A> =>
+  const withState = <A>(
+    origin: string,
+    f: (state: RetryBudgetCore.RetryBudgetState, nowMillis: number) => A
+  ): Effect.Effect<A> =>
     Effect.clockWith((clock) =>
       Effect.sync(() => {
         const nowMillis = monotonicMillis(clock)
@@ -139,13 +137,13 @@ export const makeService = (settings: RetryBudget.Settings): RetryBudget.RetryBu
 
   const service: RetryBudget.RetryBudget.Service = {
     settings,
-    onRequest: (origin) => withState(origin, (entry, now) => entry.state.onRequest(now)),
-    onFailure: (origin, kind) => withState(origin, (entry, now) => entry.state.onFailure(now, kind)),
-    onSuccess: (origin, retriedAfter) => withState(origin, (entry, now) => entry.state.onSuccess(now, retriedAfter)),
+    onRequest: (origin) => withState(origin, (state, now) => state.onRequest(now)),
+    onFailure: (origin, kind) => withState(origin, (state, now) => state.onFailure(now, kind)),
+    onSuccess: (origin, retriedAfter) => withState(origin, (state, now) => state.onSuccess(now, retriedAfter)),
     tryRetry: (origin, kind) =>
       Effect.flatten(
-        withState(origin, (entry, now) =>
-          entry.state.tryRetry(now, kind) ? alwaysTrue : Effect.as(countRefusal(entry.origin), false)
+        withState(origin, (state, now) =>
+          state.tryRetry(now, kind) ? alwaysTrue : Effect.as(countRefusal(origin), false)
         )
       ),
     balance: (origin) =>
@@ -153,7 +151,7 @@ export const makeService = (settings: RetryBudget.Settings): RetryBudget.RetryBu
         Effect.sync(() => {
           const nowMillis = monotonicMillis(clock)
           // Reading an origin never seen does not start keeping state for it.
-          const state = table.peek(origin)?.state ?? RetryBudgetCore.makeRetryBudgetState(core, nowMillis)
+          const state = table.peek(origin) ?? RetryBudgetCore.makeRetryBudgetState(core, nowMillis)
           return state.balance(nowMillis)
         })
       )
@@ -161,8 +159,8 @@ export const makeService = (settings: RetryBudget.Settings): RetryBudget.RetryBu
   syncBudgets.set(service, {
     countsSuccesses: core._tag !== "Finagle",
     retriesAskService: false,
-    stateFor: (origin, nowMillis) => table.get(origin, nowMillis).state,
-    onRequest: (origin, nowMillis) => table.get(origin, nowMillis).state.onRequest(nowMillis)
+    stateFor: (origin, nowMillis) => table.get(origin, nowMillis),
+    onRequest: (origin, nowMillis) => table.get(origin, nowMillis).onRequest(nowMillis)
   })
   return service
 }

@@ -152,8 +152,7 @@ interface Entry {
 
 const makeBreaker = (
   settings: CircuitBreakerCore.BreakerSettings,
-  onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined,
-  changes: Changes
+  onStateChange: ((change: CircuitBreaker.StateChange) => Effect.Effect<void>) | undefined
 ): Breaker => ({
   settings,
   // Idle circuits are forgotten, and at most `Origin.maxOriginsDefault` are kept (see the core's
@@ -174,7 +173,7 @@ const makeBreaker = (
       isPinned: (entry) => entry.machine.isIsolated()
     }
   ),
-  changes,
+  changes: new Set(),
   observers: stateObservers.make(onStateChange, changesCapacity),
   onOpen: undefined
 })
@@ -476,7 +475,7 @@ export const make = (
     Either.match(resolve(options), {
       onLeft: Effect.fail,
       onRight: (settings) => {
-        const breaker = makeBreaker(settings, options?.onStateChange, new Set())
+        const breaker = makeBreaker(settings, options?.onStateChange)
         return Effect.succeed(makeService(breaker))
       }
     })

@@ -22,7 +22,6 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
-import * as metrics from "./metrics.js"
 import * as fleetShares from "./fleetShares.js"
 import * as redisBreakers from "./redisBreakers.js"
 import { makeMemory } from "./resilienceStore.js"
@@ -66,9 +65,10 @@ type Reply<A> =
 const answered = <A>(value: A): Reply<A> => ({ _tag: "Answered", value })
 const timedOut: Reply<never> = { _tag: "TimedOut" }
 
-/** Whether the Redis store answers: 1 while it does not. @internal */
+/** Whether the Redis store is degraded: 1 while Redis does not answer, or refuses its commands. @internal */
 const degradedGauge = Metric.gauge("http.client.resilience.store.degraded", {
-  description: "1 while the shared store (Redis) does not answer and calls go on with this process's state, else 0."
+  description:
+    "1 while the shared store (Redis) does not answer or refuses its commands and calls go on with this process's state, else 0."
 })
 
 /**
@@ -88,9 +88,6 @@ const setDegraded = (value: number) => Metric.set(degradedGauge, value)
 
 const rejected = (kind: RejectedKind, count = 1): Effect.Effect<void> =>
   Metric.incrementBy(Metric.tagged(rejectedValues, "kind", kind), count)
-
-const refused = (origin: string): Effect.Effect<void> =>
-  Metric.increment(Metric.taggedWithLabels(metrics.retryBudgetRefusals, metrics.originLabels(origin)))
 
 /** One Redis store's state, for its scope's life, shared by the functions below. */
 interface Store {
@@ -362,7 +359,7 @@ const deposit = (budget: SharedBudget, origin: string): void => {
 
 const tryAlone = (budget: SharedBudget, origin: string, kind: RetryBudget.FailureKind): Effect.Effect<boolean> =>
   Effect.flatMap(budget.shares.tryRetry(origin, kind), (allowed) =>
-    allowed ? Effect.succeed(true) : Effect.as(refused(origin), false)
+    allowed ? Effect.succeed(true) : Effect.as(retryBudgetService.countRefusal(origin), false)
   )
 
 // The fleet's answer for `origin`, this process's deposits since the last flush sent with it.
@@ -384,7 +381,10 @@ const tryRetryShared = (budget: SharedBudget, origin: string, kind: RetryBudget.
       : Effect.flatMap(askFleet(budget, origin, true), (fleet) => {
           if (fleet === undefined) return tryAlone(budget, origin, kind)
           return Effect.as(
-            Effect.andThen(budget.shares.heard(origin, fleet, true), fleet.allowed ? Effect.void : refused(origin)),
+            Effect.andThen(
+              budget.shares.heard(origin, fleet, true),
+              fleet.allowed ? Effect.void : retryBudgetService.countRefusal(origin)
+            ),
             fleet.allowed
           )
         })
