@@ -101,7 +101,7 @@ export interface RedisClient {
 /**
  * What the store uses of a node-redis cluster client: `createCluster()` of `redis` 5 or later is
  * one. Commands are sent with the prefix's hash tag as their routing key; `masters` tells a
- * cluster client from a client of one node.
+ * cluster client from a client of one node; a `node-error` makes the store subscribe afresh.
  *
  * @since 0.2.0
  * @category models
@@ -117,6 +117,8 @@ export interface RedisClusterClient {
     channel: string,
     listener: (message: string | Uint8Array, channel: string | Uint8Array) => unknown
   ): Promise<unknown>
+  on(event: "node-error", listener: (error: unknown) => void): unknown
+  off(event: "node-error", listener: (error: unknown) => void): unknown
 }
 
 /**

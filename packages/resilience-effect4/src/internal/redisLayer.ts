@@ -18,7 +18,14 @@ import * as redisStore from "./redisStore.js"
 type Service = ResilienceStore.ResilienceStore.Service
 
 const isCluster = (u: unknown): u is ResilienceStoreRedis.RedisClusterClient =>
-  typeof u === "object" && u !== null && "sendCommand" in u && "subscribe" in u && "unsubscribe" in u && "masters" in u
+  typeof u === "object" &&
+  u !== null &&
+  "sendCommand" in u &&
+  "subscribe" in u &&
+  "unsubscribe" in u &&
+  "masters" in u &&
+  "on" in u &&
+  "off" in u
 
 const checkedCluster = (cluster: unknown): Settings.Checked<ResilienceStoreRedis.RedisClusterClient | undefined> =>
   cluster === undefined || isCluster(cluster)

@@ -421,6 +421,8 @@ export interface RedisClusterInstance {
   readonly command: (...args: Array<string>) => Promise<string>
   /** Sends one command to the master on `port`: no redirection. */
   readonly commandOn: (port: number, ...args: Array<string>) => Promise<string>
+  /** {@link commandOn} after `AUTH password`, for a master given a `requirepass`. */
+  readonly commandAs: (password: string, port: number, ...args: Array<string>) => Promise<string>
   /** Stops every master and waits for them to exit. */
   readonly stop: () => Promise<void>
 }
@@ -517,6 +519,7 @@ export const startRedisCluster = async (): Promise<RedisClusterInstance> => {
     ports,
     command,
     commandOn: (port, ...args) => sendCommand(port, args),
+    commandAs: (password, port, ...args) => sendCommand(port, args, password),
     stop
   }
 }

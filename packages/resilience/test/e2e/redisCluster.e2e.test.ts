@@ -192,6 +192,59 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStoreRedis.layerRe
       )
   )
 
+  it.live(
+    "a cool-down published while a process's pub/sub connection is down reaches it once the connection is back",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const prefix = `cluster-resubscribe-${process.pid}`
+          const publisher = yield* storeOf(prefix)
+          const listener = yield* storeOf(prefix, { syncInterval: "100 millis" })
+          yield* eventually(
+            Effect.map(listeners(SharedStore.keysFor(prefix).channel), (count) => count === 2),
+            "both stores listening"
+          )
+          // Pub/sub connections dropped, and kept from coming back (a password they do not know),
+          // while the publisher's command connection, authenticated before, keeps working.
+          const password = `resubscribe-${process.pid}`
+          yield* Effect.addFinalizer(() =>
+            Effect.promise(() =>
+              Promise.all(
+                cluster.ports.map((port) =>
+                  cluster.commandAs(password, port, "CONFIG", "SET", "requirepass", "").catch(() => "")
+                )
+              )
+            )
+          )
+          yield* onEveryMaster("CONFIG", "SET", "requirepass", password)
+          yield* Effect.forEach(cluster.ports, (port) =>
+            Effect.promise(() => cluster.commandAs(password, port, "CLIENT", "KILL", "TYPE", "pubsub"))
+          )
+          yield* eventually(
+            Effect.map(
+              Effect.forEach(cluster.ports, (port) =>
+                Effect.promise(() =>
+                  cluster.commandAs(password, port, "PUBSUB", "NUMSUB", SharedStore.keysFor(prefix).channel)
+                )
+              ),
+              (replies) => replies.every((reply) => reply.endsWith(":0\r\n"))
+            ),
+            "no listener left"
+          )
+          yield* publisher.coolDown(origin, 30_000)
+          expect(yield* listener.coolDownLeft(origin)).toBe(0)
+          yield* Effect.forEach(cluster.ports, (port) =>
+            Effect.promise(() => cluster.commandAs(password, port, "CONFIG", "SET", "requirepass", ""))
+          )
+          // What was published while it was away is read again, not only what comes next.
+          yield* eventually(
+            Effect.map(listener.coolDownLeft(origin), (left) => left > 20_000),
+            "the listener holds the cool-down"
+          )
+        })
+      )
+  )
+
   it.live("a client of one node on a cluster node is refused when the layer starts, naming the cluster option", () =>
     Effect.gen(function* () {
       const built = Layer.build(ResilienceStoreRedis.layerRedis({ url: cluster.rootNodes[0]!.url, prefix: "one-node" }))
