@@ -163,16 +163,16 @@ const matcherOf = (patterns: ReadonlyArray<string | RegExp>): Matcher => {
  */
 export const redactUrl = (url: string, urlParamNames: ReadonlyArray<string | RegExp>): string => {
   const withoutUserinfo = url.includes("@") ? redactUserinfo(url) : url
-  const queryStart = withoutUserinfo.indexOf("?")
-  if (queryStart === -1 || urlParamNames.length === 0) return withoutUserinfo
-  const hashStart = withoutUserinfo.indexOf("#")
-  if (hashStart !== -1 && hashStart < queryStart) return withoutUserinfo
-  const queryEnd = hashStart === -1 ? withoutUserinfo.length : hashStart
-  return (
-    withoutUserinfo.slice(0, queryStart + 1) +
-    redactQuery(withoutUserinfo.slice(queryStart + 1, queryEnd), urlParamNames) +
-    withoutUserinfo.slice(queryEnd)
-  )
+  const query = queryOf(withoutUserinfo, urlParamNames)
+  return query === undefined
+    ? withoutUserinfo
+    : withoutUserinfo.slice(0, query.start) +
+        query.parts
+          .map((part) =>
+            isRedactedPart(part, urlParamNames) ? `${part.slice(0, part.indexOf("=") + 1)}${redactedText}` : part
+          )
+          .join("&") +
+        withoutUserinfo.slice(query.end)
 }
 
 /**
@@ -181,18 +181,26 @@ export const redactUrl = (url: string, urlParamNames: ReadonlyArray<string | Reg
  * @since 0.2.0
  * @category predicates
  */
-export const redactsQuery = (url: string, urlParamNames: ReadonlyArray<string | RegExp>): boolean => {
+export const redactsQuery = (url: string, urlParamNames: ReadonlyArray<string | RegExp>): boolean =>
+  queryOf(url, urlParamNames)?.parts.some((part) => isRedactedPart(part, urlParamNames)) ?? false
+
+// The query's `name=value` parts and where it sits (after `?`, before `#`); none when there is
+// nothing to redact.
+const queryOf = (
+  url: string,
+  urlParamNames: ReadonlyArray<string | RegExp>
+): { readonly start: number; readonly end: number; readonly parts: ReadonlyArray<string> } | undefined => {
   const queryStart = url.indexOf("?")
-  if (queryStart === -1 || urlParamNames.length === 0) return false
+  if (queryStart === -1 || urlParamNames.length === 0) return undefined
   const hashStart = url.indexOf("#")
-  if (hashStart !== -1 && hashStart < queryStart) return false
-  return url
-    .slice(queryStart + 1, hashStart === -1 ? url.length : hashStart)
-    .split("&")
-    .some((part) => {
-      const index = part.indexOf("=")
-      return index !== -1 && isRedactedName(decodeQueryKey(part.slice(0, index)), urlParamNames)
-    })
+  if (hashStart !== -1 && hashStart < queryStart) return undefined
+  const end = hashStart === -1 ? url.length : hashStart
+  return { start: queryStart + 1, end, parts: url.slice(queryStart + 1, end).split("&") }
+}
+
+const isRedactedPart = (part: string, names: ReadonlyArray<string | RegExp>): boolean => {
+  const index = part.indexOf("=")
+  return index !== -1 && isRedactedName(decodeQueryKey(part.slice(0, index)), names)
 }
 
 const redactUserinfo = (url: string): string => {
@@ -201,17 +209,6 @@ const redactUserinfo = (url: string): string => {
     ? url
     : `${url.slice(0, userinfo.start)}${redactedText}:${redactedText}${url.slice(userinfo.end)}`
 }
-
-const redactQuery = (query: string, names: ReadonlyArray<string | RegExp>): string =>
-  query
-    .split("&")
-    .map((part) => {
-      const index = part.indexOf("=")
-      return index !== -1 && isRedactedName(decodeQueryKey(part.slice(0, index)), names)
-        ? `${part.slice(0, index + 1)}${redactedText}`
-        : part
-    })
-    .join("&")
 
 const decodeQueryKey = (key: string): string => {
   if (!key.includes("%") && !key.includes("+")) return key
