@@ -276,8 +276,14 @@ export class WindowedAdder {
 /** Finagle scales tokens by 1000 so that a ratio above 1 needs no floating point. */
 const finagleScale = 1000
 
-// What a request deposits and a retry withdraws, in Finagle's scaled units.
-const finaglePrices = (settings: FinagleSettings): { readonly deposit: number; readonly withdrawal: number } => ({
+/**
+ * What a request deposits and a retry withdraws, in Finagle's units (scaled by 1000), as one
+ * process's budget and the fleet's script count them.
+ *
+ * @since 0.2.0
+ * @category budgets
+ */
+export const finaglePrices = (settings: FinagleSettings): { readonly deposit: number; readonly withdrawal: number } => ({
   deposit: settings.ratio === 0 ? 0 : finagleScale,
   withdrawal: settings.ratio === 0 ? 1 : Math.trunc(finagleScale / settings.ratio)
 })

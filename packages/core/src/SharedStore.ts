@@ -21,7 +21,7 @@
  * @since 0.2.0
  */
 import * as CoolDown from "./CoolDown.js"
-import type { FinagleSettings } from "./RetryBudget.js"
+import { type FinagleSettings, finaglePrices } from "./RetryBudget.js"
 import { andThen, type Checked, type DurationCodec, durationMillis, invalid, optionsRecord, valid } from "./Settings.js"
 
 /**
@@ -198,8 +198,7 @@ export const finagleUnits = (
   readonly mostPerBucket: number
   readonly leastPerBucket: number
 } => {
-  const deposit = settings.ratio === 0 ? 0 : 1000
-  const withdrawal = settings.ratio === 0 ? 1 : Math.trunc(1000 / settings.ratio)
+  const { deposit, withdrawal } = finaglePrices(settings)
   const windowSeconds = Math.max(1, Math.trunc(settings.ttlMillis / 1000))
   const reserve = settings.minPerSecond * windowSeconds * withdrawal
   const mostPerBucket = deposit * maxCallsPerSecond
