@@ -60,13 +60,20 @@ const slotOf = (prefix: string) =>
     integer
   )
 
-// Sends one command to every master.
-const onEveryMaster = (...args: Array<string>) =>
-  Effect.suspend(() => Effect.forEach(cluster.ports, (port) => Effect.promise(() => cluster.commandOn(port, ...args))))
+// Sends one command to every master, after `AUTH password` when one is given.
+const onEveryMasterAs = (password: string | undefined, ...args: Array<string>) =>
+  Effect.suspend(() =>
+    Effect.forEach(cluster.ports, (port) =>
+      Effect.promise(() =>
+        password === undefined ? cluster.commandOn(port, ...args) : cluster.commandAs(password, port, ...args)
+      )
+    )
+  )
+const onEveryMaster = (...args: Array<string>) => onEveryMasterAs(undefined, ...args)
 
 // How many connections listen on a channel, over the whole cluster: each node counts its own.
-const listeners = (channel: string) =>
-  Effect.map(onEveryMaster("PUBSUB", "NUMSUB", channel), (replies) =>
+const listeners = (channel: string, password?: string) =>
+  Effect.map(onEveryMasterAs(password, "PUBSUB", "NUMSUB", channel), (replies) =>
     replies.reduce((sum, reply) => sum + Number(/:(\d+)\r\n$/.exec(reply)?.[1]), 0)
   )
 
@@ -217,25 +224,14 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStoreRedis.layerRe
             )
           )
           yield* onEveryMaster("CONFIG", "SET", "requirepass", password)
-          yield* Effect.forEach(cluster.ports, (port) =>
-            Effect.promise(() => cluster.commandAs(password, port, "CLIENT", "KILL", "TYPE", "pubsub"))
-          )
+          yield* onEveryMasterAs(password, "CLIENT", "KILL", "TYPE", "pubsub")
           yield* eventually(
-            Effect.map(
-              Effect.forEach(cluster.ports, (port) =>
-                Effect.promise(() =>
-                  cluster.commandAs(password, port, "PUBSUB", "NUMSUB", SharedStore.keysFor(prefix).channel)
-                )
-              ),
-              (replies) => replies.every((reply) => reply.endsWith(":0\r\n"))
-            ),
+            Effect.map(listeners(SharedStore.keysFor(prefix).channel, password), (count) => count === 0),
             "no listener left"
           )
           yield* publisher.coolDown(origin, 30_000)
           expect(yield* listener.coolDownLeft(origin)).toBe(0)
-          yield* Effect.forEach(cluster.ports, (port) =>
-            Effect.promise(() => cluster.commandAs(password, port, "CONFIG", "SET", "requirepass", ""))
-          )
+          yield* onEveryMasterAs(password, "CONFIG", "SET", "requirepass", "")
           // What was published while it was away is read again, not only what comes next.
           yield* eventually(
             Effect.map(listener.coolDownLeft(origin), (left) => left > 20_000),
