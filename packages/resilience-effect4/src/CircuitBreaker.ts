@@ -9,9 +9,9 @@
  * The breaker never waits and never retries: an open circuit fails the attempt with
  * {@link CircuitOpen}, which says when the circuit will let a probe through.
  *
- * Built on Effect 4's own `CircuitBreaker` (`effect/persistence`): this library's state machine
- * is the store Effect's breaker admits and records through, so the breaker is also usable
- * wherever Effect takes one (`HttpClient.withCircuitBreaker`). What this adds: a time-windowed
+ * Works with Effect 4's own `CircuitBreaker` (`effect/persistence`): {@link toEffectBreaker} makes
+ * one whose store is this library's state machine, for wherever Effect takes one
+ * (`HttpClient.withCircuitBreaker`). What this adds: a time-windowed
  * sampling trip policy (Effect's `rate` counts the last N calls), bounded defaults, a half-open
  * probe that keeps its slot through its own time limit and gives it up a break past it (a hung
  * probe cannot wedge it), manual isolation, state changes with manual ones, observers run
@@ -34,7 +34,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as EffectBreaker from "effect/persistence/CircuitBreaker"
+import type * as EffectBreaker from "effect/persistence/CircuitBreaker"
 import type * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -158,7 +158,7 @@ export type Outcome = EffectBreaker.Outcome
  * @since 0.1.0
  * @category outcomes
  */
-export const success: Outcome = EffectBreaker.success
+export const success: Outcome = internal.success
 
 /**
  * The attempt counts against the origin. `retryAfter` (a server's `Retry-After`) lengthens the
@@ -167,8 +167,7 @@ export const success: Outcome = EffectBreaker.success
  * @since 0.1.0
  * @category outcomes
  */
-export const failure: (options?: { readonly retryAfter?: Duration.Input | undefined }) => Outcome =
-  EffectBreaker.failure
+export const failure: (options?: { readonly retryAfter?: Duration.Input | undefined }) => Outcome = internal.failure
 
 /**
  * The attempt says nothing about the origin's health (a 429, an interruption): not a sample; a
@@ -177,7 +176,7 @@ export const failure: (options?: { readonly retryAfter?: Duration.Input | undefi
  * @since 0.1.0
  * @category outcomes
  */
-export const ignored: Outcome = EffectBreaker.ignored
+export const ignored: Outcome = internal.ignored
 
 /**
  * The states of a circuit: `Closed` (attempts pass, samples count), `Open` (attempts are
@@ -290,14 +289,13 @@ export declare namespace CircuitBreaker {
   export interface Service {
     /** The policy and its resolved options. */
     readonly settings: Settings
-    /** This breaker as Effect 4's own `CircuitBreaker`, for `HttpClient.withCircuitBreaker` and the like. */
-    readonly breaker: EffectBreaker.CircuitBreaker
     /** Asks to send one attempt: a {@link Permit}, or {@link CircuitOpen} at once. */
     readonly acquire: (origin: string) => Effect.Effect<Permit, CircuitOpen>
     /**
-     * Runs one attempt through the circuit (Effect's `execute` over this breaker): rejected with
-     * {@link CircuitOpen}, or run and its exit recorded as `classify` says (default: a success
-     * is `Success`, any failure a `Failure`). An interruption is always `Ignored`.
+     * Runs one attempt through the circuit: rejected with {@link CircuitOpen}, or run and its
+     * exit reported as `classify` says (default: a success is `Success`, any failure a
+     * `Failure`). An interruption is always `Ignored`; a `classify` that throws reports
+     * `Ignored` and the attempt dies with what it threw.
      */
     readonly execute: {
       <A, E>(
@@ -349,6 +347,17 @@ export const make: (options?: Options) => Effect.Effect<CircuitBreaker.Service, 
  */
 export const layer = (options?: Options): Layer.Layer<CircuitBreaker, RetryPolicy.InvalidRetryPolicy> =>
   Layer.effect(CircuitBreaker, internal.make(options))
+
+/**
+ * The breaker as Effect 4's own `CircuitBreaker`, for `HttpClient.withCircuitBreaker` and the
+ * like: the same circuits, made once per service. Only this reaches `effect/persistence`, so a
+ * program that does not call it does not carry Effect's breaker.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toEffectBreaker: (service: CircuitBreaker.Service) => Effect.Effect<EffectBreaker.CircuitBreaker> =
+  internal.toEffectBreaker
 
 /**
  * Validates the options into settings, or the first bad option.

@@ -181,12 +181,34 @@ describe("the circuit breaker, Effect 4", () => {
       const client = scripted.client.pipe(
         HttpClient.filterStatusOk,
         HttpClient.withCircuitBreaker({
-          breaker: breaker.breaker,
+          breaker: yield* CircuitBreaker.toEffectBreaker(breaker),
           key: (request) => CircuitBreaker.originOf(request.url)
         })
       )
       for (let i = 0; i < 2; i++) yield* Effect.exit(client.get(url))
       // Our state machine recorded Effect's outcomes: the circuit is open for both views.
+      expect((yield* breaker.state(origin))._tag).toBe("Open")
+      const rejected = failureOf(yield* Effect.exit(client.get(url)))
+      assert.isTrue(rejected instanceof EffectBreaker.CircuitBreakerError)
+      expect(scripted.exchanges.length).toBe(2)
+    })
+  )
+
+  it.effect("toEffectBreaker: one Effect breaker per service; a service of another make goes through acquire", () =>
+    Effect.gen(function* () {
+      const breaker = yield* CircuitBreaker.make({ tripPolicy: CircuitBreaker.consecutive(2) })
+      expect(yield* CircuitBreaker.toEffectBreaker(breaker)).toBe(yield* CircuitBreaker.toEffectBreaker(breaker))
+      // A copy is no longer the service `make` made: only its public operations are known.
+      const copy = { ...breaker }
+      const scripted = ScriptedHttpClient.make([{ status: 503 }])
+      const client = scripted.client.pipe(
+        HttpClient.filterStatusOk,
+        HttpClient.withCircuitBreaker({
+          breaker: yield* CircuitBreaker.toEffectBreaker(copy),
+          key: (request) => CircuitBreaker.originOf(request.url)
+        })
+      )
+      for (let i = 0; i < 2; i++) yield* Effect.exit(client.get(url))
       expect((yield* breaker.state(origin))._tag).toBe("Open")
       const rejected = failureOf(yield* Effect.exit(client.get(url)))
       assert.isTrue(rejected instanceof EffectBreaker.CircuitBreakerError)

@@ -3,10 +3,12 @@
 // `OriginTable`. Each operation is a module-level function over one `Breaker` record; a change of
 // state is announced (gauge, counter, `changes`, the observers' queue) in the synchronous step
 // that made it, so that they all see changes in the order they happened even when fibers race.
-// Effect 4 has a `CircuitBreaker` of its own: ours is also its store (`effectStore`), so that
-// `service.breaker` and `HttpClient.withCircuitBreaker` share our circuits.
+// Effect 4 has a `CircuitBreaker` of its own: ours can be its store (`effectStore`), so that
+// `toEffectBreaker` gives `HttpClient.withCircuitBreaker` our circuits. Only that function reaches
+// `effect/persistence` (and the `Schema` its errors are made of): a call's path does not.
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -60,6 +62,12 @@ export const ignored: CircuitBreaker.Outcome = { _tag: "Ignored" }
 
 /** A failure without a `Retry-After`. @internal */
 export const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
+
+/** @internal */
+export const failure = (options?: { readonly retryAfter?: Duration.Input | undefined }): CircuitBreaker.Outcome =>
+  options?.retryAfter === undefined
+    ? failed
+    : { _tag: "Failure", retryAfter: Duration.fromInputUnsafe(options.retryAfter) }
 
 // ---------------------------------------------------------------------------------------------
 // Options: the shared core's checks; the callback is only ours to call.
@@ -341,6 +349,29 @@ const forceOpen = (breaker: Breaker, origin: string, breakMillis: number): Effec
     notify(breaker, entry, entry.machine.forceOpen(nowMillis, breakMillis), context, true)
   )
 
+const execute = <A, E, R>(
+  breaker: Breaker,
+  self: Effect.Effect<A, E, R>,
+  origin: string,
+  classify: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome = defaultClassify
+): Effect.Effect<A, E | CircuitOpen, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(acquire(breaker, origin), (permit) =>
+      Effect.flatMap(Effect.exit(restore(self)), (exit) => {
+        // An interruption says nothing about the origin's health, and must free a probe's slot.
+        if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause))
+          return Effect.andThen(permit.report(ignored), exit)
+        let outcome: CircuitBreaker.Outcome
+        try {
+          outcome = classify(exit)
+        } catch (defect) {
+          return Effect.andThen(permit.report(ignored), Effect.die(defect))
+        }
+        return Effect.andThen(permit.report(outcome), exit)
+      })
+    )
+  )
+
 // ---------------------------------------------------------------------------------------------
 // Our circuits as Effect 4's `CircuitBreakerStore`: its breaker admits, runs, classifies and
 // records through them, and keeps nothing per key of its own.
@@ -383,29 +414,13 @@ const toEffectState = (state: CircuitBreaker.State): EffectBreaker.State => {
   }
 }
 
-/** The richer rejection behind each `CircuitBreakerError` our store fails with. */
-const rejections = new WeakMap<EffectBreaker.CircuitBreakerError, CircuitOpen>()
-
-const toBreakerError = (key: string, rejection: CircuitOpen): EffectBreaker.CircuitBreakerError => {
-  const reason =
-    rejection.state === "HalfOpen"
-      ? new EffectBreaker.CircuitHalfOpen({ key })
-      : new EffectBreaker.CircuitOpen({ key, retryAfter: rejection.retryAfter })
-  const error = new EffectBreaker.CircuitBreakerError({ reason })
-  rejections.set(error, rejection)
-  return error
-}
-
-const toCircuitOpen = (error: EffectBreaker.CircuitBreakerError): CircuitOpen =>
-  rejections.get(error) ??
-  new CircuitOpen({
-    origin: error.reason._tag === "CircuitBreakerStoreError" ? "" : error.reason.key,
-    state: error.reason._tag === "CircuitHalfOpen" ? "HalfOpen" : "Open",
-    retryAfter: error.reason._tag === "CircuitOpen" ? error.reason.retryAfter : Duration.zero
+const toBreakerError = (key: string, rejection: CircuitOpen): EffectBreaker.CircuitBreakerError =>
+  new EffectBreaker.CircuitBreakerError({
+    reason:
+      rejection.state === "HalfOpen"
+        ? new EffectBreaker.CircuitHalfOpen({ key })
+        : new EffectBreaker.CircuitOpen({ key, retryAfter: rejection.retryAfter })
   })
-
-const isBreakerError = (u: unknown): u is EffectBreaker.CircuitBreakerError =>
-  u instanceof EffectBreaker.CircuitBreakerError
 
 // Effect's store knows an outcome by its generation alone: the circuit is found again by key.
 const recordGeneration = (
@@ -448,9 +463,11 @@ const effectStore = (breaker: Breaker): EffectBreaker.CircuitBreakerStore["Servi
 
 // Effect's breaker needs a scope for its transitions stream; ours lives as long as the breaker
 // does (a breaker is made where no scope is at hand, by a policy).
-const effectBreaker = (breaker: Breaker): Effect.Effect<EffectBreaker.CircuitBreaker> => {
-  const { settings } = breaker
-  return EffectBreaker.make({
+const effectBreaker = (
+  settings: CircuitBreaker.Settings,
+  store: EffectBreaker.CircuitBreakerStore["Service"]
+): Effect.Effect<EffectBreaker.CircuitBreaker> =>
+  EffectBreaker.make({
     tripPolicy:
       settings.tripPolicy._tag === "Consecutive"
         ? EffectBreaker.consecutive(settings.tripPolicy.failures)
@@ -460,28 +477,55 @@ const effectBreaker = (breaker: Breaker): Effect.Effect<EffectBreaker.CircuitBre
             threshold: settings.tripPolicy.failureRatio,
             size: settings.tripPolicy.minimumThroughput
           }),
-    openDuration: Duration.millis(settings.breakDurationMillis),
-    maxOpenDuration: Duration.millis(settings.maxBreakDurationMillis),
+    openDuration: settings.breakDuration,
+    maxOpenDuration: settings.maxBreakDuration,
     onStoreError: "fail"
-  }).pipe(
-    Effect.provideService(EffectBreaker.CircuitBreakerStore, effectStore(breaker)),
-    Scope.provide(Scope.makeUnsafe())
-  )
+  }).pipe(Effect.provideService(EffectBreaker.CircuitBreakerStore, store), Scope.provide(Scope.makeUnsafe()))
+
+// A breaker service not made by `make` is reached through its public face: a permit per
+// admission, reported when Effect records its generation.
+const serviceStore = (service: CircuitBreaker.CircuitBreaker.Service): EffectBreaker.CircuitBreakerStore["Service"] => {
+  const permits = new Map<number, CircuitBreaker.Permit>()
+  let generations = 0
+  return EffectBreaker.CircuitBreakerStore.of({
+    admit: (key) =>
+      Effect.mapError(
+        Effect.map(service.acquire(key), (permit) => {
+          const generation = ++generations
+          permits.set(generation, permit)
+          return { generation, probe: permit.probe, consecutiveOpenings: 0, transition: undefined }
+        }),
+        (rejection) => toBreakerError(key, rejection)
+      ),
+    record: ({ generation, outcome, openFor }) =>
+      Effect.suspend(() => {
+        const permit = permits.get(generation)
+        permits.delete(generation)
+        if (permit === undefined) return Effect.undefined
+        const reported = outcome === "Failure" ? failure({ retryAfter: openFor }) : { _tag: outcome }
+        return Effect.as(permit.report(reported), undefined)
+      }),
+    state: (key) => Effect.map(service.state(key), toEffectState)
+  })
 }
 
-const toEffectOutcome = (outcome: CircuitBreaker.Outcome): EffectBreaker.Outcome =>
-  outcome._tag === "Failure" ? EffectBreaker.failure({ retryAfter: outcome.retryAfter }) : outcome
+const effectBreakers = new WeakMap<CircuitBreaker.CircuitBreaker.Service, EffectBreaker.CircuitBreaker>()
 
-const execute = <A, E, R>(
-  breaker: EffectBreaker.CircuitBreaker,
-  self: Effect.Effect<A, E, R>,
-  origin: string,
-  classify: (exit: Exit.Exit<A, E>) => CircuitBreaker.Outcome = defaultClassify
-): Effect.Effect<A, E | CircuitOpen, R> =>
-  Effect.mapError(
-    breaker.execute(self, { key: origin, classify: (exit) => toEffectOutcome(classify(exit)) }),
-    (error) => (isBreakerError(error) ? toCircuitOpen(error) : error)
-  )
+/** @internal */
+export const toEffectBreaker = (
+  service: CircuitBreaker.CircuitBreaker.Service
+): Effect.Effect<EffectBreaker.CircuitBreaker> =>
+  Effect.suspend(() => {
+    const made = effectBreakers.get(service)
+    if (made !== undefined) return Effect.succeed(made)
+    const breaker = breakers.get(service)
+    const store = breaker === undefined ? serviceStore(service) : effectStore(breaker)
+    return Effect.tap(effectBreaker(service.settings, store), (effect) =>
+      Effect.sync(() => {
+        effectBreakers.set(service, effect)
+      })
+    )
+  })
 
 /**
  * What a shared store does with a breaker it made, beyond the public service.
@@ -495,7 +539,7 @@ export interface Controls {
    * Opens the origin's circuit for `breakMillis` (within `breakDuration` and `maxBreakDuration`)
    * when it is closed or half-open: the metrics, `changes` and `onStateChange` see it as any
    * opening; `onOpen` does not, so that an opening learned from elsewhere is not told again.
-   * Effect's own breaker (`breaker`) learns it from the next admission, as it does an isolation.
+   * Effect's own breaker (`toEffectBreaker`) learns it from the next admission, as it does an isolation.
    */
   readonly forceOpen: (origin: string, breakMillis: number) => Effect.Effect<void>
   /**
@@ -516,10 +560,12 @@ const controls = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Controls>()
 export const controlsOf = (service: CircuitBreaker.CircuitBreaker.Service): Controls | undefined =>
   controls.get(service)
 
-const makeService = (breaker: Breaker, effect: EffectBreaker.CircuitBreaker): CircuitBreaker.CircuitBreaker.Service => {
+/** The breaker behind each service made by {@link make}, for {@link toEffectBreaker}. */
+const breakers = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Breaker>()
+
+const makeService = (breaker: Breaker): CircuitBreaker.CircuitBreaker.Service => {
   const service: CircuitBreaker.CircuitBreaker.Service = {
     settings: toPublicSettings(breaker.settings),
-    breaker: effect,
     acquire: (origin) => acquire(breaker, origin),
     execute: dual<
       <A, E>(
@@ -533,7 +579,7 @@ const makeService = (breaker: Breaker, effect: EffectBreaker.CircuitBreaker): Ci
       ) => Effect.Effect<A, E | CircuitOpen, R>
     >(
       (args) => Effect.isEffect(args[0]),
-      (self, origin, classify) => execute(effect, self, origin, classify)
+      (self, origin, classify) => execute(breaker, self, origin, classify)
     ),
     state: (origin) => stateOf(breaker, origin),
     isolate: (origin) => isolate(breaker, origin),
@@ -541,6 +587,7 @@ const makeService = (breaker: Breaker, effect: EffectBreaker.CircuitBreaker): Ci
     changes: Stream.unwrap(Effect.map(subscribeChanges(breaker.changes), Stream.fromQueue)),
     subscribe: Effect.map(subscribeChanges(breaker.changes), Stream.fromQueue)
   }
+  breakers.set(service, breaker)
   controls.set(service, {
     settings: breaker.settings,
     forceOpen: (origin, breakMillis) => forceOpen(breaker, origin, breakMillis),
@@ -584,8 +631,7 @@ export const make = (
     Result.match(resolve(options), {
       onFailure: Effect.fail,
       onSuccess: (settings) => {
-        const breaker = makeBreaker(settings, options?.onStateChange)
-        return Effect.map(effectBreaker(breaker), (effect) => makeService(breaker, effect))
+        return Effect.succeed(makeService(makeBreaker(settings, options?.onStateChange)))
       }
     })
   )

@@ -65,9 +65,7 @@ export const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
 export const failure = (options?: {
   readonly retryAfter?: Duration.DurationInput | undefined
 }): CircuitBreaker.Outcome =>
-  options?.retryAfter === undefined
-    ? { _tag: "Failure" }
-    : { _tag: "Failure", retryAfter: Duration.decode(options.retryAfter) }
+  options?.retryAfter === undefined ? failed : { _tag: "Failure", retryAfter: Duration.decode(options.retryAfter) }
 
 // ---------------------------------------------------------------------------------------------
 // Options: the shared core's checks; the callback is only ours to call.
@@ -475,8 +473,7 @@ export const make = (
     Either.match(resolve(options), {
       onLeft: Effect.fail,
       onRight: (settings) => {
-        const breaker = makeBreaker(settings, options?.onStateChange)
-        return Effect.succeed(makeService(breaker))
+        return Effect.succeed(makeService(makeBreaker(settings, options?.onStateChange)))
       }
     })
   )
