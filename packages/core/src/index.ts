@@ -89,6 +89,14 @@ export * as Idempotency from "./Idempotency.js"
 export * as Origin from "./Origin.js"
 
 /**
+ * What a response announces of its rate limit: remaining requests and when the quota resets.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as RateLimitHeaders from "./RateLimitHeaders.js"
+
+/**
  * What a fleet shares through a store such as Redis: keys, scripts, batched deposits, health.
  *
  * @since 0.2.0
