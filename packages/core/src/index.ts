@@ -178,6 +178,14 @@ export * as Settings from "./Settings.js"
 export * as Telemetry from "./Telemetry.js"
 
 /**
+ * A client-side rate limit as a token bucket in plain data, its arithmetic written to be ported to a store's script.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as TokenBucket from "./TokenBucket.js"
+
+/**
  * What a transport failure means for a retry.
  *
  * @since 0.1.0
