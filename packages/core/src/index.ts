@@ -33,6 +33,14 @@ export * as BrowserHints from "./BrowserHints.js"
 export * as CallMachine from "./CallMachine.js"
 
 /**
+ * A concurrency limit per origin: a bulkhead's permits and queue, and adaptive limits (AIMD, Gradient2) learnt from samples.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as ConcurrencyLimit from "./ConcurrencyLimit.js"
+
+/**
  * Per-origin cool-downs after a `429` with `Retry-After`.
  *
  * @since 0.2.0
