@@ -2,6 +2,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
   type AdaptiveState,
+  algorithmDefaults,
   type Algorithm,
   type Bounds,
   bounds,
@@ -158,6 +159,13 @@ const run = (algorithm: Algorithm, bounds: Bounds, samples: ReadonlyArray<Sample
   samples.reduce((state, sample) => update(bounds, state, sample), initialState(algorithm, bounds))
 
 describe("AIMD", () => {
+  it("has concurrency-limits' constants", () => {
+    expect(algorithmDefaults).toEqual({
+      aimd: { backoffRatio: 0.9, timeoutMillis: 5000 },
+      gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10 }
+    })
+  })
+
   it("adds one while the limit is used, and cuts by a tenth on a drop", () => {
     const busy: Sample = { rttMillis: 10, inFlight: 10, dropped: false }
     expect(limitOf(run("aimd", aimdBounds, [busy, busy, busy]))).toBe(13)
