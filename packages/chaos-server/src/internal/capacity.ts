@@ -10,8 +10,7 @@ import { type Answer, type Exchange, json, silent, sleep } from "./exchange.js"
 import { integerParam } from "./params.js"
 import type { ChaosState } from "./state.js"
 
-/** @internal */
-export const capacityDefaults = { limit: 64, baseMillis: 20, shedAt: 2, maxLimit: 100_000 } as const
+const capacityDefaults = { limit: 64, baseMillis: 20, shedAt: 2, maxLimit: 100_000 } as const
 
 /** What the capacity route counted since start or reset (see `Stats.capacity`). */
 interface CapacityStats {
