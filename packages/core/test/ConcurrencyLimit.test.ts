@@ -84,6 +84,7 @@ const play = (limit: number, queue: number, ops: ReadonlyArray<Op>) => {
   const fates = new Map<number, Fate>()
   const queued: Array<number> = []
   let held = 0
+  let lowered = false
   const granted = (waiter: number | undefined) => {
     if (waiter === undefined) return
     expect(fates.has(waiter)).toBe(false)
@@ -97,7 +98,10 @@ const play = (limit: number, queue: number, ops: ReadonlyArray<Op>) => {
       const answer = bulkhead.acquire(waiter)
       if (answer === "queued") queued.push(waiter)
       else fates.set(waiter, answer)
-      if (answer === "granted") held++
+      if (answer === "granted") {
+        held++
+        expect(bulkhead.inFlight()).toBeLessThanOrEqual(bulkhead.limit())
+      }
     } else if (op._tag === "Release" && held > 0) {
       held--
       granted(bulkhead.release())
@@ -107,11 +111,14 @@ const play = (limit: number, queue: number, ops: ReadonlyArray<Op>) => {
       queued.splice(queued.indexOf(waiterToCancel), 1)
       fates.set(waiterToCancel, "cancelled")
     } else if (op._tag === "SetLimit") {
+      // Permits held beyond a lowered limit drain as they are released.
+      lowered ||= op.limit < bulkhead.limit()
       for (const waiter of bulkhead.setLimit(op.limit)) granted(waiter)
     }
     expect(bulkhead.inFlight()).toBe(held)
     expect(bulkhead.queued()).toBe(queued.length)
     expect(bulkhead.queued()).toBeLessThanOrEqual(queue)
+    if (!lowered) expect(bulkhead.inFlight()).toBeLessThanOrEqual(bulkhead.limit())
     // Nobody waits while a permit is free.
     if (bulkhead.queued() > 0) expect(bulkhead.inFlight()).toBeGreaterThanOrEqual(bulkhead.limit())
   }
