@@ -98,18 +98,12 @@ const parseMember = (text: string): Member => {
   return { item: item.trim(), params }
 }
 
-interface Reading {
-  readonly remaining: number
-  readonly resetMillis: number | undefined
-  readonly limit: number | undefined
-}
-
 // The latest draft: `RateLimit: "default";r=50;t=30` names a policy of `RateLimit-Policy: "default";q=100;w=60`.
 // Without `t`, the policy's window `w` bounds when the quota resets.
-const ietfReadings = (field: string, policyField: string | undefined): Array<Reading> => {
+const ietfReadings = (field: string, policyField: string | undefined): Array<Announcement> => {
   const policies = new Map<string, Member>()
   for (const member of splitOutsideQuotes(policyField ?? "", ",").map(parseMember)) policies.set(member.item, member)
-  const readings: Array<Reading> = []
+  const readings: Array<Announcement> = []
   for (const member of splitOutsideQuotes(field, ",").map(parseMember)) {
     const remaining = integerOf(member.params.get("r"))
     if (remaining === undefined) continue
@@ -125,7 +119,7 @@ const ietfReadings = (field: string, policyField: string | undefined): Array<Rea
 }
 
 // An intermediate draft's dictionary: `RateLimit: limit=100, remaining=50, reset=30`.
-const dictionaryReading = (field: string): Reading | undefined => {
+const dictionaryReading = (field: string): Announcement | undefined => {
   const entries = new Map<string, string>()
   for (const member of splitOutsideQuotes(field, ",")) {
     const [key = "", value] = member.split("=")
@@ -146,7 +140,7 @@ const firstQuota = (value: string | undefined): number | undefined =>
   value === undefined ? undefined : integerOf(parseMember(splitOutsideQuotes(value, ",")[0] ?? "").item)
 
 // The earliest draft: `RateLimit-Remaining: 50`, `RateLimit-Reset: 30` (seconds only).
-const draftReading = (headers: HeaderRecord): Reading | undefined => {
+const draftReading = (headers: HeaderRecord): Announcement | undefined => {
   const remaining = integerOf(headers["ratelimit-remaining"])
   if (remaining === undefined) return undefined
   const reset = integerOf(headers["ratelimit-reset"])
@@ -158,7 +152,7 @@ const draftReading = (headers: HeaderRecord): Reading | undefined => {
 }
 
 // `X-RateLimit-*` and a user's names: the reset in seconds or as a Unix time (see RetryAfter.parseRateLimitReset).
-const namedReading = (headers: HeaderRecord, names: HeaderNames, nowMillis: number): Reading | undefined => {
+const namedReading = (headers: HeaderRecord, names: HeaderNames, nowMillis: number): Announcement | undefined => {
   const remaining = integerOf(headers[names.remaining])
   if (remaining === undefined) return undefined
   const reset = names.reset === undefined ? undefined : headers[names.reset]
@@ -176,8 +170,8 @@ const xRateLimit: HeaderNames = {
 }
 
 // Exhausted quotas block until the last of them resets; otherwise the quota with the fewest left speaks.
-const mostRestrictive = (readings: ReadonlyArray<Reading>): Announcement | undefined => {
-  let chosen: Reading | undefined
+const mostRestrictive = (readings: ReadonlyArray<Announcement>): Announcement | undefined => {
+  let chosen: Announcement | undefined
   for (const reading of readings) {
     if (chosen === undefined || reading.remaining < chosen.remaining) chosen = reading
     else if (reading.remaining === 0 && (reading.resetMillis ?? 0) > (chosen.resetMillis ?? 0)) chosen = reading
@@ -199,7 +193,7 @@ export const read = (
   nowMillis: number,
   extra: ReadonlyArray<HeaderNames> = []
 ): Announcement | undefined => {
-  const readings: Array<Reading> = []
+  const readings: Array<Announcement> = []
   const field = headers.ratelimit
   if (field !== undefined) {
     const ietf = ietfReadings(field, headers["ratelimit-policy"])
