@@ -26,6 +26,13 @@
  *   `slow` ms if slow, else `fast` ms, slow when the n-th number of mulberry32 seeded with `seed` is below
  *   `slowShare` (the same on every run), or when n is listed in `slowEvery=1,3`; then 200
  *   `{ key, n, delayMillis, slow }` with `X-Attempt: n` and `X-Chaos-Delay: ms`.
+ * - `/api/chaos/rate-limit/:key?limit=10&window=1&headers=both&xReset=unix`: at most `limit` requests per `window`
+ *   seconds for the key, announced on every answer in the IETF `RateLimit` and `RateLimit-Policy` fields, the
+ *   `X-RateLimit-Limit`, `-Remaining` and `-Reset` headers (`headers=ietf|x|both|none`; `X-RateLimit-Reset` a Unix
+ *   time or, with `xReset=seconds`, seconds); beyond, `429` with `Retry-After` ({@link Stats}`.rateLimit`).
+ * - `/api/chaos/capacity?base=20&shedAt=2`: serves `N` requests at once in `base` ms (`N` 64, or what
+ *   `POST /__capacity?limit=N` set), `c` beyond `N` in `base × c / N` ms, and sheds with `503` beyond `shedAt × N`
+ *   ({@link Stats}`.capacity`, also `GET /__capacity`).
  * - `/api/basic-auth/:user/:password`: httpbin's `/basic-auth`: 200 `{ authenticated: true, user }` when
  *   `Authorization: Basic` names the user and password of the path (percent-decoded), else 401 with
  *   `WWW-Authenticate: Basic`.
@@ -33,6 +40,7 @@
  * - Any path: `?delay=S` (0 to 60 seconds, fractional allowed) answers late; `?error=CODE` (400-599) answers
  *   that status with `X-Simulated: true` and `{ status, error, message, simulated: true }`.
  * - `GET /__stats` ({@link Stats}) and `POST /__reset` (204); `POST /__reset?namespace=NAME` resets one namespace.
+ *   `GET /__capacity` and `POST /__capacity?limit=N` read and set the capacity route's.
  * - Namespaces: every path above also answers under `/__ns/NAME` (see {@link StartedChaosServer.namespace}), with
  *   retry keys, idempotency keys and orders of its own; `/__ns/NAME/__stats` ({@link NamespaceStats}) and
  *   `POST /__ns/NAME/__reset` observe and reset that namespace alone.
@@ -192,6 +200,28 @@ export interface Stats {
     readonly placed: number
     /** Valid `POST /api/orders` requests per `Idempotency-Key`, replays included: the attempt the key reached. */
     readonly byIdempotencyKey: Readonly<Record<string, number>>
+  }
+  /** `/api/chaos/rate-limit/:key`'s answers, in every namespace. */
+  readonly rateLimit: {
+    /** Requests within their key's limit, answered 200. */
+    readonly allowed: number
+    /** Requests beyond it, answered 429 with `Retry-After`. */
+    readonly limited: number
+  }
+  /** `/api/chaos/capacity`, the server's whatever the namespace. */
+  readonly capacity: {
+    /** Requests served at once at the base latency: 64 unless set by `POST /__capacity?limit=N`; a reset restores it. */
+    readonly limit: number
+    /** Requests the route holds now; never reset. */
+    readonly inFlight: number
+    /** The most it held at once (since a reset: at least what it held then). */
+    readonly peakInFlight: number
+    /** Requests that reached it. */
+    readonly requests: number
+    /** Requests answered 200. */
+    readonly served: number
+    /** Requests shed with 503 and `X-Chaos-Overload: capacity`. */
+    readonly overloaded: number
   }
   /**
    * What each namespace that has seen a request since start or reset counted, by name (see

@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from "node:timers/promises"
 import { describe, expect, it, vi } from "vitest"
 import { isSlowRequest, latencyDraw } from "../src/internal/latency.js"
-import { type NamespaceStats, type StartedChaosServer, type Stats, startChaosServer } from "../src/startChaosServer.js"
+import { type NamespaceStats, type Stats, startChaosServer } from "../src/startChaosServer.js"
+import { statsOnce, withServer } from "./support/promises.js"
 
 /** mulberry32 as it is usually written, stateful: the reference `latencyDraw` must agree with. */
 const mulberry32 = (seed: number): (() => number) => {
@@ -64,35 +64,6 @@ const abandon = async (url: string, readStats: () => Promise<Stats | NamespaceSt
   await statsOnce(readStats, (stats) => stats.requests.total > before, "the request arriving")
   controller.abort()
   return answer
-}
-
-/**
- * The stats once `predicate` holds, polled every 10 ms: the server learns of a closed socket a moment after the
- * client. The deadline only ends a test that would otherwise hang; it is generous for busy cores.
- */
-const statsOnce = async <S extends Stats | NamespaceStats>(
-  readStats: () => Promise<S>,
-  predicate: (stats: S) => boolean,
-  description: string
-): Promise<S> => {
-  const deadline = performance.now() + 10_000
-  for (;;) {
-    const stats = await readStats()
-    if (predicate(stats)) return stats
-    if (performance.now() > deadline) {
-      throw new Error(`stats never showed ${description}: ${JSON.stringify(stats.requests)}`)
-    }
-    await sleep(10)
-  }
-}
-
-const withServer = async <A>(use: (server: StartedChaosServer) => Promise<A>): Promise<A> => {
-  const server = await startChaosServer()
-  try {
-    return await use(server)
-  } finally {
-    await server.close()
-  }
 }
 
 describe("latencyDraw: mulberry32 by request number", () => {

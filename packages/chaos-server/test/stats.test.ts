@@ -34,6 +34,8 @@ describe("GET /__stats", () => {
           connections: { opened: 6, open: expect.any(Number), rejected: 0, dropped: 0 },
           responses: { streaming: 0, bodyBytesStreamed: 0 },
           orders: { placed: 0, byIdempotencyKey: {} },
+          rateLimit: { allowed: 0, limited: 0 },
+          capacity: { limit: 64, inFlight: 0, peakInFlight: 0, requests: 0, served: 0, overloaded: 0 },
           namespaces: {}
         })
       })
@@ -118,6 +120,8 @@ describe("POST /__reset", () => {
           connections: { opened: 0, open: 1, rejected: 0, dropped: 0 },
           responses: { streaming: 0, bodyBytesStreamed: 0 },
           orders: { placed: 0, byIdempotencyKey: {} },
+          rateLimit: { allowed: 0, limited: 0 },
+          capacity: { limit: 64, inFlight: 0, peakInFlight: 0, requests: 0, served: 0, overloaded: 0 },
           namespaces: {}
         })
         // The retry key starts over.

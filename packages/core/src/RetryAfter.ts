@@ -167,7 +167,15 @@ export const parse = (value: string, nowMillis: number): number | undefined => {
 const unixSecondsThreshold = 1_000_000_000
 const unixMillisThreshold = 1_000_000_000_000
 
-const parseRateLimitReset = (value: string, nowMillis: number): number | undefined => {
+/**
+ * Reads an `X-RateLimit-Reset` value into milliseconds: whole seconds from now, or a Unix time in seconds (from
+ * 10^9, September 2001: no delta is ever 30 years) or milliseconds (from 10^12); a time in the past gives 0.
+ * Anything but digits gives `undefined`; it never throws. Uncapped: callers cap.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const parseRateLimitReset = (value: string, nowMillis: number): number | undefined => {
   const trimmed = value.trim()
   if (!digitsOnly.test(trimmed)) return undefined
   const n = Number(trimmed)

@@ -33,6 +33,14 @@ export * as BrowserHints from "./BrowserHints.js"
 export * as CallMachine from "./CallMachine.js"
 
 /**
+ * A concurrency limit per origin: a bulkhead's permits and queue, and adaptive limits (AIMD, Gradient2) learnt from samples.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as ConcurrencyLimit from "./ConcurrencyLimit.js"
+
+/**
  * Per-origin cool-downs after a `429` with `Retry-After`.
  *
  * @since 0.2.0
@@ -87,6 +95,14 @@ export * as Idempotency from "./Idempotency.js"
  * @category modules
  */
 export * as Origin from "./Origin.js"
+
+/**
+ * What a response announces of its rate limit: remaining requests and when the quota resets.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as RateLimitHeaders from "./RateLimitHeaders.js"
 
 /**
  * What a fleet shares through a store such as Redis: keys, scripts, batched deposits, health.
@@ -168,6 +184,14 @@ export * as Settings from "./Settings.js"
  * @category modules
  */
 export * as Telemetry from "./Telemetry.js"
+
+/**
+ * A client-side rate limit as a token bucket in plain data, its arithmetic written to be ported to a store's script.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as TokenBucket from "./TokenBucket.js"
 
 /**
  * What a transport failure means for a retry.

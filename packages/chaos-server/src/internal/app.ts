@@ -1,5 +1,6 @@
 import type * as Http from "node:http"
 import { basicAuthRoute } from "./basicAuth.js"
+import { capacityControlRoute, capacityRoute } from "./capacity.js"
 import * as Cors from "./cors.js"
 import { BadRequest, PayloadTooLarge, quote } from "./errors.js"
 import { type Answer, type Exchange, empty, errorJson, json, silent, sleep } from "./exchange.js"
@@ -7,6 +8,7 @@ import * as Faults from "./faults.js"
 import * as Latency from "./latency.js"
 import * as Namespaces from "./namespaces.js"
 import * as Orders from "./orders.js"
+import { rateLimitRoute } from "./rateLimit.js"
 import {
   delayParam,
   integerParam,
@@ -32,6 +34,7 @@ const maxRetryKeyLength = 128
 /** Paths that observe or steer the server; requests to them are not counted. */
 const statsPath = "/__stats"
 const resetPath = "/__reset"
+const capacityPath = "/__capacity"
 
 type Params = Readonly<Record<string, string>>
 
@@ -214,6 +217,8 @@ const makeRoutes = (state: ChaosState): ReadonlyArray<Route> => [
   route("/api/chaos/slow-body", Faults.slowBody),
   route("/api/chaos/large-json", Faults.largeJson),
   route("/api/chaos/latency/:key", Latency.latencyRoute(state), ["GET", "HEAD"]),
+  route("/api/chaos/rate-limit/:key", rateLimitRoute(state)),
+  route("/api/chaos/capacity", capacityRoute(state)),
   route(Faults.redirectLoopPath, Faults.redirectLoop),
   route(Orders.ordersPath, Orders.placeOrder(state), ["POST"]),
   route(`${Orders.ordersPath}/:orderId`, Orders.findOrder(state), ["GET", "HEAD"]),
@@ -222,7 +227,8 @@ const makeRoutes = (state: ChaosState): ReadonlyArray<Route> => [
   route("/api/Todos/:id", resourceRoute("todo", SampleData.todo)),
   route("/v1/search", searchRoute),
   route(statsPath, statsRoute(state), ["GET", "HEAD"]),
-  route(resetPath, resetRoute(state), ["POST"])
+  route(resetPath, resetRoute(state), ["POST"]),
+  route(capacityPath, capacityControlRoute(state), ["GET", "HEAD", "POST"])
 ]
 
 const dispatch = (routes: ReadonlyArray<Route>, exchange: Exchange): Answer | Promise<Answer> => {
@@ -491,7 +497,7 @@ export const makeRequestListener = (
     const { namespace, path } =
       scoped._tag === "Scoped" ? scoped : { namespace: Namespaces.defaultNamespace, path: target.path }
     const invalidNamespace = scoped._tag === "InvalidName" ? scoped.message : undefined
-    const observes = scoped._tag === "Scoped" && (path === statsPath || path === resetPath)
+    const observes = scoped._tag === "Scoped" && (path === statsPath || path === resetPath || path === capacityPath)
     const sharedHeaders = config.cors === undefined ? {} : Cors.responseHeaders(config.cors, request)
     // Preflights come first, even on a connection beyond maxConnections: refusing one would show the page a CORS
     // failure where the request itself would have shown it the 503 and its X-Chaos-Overload.

@@ -1,6 +1,9 @@
 import type * as Net from "node:net"
 import type { NamespaceStats, Stats } from "../startChaosServer.js"
+import { type CapacityState, makeCapacityState } from "./capacity.js"
 import { defaultNamespace } from "./namespaces.js"
+import { makeRateLimitState, type RateLimitState } from "./rateLimit.js"
+import { setRecent } from "./recent.js"
 
 /** @internal */
 export interface StateLimits {
@@ -30,20 +33,6 @@ const maxPathKeyLength = 256
 
 const pathKey = (path: string): string =>
   path.length > maxPathKeyLength ? `${path.slice(0, maxPathKeyLength)}...` : path
-
-/**
- * Sets `key` as the most recently used entry of `map` (a Map iterates in insertion order, so deleting before
- * setting keeps the oldest use first), then forgets the least recently used entries beyond `max`.
- */
-const setRecent = <V>(map: Map<string, V>, key: string, value: V, max: number): void => {
-  map.delete(key)
-  map.set(key, value)
-  while (map.size > max) {
-    const leastRecentlyUsed = map.keys().next()
-    if (leastRecentlyUsed.done === true) break
-    map.delete(leastRecentlyUsed.value)
-  }
-}
 
 /**
  * An order placed by `POST /api/orders`, answered again as it was for a repeat with its idempotency key.
@@ -153,8 +142,14 @@ export class ChaosState {
   private readonly namespaceCounters = new Map<string, NamespaceCounters>()
   // Never reset: an order id stays unique for the life of the server, so an id from before a reset is a 404.
   private orderSequence = 0
+  /** The windows of `/api/chaos/rate-limit/:key` of every namespace, by {@link qualified} key. */
+  private readonly rateLimits: RateLimitState
+  /** The capacity of `/api/chaos/capacity`, the server's whatever the namespace. */
+  readonly capacity: CapacityState = makeCapacityState()
 
-  constructor(readonly limits: StateLimits) {}
+  constructor(readonly limits: StateLimits) {
+    this.rateLimits = makeRateLimitState(limits.maxRetryKeys)
+  }
 
   /**
    * Counts a request: in the server's totals under its whole path, and in its namespace's total when it has one
@@ -225,6 +220,14 @@ export class ChaosState {
    */
   nextLatencyRequest(namespace: string, key: string): number {
     return this.countRequest(this.requestsByLatencyKey, namespace, key)
+  }
+
+  /**
+   * Counts a request for rate-limited key `key` in `namespace` against `limit` per `windowMillis`, within the
+   * `maxRetryKeys` bound: whether it is within the limit, what is left, and when the window ends.
+   */
+  admitRateLimited(namespace: string, key: string, limit: number, windowMillis: number) {
+    return this.rateLimits.admit(qualified(namespace, key), limit, windowMillis, performance.now())
   }
 
   private countRequest(table: Map<string, KeyCount>, namespace: string, key: string): number {
@@ -322,8 +325,8 @@ export class ChaosState {
   }
 
   /**
-   * Forgets counters, byte counts, retry keys, latency keys and orders. Open connections stay counted, and served
-   * or rejected, as they are.
+   * Forgets counters, byte counts, retry keys, latency keys, rate-limit windows and orders, and sets the capacity
+   * back to its default. Open connections stay counted, and served or rejected, as they are.
    */
   reset(): void {
     this.totalRequests = 0
@@ -340,15 +343,18 @@ export class ChaosState {
     this.idempotencyKeys.clear()
     this.ordersById.clear()
     this.ordersPlaced = 0
+    this.rateLimits.reset()
+    this.capacity.reset()
   }
 
   /**
    * Forgets what one namespace other than the default has counted: its requests, preflights, abandoned requests,
-   * retry keys, latency keys, idempotency keys and orders. The server's totals (`total`, `preflights`, `abandoned`,
+   * retry keys, latency keys, rate-limit windows, idempotency keys and orders. The server's totals (`total`, `preflights`, `abandoned`,
    * `byPath`) keep them.
    */
   resetNamespace(namespace: string): void {
     this.namespaceCounters.delete(namespace)
+    this.rateLimits.forget((id) => id.startsWith(qualified(namespace, "")))
     for (const table of [this.attemptsByRetryKey, this.requestsByLatencyKey]) {
       for (const [id, entry] of table) {
         if (entry.namespace === namespace) table.delete(id)
@@ -426,6 +432,8 @@ export class ChaosState {
       },
       responses: { streaming: this.bodiesStreaming, bodyBytesStreamed: this.bodyBytesStreamed },
       orders: outside.orders,
+      rateLimit: this.rateLimits.snapshot(),
+      capacity: this.capacity.snapshot(),
       namespaces: Object.fromEntries(namespaces)
     }
   }

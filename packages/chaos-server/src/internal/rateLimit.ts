@@ -1,0 +1,156 @@
+/**
+ * `/api/chaos/rate-limit/:key`: a server that enforces `limit` requests per `window` per key and says so before it
+ * refuses, in the IETF fields, the `X-RateLimit-*` ones, both or neither; beyond the limit, `429` with
+ * `Retry-After`. Windows are fixed, each starting at the first request after the previous one ended, as GitHub's.
+ *
+ * @internal
+ */
+import { BadRequest, quote } from "./errors.js"
+import { type Answer, type Exchange, json } from "./exchange.js"
+import { integerParam } from "./params.js"
+import { setRecent } from "./recent.js"
+import type { ChaosState } from "./state.js"
+
+const rateLimitDefaults = { limit: 10, windowSeconds: 1, headers: "both", xReset: "unix" } as const
+
+const headerForms = ["ietf", "x", "both", "none"] as const
+type HeaderForm = (typeof headerForms)[number]
+
+const xResetForms = ["unix", "seconds"] as const
+type XResetForm = (typeof xResetForms)[number]
+
+const maxKeyLength = 128
+
+/** One key's current window: when it started (monotonic milliseconds) and the requests it let through. */
+interface Window {
+  readonly startedAt: number
+  readonly allowed: number
+}
+
+/**
+ * The rate-limited keys of every namespace and what they counted, within `maxKeys` (the least recently used
+ * forgotten first).
+ *
+ * @internal
+ */
+export interface RateLimitState {
+  /** Counts a request for the key and answers whether it is within the limit, and what is left. */
+  readonly admit: (
+    id: string,
+    limit: number,
+    windowMillis: number,
+    nowMillis: number
+  ) => { readonly allowed: boolean; readonly remaining: number; readonly resetMillis: number }
+  readonly forget: (belongs: (id: string) => boolean) => void
+  readonly reset: () => void
+  readonly snapshot: () => { readonly allowed: number; readonly limited: number }
+}
+
+/** @internal */
+export const makeRateLimitState = (maxKeys: number): RateLimitState => {
+  const windows = new Map<string, Window>()
+  let allowed = 0
+  let limited = 0
+  return {
+    admit: (id, limit, windowMillis, nowMillis) => {
+      const known = windows.get(id)
+      const current =
+        known === undefined || nowMillis >= known.startedAt + windowMillis
+          ? { startedAt: nowMillis, allowed: 0 }
+          : known
+      const admitted = current.allowed < limit
+      const next = admitted ? { ...current, allowed: current.allowed + 1 } : current
+      setRecent(windows, id, next, maxKeys)
+      if (admitted) allowed++
+      else limited++
+      return {
+        allowed: admitted,
+        remaining: limit - next.allowed,
+        resetMillis: next.startedAt + windowMillis - nowMillis
+      }
+    },
+    forget: (belongs) => {
+      for (const id of windows.keys()) if (belongs(id)) windows.delete(id)
+    },
+    reset: () => {
+      windows.clear()
+      allowed = 0
+      limited = 0
+    },
+    snapshot: () => ({ allowed, limited })
+  }
+}
+
+const choiceParam = <A extends string>(
+  query: URLSearchParams,
+  name: string,
+  allowed: ReadonlyArray<A>,
+  fallback: A
+): A => {
+  const raw = query.get(name)
+  if (raw === null) return fallback
+  const found = allowed.find((candidate) => candidate === raw)
+  if (found === undefined) throw new BadRequest(`${name} must be one of ${allowed.join(", ")}, got ${quote(raw)}`)
+  return found
+}
+
+/** The headers of the chosen forms; `reset` in whole seconds, rounded up so that a client never comes early. */
+const announce = (
+  form: HeaderForm,
+  xReset: XResetForm,
+  quota: { readonly limit: number; readonly windowSeconds: number; readonly remaining: number; readonly reset: number }
+): Record<string, string> => {
+  const ietf = {
+    ratelimit: `"default";r=${quota.remaining};t=${quota.reset}`,
+    "ratelimit-policy": `"default";q=${quota.limit};w=${quota.windowSeconds}`
+  }
+  const x = {
+    "x-ratelimit-limit": String(quota.limit),
+    "x-ratelimit-remaining": String(quota.remaining),
+    "x-ratelimit-reset": String(xReset === "unix" ? Math.ceil(Date.now() / 1000) + quota.reset : quota.reset)
+  }
+  switch (form) {
+    case "ietf":
+      return ietf
+    case "x":
+      return x
+    case "both":
+      return { ...ietf, ...x }
+    case "none":
+      return {}
+  }
+}
+
+/**
+ * `/api/chaos/rate-limit/:key?limit=10&window=1&headers=both&xReset=unix`: at most `limit` requests per `window`
+ * seconds for the key (in its namespace). Every answer announces the quota in the chosen `headers`; within it,
+ * `200` `{ key, limit, remaining, reset }`; beyond, `429` with `Retry-After` (the seconds to the window's end).
+ *
+ * @internal
+ */
+export const rateLimitRoute =
+  (state: ChaosState) =>
+  ({ namespace, query }: Exchange, params: Readonly<Record<string, string>>): Answer => {
+    const key = params.key ?? ""
+    if (key.length === 0 || key.length > maxKeyLength) {
+      throw new BadRequest(`rate-limit key must have 1 to ${maxKeyLength} characters`)
+    }
+    const limit = integerParam(query, "limit", { min: 1, max: 1_000_000 }, rateLimitDefaults.limit)
+    const windowSeconds = integerParam(query, "window", { min: 1, max: 86_400 }, rateLimitDefaults.windowSeconds)
+    const form = choiceParam(query, "headers", headerForms, rateLimitDefaults.headers)
+    const xReset = choiceParam(query, "xReset", xResetForms, rateLimitDefaults.xReset)
+    const admitted = state.admitRateLimited(namespace, key, limit, windowSeconds * 1000)
+    const reset = Math.max(1, Math.ceil(admitted.resetMillis / 1000))
+    const headers = announce(form, xReset, { limit, windowSeconds, remaining: admitted.remaining, reset })
+    if (admitted.allowed) return json({ key, limit, remaining: admitted.remaining, reset }, 200, headers)
+    return json(
+      {
+        status: 429,
+        error: "Too Many Requests",
+        message: `Key ${quote(key)} allows ${limit} requests per ${windowSeconds} s`,
+        reset
+      },
+      429,
+      { ...headers, "retry-after": String(reset) }
+    )
+  }

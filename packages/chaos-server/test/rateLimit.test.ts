@@ -1,0 +1,131 @@
+import { setTimeout as sleep } from "node:timers/promises"
+import { describe, expect, it } from "vitest"
+import { withServer } from "./support/promises.js"
+
+const rateLimitHeaders = [
+  "ratelimit",
+  "ratelimit-policy",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
+  "retry-after"
+]
+
+/** One request, its body read; the status, the rate-limit headers it carried and the body. */
+const ask = async (url: string) => {
+  const response = await fetch(url)
+  const body: unknown = await response.json()
+  const headers: Record<string, string> = {}
+  for (const name of rateLimitHeaders) {
+    const value = response.headers.get(name)
+    if (value !== null) headers[name] = value
+  }
+  return { status: response.status, headers, body }
+}
+
+/** `count` requests one after another. */
+const askMany = async (url: string, count: number) => {
+  const answers: Array<Awaited<ReturnType<typeof ask>>> = []
+  for (let i = 0; i < count; i++) answers.push(await ask(url))
+  return answers
+}
+
+// A window of a minute: no test here lasts long enough to see one end, however busy the machine.
+const minute = "limit=3&window=60"
+
+describe("/api/chaos/rate-limit/:key", () => {
+  it("lets `limit` requests through per window, announcing what is left, then answers 429 with Retry-After", () =>
+    withServer(async (server) => {
+      const answers = await askMany(`${server.url}/api/chaos/rate-limit/k?${minute}&headers=ietf`, 5)
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429, 429])
+      expect(answers.map((answer) => answer.headers.ratelimit?.replace(/;t=\d+$/, ""))).toEqual([
+        '"default";r=2',
+        '"default";r=1',
+        '"default";r=0',
+        '"default";r=0',
+        '"default";r=0'
+      ])
+      for (const answer of answers) {
+        expect(answer.headers["ratelimit-policy"]).toBe('"default";q=3;w=60')
+        const reset = Number(/;t=(\d+)$/.exec(answer.headers.ratelimit ?? "")?.[1])
+        expect(reset).toBeGreaterThanOrEqual(1)
+        expect(reset).toBeLessThanOrEqual(60)
+      }
+      const [, , , refused] = answers
+      expect(refused?.headers["retry-after"]).toBe(/;t=(\d+)$/.exec(refused?.headers.ratelimit ?? "")?.[1])
+      expect(refused?.body).toMatchObject({ status: 429, error: "Too Many Requests" })
+      expect(answers[0]?.body).toMatchObject({ key: "k", limit: 3, remaining: 2 })
+      expect((await server.stats()).rateLimit).toEqual({ allowed: 3, limited: 2 })
+    }))
+
+  it("announces the form asked for: ietf, x, both or none", () =>
+    withServer(async (server) => {
+      const namesOf = async (headers: string) =>
+        Object.keys((await ask(`${server.url}/api/chaos/rate-limit/${headers}?${minute}&headers=${headers}`)).headers)
+      expect(await namesOf("ietf")).toEqual(["ratelimit", "ratelimit-policy"])
+      expect(await namesOf("x")).toEqual(["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"])
+      expect(await namesOf("both")).toEqual(rateLimitHeaders.slice(0, 5))
+      expect(await namesOf("none")).toEqual([])
+      const both = await ask(`${server.url}/api/chaos/rate-limit/default?${minute}`)
+      expect(Object.keys(both.headers)).toEqual(rateLimitHeaders.slice(0, 5))
+      const refused = (await askMany(`${server.url}/api/chaos/rate-limit/quiet?limit=1&window=60&headers=none`, 2))[1]
+      expect(Object.keys(refused?.headers ?? {})).toEqual(["retry-after"])
+    }))
+
+  it("sends X-RateLimit-Reset as a Unix time by default, and as seconds with xReset=seconds", () =>
+    withServer(async (server) => {
+      const before = Math.floor(Date.now() / 1000)
+      const unix = await ask(`${server.url}/api/chaos/rate-limit/unix?${minute}&headers=x`)
+      const after = Math.ceil(Date.now() / 1000)
+      expect(unix.headers["x-ratelimit-limit"]).toBe("3")
+      expect(unix.headers["x-ratelimit-remaining"]).toBe("2")
+      const at = Number(unix.headers["x-ratelimit-reset"])
+      expect(at).toBeGreaterThanOrEqual(before + 1)
+      expect(at).toBeLessThanOrEqual(after + 61)
+      const seconds = await ask(`${server.url}/api/chaos/rate-limit/seconds?${minute}&headers=x&xReset=seconds`)
+      const delta = Number(seconds.headers["x-ratelimit-reset"])
+      expect(delta).toBeGreaterThanOrEqual(1)
+      expect(delta).toBeLessThanOrEqual(60)
+    }))
+
+  it("counts each key apart, and each namespace apart", () =>
+    withServer(async (server) => {
+      const statuses = async (base: string, key: string, count: number) =>
+        (await askMany(`${base}/api/chaos/rate-limit/${key}?limit=1&window=60`, count)).map((answer) => answer.status)
+      expect(await statuses(server.url, "a", 2)).toEqual([200, 429])
+      expect(await statuses(server.url, "b", 2)).toEqual([200, 429])
+      const namespace = server.namespace()
+      expect(await statuses(namespace.url, "a", 2)).toEqual([200, 429])
+      await namespace.reset()
+      expect(await statuses(namespace.url, "a", 1)).toEqual([200])
+      expect(await statuses(server.url, "a", 1)).toEqual([429])
+      await server.reset()
+      expect(await statuses(server.url, "a", 1)).toEqual([200])
+      expect((await server.stats()).rateLimit).toEqual({ allowed: 1, limited: 0 })
+    }))
+
+  it("lets the key through again once its window has ended", () =>
+    withServer(async (server) => {
+      const url = `${server.url}/api/chaos/rate-limit/k?limit=1&window=1`
+      expect((await askMany(url, 2)).map((answer) => answer.status)).toEqual([200, 429])
+      // At least the window: a busy machine only makes the wait longer, never the window shorter.
+      await sleep(1_050)
+      expect((await ask(url)).status).toBe(200)
+    }))
+
+  it("refuses malformed parameters with a 400 naming them", () =>
+    withServer(async (server) => {
+      for (const [query, named] of [
+        ["limit=0", "limit"],
+        ["window=0", "window"],
+        ["window=86401", "window"],
+        ["headers=all", "headers"],
+        ["xReset=ms", "xReset"]
+      ] as const) {
+        const answer = await ask(`${server.url}/api/chaos/rate-limit/k?${query}`)
+        expect(answer.status).toBe(400)
+        expect(answer.body).toMatchObject({ error: expect.stringContaining(named) })
+      }
+      expect((await server.stats()).rateLimit).toEqual({ allowed: 0, limited: 0 })
+    }))
+})

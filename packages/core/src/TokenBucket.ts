@@ -1,0 +1,250 @@
+/**
+ * A client-side rate limit, `{ limit, window }`, as a token bucket in plain data: a call takes a token, or learns
+ * how long until one is there; a server that says "nothing left until the reset" blocks the bucket until then.
+ * The state is two numbers, so a memory table holds it per key and a store's script (Redis Lua) can keep it with
+ * the same arithmetic, written down here to be ported:
+ *
+ * ```text
+ * W = windowMillis (units per token)     C = limit * W (capacity: a full bucket, `limit` tokens)
+ * t = floor(now)                         state = { units, updated }   fresh: { C, t }
+ *
+ * refill:  if t > updated then units = min(C, units + (t - updated) * limit); updated = t
+ * take(maxWait):
+ *   sendAt = max(t, updated + ceil(max(0, W - units) / limit))   -- when `units` has reached W
+ *   wait   = sendAt - t
+ *   if wait <= maxWait then units = units - W; granted after `wait`  -- units may go below 0: reserved
+ *   else refused, state unchanged (but refilled); `wait` says how long
+ * block(until): refill; units = min(units, 0); updated = max(updated, until)   -- nothing refills before `until`
+ * refund: refill; units = min(C, units + W)                                    -- a reserved token not used
+ * ```
+ *
+ * Every number is a whole number while times are whole milliseconds, and at most `limit * W` (at most
+ * 1,000,000 × 1 day ≈ 8.6 × 10^13), so exact in a double and in Lua's numbers. Refill is continuous: `limit`
+ * tokens per `window`. The bucket starts full, so a burst of `limit` goes at once: in any span of one window at
+ * most `2 × limit` calls are sent (the burst and a window's refill), and `limit` per window in the long run.
+ *
+ * @example
+ * ```ts
+ * import { TokenBucket } from "@effect-http-resilience/core"
+ *
+ * const settings = { limit: 10, windowMillis: 1000 }
+ * const state = TokenBucket.make(settings, 0)
+ * const taken = TokenBucket.take(settings, state, 0, 500) // { _tag: "Granted", waitMillis: 0, state }
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Settings from "./Settings.js"
+
+/**
+ * A rate limit: `limit` calls per `windowMillis`, refilled continuously.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Limit {
+  /** Tokens per window, and the bucket's capacity; a whole number from 1 to 1,000,000. */
+  readonly limit: number
+  /** The window, in whole milliseconds, from 1 ms to 1 day. */
+  readonly windowMillis: number
+}
+
+/**
+ * One key's bucket: `units` (a token is `windowMillis` units; below 0 when tokens are reserved ahead) as of
+ * `updatedMillis`, which is in the future while the bucket is blocked.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface State {
+  readonly units: number
+  readonly updatedMillis: number
+}
+
+/**
+ * A take's answer: granted, to be sent after `waitMillis` (0: now), or refused because the wait is longer than
+ * the caller would wait (`waitMillis` says how long it would be). `state` is the bucket after it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Take =
+  | { readonly _tag: "Granted"; readonly waitMillis: number; readonly state: State }
+  | { readonly _tag: "Refused"; readonly waitMillis: number; readonly state: State }
+
+const capacityOf = (limit: Limit): number => limit.limit * limit.windowMillis
+
+/**
+ * A full bucket.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (limit: Limit, nowMillis: number): State => ({
+  units: capacityOf(limit),
+  updatedMillis: Math.floor(nowMillis)
+})
+
+const refilled = (limit: Limit, state: State, nowMillis: number): State => {
+  const now = Math.floor(nowMillis)
+  // A clock that went back, or a block still in force, adds nothing.
+  if (!(now > state.updatedMillis)) return state
+  return {
+    units: Math.min(capacityOf(limit), state.units + (now - state.updatedMillis) * limit.limit),
+    updatedMillis: now
+  }
+}
+
+/**
+ * Takes one token if it is there within `maxWaitMillis` (0 by default: only now): the token is then reserved and
+ * the call is sent after `waitMillis`. Otherwise the bucket is left as it was and the answer says how long the
+ * wait would be. Calls that wait are served in the order they took.
+ *
+ * @since 0.2.0
+ * @category operations
+ */
+export const take = (limit: Limit, state: State, nowMillis: number, maxWaitMillis = 0): Take => {
+  const now = Math.floor(nowMillis)
+  const current = refilled(limit, state, now)
+  const missing = Math.max(0, limit.windowMillis - current.units)
+  const sendAt = Math.max(now, current.updatedMillis + Math.ceil(missing / limit.limit))
+  const waitMillis = sendAt - now
+  return waitMillis <= maxWaitMillis
+    ? { _tag: "Granted", waitMillis, state: { ...current, units: current.units - limit.windowMillis } }
+    : { _tag: "Refused", waitMillis, state: current }
+}
+
+/**
+ * The server said nothing is left until `untilMillis` (a `remaining` of 0 with its reset): no token until then,
+ * and the bucket refills from then on. Tokens reserved before stay reserved. Never shortens a block.
+ *
+ * @since 0.2.0
+ * @category operations
+ */
+export const block = (limit: Limit, state: State, nowMillis: number, untilMillis: number): State => {
+  const current = refilled(limit, state, nowMillis)
+  return {
+    units: Math.min(current.units, 0),
+    updatedMillis: Math.max(current.updatedMillis, Math.floor(untilMillis))
+  }
+}
+
+/**
+ * Gives back a reserved token that was not used (its call was interrupted, or gave up, while it waited).
+ *
+ * @since 0.2.0
+ * @category operations
+ */
+export const refund = (limit: Limit, state: State, nowMillis: number): State => {
+  const current = refilled(limit, state, nowMillis)
+  return { ...current, units: Math.min(capacityOf(limit), current.units + limit.windowMillis) }
+}
+
+/**
+ * Whole tokens there now: 0 while blocked or when tokens are reserved ahead.
+ *
+ * @since 0.2.0
+ * @category operations
+ */
+export const available = (limit: Limit, state: State, nowMillis: number): number =>
+  Math.max(0, Math.floor(refilled(limit, state, nowMillis).units / limit.windowMillis))
+
+/**
+ * Whether the bucket is full and unblocked, as a fresh one is, so that a table may drop it.
+ *
+ * @since 0.2.0
+ * @category operations
+ */
+export const isFull = (limit: Limit, state: State, nowMillis: number): boolean => {
+  const current = refilled(limit, state, nowMillis)
+  return current.units >= capacityOf(limit) && current.updatedMillis <= Math.floor(nowMillis)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The `rateLimit` option
+
+/**
+ * Whose bucket a call takes from: its origin's (the default), one named by the user (an API key, shared by
+ * every origin the policy calls), or one the user computes per request (the line keeps the function).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Key =
+  | { readonly _tag: "Origin" }
+  | { readonly _tag: "Named"; readonly name: string }
+  | { readonly _tag: "PerRequest" }
+
+/**
+ * The `rateLimit` option checked.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Resolved extends Limit {
+  readonly key: Key
+}
+
+/**
+ * The bounds of the `rateLimit` option: `limit` from 1 to 1,000,000 a window, `window` from 1 ms to a day, a
+ * named `key` of 1 to 256 characters.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const bounds = { maxLimit: 1_000_000, maxWindowMillis: 86_400_000, maxKeyLength: 256 } as const
+
+const limitOf = (value: unknown): Settings.Checked<number> =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= bounds.maxLimit
+    ? Settings.valid(value)
+    : Settings.invalid(
+        "rateLimit.limit",
+        `must be a whole number from 1 to ${bounds.maxLimit}: calls per window`,
+        value
+      )
+
+const windowOf = <D>(codec: Settings.DurationCodec<D>, value: unknown): Settings.Checked<number> => {
+  if (value === undefined)
+    return Settings.invalid("rateLimit.window", "is required: a duration such as 1 second", value)
+  return Settings.andThen(
+    Settings.duration(codec, "rateLimit.window", value, { allowInfinite: false, allowZero: false }),
+    (duration) => {
+      const millis = codec.toMillis(duration)
+      return Number.isInteger(millis) && millis <= bounds.maxWindowMillis
+        ? Settings.valid(millis)
+        : Settings.invalid("rateLimit.window", "must be whole milliseconds, at most 1 day", value)
+    }
+  )
+}
+
+const keyOf = (value: unknown): Settings.Checked<Key> => {
+  if (value === undefined) return Settings.valid({ _tag: "Origin" })
+  if (typeof value === "function") return Settings.valid({ _tag: "PerRequest" })
+  return typeof value === "string" && value.length >= 1 && value.length <= bounds.maxKeyLength
+    ? Settings.valid({ _tag: "Named", name: value })
+    : Settings.invalid(
+        "rateLimit.key",
+        `must be a name of 1 to ${bounds.maxKeyLength} characters or a function of the request`,
+        value
+      )
+}
+
+/**
+ * Checks the `rateLimit` option, durations in the library's own type: `{ limit, window, key? }`. `undefined` is
+ * off (the default). Without `key`, each origin has its bucket. A bad value is named in full (`rateLimit.window`).
+ *
+ * @since 0.2.0
+ * @category checks
+ */
+export const check = <D>(input: unknown, codec: Settings.DurationCodec<D>): Settings.Checked<Resolved | undefined> => {
+  if (input === undefined) return Settings.valid(undefined)
+  if (!Settings.isPlainObject(input)) {
+    return Settings.invalid("rateLimit", "must be an options object such as { limit: 10, window: ... }", input)
+  }
+  return Settings.andThen(Settings.optionsRecord("rateLimit", input, ["limit", "window", "key"]), (given) =>
+    Settings.andThen(
+      Settings.all({ limit: limitOf(given.limit), windowMillis: windowOf(codec, given.window), key: keyOf(given.key) }),
+      (resolved): Settings.Checked<Resolved> => Settings.valid(resolved)
+    )
+  )
+}

@@ -1,0 +1,325 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import {
+  type AdaptiveState,
+  algorithmDefaults,
+  type Algorithm,
+  type Bounds,
+  bounds,
+  check,
+  defaults,
+  initialState,
+  limitOf,
+  makeBulkhead,
+  type Sample,
+  update
+} from "../src/ConcurrencyLimit.js"
+import type * as Settings from "../src/Settings.js"
+
+const problemOf = (checked: Settings.Checked<unknown>) => (checked._tag === "Invalid" ? checked.problem : undefined)
+
+describe("makeBulkhead", () => {
+  it("grants up to the limit, queues up to the queue, rejects beyond", () => {
+    const bulkhead = makeBulkhead<string>({ limit: 2, queue: 1 })
+    expect(["a", "b", "c", "d"].map(bulkhead.acquire)).toEqual(["granted", "granted", "queued", "rejected"])
+    expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([2, 1])
+  })
+
+  it("hands a released permit to the first waiter", () => {
+    const bulkhead = makeBulkhead<string>({ limit: 1, queue: 3 })
+    for (const waiter of ["a", "b", "c", "d"]) bulkhead.acquire(waiter)
+    expect([bulkhead.release(), bulkhead.release(), bulkhead.release(), bulkhead.release()]).toEqual([
+      "b",
+      "c",
+      "d",
+      undefined
+    ])
+    expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
+  })
+
+  it("takes a cancelled waiter out of the queue, and nothing else", () => {
+    const bulkhead = makeBulkhead<string>({ limit: 1, queue: 3 })
+    for (const waiter of ["a", "b", "c"]) bulkhead.acquire(waiter)
+    expect(bulkhead.cancel("b")).toBe(true)
+    expect(bulkhead.cancel("b")).toBe(false)
+    expect(bulkhead.cancel("a")).toBe(false)
+    expect(bulkhead.release()).toBe("c")
+  })
+
+  it("with no queue, fails a call beyond the limit at once", () => {
+    const bulkhead = makeBulkhead<string>({ limit: 1, queue: 0 })
+    expect(["a", "b"].map(bulkhead.acquire)).toEqual(["granted", "rejected"])
+  })
+
+  it("grants waiters when the limit grows, and lets permits drain when it shrinks", () => {
+    const bulkhead = makeBulkhead<string>({ limit: 1, queue: 5 })
+    for (const waiter of ["a", "b", "c", "d"]) bulkhead.acquire(waiter)
+    expect(bulkhead.setLimit(3)).toEqual(["b", "c"])
+    expect(bulkhead.setLimit(1)).toEqual([])
+    expect(bulkhead.inFlight()).toBe(3)
+    expect([bulkhead.release(), bulkhead.release(), bulkhead.release()]).toEqual([undefined, undefined, "d"])
+  })
+})
+
+type Op =
+  | { readonly _tag: "Acquire" }
+  | { readonly _tag: "Release" }
+  | { readonly _tag: "Cancel"; readonly pick: number }
+  | { readonly _tag: "SetLimit"; readonly limit: number }
+
+const opArbitrary = (withSetLimit: boolean): fc.Arbitrary<Op> =>
+  fc.oneof(
+    fc.constant<Op>({ _tag: "Acquire" }),
+    fc.constant<Op>({ _tag: "Acquire" }),
+    fc.constant<Op>({ _tag: "Release" }),
+    fc.nat(50).map((pick): Op => ({ _tag: "Cancel", pick })),
+    ...(withSetLimit ? [fc.integer({ min: 1, max: 8 }).map((limit): Op => ({ _tag: "SetLimit", limit }))] : [])
+  )
+
+type Fate = "granted" | "rejected" | "cancelled"
+
+/** Plays the operations, checking the invariants after each, then releases everything; each waiter's fate. */
+const play = (limit: number, queue: number, ops: ReadonlyArray<Op>) => {
+  const bulkhead = makeBulkhead<number>({ limit, queue })
+  const fates = new Map<number, Fate>()
+  const queued: Array<number> = []
+  let held = 0
+  let lowered = false
+  const granted = (waiter: number | undefined) => {
+    if (waiter === undefined) return
+    expect(fates.has(waiter)).toBe(false)
+    fates.set(waiter, "granted")
+    queued.splice(queued.indexOf(waiter), 1)
+    held++
+    expect(bulkhead.inFlight()).toBeLessThanOrEqual(bulkhead.limit())
+  }
+  for (const [waiter, op] of ops.entries()) {
+    if (op._tag === "Acquire") {
+      const answer = bulkhead.acquire(waiter)
+      if (answer === "queued") queued.push(waiter)
+      else fates.set(waiter, answer)
+      if (answer === "granted") {
+        held++
+        expect(bulkhead.inFlight()).toBeLessThanOrEqual(bulkhead.limit())
+      }
+    } else if (op._tag === "Release" && held > 0) {
+      held--
+      granted(bulkhead.release())
+    } else if (op._tag === "Cancel" && queued.length > 0) {
+      const waiterToCancel = queued[op.pick % queued.length] ?? -1
+      expect(bulkhead.cancel(waiterToCancel)).toBe(true)
+      queued.splice(queued.indexOf(waiterToCancel), 1)
+      fates.set(waiterToCancel, "cancelled")
+    } else if (op._tag === "SetLimit") {
+      // Permits held beyond a lowered limit drain as they are released.
+      lowered ||= op.limit < bulkhead.limit()
+      for (const waiter of bulkhead.setLimit(op.limit)) granted(waiter)
+    }
+    expect(bulkhead.inFlight()).toBe(held)
+    expect(bulkhead.queued()).toBe(queued.length)
+    expect(bulkhead.queued()).toBeLessThanOrEqual(queue)
+    if (!lowered) expect(bulkhead.inFlight()).toBeLessThanOrEqual(bulkhead.limit())
+    // Nobody waits while a permit is free.
+    if (bulkhead.queued() > 0) expect(bulkhead.inFlight()).toBeGreaterThanOrEqual(bulkhead.limit())
+  }
+  while (held > 0) {
+    held--
+    granted(bulkhead.release())
+  }
+  return { bulkhead, fates, acquired: ops.filter((op) => op._tag === "Acquire").length }
+}
+
+describe("makeBulkhead's invariants", () => {
+  it("never holds more permits than its fixed limit, nor more waiters than its queue", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.nat(6),
+        fc.array(opArbitrary(false), { maxLength: 200 }),
+        (limit, queue, ops) => {
+          const { bulkhead } = play(limit, queue, ops)
+          expect(bulkhead.inFlight()).toBe(0)
+        }
+      )
+    )
+  })
+
+  it("loses no waiter: each is granted, rejected or cancelled, once, whatever the limit does", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.nat(6),
+        fc.array(opArbitrary(true), { maxLength: 200 }),
+        (limit, queue, ops) => {
+          const { bulkhead, fates, acquired } = play(limit, queue, ops)
+          expect(bulkhead.queued()).toBe(0)
+          expect(fates.size).toBe(acquired)
+        }
+      )
+    )
+  })
+})
+
+const aimdBounds: Bounds = { min: 1, max: 200, initial: 10 }
+
+const run = (algorithm: Algorithm, bounds: Bounds, samples: ReadonlyArray<Sample>): AdaptiveState =>
+  samples.reduce((state, sample) => update(bounds, state, sample), initialState(algorithm, bounds))
+
+describe("AIMD", () => {
+  it("has concurrency-limits' constants", () => {
+    expect(algorithmDefaults).toEqual({
+      aimd: { backoffRatio: 0.9, timeoutMillis: 5000 },
+      gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10 }
+    })
+  })
+
+  it("adds one while the limit is used, and cuts by a tenth on a drop", () => {
+    const busy: Sample = { rttMillis: 10, inFlight: 10, dropped: false }
+    expect(limitOf(run("aimd", aimdBounds, [busy, busy, busy]))).toBe(13)
+    expect(limitOf(run("aimd", aimdBounds, [{ ...busy, dropped: true }]))).toBe(9)
+    expect(limitOf(run("aimd", { ...aimdBounds, initial: 100 }, [{ ...busy, dropped: true }]))).toBe(90)
+  })
+
+  it("reads an RTT over 5 s as a drop", () => {
+    expect(limitOf(run("aimd", aimdBounds, [{ rttMillis: 5001, inFlight: 10, dropped: false }]))).toBe(9)
+    expect(limitOf(run("aimd", aimdBounds, [{ rttMillis: 5000, inFlight: 10, dropped: false }]))).toBe(11)
+  })
+
+  it("does not grow while the caller uses less than half of it", () => {
+    expect(limitOf(run("aimd", aimdBounds, [{ rttMillis: 10, inFlight: 4, dropped: false }]))).toBe(10)
+  })
+
+  it("stays within its bounds", () => {
+    const dropped: Sample = { rttMillis: 10, inFlight: 1, dropped: true }
+    expect(limitOf(run("aimd", { min: 5, max: 11, initial: 6 }, [dropped, dropped, dropped]))).toBe(5)
+    const busy: Sample = { rttMillis: 10, inFlight: 100, dropped: false }
+    expect(
+      limitOf(
+        run(
+          "aimd",
+          { min: 5, max: 11, initial: 6 },
+          Array.from({ length: 20 }, () => busy)
+        )
+      )
+    ).toBe(11)
+  })
+})
+
+describe("Gradient2", () => {
+  const g2Bounds: Bounds = { min: 1, max: 200, initial: 20 }
+
+  it("grows by the queue it allows while latency holds", () => {
+    // estimate * 0.8 + (estimate * 1 + 4) * 0.2 = estimate + 0.8
+    const steady: Sample = { rttMillis: 50, inFlight: 20, dropped: false }
+    const state = run("gradient2", g2Bounds, [steady, steady])
+    expect(state).toEqual({ _tag: "Gradient2", estimate: 21.6, longRttMillis: 50, longSamples: 2 })
+    expect(limitOf(state)).toBe(21)
+  })
+
+  it("shrinks when latency rises over the long RTT, at most by half a step", () => {
+    const warm = Array.from({ length: 10 }, (): Sample => ({ rttMillis: 50, inFlight: 20, dropped: false }))
+    const warmed = run("gradient2", g2Bounds, warm)
+    expect(limitOf(warmed)).toBe(28)
+    const slow = update(g2Bounds, warmed, { rttMillis: 500, inFlight: 28, dropped: false })
+    // The long RTT moves by 2/601 of the step; the gradient is held at 0.5.
+    if (slow._tag !== "Gradient2" || warmed._tag !== "Gradient2") throw new Error("not Gradient2")
+    expect(slow.longRttMillis).toBeCloseTo(50 + (450 * 2) / 601, 9)
+    expect(slow.estimate).toBeCloseTo(warmed.estimate * 0.8 + (warmed.estimate * 0.5 + 4) * 0.2, 9)
+  })
+
+  it("does not move the limit while the caller uses less than half of it", () => {
+    const state = run("gradient2", g2Bounds, [{ rttMillis: 500, inFlight: 9, dropped: false }])
+    expect(state).toEqual({ _tag: "Gradient2", estimate: 20, longRttMillis: 500, longSamples: 1 })
+  })
+
+  it("reads an RTT of 0 as no queueing, and ignores one that is not a number", () => {
+    const state = run("gradient2", g2Bounds, [{ rttMillis: 0, inFlight: 20, dropped: false }])
+    expect(limitOf(state)).toBe(20)
+    expect(state._tag === "Gradient2" && state.estimate).toBeCloseTo(20.8, 9)
+    expect(update(g2Bounds, state, { rttMillis: Number.NaN, inFlight: 20, dropped: false })).toBe(state)
+  })
+})
+
+describe("adaptive limits' invariant", () => {
+  it("keep the limit a whole number within the bounds, whatever the samples", () => {
+    const boundsArbitrary = fc
+      .tuple(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 100 }), fc.nat(100))
+      .map(([min, span, at]): Bounds => ({ min, max: min + span, initial: min + (at % (span + 1)) }))
+    const sampleArbitrary = fc.record({
+      rttMillis: fc.oneof(fc.double({ min: -10, max: 100_000, noNaN: false }), fc.constant(0)),
+      inFlight: fc.nat(400),
+      dropped: fc.boolean()
+    })
+    fc.assert(
+      fc.property(
+        fc.constantFrom<Algorithm>("aimd", "gradient2"),
+        boundsArbitrary,
+        fc.array(sampleArbitrary, { maxLength: 300 }),
+        (algorithm, limits, samples) => {
+          let state = initialState(algorithm, limits)
+          for (const sample of samples) {
+            state = update(limits, state, sample)
+            const limit = limitOf(state)
+            expect(Number.isSafeInteger(limit)).toBe(true)
+            expect(limit).toBeGreaterThanOrEqual(limits.min)
+            expect(limit).toBeLessThanOrEqual(limits.max)
+          }
+        }
+      )
+    )
+  })
+})
+
+describe("check: the concurrency option", () => {
+  it("is off by default; a fixed limit has no queue unless asked", () => {
+    expect(check(undefined)).toEqual({ _tag: "Valid", value: undefined })
+    expect(check({ limit: 32 })).toEqual({ _tag: "Valid", value: { _tag: "Fixed", limit: 32, queue: 0 } })
+    expect(check({ limit: 32, queue: 100 })).toEqual({ _tag: "Valid", value: { _tag: "Fixed", limit: 32, queue: 100 } })
+  })
+
+  it("gives an adaptive limit its documented defaults", () => {
+    expect(defaults).toEqual({ queue: 0, algorithm: "gradient2", initial: 20, min: 1, max: 200 })
+    expect(check({ adaptive: true })).toEqual({
+      _tag: "Valid",
+      value: { _tag: "Adaptive", algorithm: "gradient2", queue: 0, min: 1, max: 200, initial: 20 }
+    })
+    expect(check({ adaptive: true, algorithm: "aimd", min: 4, max: 8, queue: 16 })).toEqual({
+      _tag: "Valid",
+      value: { _tag: "Adaptive", algorithm: "aimd", queue: 16, min: 4, max: 8, initial: 8 }
+    })
+    expect(check({ adaptive: true, min: 300 })).toEqual({
+      _tag: "Valid",
+      value: { _tag: "Adaptive", algorithm: "gradient2", queue: 0, min: 300, max: 300, initial: 300 }
+    })
+  })
+
+  it("names a bad option in full", () => {
+    expect(problemOf(check(32))?.option).toBe("concurrency")
+    expect(problemOf(check({}))).toEqual({
+      option: "concurrency.limit",
+      reason: `must be a whole number from 1 to ${bounds.maxLimit}: attempts in flight at once`,
+      value: undefined
+    })
+    for (const limit of [0, 2.5, -1, Number.NaN, "8", bounds.maxLimit + 1]) {
+      expect(problemOf(check({ limit }))?.option).toBe("concurrency.limit")
+    }
+    expect(problemOf(check({ limit: 8, queue: -1 }))?.option).toBe("concurrency.queue")
+    expect(problemOf(check({ limit: 8, min: 2 }))?.option).toBe("concurrency.min")
+    expect(problemOf(check({ adaptive: false }))?.option).toBe("concurrency.adaptive")
+    expect(problemOf(check({ adaptive: true, limit: 8 }))?.reason).toBe(
+      "is for a fixed limit: with adaptive: true, give initial, min and max"
+    )
+    expect(problemOf(check({ adaptive: true, algorithm: "vegas" }))?.option).toBe("concurrency.algorithm")
+    expect(problemOf(check({ adaptive: true, min: 0 }))?.option).toBe("concurrency.min")
+    expect(problemOf(check({ adaptive: true, min: 10, max: 5 }))).toEqual({
+      option: "concurrency.max",
+      reason: `must be a whole number from 10 to ${bounds.maxLimit}: at least min`,
+      value: 5
+    })
+    expect(problemOf(check({ adaptive: true, min: 10, max: 20, initial: 30 }))).toEqual({
+      option: "concurrency.initial",
+      reason: "must be a whole number from 10 to 20: from min to max",
+      value: 30
+    })
+  })
+})

@@ -1,0 +1,244 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import type * as Settings from "../src/Settings.js"
+import {
+  available,
+  block,
+  bounds,
+  check,
+  isFull,
+  type Limit,
+  make,
+  refund,
+  type State,
+  take
+} from "../src/TokenBucket.js"
+
+const tenPerSecond: Limit = { limit: 10, windowMillis: 1000 }
+
+// Milliseconds as the duration type: numbers, and "<n> millis" strings.
+const millis: Settings.DurationCodec<number> = {
+  decode: (input) => {
+    if (typeof input === "number") return input
+    const match = typeof input === "string" ? /^(-?\d+) millis$/.exec(input) : null
+    return match === null ? undefined : Number(match[1])
+  },
+  infinity: Number.POSITIVE_INFINITY,
+  toMillis: (duration) => duration
+}
+
+const problemOf = (checked: Settings.Checked<unknown>) => (checked._tag === "Invalid" ? checked.problem : undefined)
+
+/** Takes `count` tokens at `nowMillis`, each waiting at most `maxWait`; the answers' waits and the last state. */
+const takeMany = (limit: Limit, state: State, nowMillis: number, count: number, maxWait = 0) => {
+  const waits: Array<number | string> = []
+  let current = state
+  for (let i = 0; i < count; i++) {
+    const answer = take(limit, current, nowMillis, maxWait)
+    waits.push(answer._tag === "Granted" ? answer.waitMillis : `refused ${answer.waitMillis}`)
+    current = answer.state
+  }
+  return { waits, state: current }
+}
+
+describe("take", () => {
+  it("grants a full bucket's burst at once, then refuses with the wait until the next token", () => {
+    const { waits, state } = takeMany(tenPerSecond, make(tenPerSecond, 0), 0, 11)
+    expect(waits).toEqual([...Array.from({ length: 10 }, () => 0), "refused 100"])
+    expect(available(tenPerSecond, state, 0)).toBe(0)
+    expect(available(tenPerSecond, state, 350)).toBe(3)
+  })
+
+  it("refills continuously, a token per window / limit", () => {
+    const drained = takeMany(tenPerSecond, make(tenPerSecond, 0), 0, 10).state
+    expect(take(tenPerSecond, drained, 99)._tag).toBe("Refused")
+    expect(take(tenPerSecond, drained, 99).waitMillis).toBe(1)
+    const at100 = take(tenPerSecond, drained, 100)
+    expect(at100).toEqual({ _tag: "Granted", waitMillis: 0, state: { units: 0, updatedMillis: 100 } })
+  })
+
+  it("reserves tokens ahead for calls that wait, in the order they took", () => {
+    const drained = takeMany(tenPerSecond, make(tenPerSecond, 0), 0, 10).state
+    expect(takeMany(tenPerSecond, drained, 0, 4, 300).waits).toEqual([100, 200, 300, "refused 400"])
+  })
+
+  it("never refills above the capacity", () => {
+    const state = make(tenPerSecond, 0)
+    expect(available(tenPerSecond, state, 1_000_000)).toBe(10)
+    expect(isFull(tenPerSecond, state, 1_000_000)).toBe(true)
+  })
+
+  it("reads a clock that went back as no time passed", () => {
+    const drained = takeMany(tenPerSecond, make(tenPerSecond, 1000), 1000, 10).state
+    expect(take(tenPerSecond, drained, 500)).toEqual({
+      _tag: "Refused",
+      waitMillis: 600,
+      state: { units: 0, updatedMillis: 1000 }
+    })
+  })
+
+  it("floors fractional milliseconds", () => {
+    expect(make(tenPerSecond, 12.9)).toEqual({ units: 10_000, updatedMillis: 12 })
+  })
+})
+
+describe("block, refund", () => {
+  it("gives no token until the reset the server announced, then refills from there", () => {
+    const blocked = block(tenPerSecond, make(tenPerSecond, 0), 0, 30_000)
+    expect(isFull(tenPerSecond, blocked, 0)).toBe(false)
+    expect(take(tenPerSecond, blocked, 10_000).waitMillis).toBe(20_100)
+    expect(available(tenPerSecond, blocked, 30_000)).toBe(0)
+    expect(available(tenPerSecond, blocked, 30_500)).toBe(5)
+    expect(take(tenPerSecond, blocked, 30_100)._tag).toBe("Granted")
+  })
+
+  it("never shortens a block", () => {
+    const blocked = block(tenPerSecond, make(tenPerSecond, 0), 0, 30_000)
+    expect(block(tenPerSecond, blocked, 1000, 5_000)).toEqual(blocked)
+  })
+
+  it("gives back a reserved token", () => {
+    const drained = takeMany(tenPerSecond, make(tenPerSecond, 0), 0, 10).state
+    const reserved = take(tenPerSecond, drained, 0, 1000).state
+    expect(take(tenPerSecond, reserved, 0, 1000).waitMillis).toBe(200)
+    expect(take(tenPerSecond, refund(tenPerSecond, reserved, 0), 0, 1000).waitMillis).toBe(100)
+    expect(refund(tenPerSecond, make(tenPerSecond, 0), 0).units).toBe(10_000)
+  })
+})
+
+const limitArbitrary = fc.record({
+  limit: fc.integer({ min: 1, max: 20 }),
+  windowMillis: fc.integer({ min: 1, max: 5_000 })
+})
+
+type Step =
+  | { readonly _tag: "Take"; readonly advance: number; readonly maxWait: number }
+  | { readonly _tag: "Block"; readonly advance: number; readonly forMillis: number }
+
+const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc.record({ _tag: fc.constant("Take" as const), advance: fc.nat(300), maxWait: fc.nat(5_000) })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ _tag: fc.constant("Block" as const), advance: fc.nat(300), forMillis: fc.nat(10_000) })
+  }
+)
+
+describe("the bound", () => {
+  it("sends at most 2 × limit calls in any window (the burst and a window's refill), whatever the takes and blocks", () => {
+    fc.assert(
+      fc.property(limitArbitrary, fc.array(stepArbitrary, { maxLength: 300 }), (limit, steps) => {
+        let state = make(limit, 0)
+        let now = 0
+        const sends: Array<number> = []
+        for (const step of steps) {
+          now += step.advance
+          if (step._tag === "Block") {
+            state = block(limit, state, now, now + step.forMillis)
+            continue
+          }
+          const answer = take(limit, state, now, step.maxWait)
+          expect(answer.waitMillis).toBeGreaterThanOrEqual(0)
+          if (answer._tag === "Granted") {
+            expect(answer.waitMillis).toBeLessThanOrEqual(step.maxWait)
+            sends.push(now + answer.waitMillis)
+          } else {
+            expect(answer.waitMillis).toBeGreaterThan(step.maxWait)
+          }
+          state = answer.state
+        }
+        sends.sort((a, b) => a - b)
+        for (const [index, start] of sends.entries()) {
+          const inWindow = sends.slice(index).filter((sent) => sent < start + limit.windowMillis).length
+          expect(inWindow).toBeLessThanOrEqual(2 * limit.limit)
+        }
+      })
+    )
+  })
+
+  it("sends at most limit + limit × elapsed / window calls from the start", () => {
+    fc.assert(
+      fc.property(limitArbitrary, fc.array(stepArbitrary, { maxLength: 300 }), (limit, steps) => {
+        let state = make(limit, 0)
+        let now = 0
+        let sent = 0
+        let lastSend = 0
+        for (const step of steps) {
+          now += step.advance
+          if (step._tag === "Block") state = block(limit, state, now, now + step.forMillis)
+          else {
+            const answer = take(limit, state, now, step.maxWait)
+            if (answer._tag === "Granted") {
+              sent++
+              lastSend = Math.max(lastSend, now + answer.waitMillis)
+            }
+            state = answer.state
+          }
+        }
+        expect(sent).toBeLessThanOrEqual(limit.limit + Math.floor((lastSend * limit.limit) / limit.windowMillis))
+      })
+    )
+  })
+
+  it("stays exact in whole numbers at the largest limit and window", () => {
+    const largest: Limit = { limit: bounds.maxLimit, windowMillis: bounds.maxWindowMillis }
+    const drained = block(largest, make(largest, 0), 0, 0)
+    // A token is 86,400,000 units, refilled at 1,000,000 a millisecond: 86.4 ms, rounded up.
+    const answer = take(largest, drained, 0, 100)
+    expect(answer).toEqual({
+      _tag: "Granted",
+      waitMillis: 87,
+      state: { units: -largest.windowMillis, updatedMillis: 0 }
+    })
+    expect(Number.isSafeInteger(make(largest, 0).units)).toBe(true)
+    expect(take(largest, answer.state, 0, 1000).waitMillis).toBe(173)
+  })
+})
+
+describe("check: the rateLimit option", () => {
+  it("is off by default, and per origin without a key", () => {
+    expect(check(undefined, millis)).toEqual({ _tag: "Valid", value: undefined })
+    expect(check({ limit: 10, window: 1000 }, millis)).toEqual({
+      _tag: "Valid",
+      value: { limit: 10, windowMillis: 1000, key: { _tag: "Origin" } }
+    })
+  })
+
+  it("takes a named key or a key per request", () => {
+    expect(check({ limit: 10, window: "1000 millis", key: "api-key-1" }, millis)).toEqual({
+      _tag: "Valid",
+      value: { limit: 10, windowMillis: 1000, key: { _tag: "Named", name: "api-key-1" } }
+    })
+    const perRequest = check({ limit: 1, window: 1, key: (request: { readonly url: string }) => request.url }, millis)
+    expect(perRequest).toEqual({ _tag: "Valid", value: { limit: 1, windowMillis: 1, key: { _tag: "PerRequest" } } })
+  })
+
+  it("names a bad option in full", () => {
+    expect(problemOf(check(10, millis))?.option).toBe("rateLimit")
+    expect(problemOf(check({ limit: 10, windw: 1000 }, millis))?.option).toBe("rateLimit.windw")
+    expect(problemOf(check({ window: 1000 }, millis))).toEqual({
+      option: "rateLimit.limit",
+      reason: "must be a whole number from 1 to 1000000: calls per window",
+      value: undefined
+    })
+    for (const limit of [0, 1.5, -1, Number.NaN, "10", 1_000_001]) {
+      expect(problemOf(check({ limit, window: 1000 }, millis))?.option).toBe("rateLimit.limit")
+    }
+    expect(problemOf(check({ limit: 10 }, millis))).toEqual({
+      option: "rateLimit.window",
+      reason: "is required: a duration such as 1 second",
+      value: undefined
+    })
+    expect(problemOf(check({ limit: 10, window: 0 }, millis))?.reason).toBe("must be greater than zero")
+    expect(problemOf(check({ limit: 10, window: -5 }, millis))?.reason).toBe("must not be negative")
+    expect(problemOf(check({ limit: 10, window: 86_400_001 }, millis))?.reason).toBe(
+      "must be whole milliseconds, at most 1 day"
+    )
+    expect(problemOf(check({ limit: 10, window: 1000, key: "" }, millis))?.option).toBe("rateLimit.key")
+    expect(problemOf(check({ limit: 10, window: 1000, key: 42 }, millis))?.reason).toBe(
+      "must be a name of 1 to 256 characters or a function of the request"
+    )
+  })
+})
