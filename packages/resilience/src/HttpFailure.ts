@@ -57,7 +57,7 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
   override toJSON(): unknown {
     return redaction.failureJson(this)
   }
-  // As Effect 4's errors are inspected, as their JSON: Effect 3's shows the request as it is.
+  // As Effect 4's errors are inspected, as their JSON: Effect 3's shows the request as it is (so in each class below).
   override [NodeInspectSymbol](): unknown {
     return this.toJSON()
   }
@@ -83,7 +83,6 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
   override toJSON(): unknown {
     return redaction.failureJson(this)
   }
-  // As Effect 4's errors are inspected, as their JSON: Effect 3's shows the request as it is.
   override [NodeInspectSymbol](): unknown {
     return this.toJSON()
   }
@@ -109,7 +108,6 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
   override toJSON(): unknown {
     return redaction.failureJson(this)
   }
-  // As Effect 4's errors are inspected, as their JSON: Effect 3's shows the request as it is.
   override [NodeInspectSymbol](): unknown {
     return this.toJSON()
   }
@@ -134,7 +132,6 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
   override toJSON(): unknown {
     return redaction.failureJson(this)
   }
-  // As Effect 4's errors are inspected, as their JSON: Effect 3's shows the request as it is.
   override [NodeInspectSymbol](): unknown {
     return this.toJSON()
   }
