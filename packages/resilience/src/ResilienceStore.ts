@@ -1,9 +1,7 @@
 // @generated from templates/src/ResilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Where overload state lives: per origin, the retry budget, the circuit breaker and the
- * `Retry-After` cool-down. Every call reads the store from its context; unless a layer provides
- * another, that is the default in-memory store, so a client built once per program and one
- * built inside every call share the same budget, breaker and cool-down for an origin.
+ * `Retry-After` cool-down, in memory unless a layer provides another store (docs/overload.md).
  *
  * @example
  * ```ts
@@ -26,9 +24,7 @@ import * as internal from "./internal/resilienceStore.js"
 import type * as RetryBudget from "./RetryBudget.js"
 
 /**
- * The store service. It never appears in a client's requirements: a call without one in its
- * context uses the default, one in-memory store per `Clock`: in production the process's one
- * clock, so one store per process; under `TestClock` each test has a store of its own.
+ * The store service; a call without one in its context uses one in-memory store per `Clock`.
  *
  * @since 0.2.0
  * @category tags
@@ -43,14 +39,13 @@ export class ResilienceStore extends Context.Reference<ResilienceStore>()("effec
  */
 export declare namespace ResilienceStore {
   /**
-   * What a store keeps, as operations a round trip could serve: a shared store (one on Redis,
-   * say) implements the same.
+   * What a store keeps, as operations a shared store (on Redis, say) implements too.
    *
    * @since 0.2.0
    * @category models
    */
   export interface Service {
-    /** The retry budget with these settings: one per settings, shared by every client of the store. */
+    /** The retry budget with these settings, shared by every client of the store. */
     readonly retryBudget: (settings: RetryBudget.Settings) => RetryBudget.RetryBudget.Service
     /** The circuit breaker with these options (and this `onStateChange`): one per options. */
     readonly circuitBreaker: (options: CircuitBreaker.Options) => Effect.Effect<CircuitBreaker.CircuitBreaker.Service>
@@ -70,8 +65,7 @@ export declare namespace ResilienceStore {
 export const makeMemory: () => ResilienceStore.Service = internal.makeMemory
 
 /**
- * An isolated in-memory store for what runs under the layer: a test, a tenant. Calls outside it
- * keep using the default store.
+ * An in-memory store of its own for what runs under the layer: a test, a tenant.
  *
  * @since 0.2.0
  * @category layers
