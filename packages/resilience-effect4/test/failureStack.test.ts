@@ -29,8 +29,9 @@ describe("a transient status's stack", () => {
       expect(handedBack).toMatchObject({ _tag: "TransientStatus", attempt: 2, giveUpReason: "attempts-exhausted" })
       expect(handedBack.stack).toMatch(/\n\s+at /)
       // The retry's failure, as the observer saw it: every field and its message, no stack frames.
-      const retried = observed[0]?.failure
-      expect(observed[0]?._tag).toBe("Retry")
+      const decision = observed[0]
+      expect(decision?._tag).toBe("Retry")
+      const retried = decision?._tag === "Retry" ? decision.failure : undefined
       expect(HttpFailure.isTransientStatus(retried)).toBe(true)
       expect(retried).toMatchObject({ attempt: 1, status: 503 })
       expect(retried?.message).toBe("GET http://stack.test/r: status 503 on attempt 1")
