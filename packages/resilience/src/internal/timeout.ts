@@ -81,7 +81,9 @@ const timeoutWithTimer = <A, E, R, E1>(
             settled = true
             clearTimeout(timer)
             const joins = inherit && changedSince(forked, fiber.getFiberRefs())
-            resume(joins ? Effect.zipRight(fiber.inheritAll, Effect.flatten(exit)) : Effect.flatten(exit))
+            // An exit is an effect: `self`'s, resumed as it is (its fiber interrupted: that).
+            const outcome = exit._tag === "Success" ? exit.value : Effect.failCause(exit.cause)
+            resume(joins ? Effect.zipRight(fiber.inheritAll, outcome) : outcome)
           }
           const timer = setTimeout(() => {
             if (settled) return
