@@ -26,6 +26,7 @@ export type ConnectionFailureReason =
   | "Unrecoverable"
   | "CircuitOpen"
   | "CoolingDown"
+  | "ConcurrencyLimited"
 
 /**
  * Why a call stopped retrying (the libraries' `RetryPolicy.GiveUpReason`).
@@ -50,6 +51,8 @@ export type GiveUpReason =
   | "retry-budget-exhausted"
   /** The circuit breaker of the request's origin is open. */
   | "circuit-open"
+  /** The origin's concurrency limit had every permit taken and its queue full. */
+  | "concurrency-limit"
 
 /**
  * What a message reads of a failure: its tag, request line, attempt, why it stopped (once it
@@ -74,7 +77,8 @@ const connectionReasons: Readonly<Record<ConnectionFailureReason, string>> = {
   InvalidRequest: "the request could not be sent",
   Unrecoverable: "unrecoverable transport failure",
   CircuitOpen: "not sent: the circuit breaker for this origin is open",
-  CoolingDown: "not sent: the origin is cooling down after a 429 with Retry-After"
+  CoolingDown: "not sent: the origin is cooling down after a 429 with Retry-After",
+  ConcurrencyLimited: "not sent: the concurrency limit for this origin and its queue are full"
 }
 
 // The message of a cause with this tag, which explains itself.
@@ -104,6 +108,8 @@ const whatHappened = (failure: Failure): string => {
     case "ConnectionError": {
       // Nothing was sent: no attempt to name.
       if (failure.reason === "CircuitOpen" || failure.reason === "CoolingDown") return connectionReasons[failure.reason]
+      // The limiter's refusal names the limit and the queue that were full.
+      if (failure.reason === "ConcurrencyLimited") return concurrencyLimited(failure.cause)
       // Credentials in the URL that were not sent say why, and what to do instead.
       const credentials = isUrlCredentialsRefusal(failure) ? messageOf(failure.cause, urlCredentialsTag) : undefined
       return credentials === undefined
@@ -116,6 +122,13 @@ const whatHappened = (failure: Failure): string => {
     case "DecodeError":
       return `the body of status ${failure.status} ${bodyTooLargeMessage(failure.cause) ?? "did not decode"} ${onAttempt}`
   }
+}
+
+const concurrencyLimitedTag = "ConcurrencyLimitReached"
+
+const concurrencyLimited = (cause: unknown): string => {
+  const full = messageOf(cause, concurrencyLimitedTag)
+  return full === undefined ? connectionReasons.ConcurrencyLimited : `not sent: ${full}`
 }
 
 const attempts = (count: number): string => `${count} ${count === 1 ? "attempt" : "attempts"}`
@@ -164,6 +177,8 @@ export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string =
       return "gave up: the retry budget for this origin is spent (too many retries to it lately)"
     case "circuit-open":
       return "gave up: the circuit breaker for this origin is open"
+    case "concurrency-limit":
+      return "gave up: the concurrency limit for this origin and its queue are full"
   }
 }
 
@@ -182,6 +197,7 @@ export const describeOutcome = (failure: Failure): string => {
   const saidAlready =
     failure._tag === "ConnectionError" &&
     ((reason === "circuit-open" && failure.reason === "CircuitOpen") ||
+      (reason === "concurrency-limit" && failure.reason === "ConcurrencyLimited") ||
       (reason === "not-retryable" && isUrlCredentialsRefusal(failure)))
   return reason === undefined || saidAlready ? what : `${what}; ${describeGiveUp(failure, reason)}`
 }

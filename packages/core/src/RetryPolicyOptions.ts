@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import * as ConcurrencyLimit from "./ConcurrencyLimit.js"
 import * as Hedging from "./Hedging.js"
 import type * as RetrySchedule from "./RetrySchedule.js"
 import * as Settings from "./Settings.js"
@@ -85,6 +86,8 @@ export interface Resolved<D> {
   readonly urlCredentials: UrlCredentialsMode
   /** Hedged copies of each attempt; `undefined`: off. */
   readonly hedging: Hedging.Resolved | undefined
+  /** A per-origin concurrency limit, fixed or adaptive; `undefined`: off. */
+  readonly concurrency: ConcurrencyLimit.Resolved | undefined
 }
 
 /**
@@ -106,6 +109,7 @@ const optionNames: ReadonlyArray<string> = [
   "maxBodyBytes",
   "urlCredentials",
   "hedging",
+  "concurrency",
   "retryBudget",
   "circuitBreaker"
 ]
@@ -299,7 +303,8 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       ["basic-auth", "refuse"],
       given("urlCredentials", defaults.urlCredentials)
     ),
-    hedging: Hedging.check(given("hedging", undefined), codec)
+    hedging: Hedging.check(given("hedging", undefined), codec),
+    concurrency: ConcurrencyLimit.check(given("concurrency", undefined))
   })
 }
 
@@ -320,6 +325,7 @@ export const toSchedulePolicy = <D>(
     | "maxBodyBytes"
     | "urlCredentials"
     | "hedging"
+    | "concurrency"
   >,
   toMillis: (duration: D) => number
 ): RetrySchedule.Policy => ({

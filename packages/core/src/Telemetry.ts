@@ -121,6 +121,16 @@ export const metrics = {
   circuitBreakerRejections: {
     name: "http.client.resilience.circuit_breaker.rejections",
     description: "Attempts rejected by a circuit breaker without being sent ({attempt})."
+  },
+  /** Attempts a concurrency limit refused, its queue full. Attributes: origin. */
+  concurrencyRejected: {
+    name: "http.client.resilience.concurrency.rejected",
+    description: "Attempts not sent because the origin's concurrency limit and its queue were full ({attempt})."
+  },
+  /** Attempts that waited in a concurrency limit's queue. Attributes: origin. */
+  concurrencyQueued: {
+    name: "http.client.resilience.concurrency.queued",
+    description: "Attempts that waited in the queue of the origin's concurrency limit for a permit ({attempt})."
   }
 } as const satisfies Record<string, MetricSpec>
 

@@ -47,6 +47,8 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * - `"CoolingDown"`: not sent: another call's `429` with `Retry-After` cooled the origin down
  *   for longer than this call may wait (past `maxDelay` under `whenRetryAfterExceedsMaxDelay:
  *   "give-up"`, or past its total timeout). Ends the call at once.
+ * - `"ConcurrencyLimited"`: not sent: the origin's concurrency limit had every permit taken and
+ *   its queue full (the policy's `concurrency`; the `cause` names both). Ends the call at once.
  *
  * @since 0.1.0
  * @category models

@@ -1,7 +1,7 @@
 // @generated from templates/src/ResilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * Where overload state lives: per origin, the retry budget, the circuit breaker and the
- * `Retry-After` cool-down. Every call reads the store from its context; unless a layer provides
+ * Where overload state lives: per origin, the retry budget, the circuit breaker, the
+ * `Retry-After` cool-down and the concurrency limit. Every call reads the store from its context; unless a layer provides
  * another, that is the default in-memory store, so a client built once per program and one
  * built inside every call share the same budget, breaker and cool-down for an origin.
  *
@@ -18,7 +18,9 @@
  *
  * @since 0.2.0
  */
+import type * as ConcurrencyLimit from "@effect-http-resilience/core/ConcurrencyLimit"
 import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as CircuitBreaker from "./CircuitBreaker.js"
@@ -58,6 +60,36 @@ export declare namespace ResilienceStore {
     readonly coolDown: (origin: string, millis: number) => Effect.Effect<void>
     /** Milliseconds left of the origin's cool-down; 0 when there is none. */
     readonly coolDownLeft: (origin: string) => Effect.Effect<number>
+    /**
+     * The per-origin concurrency limits of this `concurrency` setting: one per setting. Always
+     * this process's own, a shared store's too: attempts in flight are one process's.
+     */
+    readonly concurrencyLimit: (settings: ConcurrencyLimit.Resolved) => ConcurrencyLimits
+  }
+
+  /**
+   * One `concurrency` setting's limits, per origin: made on first use, forgotten after an hour
+   * with nothing in flight or waiting.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  export interface ConcurrencyLimits {
+    readonly settings: ConcurrencyLimit.Resolved
+    /** The origin's limit; `nowMillis` is the monotonic clock's. */
+    readonly forOrigin: (origin: string, nowMillis: number) => OriginConcurrency
+  }
+
+  /**
+   * One origin's permits and queue (waiters are the deferreds of queued attempts) and, for an
+   * adaptive limit, how it learns from a sample: it answers the waiters a higher limit grants.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  export interface OriginConcurrency {
+    readonly bulkhead: ConcurrencyLimit.Bulkhead<Deferred.Deferred<void>>
+    readonly learn: ((sample: ConcurrencyLimit.Sample) => ReadonlyArray<Deferred.Deferred<void>>) | undefined
   }
 }
 

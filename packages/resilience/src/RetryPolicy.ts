@@ -18,6 +18,7 @@
  *
  * @since 0.1.0
  */
+import type * as ConcurrencyLimit from "@effect-http-resilience/core/ConcurrencyLimit"
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
 import type * as HedgingCore from "@effect-http-resilience/core/Hedging"
 import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
@@ -154,6 +155,35 @@ export interface HedgingOptions {
 export type HedgingSettings = HedgingCore.Resolved
 
 /**
+ * A concurrency limit per origin (a bulkhead): at most `limit` attempts in flight to an origin
+ * from this process, retries and hedged copies included, and at most `queue` waiting for a
+ * permit [0]. Or an adaptive limit, learnt from each attempt's latency and its 429s, 503s and
+ * timeouts: `algorithm` [`"gradient2"`, or `"aimd"`], from `initial` [20] within `min` [1] and
+ * `max` [200], whole numbers. See docs/limits.md.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ConcurrencyOptions =
+  | { readonly limit: number; readonly queue?: number | undefined }
+  | {
+      readonly adaptive: true
+      readonly algorithm?: ConcurrencyLimit.Algorithm | undefined
+      readonly min?: number | undefined
+      readonly max?: number | undefined
+      readonly initial?: number | undefined
+      readonly queue?: number | undefined
+    }
+
+/**
+ * The `concurrency` option resolved: a fixed limit, or an adaptive one within its bounds.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ConcurrencySettings = ConcurrencyLimit.Resolved
+
+/**
  * The options of a retry policy. Every one is optional; the defaults are in brackets.
  *
  * The record must be a plain object (an array, a `Map`, a `Date` or a class instance is an
@@ -257,6 +287,14 @@ export interface Options {
    */
   readonly hedging?: HedgingOptions | undefined
   /**
+   * A concurrency limit per origin (see {@link ConcurrencyOptions}): each attempt, retries and
+   * hedged copies included, holds a permit from just before it is sent until its response
+   * arrives or it fails; past `limit` it waits in the queue (within `totalTimeout`), and with the
+   * queue full the call fails at once, unsent, with a `ConnectionError` `"ConcurrencyLimited"`
+   * (`"concurrency-limit"`). This process's attempts only, whatever the store. [off]
+   */
+  readonly concurrency?: ConcurrencyOptions | undefined
+  /**
    * A circuit breaker per origin, inside the retry: every attempt is a sample, and an open
    * circuit ends the call at once (`"circuit-open"`) without sending. Its options, `"none"`, or
    * a `CircuitBreaker` service to share one between clients. [`"none"`]
@@ -288,6 +326,8 @@ export interface RetryPolicy {
   readonly urlCredentials: UrlCredentialsMode
   /** `undefined`: no hedging. */
   readonly hedging: HedgingSettings | undefined
+  /** `undefined`: no concurrency limit. */
+  readonly concurrency: ConcurrencySettings | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
   readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
 }
@@ -323,7 +363,8 @@ export type InvalidRetryPolicy = internal.InvalidRetryPolicy
  * `"retry-after-exceeds-max-delay"`: `Retry-After` over `maxDelay` under "give-up";
  * `"deadline-exceeded"`: the next wait would end past `totalTimeout` or `maxElapsed`;
  * `"retry-budget-exhausted"`: the origin's retry budget refused the retry; `"circuit-open"`: the
- * origin's circuit breaker is open.
+ * origin's circuit breaker is open; `"concurrency-limit"`: the origin's concurrency limit and its
+ * queue were full.
  *
  * @since 0.1.0
  * @category models

@@ -627,6 +627,8 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
           store.local.coolDown(origin, millis),
           publishCoolDown(store, origin, Math.min(millis, CoolDown.maxMillis))
         ),
-      coolDownLeft: store.local.coolDownLeft
+      coolDownLeft: store.local.coolDownLeft,
+      // Attempts in flight are this process's: the limit is too, never shared through Redis.
+      concurrencyLimit: store.local.concurrencyLimit
     } satisfies Service
   })

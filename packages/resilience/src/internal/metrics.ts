@@ -56,6 +56,12 @@ export const circuitBreakerTransitions = counter(Telemetry.metrics.circuitBreake
 /** Attempts an open, half-open or isolated circuit rejected. Attributes: origin, state. @internal */
 export const circuitBreakerRejections = counter(Telemetry.metrics.circuitBreakerRejections)
 
+/** Attempts a full concurrency limit and queue refused, unsent. Attributes: origin. @internal */
+export const concurrencyRejected = counter(Telemetry.metrics.concurrencyRejected)
+
+/** Attempts that waited in a concurrency limit's queue. Attributes: origin. @internal */
+export const concurrencyQueued = counter(Telemetry.metrics.concurrencyQueued)
+
 /** The attribute value of a circuit state. @internal */
 const circuitStateValue = Telemetry.circuitStateValue
 
