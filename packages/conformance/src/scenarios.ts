@@ -58,7 +58,10 @@ const counted = (
   retries: number,
   giveUps: Readonly<Record<string, number>> = {},
   overload: Partial<
-    Pick<MetricValues, "retryBudgetRefusals" | "circuitBreakerRejections" | "hedges" | "hedgeWins">
+    Pick<
+      MetricValues,
+      "retryBudgetRefusals" | "circuitBreakerRejections" | "hedges" | "hedgeWins" | "concurrencyRejections"
+    >
   > = {}
 ): MetricValues => ({ attempts, retries, giveUps, retryBudgetRefusals: 0, circuitBreakerRejections: 0, ...overload })
 
@@ -613,6 +616,20 @@ export const scenarios: ReadonlyArray<Scenario> = [
       outcomes: [succeeded(500)],
       released: [drained(1, 500)],
       metrics: counted(1, 0, {}, { retryBudgetRefusals: 1 })
+    }
+  }),
+  // The concurrency limit: every attempt, hedged copies included, takes a permit of its origin.
+  scenario({
+    id: "concurrency-limit-refuses-hedge",
+    description:
+      "A limit of 2, no queue: the first copy and one hedge hold both permits; the third copy is refused unsent at 200 ms, which stops hedging; the first copy answers at 500 ms.",
+    policy: { ...hedgedAfter100ms, hedging: { delay: 100, maxCopies: 3 }, concurrency: { limit: 2 } },
+    script: [okAfter(500), okAfter(500)],
+    expected: {
+      sentAtMillis: [0, 100],
+      outcomes: [succeeded(500)],
+      released: [drained(1, 500)],
+      metrics: counted(2, 0, {}, { hedges: 1, concurrencyRejections: 1 })
     }
   })
 ]
