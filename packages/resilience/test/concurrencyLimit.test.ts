@@ -266,6 +266,36 @@ describe("concurrency limit", () => {
     })
   )
 
+  it.effect("adaptive (Gradient2): the limit comes down as latency grows tenfold, and goes up once it is back", () =>
+    Effect.gen(function* () {
+      const store = ResilienceStore.makeMemory()
+      const options: RetryPolicy.Options = { ...base, maxAttempts: 1, concurrency: { adaptive: true, queue: 100 } }
+      const url = "http://gradient.concurrency.test/items"
+      const bulkhead = bulkheadOf(store, options, "http://gradient.concurrency.test:80")
+      // Rounds of 20 calls at once, each answered in `delayMillis`; the limit after them.
+      const rounds = (count: number, delayMillis: number) =>
+        Effect.gen(function* () {
+          const client = ResilientHttpClient.withResilience(ScriptedHttpClient.make([ok(delayMillis)]).client, options)
+          for (let round = 0; round < count; round++) {
+            const calls = yield* Effect.forEach(
+              Array.from({ length: 20 }, () => url),
+              (target) => Effect.provideService(start(client, target), ResilienceStore.ResilienceStore, store)
+            )
+            yield* TestClock.adjust(delayMillis * 3)
+            yield* Effect.forEach(calls, Fiber.join)
+          }
+          return bulkhead.limit()
+        })
+      const fast = yield* rounds(2, 10)
+      const slow = yield* rounds(2, 100)
+      const recovered = yield* rounds(2, 10)
+      expect(fast).toBeGreaterThan(20)
+      expect(slow).toBeLessThan(fast)
+      expect(recovered).toBeGreaterThan(slow)
+      expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
+    })
+  )
+
   it("an invalid concurrency option is an InvalidRetryPolicy naming it", () => {
     const invalid = (concurrency: unknown) =>
       Either.getLeft(RetryPolicy.validate({ concurrency } as RetryPolicy.Options))
