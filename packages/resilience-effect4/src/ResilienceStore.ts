@@ -1,9 +1,7 @@
 // @generated from templates/src/ResilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Where overload state lives: per origin, the retry budget, the circuit breaker, the
- * `Retry-After` cool-down and the concurrency limit. Every call reads the store from its context; unless a layer provides
- * another, that is the default in-memory store, so a client built once per program and one
- * built inside every call share the same budget, breaker and cool-down for an origin.
+ * `Retry-After` cool-down and the concurrency limit, in memory unless a layer provides another store (docs/overload.md).
  *
  * @example
  * ```ts
@@ -28,9 +26,7 @@ import * as internal from "./internal/resilienceStore.js"
 import type * as RetryBudget from "./RetryBudget.js"
 
 /**
- * The store service. It never appears in a client's requirements: a call without one in its
- * context uses the default, one in-memory store per `Clock`: in production the process's one
- * clock, so one store per process; under `TestClock` each test has a store of its own.
+ * The store service; a call without one in its context uses one in-memory store per `Clock`.
  *
  * @since 0.1.0
  * @category tags
@@ -46,14 +42,13 @@ export const ResilienceStore: Context.Reference<ResilienceStore.Service> = Conte
  */
 export declare namespace ResilienceStore {
   /**
-   * What a store keeps, as operations a round trip could serve: a shared store (one on Redis,
-   * say) implements the same.
+   * What a store keeps, as operations a shared store (on Redis, say) implements too.
    *
    * @since 0.1.0
    * @category models
    */
   export interface Service {
-    /** The retry budget with these settings: one per settings, shared by every client of the store. */
+    /** The retry budget with these settings, shared by every client of the store. */
     readonly retryBudget: (settings: RetryBudget.Settings) => RetryBudget.RetryBudget.Service
     /** The circuit breaker with these options (and this `onStateChange`): one per options. */
     readonly circuitBreaker: (options: CircuitBreaker.Options) => Effect.Effect<CircuitBreaker.CircuitBreaker.Service>
@@ -61,16 +56,12 @@ export declare namespace ResilienceStore {
     readonly coolDown: (origin: string, millis: number) => Effect.Effect<void>
     /** Milliseconds left of the origin's cool-down; 0 when there is none. */
     readonly coolDownLeft: (origin: string) => Effect.Effect<number>
-    /**
-     * The per-origin concurrency limits of this `concurrency` setting: one per setting. Always
-     * this process's own, a shared store's too: attempts in flight are one process's.
-     */
+    /** The per-origin concurrency limits of this setting; this process's own in any store. */
     readonly concurrencyLimit: (settings: ConcurrencyLimit.Resolved) => ConcurrencyLimits
   }
 
   /**
-   * One `concurrency` setting's limits, per origin: made on first use, forgotten after an hour
-   * with nothing in flight or waiting.
+   * One `concurrency` setting's limits, per origin, forgotten after an hour idle.
    *
    * @since 0.1.0
    * @category models
@@ -82,8 +73,7 @@ export declare namespace ResilienceStore {
   }
 
   /**
-   * One origin's permits and queue (waiters are the deferreds of queued attempts) and, for an
-   * adaptive limit, how it learns from a sample: it answers the waiters a higher limit grants.
+   * One origin's permits and queue and, when adaptive, what learns from a sample.
    *
    * @since 0.1.0
    * @category models
@@ -103,8 +93,7 @@ export declare namespace ResilienceStore {
 export const makeMemory: () => ResilienceStore.Service = internal.makeMemory
 
 /**
- * An isolated in-memory store for what runs under the layer: a test, a tenant. Calls outside it
- * keep using the default store.
+ * An in-memory store of its own for what runs under the layer: a test, a tenant.
  *
  * @since 0.1.0
  * @category layers

@@ -6,8 +6,9 @@
  * permit back after a burst, and an adaptive (AIMD) limit that shrinks under 503s and grows back.
  */
 import { describe, expect, it } from "@effect/vitest"
+import type { HttpClient } from "@effect/platform"
 import { HttpClientRequest } from "@effect/platform"
-import { Effect, Either, Fiber, Metric, MetricState, TestClock } from "effect"
+import { Effect, Either, Fiber, Metric, MetricState, type Scope, TestClock } from "effect"
 import type * as HttpFailure from "../src/HttpFailure.js"
 import * as ResilienceStore from "../src/ResilienceStore.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
@@ -26,7 +27,11 @@ interface Ended {
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
 /** One GET through `client`, forked after `afterMillis`: its status, or its failure. */
-const start = (client: ReturnType<typeof ResilientHttpClient.withResilience>, url: string, afterMillis = 0) =>
+const start = (
+  client: HttpClient.HttpClient.With<HttpFailure.HttpFailure, Scope.Scope>,
+  url: string,
+  afterMillis = 0
+) =>
   Effect.fork(
     Effect.gen(function* () {
       if (afterMillis > 0) yield* Effect.sleep(afterMillis)
@@ -205,7 +210,8 @@ describe("concurrency limit", () => {
       for (let step = 0; step < 60; step++) {
         yield* TestClock.adjust(50)
         // Interrupted while queued (two of them) or holding a permit (one).
-        if (step === 1 || step === 8) for (const i of [7, 8, 19]) yield* Fiber.interrupt(calls[i] ?? calls[0])
+        const interrupted = step === 1 || step === 8 ? [calls[7], calls[8], calls[19]] : []
+        for (const fiber of interrupted) if (fiber !== undefined) yield* Fiber.interrupt(fiber)
         inFlight.push(bulkhead.inFlight())
       }
       yield* TestClock.adjust("1 minute")
