@@ -13,8 +13,10 @@
  * @since 0.1.0
  */
 import * as Hedging from "./Hedging.js"
+import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import type * as RetrySchedule from "./RetrySchedule.js"
 import * as Settings from "./Settings.js"
+import * as TokenBucket from "./TokenBucket.js"
 
 /**
  * Whether a server's `Retry-After` replaces the backoff.
@@ -85,6 +87,10 @@ export interface Resolved<D> {
   readonly urlCredentials: UrlCredentialsMode
   /** Hedged copies of each attempt; `undefined`: off. */
   readonly hedging: Hedging.Resolved | undefined
+  /** The client's rate limit; `undefined`: off. */
+  readonly rateLimit: TokenBucket.Resolved | undefined
+  /** Rate-limit headers read from every response; `undefined`: off. */
+  readonly rateLimitHeaders: RateLimitHeaders.Resolved | undefined
 }
 
 /**
@@ -106,6 +112,8 @@ const optionNames: ReadonlyArray<string> = [
   "maxBodyBytes",
   "urlCredentials",
   "hedging",
+  "rateLimit",
+  "rateLimitHeaders",
   "retryBudget",
   "circuitBreaker"
 ]
@@ -299,7 +307,9 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       ["basic-auth", "refuse"],
       given("urlCredentials", defaults.urlCredentials)
     ),
-    hedging: Hedging.check(given("hedging", undefined), codec)
+    hedging: Hedging.check(given("hedging", undefined), codec),
+    rateLimit: TokenBucket.check(given("rateLimit", undefined), codec),
+    rateLimitHeaders: RateLimitHeaders.check(given("rateLimitHeaders", undefined))
   })
 }
 
@@ -320,6 +330,8 @@ export const toSchedulePolicy = <D>(
     | "maxBodyBytes"
     | "urlCredentials"
     | "hedging"
+    | "rateLimit"
+    | "rateLimitHeaders"
   >,
   toMillis: (duration: D) => number
 ): RetrySchedule.Policy => ({

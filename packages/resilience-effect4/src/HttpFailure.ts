@@ -21,7 +21,7 @@
  * @since 0.1.0
  */
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
-import { describeFailure } from "@effect-http-resilience/core/FailureMessage"
+import { describeFailure, describeRateLimited } from "@effect-http-resilience/core/FailureMessage"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as UrlCredentials from "@effect-http-resilience/core/UrlCredentials"
 import * as Data from "effect/Data"
@@ -47,6 +47,9 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * - `"CoolingDown"`: not sent: another call's `429` with `Retry-After` cooled the origin down
  *   for longer than this call may wait (past `maxDelay` under `whenRetryAfterExceedsMaxDelay:
  *   "give-up"`, or past its total timeout). Ends the call at once.
+ * - `"RateLimited"`: not sent: the client's rate limit (`rateLimit`, or a reset a server announced
+ *   with `rateLimitHeaders`) has no token before the call's deadline (the `cause` is a
+ *   {@link RateLimitExceeded}, which says the limit and the wait). Ends the call at once.
  *
  * @since 0.1.0
  * @category models
@@ -190,6 +193,26 @@ export class UrlCredentialsRefused extends Data.TaggedError("UrlCredentialsRefus
 }> {
   override get message(): string {
     return UrlCredentials.describeProblem(this.problem)
+  }
+}
+
+/**
+ * The cause of a {@link ConnectionError} `"RateLimited"`: the bucket of `key` (an origin, or the
+ * `rateLimit.key` given) has no token for `waitMillis`, which would end past the call's deadline.
+ * `limit` and `windowMillis` are the policy's `rateLimit`, `undefined` when only a server's
+ * announced reset held the call.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RateLimitExceeded extends Data.TaggedError("RateLimitExceeded")<{
+  readonly key: string
+  readonly limit: number | undefined
+  readonly windowMillis: number | undefined
+  readonly waitMillis: number
+}> {
+  override get message(): string {
+    return describeRateLimited(this)
   }
 }
 

@@ -20,8 +20,11 @@
  */
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
 import type * as HedgingCore from "@effect-http-resilience/core/Hedging"
+import type * as RateLimitHeadersCore from "@effect-http-resilience/core/RateLimitHeaders"
 import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
 import type * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
+import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as Duration from "effect/Duration"
 import type * as Result from "effect/Result"
 import type * as Schedule from "effect/Schedule"
@@ -154,6 +157,52 @@ export interface HedgingOptions {
 export type HedgingSettings = HedgingCore.Resolved
 
 /**
+ * A client-side rate limit: at most `limit` attempts per `window` (a token bucket, refilled
+ * continuously, starting full: a burst of `limit` goes at once), per origin, or per `key`: a name
+ * (one bucket for every origin the policy calls: an API key's quota) or a function of the request.
+ * `limit`: 1 to 1,000,000; `window`: 1 ms to 1 day; a key: 1 to 256 characters. See docs/limits.md.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateLimitOptions {
+  readonly limit: number
+  readonly window: Duration.Input
+  readonly key?: string | ((request: HttpClientRequest.HttpClientRequest) => string) | undefined
+}
+
+/**
+ * The `rateLimit` option resolved: the limit, the window in milliseconds, whose bucket, and the
+ * key function when the key is one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateLimitSettings extends TokenBucket.Resolved {
+  readonly keyOf: ((request: HttpClientRequest.HttpClientRequest) => string) | undefined
+}
+
+/**
+ * Rate-limit headers read besides the standard ones (`RateLimit`/`RateLimit-Policy`, the earlier
+ * drafts' `RateLimit-Remaining`/`RateLimit-Reset`, `X-RateLimit-Remaining`/`X-RateLimit-Reset`):
+ * at most 8 sets of a server's own names, `reset` read as seconds or a Unix time.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateLimitHeadersOptions {
+  readonly extra?: ReadonlyArray<RateLimitHeadersCore.HeaderNames> | undefined
+}
+
+/**
+ * The `rateLimitHeaders` option resolved: the extra header names, lower case.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RateLimitHeadersSettings = RateLimitHeadersCore.Resolved
+
+/**
  * The options of a retry policy. Every one is optional; the defaults are in brackets.
  *
  * The record must be a plain object (an array, a `Map`, a `Date` or a class instance is an
@@ -257,6 +306,19 @@ export interface Options {
    */
   readonly hedging?: HedgingOptions | undefined
   /**
+   * A client-side rate limit per origin or key ({@link RateLimitOptions}), kept by the
+   * `ResilienceStore` (shared by the fleet on Redis): each attempt, retries and hedges included,
+   * takes a token before it is sent, waiting for one within the deadline, else the call fails
+   * unsent with a `ConnectionError` `"RateLimited"` (`"rate-limit"`). [off]
+   */
+  readonly rateLimit?: RateLimitOptions | undefined
+  /**
+   * Reads the rate-limit headers of every response: when one says nothing is left, the origin's
+   * (or key's) attempts wait for its reset (at most a day), fleet-wide through the store. `true`,
+   * or {@link RateLimitHeadersOptions} to add a server's own header names. [false]
+   */
+  readonly rateLimitHeaders?: boolean | RateLimitHeadersOptions | undefined
+  /**
    * A circuit breaker per origin, inside the retry: every attempt is a sample, and an open
    * circuit ends the call at once (`"circuit-open"`) without sending. Its options, `"none"`, or
    * a `CircuitBreaker` service to share one between clients. [`"none"`]
@@ -288,6 +350,10 @@ export interface RetryPolicy {
   readonly urlCredentials: UrlCredentialsMode
   /** `undefined`: no hedging. */
   readonly hedging: HedgingSettings | undefined
+  /** `undefined`: no rate limit. */
+  readonly rateLimit: RateLimitSettings | undefined
+  /** `undefined`: rate-limit headers are not read. */
+  readonly rateLimitHeaders: RateLimitHeadersSettings | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
   readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
 }
@@ -323,7 +389,7 @@ export type InvalidRetryPolicy = internal.InvalidRetryPolicy
  * `"retry-after-exceeds-max-delay"`: `Retry-After` over `maxDelay` under "give-up";
  * `"deadline-exceeded"`: the next wait would end past `totalTimeout` or `maxElapsed`;
  * `"retry-budget-exhausted"`: the origin's retry budget refused the retry; `"circuit-open"`: the
- * origin's circuit breaker is open.
+ * origin's circuit breaker is open; `"rate-limit"`: the rate limit had no token before the deadline.
  *
  * @since 0.1.0
  * @category models

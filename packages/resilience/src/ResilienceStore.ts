@@ -1,7 +1,7 @@
 // @generated from templates/src/ResilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * Where overload state lives: per origin, the retry budget, the circuit breaker and the
- * `Retry-After` cool-down. Every call reads the store from its context; unless a layer provides
+ * Where overload state lives: per origin, the retry budget, the circuit breaker, the
+ * `Retry-After` cool-down and the rate limit's buckets. Every call reads the store from its context; unless a layer provides
  * another, that is the default in-memory store, so a client built once per program and one
  * built inside every call share the same budget, breaker and cool-down for an origin.
  *
@@ -21,6 +21,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
 import type * as CircuitBreaker from "./CircuitBreaker.js"
 import * as internal from "./internal/resilienceStore.js"
 import type * as RetryBudget from "./RetryBudget.js"
@@ -58,6 +59,31 @@ export declare namespace ResilienceStore {
     readonly coolDown: (origin: string, millis: number) => Effect.Effect<void>
     /** Milliseconds left of the origin's cool-down; 0 when there is none. */
     readonly coolDownLeft: (origin: string) => Effect.Effect<number>
+    /**
+     * Takes a token of `key`'s bucket under `limit` (`undefined`: only a block holds it) if one is
+     * there within `maxWaitMillis`, reserved for the caller, who sends after `waitMillis`.
+     */
+    readonly rateLimitTake: (
+      key: string,
+      limit: TokenBucket.Limit | undefined,
+      maxWaitMillis: number
+    ) => Effect.Effect<RateLimitTake>
+    /** Gives back a token taken and not sent (its attempt was interrupted while it waited). */
+    readonly rateLimitRefund: (key: string, limit: TokenBucket.Limit) => Effect.Effect<void>
+    /** No token for `key` for `millis` from now (at most a day): a server said none is left until then. */
+    readonly rateLimitBlock: (key: string, millis: number) => Effect.Effect<void>
+  }
+
+  /**
+   * A rate limit's answer: a token, to be used after `waitMillis`, or none within the wait asked
+   * (`waitMillis` says how long it would have been).
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  export interface RateLimitTake {
+    readonly granted: boolean
+    readonly waitMillis: number
   }
 }
 

@@ -171,7 +171,8 @@ const giveUpReasons: Record<FailureMessage.GiveUpReason, string> = {
   "retry-after-exceeds-max-delay": "Retry-After exceeds maxDelay",
   "deadline-exceeded": "the total timeout would pass",
   "retry-budget-exhausted": "retry budget spent",
-  "circuit-open": "circuit open"
+  "circuit-open": "circuit open",
+  "rate-limit": "rate limit"
 }
 
 /**

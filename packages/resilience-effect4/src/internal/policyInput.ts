@@ -31,6 +31,9 @@ export interface ResolvedPolicy {
   readonly shareRetryAfter: boolean
   /** Hedged copies of each attempt of a request that may be hedged; `undefined`: off. */
   readonly hedging: Hedging.Resolved | undefined
+  /** The client's rate limit and the rate-limit headers read; `undefined`: off. */
+  readonly rateLimit: RetryPolicy.RateLimitSettings | undefined
+  readonly rateLimitHeaders: RetryPolicy.RateLimitHeadersSettings | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
   readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
 }
@@ -60,6 +63,8 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   urlCredentials: policy.urlCredentials,
   shareRetryAfter: policy.retryAfter === "respect" && policy.retryAfterScope === "origin",
   hedging: policy.hedging,
+  rateLimit: policy.rateLimit,
+  rateLimitHeaders: policy.rateLimitHeaders,
   retryBudget: policy.retryBudget,
   circuitBreaker: policy.circuitBreaker
 })

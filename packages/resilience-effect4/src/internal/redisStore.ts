@@ -627,6 +627,9 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
           store.local.coolDown(origin, millis),
           publishCoolDown(store, origin, Math.min(millis, CoolDown.maxMillis))
         ),
-      coolDownLeft: store.local.coolDownLeft
+      coolDownLeft: store.local.coolDownLeft,
+      rateLimitTake: store.local.rateLimitTake,
+      rateLimitRefund: store.local.rateLimitRefund,
+      rateLimitBlock: store.local.rateLimitBlock
     } satisfies Service
   })

@@ -6,6 +6,7 @@ import type * as CircuitBreaker from "../CircuitBreaker.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
+import * as rateLimit from "./rateLimit.js"
 import * as retryBudgetService from "./retryBudgetService.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
@@ -71,7 +72,8 @@ export const makeMemory = (): Service => {
         Effect.sync(() => coolDowns.start(origin, millis, retryBudgetService.monotonicMillis(clock)))
       ),
     coolDownLeft: (origin) =>
-      Effect.clockWith((clock) => Effect.sync(() => coolDowns.left(origin, retryBudgetService.monotonicMillis(clock))))
+      Effect.clockWith((clock) => Effect.sync(() => coolDowns.left(origin, retryBudgetService.monotonicMillis(clock)))),
+    ...rateLimit.makeMemory()
   }
 }
 
@@ -115,7 +117,11 @@ export const processDefault: Service = {
   retryBudget: routedBudget,
   circuitBreaker: (options) => Effect.clockWith((clock) => memoryFor(clock).circuitBreaker(options)),
   coolDown: (origin, millis) => Effect.clockWith((clock) => memoryFor(clock).coolDown(origin, millis)),
-  coolDownLeft: (origin) => Effect.clockWith((clock) => memoryFor(clock).coolDownLeft(origin))
+  coolDownLeft: (origin) => Effect.clockWith((clock) => memoryFor(clock).coolDownLeft(origin)),
+  rateLimitTake: (key, limit, maxWaitMillis) =>
+    Effect.clockWith((clock) => memoryFor(clock).rateLimitTake(key, limit, maxWaitMillis)),
+  rateLimitRefund: (key, limit) => Effect.clockWith((clock) => memoryFor(clock).rateLimitRefund(key, limit)),
+  rateLimitBlock: (key, millis) => Effect.clockWith((clock) => memoryFor(clock).rateLimitBlock(key, millis))
 }
 
 /**
