@@ -35,6 +35,8 @@ export interface PolicyOptions {
     | { readonly ratio?: number; readonly minPerSecond?: number; readonly ttl?: number }
     | { readonly _tag: "TokenBucket"; readonly options: { readonly maxTokens?: number; readonly tokenRatio?: number } }
   readonly hedging?: { readonly delay: number; readonly maxCopies?: number }
+  readonly rateLimit?: { readonly limit: number; readonly window: number }
+  readonly rateLimitHeaders?: boolean
   readonly circuitBreaker?:
     | "none"
     | {
