@@ -25,9 +25,11 @@ const callOf = (
   ).pipe(
     Effect.catchAll((failure) =>
       Effect.succeed(
-        HttpFailure.isConnectionError(failure)
-          ? `failed: ${failure.reason} ${failure.giveUpReason ?? ""}`
-          : `failed: ${failure._tag} ${failure.giveUpReason ?? ""}`
+        !HttpFailure.isHttpFailure(failure)
+          ? `failed: ${failure._tag}`
+          : HttpFailure.isConnectionError(failure)
+            ? `failed: ${failure.reason} ${failure.giveUpReason ?? ""}`
+            : `failed: ${failure._tag} ${failure.giveUpReason ?? ""}`
       )
     )
   )

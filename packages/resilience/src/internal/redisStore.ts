@@ -24,6 +24,7 @@ import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import * as fleetShares from "./fleetShares.js"
 import * as redisBreakers from "./redisBreakers.js"
+import * as redisRateLimit from "./redisRateLimit.js"
 import { makeMemory } from "./resilienceStore.js"
 import * as retryBudgetService from "./retryBudgetService.js"
 import * as storeTimeout from "./storeTimeout.js"
@@ -82,7 +83,14 @@ const rejectedValues = Metric.counter("http.client.resilience.store.rejected_val
 })
 
 /** What was read: a cool-down of the prefix's set, a cool-down message, a budget bucket, a breaker's opening. @internal */
-type RejectedKind = "cool_down_entry" | "cool_down_message" | "budget_bucket" | "breaker_message"
+type RejectedKind =
+  | "cool_down_entry"
+  | "cool_down_message"
+  | "budget_bucket"
+  | "breaker_message"
+  // The rate limit's (see redisRateLimit): a bucket, a block's message or entry.
+  | "rate_limit_bucket"
+  | "rate_limit_block"
 
 const setDegraded = (value: number) => Metric.set(degradedGauge, value)
 
@@ -634,6 +642,17 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
           local: store.local.circuitBreaker
         })
       : store.local.circuitBreaker
+    const rateLimit = yield* redisRateLimit.make({
+      prefix: settings.prefix,
+      degraded: () => store.health.degraded,
+      evalScript: (script, key, args) => evalScript(store, script, key, args),
+      roundTrip: (request) => roundTrip(store, request),
+      listen: (channel, onMessage, then) => listen(store, channel, onMessage, then),
+      rejected,
+      local: store.local,
+      scope: store.scope,
+      readyWithinMillis: SharedStore.readyWithinMillis(settings)
+    })
     return {
       retryBudget: (budgetSettings) => retryBudgetOf(store, budgetSettings),
       circuitBreaker,
@@ -644,8 +663,6 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
           publishCoolDown(store, origin, Math.min(millis, CoolDown.maxMillis))
         ),
       coolDownLeft: store.local.coolDownLeft,
-      rateLimitTake: store.local.rateLimitTake,
-      rateLimitRefund: store.local.rateLimitRefund,
-      rateLimitBlock: store.local.rateLimitBlock
+      ...rateLimit
     } satisfies Service
   })
