@@ -283,7 +283,9 @@ const finagleScale = 1000
  * @since 0.2.0
  * @category budgets
  */
-export const finaglePrices = (settings: FinagleSettings): { readonly deposit: number; readonly withdrawal: number } => ({
+export const finaglePrices = (
+  settings: FinagleSettings
+): { readonly deposit: number; readonly withdrawal: number } => ({
   deposit: settings.ratio === 0 ? 0 : finagleScale,
   withdrawal: settings.ratio === 0 ? 1 : Math.trunc(finagleScale / settings.ratio)
 })

@@ -37,7 +37,8 @@ export interface Options {
   readonly rejected: (kind: "rate_limit_bucket" | "rate_limit_block", count?: number) => Effect.Effect<void>
   /** The memory store's rate limit: this process's blocks, and its buckets while Redis is away. */
   readonly local: Operations
-  readonly scope: Scope.Scope
+  /** Runs a write in the background; a store that closes waits for it (at most its timeout). */
+  readonly inBackground: (publish: Effect.Effect<unknown>) => Effect.Effect<void>
   readonly readyWithinMillis: number
 }
 
@@ -125,18 +126,15 @@ export const make = (options: Options): Effect.Effect<Operations, never, Scope.S
       rateLimitBlock: (key, millis) =>
         Effect.andThen(
           local.rateLimitBlock(key, millis),
-          Effect.forkIn(
-            Effect.asVoid(
-              options.roundTrip(
-                options.evalScript(SharedStore.coolDownScript, keys.blocks, [
-                  String(Math.ceil(Math.min(millis, CoolDown.maxMillis))),
-                  keys.blockChannel,
-                  key
-                ])
-              )
-            ),
-            options.scope
-          ).pipe(Effect.asVoid)
+          options.inBackground(
+            options.roundTrip(
+              options.evalScript(SharedStore.coolDownScript, keys.blocks, [
+                String(Math.ceil(Math.min(millis, CoolDown.maxMillis))),
+                keys.blockChannel,
+                key
+              ])
+            )
+          )
         )
     } satisfies Operations
   })

@@ -575,10 +575,10 @@ const listenForCoolDowns = (store: Store): Effect.Effect<void, never, Scope.Scop
     )
   )
 
-// Publish this process's cool-downs in the background: the call that met the 429 waits on
-// its own memory, never on Redis.
-const publishCoolDown = (store: Store, origin: string, millis: number): Effect.Effect<void> =>
-  Effect.flatMap(Effect.forkDaemon(writeCoolDown(store, origin, millis)), (fiber) =>
+// Publish this process's cool-downs (and rate-limit blocks) in the background: the call that met
+// the 429 waits on its own memory, never on Redis.
+const inBackground = (store: Store, publish: Effect.Effect<unknown>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.forkDaemon(publish), (fiber) =>
     Effect.sync(() => {
       store.publishing.add(fiber)
       fiber.addObserver(() => {
@@ -586,6 +586,9 @@ const publishCoolDown = (store: Store, origin: string, millis: number): Effect.E
       })
     })
   )
+
+const publishCoolDown = (store: Store, origin: string, millis: number): Effect.Effect<void> =>
+  inBackground(store, writeCoolDown(store, origin, millis))
 
 // A store that closes (a program that ends right after a 429) waits for the cool-downs in
 // flight, at most `timeout`, so that its last cool-downs still reach the fleet.
@@ -650,7 +653,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       listen: (channel, onMessage, then) => listen(store, channel, onMessage, then),
       rejected,
       local: store.local,
-      scope: store.scope,
+      inBackground: (publish) => inBackground(store, publish),
       readyWithinMillis: SharedStore.readyWithinMillis(settings)
     })
     return {

@@ -109,6 +109,54 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 a fleet of OS processes shar
   )
 })
 
+// One program on its own store on this file's Redis, on `prefix`, as a process would be.
+const onStore = <A, E>(
+  program: Effect.Effect<A, E, ResilientHttpClient.ResilientHttpClient>,
+  prefix: string,
+  options: Parameters<typeof ResilientHttpClient.layer>[0]
+) =>
+  program.pipe(
+    Effect.provide(ResilientHttpClient.layer(options)),
+    Effect.provide(ResilienceStoreRedis.layerRedis({ url: redis.url, prefix, timeout: "2 seconds" })),
+    Effect.provide(NodeHttpClient.layerUndici)
+  )
+
+const outcomeOf = (url: string) =>
+  Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) =>
+    Effect.scoped(Effect.map(client.get(url), (response) => String(response.status)))
+  ).pipe(
+    Effect.catchAll((failure) =>
+      Effect.succeed(
+        HttpFailure.isConnectionError(failure)
+          ? failure.reason
+          : failure._tag === "TransientStatus"
+            ? String(failure.status)
+            : failure._tag
+      )
+    )
+  )
+
+describe.skipIf(skipWithout(redisServer))("Effect 3 a block learnt from headers is the fleet's", () => {
+  it.live(
+    "one store's remaining 0 (reset in a minute) holds another store's call on the prefix, unsent; another prefix sends and meets a 429",
+    () =>
+      Effect.gen(function* () {
+        const prefix = `learnt-rate-${process.pid}-${++runs}`
+        const url = `${chaos.namespace().url}/api/chaos/rate-limit/fleet-learnt?limit=1&window=60&headers=x`
+        const options = { maxAttempts: 1, retryAfterScope: "call", rateLimitHeaders: true } as const
+        const before = yield* Effect.promise(() => chaos.stats())
+        expect(yield* onStore(outcomeOf(url), prefix, options)).toBe("200")
+        expect(yield* onStore(outcomeOf(url), prefix, options)).toBe("RateLimited")
+        expect(yield* onStore(outcomeOf(url), `${prefix}-other`, options)).toBe("429")
+        const after = yield* Effect.promise(() => chaos.stats())
+        expect([
+          after.rateLimit.allowed - before.rateLimit.allowed,
+          after.rateLimit.limited - before.rateLimit.limited
+        ]).toEqual([1, 1])
+      })
+  )
+})
+
 describe.skipIf(skipWithout(redisServer))("Effect 3 a rate-limit bucket read from Redis is checked", () => {
   it.live("a bucket no process could have written starts afresh: the call goes, the next is refused", () =>
     Effect.gen(function* () {
