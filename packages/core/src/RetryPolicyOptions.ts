@@ -222,6 +222,12 @@ const predicateOf = (
       })
     : Settings.invalid("isTransientStatus", "must be a function from status code to boolean", input)
 
+// The limits on outgoing load (issue #34), each off by default.
+const limitsOf = <D>(options: Readonly<Record<string, unknown>>, codec: Settings.DurationCodec<D>) => ({
+  rateLimit: TokenBucket.check(options.rateLimit, codec),
+  rateLimitHeaders: RateLimitHeaders.check(options.rateLimitHeaders)
+})
+
 /**
  * Checks a retry policy's options record: a plain object (not null, not an array, a `Map` or a
  * class instance), only known option names, no `null` value (only `undefined` or leaving an
@@ -308,8 +314,7 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       given("urlCredentials", defaults.urlCredentials)
     ),
     hedging: Hedging.check(given("hedging", undefined), codec),
-    rateLimit: TokenBucket.check(given("rateLimit", undefined), codec),
-    rateLimitHeaders: RateLimitHeaders.check(given("rateLimitHeaders", undefined))
+    ...limitsOf(options, codec)
   })
 }
 

@@ -252,18 +252,13 @@ export const check = <D>(input: unknown, codec: Settings.DurationCodec<D>): Sett
 // ---------------------------------------------------------------------------------------------
 // A table of buckets, one per key
 
-/**
- * The most keys a {@link Buckets} table holds: past it, full buckets (as good as fresh) are dropped, then the
- * one used longest ago.
- *
- * @since 0.2.0
- * @category constants
- */
-export const maxKeys = 10_000
+// The most keys a `Buckets` table holds: past it, full buckets (as good as fresh) are dropped, then the one
+// used longest ago.
+const maxKeys = 10_000
 
 /**
- * The buckets of one rate limit, one per key, in memory: a bucket that refilled whole is forgotten when room is
- * needed, as a fresh one would be made the same.
+ * The buckets of one rate limit, one per key, in memory, at most 10,000 by default: a bucket that refilled whole
+ * is forgotten first when room is needed (a fresh one would be the same), then the one used longest ago.
  *
  * @since 0.2.0
  * @category constructors

@@ -32,7 +32,7 @@ const settingsKey = (limit: TokenBucket.Limit): string => `${limit.limit}/${limi
 
 /**
  * The memory store's buckets, per settings and key, and its blocks, per key: both bounded
- * (`TokenBucket.maxKeys`, `CoolDown.maxOrigins`), a bucket refilled whole or a block that ended
+ * (10,000 keys each), a bucket refilled whole or a block that ended
  * forgotten. A block holds every attempt of its key until it ends; the bucket is asked as of then.
  *
  * @internal
