@@ -4,7 +4,7 @@
  * transports, each compared with Effect 4's bare client and `retryTransient` in the same rounds.
  * Imports Effect 4 only.
  */
-import { Cause, Effect } from "effect"
+import { Cause, Context, Effect } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { ResilientHttpClient } from "effect-http-resilience-effect4"
 import { policyFor } from "@effect-http-resilience/bench/benchClient"
@@ -40,9 +40,9 @@ type Policy = Parameters<typeof ResilientHttpClient.make>[0]
 const happyPolicy: Policy = {}
 const retryPolicy: Policy = policyFor("retry")
 
-/** Runs the calls with `transport` as the `HttpClient` in context; a failure is recorded, not thrown. */
-const batchOf =
-  <E>(transport: HttpClient.HttpClient, call: () => Effect.Effect<unknown, E, HttpClient.HttpClient>): Batch =>
+/** Runs the calls with `context`'s services; a failure is recorded, not thrown. */
+const batchWith =
+  <E, R>(context: Context.Context<R>, call: () => Effect.Effect<unknown, E, R>): Batch =>
   async (calls, concurrency) => {
     let firstFailure: string | undefined
     const recorded = Effect.tapCause(Effect.suspend(call), (cause) =>
@@ -52,11 +52,17 @@ const batchOf =
     )
     await Effect.runPromise(
       Effect.forEach(Array.from({ length: calls }), () => Effect.ignore(recorded), { discard: true, concurrency }).pipe(
-        Effect.provideService(HttpClient.HttpClient, transport)
+        Effect.provideContext(context)
       )
     )
     return { firstFailure }
   }
+
+/** Runs the calls with `transport` as the `HttpClient` in context. */
+const batchOf = <E>(
+  transport: HttpClient.HttpClient,
+  call: () => Effect.Effect<unknown, E, HttpClient.HttpClient>
+): Batch => batchWith(Context.make(HttpClient.HttpClient, transport), call)
 
 const readJson =
   <E>(client: HttpClient.HttpClient.With<E>, url: string) =>
@@ -74,12 +80,17 @@ const once =
     const service = await Effect.runPromise(
       Effect.provideService(ResilientHttpClient.make(policy), HttpClient.HttpClient, transport)
     )
-    return batchOf(transport, () =>
-      Effect.scoped(
-        Effect.flatMap(Effect.service(ResilientHttpClient.ResilientHttpClient), (client) =>
-          Effect.flatMap(client.get(url), (response) => response.json)
+    // Provided once for the batch, as a program provides the layer once; each call looks it up.
+    return batchWith(
+      Context.make(HttpClient.HttpClient, transport).pipe(
+        Context.add(ResilientHttpClient.ResilientHttpClient, service)
+      ),
+      () =>
+        Effect.scoped(
+          Effect.flatMap(Effect.service(ResilientHttpClient.ResilientHttpClient), (client) =>
+            Effect.flatMap(client.get(url), (response) => response.json)
+          )
         )
-      ).pipe(Effect.provideService(ResilientHttpClient.ResilientHttpClient, service))
     )
   }
 

@@ -15,6 +15,7 @@ import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { ResilientHttpClient } from "effect-http-resilience"
 import { policyFor } from "./benchClient.js"
@@ -52,9 +53,9 @@ type Policy = Parameters<typeof ResilientHttpClient.make>[0]
 const happyPolicy: Policy = {}
 const retryPolicy: Policy = policyFor("retry")
 
-/** Runs the calls with `transport` as the `HttpClient` in context; a failure is recorded, not thrown. */
-const batchOf =
-  <E>(transport: HttpClient.HttpClient, call: () => Effect.Effect<unknown, E, HttpClient.HttpClient>): Batch =>
+/** Runs the calls with `context`'s services; a failure is recorded, not thrown. */
+const batchWith =
+  <E, R>(context: Context.Context<R>, call: () => Effect.Effect<unknown, E, R>): Batch =>
   async (calls, concurrency) => {
     let firstFailure: string | undefined
     const recorded = Effect.tapErrorCause(Effect.suspend(call), (cause) =>
@@ -64,11 +65,17 @@ const batchOf =
     )
     await Effect.runPromise(
       Effect.forEach(Array.from({ length: calls }), () => Effect.ignore(recorded), { discard: true, concurrency }).pipe(
-        Effect.provideService(HttpClient.HttpClient, transport)
+        Effect.provide(context)
       )
     )
     return { firstFailure }
   }
+
+/** Runs the calls with `transport` as the `HttpClient` in context. */
+const batchOf = <E>(
+  transport: HttpClient.HttpClient,
+  call: () => Effect.Effect<unknown, E, HttpClient.HttpClient>
+): Batch => batchWith(Context.make(HttpClient.HttpClient, transport), call)
 
 const readJson =
   <E>(client: HttpClient.HttpClient.With<E>, url: string) =>
@@ -86,12 +93,17 @@ const once =
     const service = await Effect.runPromise(
       Effect.provideService(ResilientHttpClient.make(policy), HttpClient.HttpClient, transport)
     )
-    return batchOf(transport, () =>
-      Effect.scoped(
-        Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) =>
-          Effect.flatMap(client.get(url), (response) => response.json)
+    // Provided once for the batch, as a program provides the layer once; each call looks it up.
+    return batchWith(
+      Context.make(HttpClient.HttpClient, transport).pipe(
+        Context.add(ResilientHttpClient.ResilientHttpClient, service)
+      ),
+      () =>
+        Effect.scoped(
+          Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) =>
+            Effect.flatMap(client.get(url), (response) => response.json)
+          )
         )
-      ).pipe(Effect.provideService(ResilientHttpClient.ResilientHttpClient, service))
     )
   }
 

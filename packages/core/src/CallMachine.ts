@@ -1,8 +1,6 @@
 /**
- * One call's decisions, with no I/O and no Effect: given what happened (an attempt's failure,
- * the schedule's answer, the origin's cool-down, the budget's answer) and the monotonic time, it
- * answers send (after how long, under which time limit) or stop (and why). Both Effect lines
- * are adapters around it: they send, sleep, release and report as it says.
+ * One call's decisions, with no I/O and no Effect: from what happened and the monotonic time,
+ * send (after how long, under which limit) or stop (and why). Both lines send as it says.
  *
  * @example
  * ```ts

@@ -13,8 +13,7 @@
  */
 
 /**
- * How many origins a table keeps cooling down at once, at most; past it, the cool-down that ends
- * first is dropped. Cool-downs that have ended are dropped as they are met.
+ * How many origins a table keeps cooling down at most; past it, the one that ends first goes.
  *
  * @since 0.2.0
  * @category defaults
@@ -22,11 +21,8 @@
 export const maxOrigins = 10_000
 
 /**
- * The longest cool-down, in milliseconds: one day, the ceiling a `Retry-After` also meets in a
- * circuit breaker (`maxBreakDuration`). A longer one (a day's quota is within it; ten years is a
- * bug or a hostile server) is cut to it, whether it came from a response here or from a store
- * that a fleet shares, so a shared store never applies a cool-down that a local `429` could not
- * have started.
+ * The longest cool-down, in milliseconds: one day, local or from a shared store, as a breaker's
+ * `maxBreakDuration` is at most.
  *
  * @since 0.2.0
  * @category defaults

@@ -1,11 +1,6 @@
 /**
- * One attempt's hedged copies, with no I/O and no Effect: given what happened (a copy's outcome,
- * the hedge timer, the answer to "may another copy go"), it says what to do next: send a copy,
- * set the timer, ask, interrupt the others, or finish with a winner or with every copy failed.
- * The rules are gRPC A6's and Polly's: the first acceptable response wins and the rest are
- * interrupted; a transient failure of one copy sends the next at once, and ends nothing while
- * another is in flight; a response that is not worth retrying ends the race; server pushback (a
- * 429, a `Retry-After`) stops further copies. Both Effect lines drive it.
+ * One attempt's hedged copies, with no I/O and no Effect: given what happened, what to do next
+ * (send, set the timer, ask, finish), by gRPC A6's and Polly's rules (docs/hedging.md).
  *
  * @example
  * ```ts

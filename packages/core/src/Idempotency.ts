@@ -1,7 +1,6 @@
 /**
  * Which requests may be sent again: by method (RFC 9110 9.2.2), by `Idempotency-Key`, and by
- * whether their body can be replayed. Expressed over plain data (a method, a header record, a
- * body's tag and raw value), which the request types of both Effect lines already are.
+ * whether their body can be replayed, over the plain data both lines' requests are.
  *
  * @example
  * ```ts
@@ -15,8 +14,7 @@
 import type { HeaderRecord } from "./RetryAfter.js"
 
 /**
- * A request body as both Effect lines tag it (`HttpBody`): `"Empty"`, `"Raw"` (with its raw
- * `body`), `"Uint8Array"`, `"FormData"` or `"Stream"`. Any other tag is taken as one-shot.
+ * A request body as both lines' `HttpBody` tags it; an unknown tag is taken as one-shot.
  *
  * @since 0.1.0
  * @category models
@@ -41,24 +39,16 @@ export interface Request {
 // RFC 9110 9.2.2: these methods can be repeated without changing the outcome.
 const idempotentMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"])
 
-/**
- * Whether a method is idempotent by definition (RFC 9110 9.2.2): GET, HEAD, OPTIONS, TRACE,
- * PUT, DELETE.
- */
 const isIdempotentMethod = (method: string): boolean => idempotentMethods.has(method)
 
-/**
- * Whether the headers carry an `Idempotency-Key` (lower-case name). An empty or blank key names
- * no operation: the server cannot recognise a repeat by it.
- */
+// A blank key names no operation: the server cannot recognise a repeat by it.
 const hasIdempotencyKey = (headers: HeaderRecord): boolean => {
   const key = headers["idempotency-key"]
   return key !== undefined && key.trim() !== ""
 }
 
 /**
- * Whether sending the request again can do no harm: an idempotent method, or any method with
- * an `Idempotency-Key`.
+ * Whether sending the request again can do no harm: an idempotent method, or an `Idempotency-Key`.
  *
  * @since 0.1.0
  * @category predicates
@@ -78,10 +68,7 @@ const isReplayableRaw = (raw: unknown): boolean =>
   raw instanceof FormData
 
 /**
- * Whether a body can be sent again whole. An allowlist, not a list of known streams: a body the
- * first attempt may have consumed (an Effect `Stream`, an iterator or generator, an async
- * iterable, a Node or web stream, an object of a kind unknown here) would go out empty or
- * partial on a second attempt. When in doubt, it is not replayable.
+ * Whether a body can be sent again whole: an allowlist, so that in doubt it is not.
  *
  * @since 0.1.0
  * @category predicates

@@ -1,8 +1,6 @@
 /**
- * How much of a response body to read, and how: release a discarded body (drain a small one so
- * the connection is reused, abort a large one), keep a bounded snippet of an error body, and
- * read a body no further than a limit. The reading itself is each library's (Effect streams);
- * the sizes, the choices and the byte arithmetic are here.
+ * How much of a response body to read, and how: the sizes, choices and byte arithmetic of
+ * releasing, snippets and limits; the reading itself is each library's.
  *
  * @example
  * ```ts
@@ -55,9 +53,7 @@ export const declaredLength = (headers: HeaderRecord): number | undefined => {
 }
 
 /**
- * Whether a body is sent encoded (`Content-Encoding` other than `identity`): its declared length
- * then counts encoded bytes, and a transport that decodes (fetch: gzip, deflate, brotli) hands
- * over more, so the declared length bounds nothing.
+ * Whether a body is sent encoded: then its declared length bounds nothing a decoding transport reads.
  *
  * @since 0.2.0
  * @category reading
@@ -67,18 +63,12 @@ export const isEncoded = (headers: HeaderRecord): boolean => {
   return value !== undefined && value !== "" && value !== "identity"
 }
 
-/**
- * The declared length, when it bounds the bytes a transport hands over: a valid
- * `Content-Length` of a body not sent encoded.
- */
+/** The declared length, when it bounds the bytes a transport hands over (not encoded). */
 const boundingLength = (headers: HeaderRecord): number | undefined =>
   isEncoded(headers) ? undefined : declaredLength(headers)
 
 /**
- * How to release a body nobody will read: nothing to do (empty), abort it (declared larger
- * than {@link drainMaxBytes}), read it whole (a declared length within it that bounds it, see
- * `boundingLength`), or read at most {@link drainMaxBytes} of it (length unknown, or
- * counting encoded bytes a transport may inflate).
+ * How to release a body nobody will read: by its declared length against {@link drainMaxBytes}.
  *
  * @since 0.1.0
  * @category reading
@@ -129,8 +119,7 @@ export class Collected {
 const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false })
 
 /**
- * The diagnostic snippet of what was read: its first {@link snippetMaxBytes} as text. A
- * multi-byte character cut at the limit would decode as U+FFFD: it is dropped rather than shown.
+ * The first {@link snippetMaxBytes} read, as text; a character cut at the limit is dropped.
  *
  * @since 0.1.0
  * @category reading

@@ -1,9 +1,6 @@
 /**
- * What a retry policy decides after a failed attempt, as a plain function of the policy, the
- * state so far, the failure and the time: whether to retry at all (transient? idempotent?
- * replayable? attempts left? within `maxElapsed`?) and how long to wait (backoff, jitter, cap,
- * the server's `Retry-After`). Both libraries turn it into an Effect `Schedule`; randomness is
- * theirs to supply (Effect's `Random` service), so their tests can fix it.
+ * What a retry policy decides after a failed attempt, as a plain function: whether to retry, and
+ * how long to wait. Both libraries make it a `Schedule` and supply the randomness.
  *
  * @example
  * ```ts
@@ -164,11 +161,8 @@ export const backoffMillis = (backoff: Backoff, retry: number): number => {
 }
 
 /**
- * Decides after a failure: give up (and why), or retry after how long. Waits are whole
- * milliseconds, like the clocks that time them. A server's `Retry-After` (when respected)
- * replaces the backoff and is never jittered; every wait is capped at `maxDelayMillis`; a wait
- * that would end more than `maxElapsedMillis` after the first failure is not taken. When the
- * jitter needs a random number, a {@link Draw} asks for it.
+ * Decides after a failure: give up (and why), or retry after how many whole milliseconds; a
+ * {@link Draw} when the jitter needs a random number.
  *
  * @since 0.1.0
  * @category deciding

@@ -1,8 +1,6 @@
 /**
- * A scripted HTTP transport's Effect-free parts, shared by both libraries' `Testing` modules: the
- * steps a script is made of (a response, a transport failure, no answer), which step answers the
- * n-th request, what a transport records of each request, and the Web `Response` a step becomes.
- * Each library wraps them in its own `HttpClient` (`Testing.scriptedHttpClient`).
+ * A scripted HTTP transport's Effect-free parts, which each library's `Testing.scriptedHttpClient`
+ * wraps: the steps, which step answers which request, and the Web `Response` a step becomes.
  *
  * @example
  * ```ts
@@ -20,9 +18,7 @@
  */
 
 /**
- * A scripted response: a status, headers and a body. The body arrives as a stream in chunks of
- * {@link chunkBytes}, as from a socket; a string body gets `content-type: text/plain;charset=UTF-8`
- * unless `headers` names one (as a Web `Response` does). 204, 205 and 304 have no body.
+ * A scripted response: a status, headers and a body, which arrives in chunks of {@link chunkBytes}.
  *
  * @since 0.1.0
  * @category models
@@ -38,9 +34,7 @@ export interface ScriptedResponse {
 }
 
 /**
- * A transport failure: no response at all (a refused or reset connection). `code` is set on the
- * cause as Node sets it (`"ECONNRESET"`, `"CERT_HAS_EXPIRED"`), which decides whether a retry
- * can help.
+ * A transport failure, with no response; `code` is Node's (`"ECONNRESET"`), which decides a retry.
  *
  * @since 0.1.0
  * @category models
@@ -54,8 +48,7 @@ export interface ScriptedTransportError {
 }
 
 /**
- * No answer, ever: the request waits until it is interrupted (an attempt time limit, a deadline),
- * which aborts its signal.
+ * No answer, ever: the request waits until it is interrupted.
  *
  * @since 0.1.0
  * @category models
@@ -79,10 +72,7 @@ export type ScriptStep = ScriptedResponse | ScriptedTransportError | ScriptedHan
  * @category models
  */
 export interface ScriptedRequest {
-  /**
-   * 1-based: this is the n-th request the transport was sent. When a test makes one call, it is
-   * the attempt number.
-   */
+  /** 1-based: the n-th request the transport was sent (the attempt number, for one call). */
   readonly attempt: number
   readonly method: string
   /** The full URL, query included. */
@@ -94,8 +84,7 @@ export interface ScriptedRequest {
 }
 
 /**
- * A script: a list of steps, one per request in order, the last one repeated once the list runs
- * out; or a function that answers each request.
+ * A script: steps in order, the last repeated, or a function that answers each request.
  *
  * @since 0.1.0
  * @category models
@@ -121,8 +110,7 @@ export const stepFor = (script: Script, request: ScriptedRequest): ScriptStep =>
   typeof script === "function" ? script(request) : stepAt(script, request.attempt)
 
 /**
- * The cause a {@link ScriptedTransportError} fails with: an `Error` with its message, and its
- * `code` when the step has one.
+ * The cause a {@link ScriptedTransportError} fails with: an `Error` with its message and `code`.
  *
  * @since 0.1.0
  * @category responses
@@ -185,8 +173,7 @@ export const bodyStream = (text: string, observer: BodyObserver = {}): ReadableS
 const statusesWithoutBody: ReadonlySet<number> = new Set([204, 205, 304])
 
 /**
- * The Web `Response` a {@link ScriptedResponse} becomes. Throws a `RangeError` for a status a
- * Web `Response` cannot have (below 200 or above 599).
+ * The Web `Response` a {@link ScriptedResponse} becomes; a status outside 200-599 throws a `RangeError`.
  *
  * @since 0.1.0
  * @category responses

@@ -1,8 +1,6 @@
 /**
- * The Effect-free building blocks of `effect-http-resilience` (Effect 3) and
- * `effect-http-resilience-effect4` (Effect 4): one copy of the logic both lines share, as plain
- * TypeScript over plain data and milliseconds. An internal package: no stability promise beyond
- * what the two libraries need; use one of them.
+ * The Effect-free logic both lines of `effect-http-resilience` share, over plain data and
+ * milliseconds. An internal package, with no stability promise: use one of the libraries.
  *
  * @example
  * ```ts

@@ -1,10 +1,7 @@
 // @generated from templates/src/HttpFailure.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * The failures a resilient HTTP call can end with: a tagged union in the error channel.
- *
- * Every failure carries the `request` it belongs to and the 1-based `attempt` that produced it,
- * so the failure a caller finally sees tells how many attempts were made, and once the call
- * stopped, `giveUpReason` says why; its `message` says all of it in words.
+ * The failures a resilient HTTP call can end with, each with its `request`, its 1-based
+ * `attempt` and, once the call stopped, its `giveUpReason`; the `message` says it in words.
  *
  * @example
  * ```ts
@@ -33,23 +30,7 @@ import * as redaction from "./internal/redaction.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
- * Why no HTTP response arrived.
- *
- * - `"Transport"`: the connection was refused, reset or broke before a response (retried).
- * - `"Timeout"`: no response headers within the policy's `attemptTimeout` (retried).
- * - `"InvalidRequest"`: the request could not be sent at all (a malformed URL, a body that
- *   could not be encoded, credentials in its URL that were not sent: {@link UrlCredentialsRefused}).
- *   Never retried.
- * - `"Unrecoverable"`: sending again cannot cure it: too many redirects, an unsupported
- *   protocol, a TLS certificate that does not verify. Never retried.
- * - `"CircuitOpen"`: not sent: the origin's circuit breaker is open (the `cause` is the
- *   breaker's rejection, which says when it lets a probe through). Ends the call at once.
- * - `"CoolingDown"`: not sent: another call's `429` with `Retry-After` cooled the origin down
- *   for longer than this call may wait (past `maxDelay` under `whenRetryAfterExceedsMaxDelay:
- *   "give-up"`, or past its total timeout). Ends the call at once.
- * - `"RateLimited"`: not sent: the client's rate limit (`rateLimit`, or a reset a server announced
- *   with `rateLimitHeaders`) has no token before the call's deadline (the `cause` is a
- *   {@link RateLimitExceeded}, which says the limit and the wait). Ends the call at once.
+ * Why no HTTP response arrived; only `"Transport"` and `"Timeout"` are retried.
  *
  * @since 0.1.0
  * @category models
@@ -78,8 +59,7 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
 }
 
 /**
- * A response worth retrying (by default 408, 429, 500, 502, 503, 504). Its body was released
- * unread; `retryAfter` is the delay the server asked for, if any.
+ * A response worth retrying, its body released; `retryAfter` is the delay the server asked for.
  *
  * @since 0.1.0
  * @category errors
@@ -101,9 +81,7 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
 }
 
 /**
- * A response not worth retrying (any other non-2xx status). `body` is a bounded snippet (at
- * most 8 KiB, read with a short time limit) for diagnostics, never decoded as data; empty when
- * unreadable.
+ * A response not worth retrying; `body` is a snippet of at most 8 KiB, for diagnostics.
  *
  * @since 0.1.0
  * @category errors
@@ -125,8 +103,7 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
 }
 
 /**
- * A successful response whose body did not decode (invalid JSON, a schema mismatch, a body
- * over `maxBodyBytes`). Never retried: the server answered, and would answer the same again.
+ * A successful response whose body did not decode; never retried.
  *
  * @since 0.1.0
  * @category errors
@@ -147,8 +124,7 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
 }
 
 /**
- * The cause of a {@link DecodeError} when a body is larger than the limit (`maxBodyBytes`):
- * reading stopped at the limit and the connection was released.
+ * The cause of a {@link DecodeError} for a body over `maxBodyBytes`: reading stopped there.
  *
  * @since 0.1.0
  * @category errors
@@ -168,11 +144,7 @@ export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{
 }
 
 /**
- * Why credentials in a request's URL were not sent (see {@link UrlCredentialsRefused}):
- * `"refused"` (`urlCredentials: "refuse"`), `"colon-in-user"` (a Basic header cannot carry a
- * colon in the user name, RFC 7617), `"control-character"`, `"invalid-percent-encoding"`, or
- * `"added-after-client"` (put in the URL by a `mapRequest` applied to the resilient client, on
- * Effect 3, whose client cannot send another request than the one it read).
+ * Why credentials in a request's URL were not sent ({@link UrlCredentialsRefused}).
  *
  * @since 0.1.0
  * @category models
@@ -180,10 +152,7 @@ export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{
 export type UrlCredentialsProblem = UrlCredentials.Problem
 
 /**
- * The cause of a {@link ConnectionError} `"InvalidRequest"` when a request's URL carries
- * credentials (`http://user:password@host/`) that were not sent: the policy refuses them
- * (`urlCredentials: "refuse"`), or an `Authorization: Basic` header cannot carry them. Nothing
- * was sent; the message says what to do instead. The credentials are in no message.
+ * The cause of a {@link ConnectionError} `"InvalidRequest"` for credentials in a URL, unsent.
  *
  * @since 0.1.0
  * @category errors
@@ -197,10 +166,8 @@ export class UrlCredentialsRefused extends Data.TaggedError("UrlCredentialsRefus
 }
 
 /**
- * The cause of a {@link ConnectionError} `"RateLimited"`: the bucket of `key` (an origin, or the
- * `rateLimit.key` given) has no token for `waitMillis`, which would end past the call's deadline.
- * `limit` and `windowMillis` are the policy's `rateLimit`, `undefined` when only a server's
- * announced reset held the call.
+ * The cause of a {@link ConnectionError} `"RateLimited"`: `key`'s bucket has no token for
+ * `waitMillis`, past the call's deadline (`limit` undefined: a server's announced reset held it).
  *
  * @since 0.1.0
  * @category errors
@@ -285,8 +252,7 @@ export const isHttpFailure = (u: unknown): u is HttpFailure =>
   u instanceof DecodeError
 
 /**
- * Whether a failure is of a kind that another attempt could cure: a transport failure, a
- * timeout or a transient status. Policies add their own conditions (method, attempts left).
+ * Whether another attempt could cure a failure: a transport failure, a timeout, a transient status.
  *
  * @since 0.1.0
  * @category predicates

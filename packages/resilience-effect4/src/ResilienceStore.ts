@@ -1,9 +1,7 @@
 // @generated from templates/src/ResilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Where overload state lives: per origin, the retry budget, the circuit breaker, the
- * `Retry-After` cool-down and the rate limit's buckets. Every call reads the store from its context; unless a layer provides
- * another, that is the default in-memory store, so a client built once per program and one
- * built inside every call share the same budget, breaker and cool-down for an origin.
+ * `Retry-After` cool-down and the rate limit, in memory unless a layer provides another store (docs/overload.md).
  *
  * @example
  * ```ts
@@ -27,9 +25,7 @@ import * as internal from "./internal/resilienceStore.js"
 import type * as RetryBudget from "./RetryBudget.js"
 
 /**
- * The store service. It never appears in a client's requirements: a call without one in its
- * context uses the default, one in-memory store per `Clock`: in production the process's one
- * clock, so one store per process; under `TestClock` each test has a store of its own.
+ * The store service; a call without one in its context uses one in-memory store per `Clock`.
  *
  * @since 0.1.0
  * @category tags
@@ -45,14 +41,13 @@ export const ResilienceStore: Context.Reference<ResilienceStore.Service> = Conte
  */
 export declare namespace ResilienceStore {
   /**
-   * What a store keeps, as operations a round trip could serve: a shared store (one on Redis,
-   * say) implements the same.
+   * What a store keeps, as operations a shared store (on Redis, say) implements too.
    *
    * @since 0.1.0
    * @category models
    */
   export interface Service {
-    /** The retry budget with these settings: one per settings, shared by every client of the store. */
+    /** The retry budget with these settings, shared by every client of the store. */
     readonly retryBudget: (settings: RetryBudget.Settings) => RetryBudget.RetryBudget.Service
     /** The circuit breaker with these options (and this `onStateChange`): one per options. */
     readonly circuitBreaker: (options: CircuitBreaker.Options) => Effect.Effect<CircuitBreaker.CircuitBreaker.Service>
@@ -60,24 +55,20 @@ export declare namespace ResilienceStore {
     readonly coolDown: (origin: string, millis: number) => Effect.Effect<void>
     /** Milliseconds left of the origin's cool-down; 0 when there is none. */
     readonly coolDownLeft: (origin: string) => Effect.Effect<number>
-    /**
-     * Takes a token of `key`'s bucket under `limit` (`undefined`: only a block holds it) if one is
-     * there within `maxWaitMillis`, reserved for the caller, who sends after `waitMillis`.
-     */
+    /** Takes a token of `key`'s bucket (`limit` undefined: only a block holds it) within `maxWaitMillis`. */
     readonly rateLimitTake: (
       key: string,
       limit: TokenBucket.Limit | undefined,
       maxWaitMillis: number
     ) => Effect.Effect<RateLimitTake>
-    /** Gives back a token taken and not sent (its attempt was interrupted while it waited). */
+    /** Gives back a token taken and not sent. */
     readonly rateLimitRefund: (key: string, limit: TokenBucket.Limit) => Effect.Effect<void>
     /** No token for `key` for `millis` from now (at most a day): a server said none is left until then. */
     readonly rateLimitBlock: (key: string, millis: number) => Effect.Effect<void>
   }
 
   /**
-   * A rate limit's answer: a token, to be used after `waitMillis`, or none within the wait asked
-   * (`waitMillis` says how long it would have been).
+   * A rate limit's answer: a token to use after `waitMillis`, or none within the wait asked.
    *
    * @since 0.1.0
    * @category models
@@ -97,8 +88,7 @@ export declare namespace ResilienceStore {
 export const makeMemory: () => ResilienceStore.Service = internal.makeMemory
 
 /**
- * An isolated in-memory store for what runs under the layer: a test, a tenant. Calls outside it
- * keep using the default store.
+ * An in-memory store of its own for what runs under the layer: a test, a tenant.
  *
  * @since 0.1.0
  * @category layers

@@ -1,9 +1,7 @@
 // @generated from templates/src/ResilientHttpClient.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * An HTTP client that retries what is worth retrying, waits as the server asks (within a cap),
- * releases every discarded response before waiting, and fails with a tagged `HttpFailure` that
- * says why it stopped: as a combinator for any Effect 4 `HttpClient`, a drop-in layer, and a
- * service with `getJson`.
+ * The resilient client: a combinator for any Effect 4 `HttpClient`, a drop-in layer, and a
+ * service with `getJson` (docs/retry-policy.md).
  *
  * @example
  * ```ts
@@ -42,12 +40,7 @@ import * as combinator from "./internal/withResilience.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
- * What decides the retries: a validated `RetryPolicy`, plain policy options (validated when the
- * client is made), or any `Schedule` over failures. A custom schedule decides when and how
- * long, but still never retries a permanent status, a decode error, an invalid request, a
- * non-idempotent request or a one-shot body; a server's `Retry-After` still replaces its wait,
- * capped at the default `maxDelay` (see `RetryPolicy.withRetryAfter`); the default
- * `attemptTimeout`, `totalTimeout`, `maxBodyBytes` and retry budget apply.
+ * What decides the retries: a `RetryPolicy`, its options, or any `Schedule` over failures.
  *
  * @since 0.1.0
  * @category models
@@ -75,24 +68,15 @@ export class ResilientHttpClient extends Context.Service<ResilientHttpClient, Re
  */
 export declare namespace ResilientHttpClient {
   /**
-   * The service: `client`, `execute`, `get` and `getJson`, each retrying as the policy says.
+   * The service's operations, each retrying as the policy says.
    *
    * @since 0.1.0
    * @category models
    */
   export interface Service {
-    /**
-     * The platform's client with this service's policy (see {@link withResilience}): every verb
-     * (`get`, `post`, `put`, `patch`, `del`, `head`, `options`, `execute`) and every platform
-     * combinator works on it.
-     */
+    /** The platform's client with this service's policy ({@link withResilience}). */
     readonly client: HttpClient.HttpClient.With<HttpFailure.HttpFailure, Scope.Scope>
-    /**
-     * Sends the request, retrying as the policy says. Succeeds with a 2xx response bound to the
-     * caller's scope: a body still unread when it closes is released then (drained when small,
-     * aborted when large). Every discarded response was released before the next wait.
-     * `attemptTimeout` limits each attempt until the response headers arrive.
-     */
+    /** Sends the request; the 2xx response is released when the caller's scope closes. */
     readonly execute: (
       request: HttpClientRequest.HttpClientRequest
     ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure, Scope.Scope>
@@ -101,12 +85,7 @@ export declare namespace ResilientHttpClient {
       url: string | URL,
       options?: HttpClientRequest.Options.NoUrl
     ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure, Scope.Scope>
-    /**
-     * GETs and decodes a JSON body with the schema within each attempt (the time limit covers the
-     * body): nothing is left for the caller to release. A body that breaks off is a
-     * `ConnectionError` (retried); invalid JSON, a schema mismatch or a body over `maxBodyBytes`
-     * is a `DecodeError` (never retried).
-     */
+    /** GETs and decodes a JSON body within each attempt; a `DecodeError` is never retried. */
     readonly getJson: <S extends Schema.Constraint>(
       url: string | URL,
       schema: S,
@@ -116,9 +95,7 @@ export declare namespace ResilientHttpClient {
 }
 
 /**
- * Makes the service over the `HttpClient` in context (undici, node http, fetch …). Plain
- * options are validated: a bad one fails with `InvalidRetryPolicy`; a validated `RetryPolicy`
- * or a `Schedule` cannot fail. Without a policy, the defaults of `RetryPolicy.Options` apply.
+ * Makes the service over the `HttpClient` in context; bad options fail with `InvalidRetryPolicy`.
  *
  * @since 0.1.0
  * @category constructors
@@ -133,9 +110,7 @@ export const make: {
 } = internal.make
 
 /**
- * The service as a layer over the `HttpClient` in context. Plain options are validated when
- * the layer is built (a bad one fails it with `InvalidRetryPolicy`); a validated `RetryPolicy`
- * or a `Schedule` cannot fail.
+ * The service as a layer over the `HttpClient` in context.
  *
  * @since 0.1.0
  * @category layers
@@ -148,23 +123,8 @@ export const layer: {
 } = internal.layer
 
 /**
- * Makes any Effect 4 `HttpClient` resilient, the way `HttpClient.retryTransient` does, with this
- * library's rules: bounded retries of what is worth retrying (never a POST without an
- * `Idempotency-Key`, never a one-shot body), `Retry-After` honoured within `maxDelay`, an
- * attempt timeout and a total deadline, a retry budget per origin, every discarded response
- * released before the wait.
- *
- * Every verb (`get`, `post`, `put`, `patch`, `del`, `head`, `options`, `execute`) goes through
- * it, and so do platform combinators applied before it (`mapRequest`, `followRedirects`,
- * `tapRequest` …) or after it. A non-2xx status becomes a typed `HttpFailure` whose
- * `giveUpReason` and `message` say why the call stopped; the final 2xx response is bound to the
- * caller's `Scope`, which releases its body if left unread. Errors other than the platform's
- * `HttpClientError` pass through untouched and are never retried. Applied inside every call,
- * it shares its origin's budget, breaker and cool-down with every other client (see
- * `ResilienceStore`).
- *
- * Plain options are validated when applied: a bad one throws `InvalidRetryPolicy` (validate
- * first with `RetryPolicy.validate` to get it as a value).
+ * Makes any Effect 4 `HttpClient` resilient, as `HttpClient.retryTransient` does, its errors an
+ * `HttpFailure`; bad options throw `InvalidRetryPolicy`.
  *
  * @since 0.1.0
  * @category combinators
@@ -185,12 +145,7 @@ export const withResilience: {
 } = combinator.withResilience
 
 /**
- * A drop-in replacement for the `HttpClient` in context: code that does
- * `yield* HttpClient.HttpClient` (directly, through `HttpApiClient`, or a generated client)
- * gets this library's retries, waits, `Retry-After` handling, idempotency rules, time limits,
- * budget and release by providing this one layer, with its types unchanged: errors stay
- * `HttpClientError` (their `description` says why the call stopped), and a final response of
- * any status is a response, as the platform's client returns it.
+ * A drop-in replacement for the `HttpClient` in context, resilient, with the platform's types.
  *
  * @since 0.1.0
  * @category layers
@@ -203,9 +158,7 @@ export const layerHttpClient: {
 } = internal.layerHttpClient
 
 /**
- * One decision of a call: after a failed attempt, retry after `delay` (from the backoff or the
- * server's `Retry-After`, `capped` when `maxDelay` cut it), or give up, and why; with `hedging`,
- * a hedge: copy `copy` of an attempt sent as attempt `attempt`, `delay` after the copy before it.
+ * One decision of a call: retry after a wait, give up, or (with `hedging`) send a hedge.
  *
  * @since 0.1.0
  * @category models
@@ -240,10 +193,7 @@ export type Decision =
     }
 
 /**
- * Calls `observer` with every decision that calls made inside `self` take, as Polly's
- * `OnRetry` or ky's and got's retry hooks do, without reading logs. Observers nest: an inner
- * one does not hide an outer one. Each decision is also an event (`retrying`, `giving up`, `hedging`) on
- * the caller's current span, and a debug log line.
+ * Calls `observer` with every decision the calls inside `self` take; observers nest.
  *
  * @since 0.1.0
  * @category observability

@@ -1,9 +1,7 @@
 // @generated from templates/src/RetryAfter.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Reading how long a server asks a client to wait: `Retry-After` (RFC 9110 10.2.3) and the
- * common rate-limit reset headers, as Effect 4 `Duration`s. (Effect 4's own
- * `Headers.parseRetryAfter` reads `Retry-After` alone; this adds the rate-limit headers, and a
- * retry policy adds the cap.)
+ * common rate-limit reset headers (docs/retry-policy.md).
  *
  * @example
  * ```ts
@@ -25,11 +23,7 @@ import type * as Option from "effect/Option"
 import * as internal from "./internal/retryAfter.js"
 
 /**
- * Parses a `Retry-After` value: delay-seconds (digits only, surrounding whitespace allowed) or
- * an HTTP-date in any of the three forms (IMF-fixdate, RFC 850, asctime). A date in the past is
- * zero; anything malformed is `None`. A delay too large to represent is the largest one that can
- * be (RFC 9111 1.2.2), which a retry policy treats like any other wait over its cap. An RFC 850
- * date's two-digit year is read as RFC 9110 5.6.7 says. Never throws.
+ * Parses a `Retry-After` value, delay-seconds or an HTTP-date; anything malformed is `None`.
  *
  * @since 0.1.0
  * @category parsing
@@ -37,11 +31,7 @@ import * as internal from "./internal/retryAfter.js"
 export const parse: (value: string, nowMillis: number) => Option.Option<Duration.Duration> = internal.parse
 
 /**
- * Reads the delay a response asks for. `Retry-After` wins; when it is absent or malformed,
- * `RateLimit-Reset`, `X-RateLimit-Reset` (seconds, or a Unix time in seconds or milliseconds)
- * and the `t` of the IETF `RateLimit` field (of the exhausted policy, `r=0`, when one is named)
- * are read, in that order. A reset too large to represent is, as in {@link parse}, the largest
- * delay that can be. Header names must be lower case, as `Headers` keeps them.
+ * Reads the delay a response asks for: `Retry-After`, else the rate-limit reset headers.
  *
  * @since 0.1.0
  * @category parsing

@@ -1,9 +1,7 @@
 // @generated from templates/src/Testing.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * Testing code that calls HTTP APIs without a server: a scripted `HttpClient` that answers each
- * request from a script (responses, transport failures, silence) and records every request with
- * the `Clock`'s time it was sent, so a test on `TestClock` can assert the exact waits and the
- * number of attempts.
+ * Testing code that calls HTTP APIs without a server: a scripted `HttpClient` that records each
+ * request with the `Clock`'s time, for exact waits under `TestClock` (docs/testing.md).
  *
  * @example
  * ```ts
@@ -27,14 +25,7 @@ import type * as Layer from "effect/Layer"
 import * as internal from "./internal/testing.js"
 
 /**
- * What the scripted client does with one request: answer a response (`status`, `headers`,
- * `body`), fail as a transport does without any response (`transportError`, with an optional
- * Node error `code`), or never answer (`hang`, until the request is interrupted). A response
- * or a failure with `delayMillis` comes that long after the request, on the `Clock` (so, in a
- * test, when the `TestClock` gets there): a slow answer, as a hedged request races.
- *
- * A string body arrives as a stream, with `content-type: text/plain;charset=UTF-8` unless
- * `headers` names one; 204, 205 and 304 have no body.
+ * What the scripted client does with one request: a response, a transport failure, or silence.
  *
  * @since 0.1.0
  * @category models
@@ -42,11 +33,7 @@ import * as internal from "./internal/testing.js"
 export type ScriptStep = ScriptedTransport.ScriptStep
 
 /**
- * What the scripted client recorded of one request: its 1-based number (the attempt number when
- * a test makes one call), method, full URL, headers as a transport gets them (names in lower
- * case; Effect's tracing headers `b3` and `traceparent` included unless
- * `HttpClient.TracerPropagationEnabled` is `false`), and `sentAtMillis`, the `Clock`'s time when it was
- * sent (0 at the start of an `it.effect` test, which runs on `TestClock`).
+ * What the scripted client recorded of one request, with `sentAtMillis`, the `Clock`'s time.
  *
  * @since 0.1.0
  * @category models
@@ -54,8 +41,7 @@ export type ScriptStep = ScriptedTransport.ScriptStep
 export type ScriptedRequest = ScriptedTransport.ScriptedRequest
 
 /**
- * A script: steps in order, one per request, the last repeated once they run out; or a function
- * of the request (its number, method, URL, headers) that picks the step.
+ * A script: steps in order, the last repeated, or a function of the request that picks the step.
  *
  * @since 0.1.0
  * @category models
@@ -63,8 +49,7 @@ export type ScriptedRequest = ScriptedTransport.ScriptedRequest
 export type Script = ScriptedTransport.Script
 
 /**
- * A scripted client: the `HttpClient` itself, a layer that provides it, and the requests it was
- * sent so far.
+ * A scripted client: the `HttpClient`, a layer that provides it, and the requests it was sent.
  *
  * @since 0.1.0
  * @category models
@@ -78,10 +63,7 @@ export interface ScriptedHttpClient {
 }
 
 /**
- * Makes an in-memory `HttpClient` that answers from a script and records every request it is
- * sent, with the `Clock`'s time: under `TestClock`, the times are the exact waits between
- * attempts. Each call of the effect makes a new client with an empty record. A script function
- * that throws is a defect.
+ * Makes an in-memory `HttpClient` that answers from a script and records every request.
  *
  * @since 0.1.0
  * @category constructors

@@ -1,6 +1,6 @@
 // @generated from templates/test/resilienceStore.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Clock, Duration, Effect, Exit, Fiber, type Scope } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Fiber, Metric, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as CircuitBreaker from "../src/CircuitBreaker.js"
@@ -33,6 +33,17 @@ const perCall = (client: HttpClient.HttpClient, options: RetryPolicy.Options) =>
   Effect.flatMap(
     Effect.sync(() => ResilientHttpClient.withResilience(client, { ...options })),
     (resilient) => resilient.get(url)
+  )
+
+/** The requests counted as sent to `host` (every method), from the process-wide metrics. */
+const attemptsCounted = (host: string): Effect.Effect<number> =>
+  Effect.map(Metric.snapshot, (snapshots) =>
+    snapshots
+      .filter(
+        (snapshot) =>
+          snapshot.id === "http.client.resilience.attempts" && snapshot.attributes?.["server.address"] === host
+      )
+      .reduce((sum, snapshot) => sum + (snapshot.type === "Counter" ? Number(snapshot.state.count) : 0), 0)
   )
 
 describe("ResilienceStore: one budget and breaker per origin, however often the client is built", () => {
@@ -184,6 +195,26 @@ describe("ResilienceStore: a 429's Retry-After cools its origin down for every c
       )
       expect(times).toEqual([0, 1000, 5000])
     })
+  )
+
+  it.effect("a call interrupted while it waits out the cool-down sends nothing and counts no attempt", () =>
+    Effect.gen(function* () {
+      const host = "interrupted-cool-down.test"
+      const scripted = ScriptedHttpClient.make([{ status: 200 }])
+      const call = Effect.scoped(ResilientHttpClient.withResilience(scripted.client, fast).get(`http://${host}/r`))
+      const store = yield* ResilienceStore.ResilienceStore
+      yield* store.coolDown(`http://${host}:80`, 5000)
+      const waiting = yield* Effect.forkChild(call)
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.interrupt(waiting)
+      expect(scripted.exchanges).toHaveLength(0)
+      expect(yield* attemptsCounted(host)).toBe(0)
+      // Once the cool-down is over, a call is sent and counted.
+      yield* TestClock.adjust("4 seconds")
+      expect(Exit.isSuccess(yield* run(call))).toBe(true)
+      expect(scripted.exchanges).toHaveLength(1)
+      expect(yield* attemptsCounted(host)).toBe(1)
+    }).pipe(Effect.provide(ResilienceStore.layerMemory()))
   )
 
   it.effect("the store answers what is left of an origin's cool-down", () =>

@@ -1,14 +1,7 @@
 // @generated from templates/src/CircuitBreaker.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * A circuit breaker per origin (scheme, host, port), with Polly v8's semantics and defaults:
- * it breaks when at least 10% of the attempts sampled in the last 30 seconds failed, once there
- * were at least 100 of them, and then rejects attempts at once for 5 seconds. After the break,
- * one attempt (the probe) is let through: its success closes the circuit, its failure opens it
- * again. A consecutive-failures policy is the alternative.
- *
- * The breaker never waits and never retries: an open circuit fails the attempt with
- * {@link CircuitOpen}, which says when the circuit will let a probe through.
- *
+ * A circuit breaker per origin with Polly v8's sampling semantics and defaults: an open circuit
+ * rejects attempts at once with {@link CircuitOpen}, then lets one probe through.
  *
  * @example
  * ```ts
@@ -33,7 +26,7 @@ import * as internal from "./internal/circuitBreakerService.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
- * The options of Polly's sampling policy. Every one is optional; the defaults are in brackets.
+ * The options of Polly's sampling policy, each optional, its default in brackets.
  *
  * @since 0.2.0
  * @category models
@@ -43,11 +36,7 @@ export interface SamplingOptions {
   readonly failureRatio?: number | undefined
   /** … and at least this many were sampled; a whole number of at least 2. [100] */
   readonly minimumThroughput?: number | undefined
-  /**
-   * How far back samples count; 0.5 s to 1 day. The window is kept in 10 parts, each started
-   * by the first sample at least a tenth of it after the previous one, and a part is forgotten
-   * as a whole once it started this long ago. [30 seconds]
-   */
+  /** How far back samples count, in 10 parts; 0.5 s to 1 day. [30 seconds] */
   readonly samplingDuration?: Duration.DurationInput | undefined
 }
 
@@ -62,9 +51,7 @@ export type TripPolicy =
   | { readonly _tag: "Consecutive"; readonly failures: number }
 
 /**
- * Polly's sampling policy: break when `failureRatio` of the attempts sampled in the last
- * `samplingDuration` failed, once at least `minimumThroughput` were sampled. The check is made
- * on each failure, so a ratio equal to `failureRatio` breaks.
+ * Polly's sampling policy: break once `failureRatio` of the recent attempts failed.
  *
  * @since 0.2.0
  * @category constructors
@@ -72,8 +59,7 @@ export type TripPolicy =
 export const sampling: (options?: SamplingOptions) => TripPolicy = internal.sampling
 
 /**
- * Break after `failures` failed attempts in a row, in the order they completed; only a success
- * resets the count (an ignored attempt leaves it). [5]
+ * Break after `failures` failed attempts in a row; only a success resets the count. [5]
  *
  * @since 0.2.0
  * @category constructors
@@ -81,7 +67,7 @@ export const sampling: (options?: SamplingOptions) => TripPolicy = internal.samp
 export const consecutive: (failures?: number) => TripPolicy = internal.consecutive
 
 /**
- * The options of a breaker. Every one is optional; the defaults are in brackets.
+ * The options of a breaker, each optional, its default in brackets.
  *
  * @since 0.2.0
  * @category models
@@ -89,34 +75,16 @@ export const consecutive: (failures?: number) => TripPolicy = internal.consecuti
 export interface Options {
   /** When a closed circuit breaks. [`sampling()`: 10% of at least 100 attempts in 30 s] */
   readonly tripPolicy?: TripPolicy | undefined
-  /**
-   * How long an open circuit rejects attempts before it lets a probe through; 0.5 s to 1 day.
-   * Also how long a probe may stay silent past its own time limit before the next caller takes
-   * its place: a probe sent by a client keeps its slot through its attempt's time limit
-   * (`attemptTimeout`), however long it takes to go out, and a break more; one admitted by
-   * `acquire` or `execute` on their own, a break past its admission. [5 seconds]
-   */
+  /** How long an open circuit rejects attempts before a probe; 0.5 s to 1 day. [5 seconds] */
   readonly breakDuration?: Duration.DurationInput | undefined
-  /**
-   * Cap on a break lengthened by the `retryAfter` of the failure that opened the circuit; from
-   * `breakDuration` to 1 day. [the larger of 30 seconds and `breakDuration`; 30 seconds as
-   * `RetryPolicy`'s `maxDelay`: a server asking for longer still gets one probe every 30
-   * seconds, a negligible load]
-   */
+  /** Cap on a break lengthened by a `Retry-After`, up to 1 day. [the larger of 30 seconds and `breakDuration`] */
   readonly maxBreakDuration?: Duration.DurationInput | undefined
-  /**
-   * Runs on every state change, outside the breaker's critical section: after the change is in
-   * effect (`state` reads it), in a fiber of its own, so that no call waits for it (a caller's
-   * own timeout holds). One change at a time, in the order they happened, for each breaker; an
-   * observer more than 1024 changes behind loses the oldest (a warning says how many). What it
-   * throws or dies with is logged as a warning naming the origin and the change, and never
-   * changes the circuit or the call.
-   */
+  /** Runs on every state change, in order, in a fiber of its own; its failures are logged. */
   readonly onStateChange?: ((change: StateChange) => Effect.Effect<void>) | undefined
 }
 
 /**
- * A validated breaker configuration: every option resolved to its value or default.
+ * A validated breaker configuration: every option resolved.
  *
  * @since 0.2.0
  * @category models
@@ -135,10 +103,7 @@ export interface Settings {
 }
 
 /**
- * What an attempt says about its origin's health (the vocabulary of Effect 4's
- * `CircuitBreaker`). For HTTP: a response the server chose to send, even a permanent error
- * status, is a `Success`; a transient status, a timeout or a connection failure is a `Failure`
- * (with the response's `Retry-After`, if any); a 429 or an interruption is `Ignored`.
+ * What an attempt says about its origin's health (Effect 4's vocabulary).
  *
  * @since 0.2.0
  * @category models
@@ -149,8 +114,7 @@ export type Outcome =
   | { readonly _tag: "Ignored" }
 
 /**
- * The attempt shows the origin is healthy: a sample that counts for the circuit; a probe's
- * success closes it.
+ * The attempt shows the origin is healthy; a probe's success closes the circuit.
  *
  * @since 0.2.0
  * @category outcomes
@@ -158,8 +122,7 @@ export type Outcome =
 export const success: Outcome = internal.success
 
 /**
- * The attempt counts against the origin. `retryAfter` (a server's `Retry-After`) lengthens the
- * break when this failure opens the circuit, up to `maxBreakDuration`; it never shortens it.
+ * The attempt counts against the origin; a `retryAfter` may lengthen the break it opens.
  *
  * @since 0.2.0
  * @category outcomes
@@ -168,8 +131,7 @@ export const failure: (options?: { readonly retryAfter?: Duration.DurationInput 
   internal.failure
 
 /**
- * The attempt says nothing about the origin's health (a 429, an interruption): not a sample; a
- * probe that ends so frees its slot for the next caller.
+ * The attempt says nothing about the origin (a 429, an interruption): not a sample.
  *
  * @since 0.2.0
  * @category outcomes
@@ -177,11 +139,7 @@ export const failure: (options?: { readonly retryAfter?: Duration.DurationInput 
 export const ignored: Outcome = internal.ignored
 
 /**
- * The states of a circuit: `Closed` (attempts pass, samples count), `Open` (attempts are
- * rejected until `retryAfter` has passed; the next attempt then half-opens it), `HalfOpen` (one
- * probe in flight, others rejected; `probing` false once its slot is free or re-armed) and
- * `Isolated` (held open by hand until closed by hand). A circuit whose break has ended reads
- * `Open` with `retryAfter` zero until the next attempt.
+ * The states of a circuit: `Closed`, `Open` (for `retryAfter`), `HalfOpen` (a probe) or `Isolated` (by hand).
  *
  * @since 0.2.0
  * @category models
@@ -199,8 +157,7 @@ export type State =
   | { readonly _tag: "Isolated"; readonly origin: string }
 
 /**
- * A state change. `manual` tells a change made by `isolate` or `close` from one the breaker
- * made; an opening carries how long its break lasts.
+ * A state change; `manual` for one made by `isolate` or `close`.
  *
  * @since 0.2.0
  * @category models
@@ -228,8 +185,7 @@ export type StateChange =
     }
 
 /**
- * Permission for one attempt. Report its outcome exactly once (later reports are ignored); an
- * attempt that is interrupted reports {@link ignored}, so that a probe frees its slot.
+ * Permission for one attempt, whose outcome is reported once.
  *
  * @since 0.2.0
  * @category models
@@ -242,10 +198,7 @@ export interface Permit {
 }
 
 /**
- * An attempt rejected by the circuit without being sent. `state`: `"Open"` (the break is on),
- * `"HalfOpen"` (another caller's probe is in flight) or `"Isolated"` (held open by hand);
- * `retryAfter`: how long until the circuit lets a probe through (for `"HalfOpen"`, until a
- * silent probe's slot is re-armed; infinity when isolated).
+ * An attempt rejected by the circuit, unsent: its `state`, and `retryAfter` until a probe may go.
  *
  * @since 0.2.0
  * @category errors
@@ -253,16 +206,13 @@ export interface Permit {
 export const CircuitOpen: typeof internal.CircuitOpen = internal.CircuitOpen
 
 /**
- * The type of a {@link CircuitOpen} error: `origin`, `state` and `retryAfter`.
- *
  * @since 0.2.0
  * @category errors
  */
 export type CircuitOpen = internal.CircuitOpen
 
 /**
- * The breaker service: one circuit per origin key (see {@link originOf}), shared by every
- * attempt that uses this instance.
+ * The breaker service: one circuit per origin ({@link originOf}).
  *
  * @since 0.2.0
  * @category tags
@@ -288,18 +238,9 @@ export declare namespace CircuitBreaker {
   export interface Service {
     /** The policy and its resolved options. */
     readonly settings: Settings
-    /**
-     * Asks to send one attempt: a {@link Permit} whose outcome must be reported, or
-     * {@link CircuitOpen} at once. Acquire under `Effect.uninterruptibleMask` and report in
-     * `Effect.onExit`, or use `execute`, which does.
-     */
+    /** Asks to send one attempt: a {@link Permit}, or {@link CircuitOpen} at once. */
     readonly acquire: (origin: string) => Effect.Effect<Permit, CircuitOpen>
-    /**
-     * Runs one attempt through the circuit: rejected with {@link CircuitOpen}, or run and its
-     * exit reported as `classify` says (default: a success is `Success`, any failure, defects
-     * included, a `Failure`). An interruption is always `Ignored`; a `classify` that throws
-     * reports `Ignored` and the attempt dies with what it threw.
-     */
+    /** Runs one attempt through the circuit, its exit reported as `classify` says. */
     readonly execute: {
       <A, E>(
         origin: string,
@@ -311,30 +252,21 @@ export declare namespace CircuitBreaker {
         classify?: (exit: Exit.Exit<A, E>) => Outcome
       ): Effect.Effect<A, E | CircuitOpen, R>
     }
-    /** The circuit's state now. An origin never seen reads `Closed`. */
+    /** The circuit's state now. */
     readonly state: (origin: string) => Effect.Effect<State>
     /** Holds the circuit open (Polly's isolate) until {@link Service.close}. */
     readonly isolate: (origin: string) => Effect.Effect<void>
     /** Closes the circuit by hand, from any state, and forgets its samples. */
     readonly close: (origin: string) => Effect.Effect<void>
-    /**
-     * Every state change of every origin, in order, from the moment the stream starts running
-     * (a forked stream may start a little later than the fork). A subscriber more than 1024
-     * changes behind loses the oldest. Never ends by itself.
-     */
+    /** Every state change of every origin, from when the stream starts running. */
     readonly changes: Stream.Stream<StateChange>
-    /**
-     * Subscribes now and gives the stream of every state change from this moment, for as long
-     * as the scope lasts: nothing between subscribing and running the stream is missed.
-     */
+    /** {@link Service.changes} from the moment of subscribing, for as long as the scope lasts. */
     readonly subscribe: Effect.Effect<Stream.Stream<StateChange>, never, Scope.Scope>
   }
 }
 
 /**
- * Validates the options and makes a breaker with its own circuits. A bad option fails with
- * `InvalidRetryPolicy`, naming it (`"circuitBreaker.breakDuration"`,
- * `"circuitBreaker.tripPolicy.failureRatio"`, …).
+ * Validates the options and makes a breaker with its own circuits.
  *
  * @since 0.2.0
  * @category constructors
@@ -343,7 +275,7 @@ export const make: (options?: Options) => Effect.Effect<CircuitBreaker.Service, 
   internal.make
 
 /**
- * The service as a layer: everything provided with one built layer shares its circuits.
+ * The service as a layer: what one built layer provides shares its circuits.
  *
  * @since 0.2.0
  * @category layers
@@ -362,7 +294,6 @@ export const validate: (options?: Options) => Either.Either<Settings, RetryPolic
 
 /**
  * The key a circuit is kept under: `scheme://host:port`, lower-cased, default port filled in.
- * The same function as `RetryBudget.originOf`.
  *
  * @since 0.2.0
  * @category origins

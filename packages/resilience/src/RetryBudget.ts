@@ -1,13 +1,8 @@
 // @generated from templates/src/RetryBudget.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * A retry budget per origin (scheme, host, port): retries may add only a bounded share to the
- * traffic an origin receives, so that a failing server is not buried under retries. A per-call
- * attempt limit of 3 lets a total outage triple the load; a budget of 10% holds it near 1.1×.
- *
- * The default is Finagle's budget (deposits per request that expire after `ttl`, retries up to
- * `ratio` of them plus a floor of `minPerSecond`); gRPC's token bucket and the AWS SDKs' retry
- * quota are presets, and `none` turns the budget off. The state lives in a service, shared by
- * everything that uses one instance, timed by Effect's `Clock` (so `TestClock` drives it).
+ * A retry budget per origin, so that retries add only a bounded share to an origin's traffic:
+ * Finagle's budget by default, gRPC's token bucket and the AWS SDKs' quota as presets
+ * (docs/overload.md).
  *
  * @example
  * ```ts
@@ -29,8 +24,7 @@ import * as internal from "./internal/retryBudgetService.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
- * What a failed attempt was, as far as a budget cares. The AWS quota charges a retry after a
- * `"timeout"` more (10 instead of 5); the other budgets treat all three alike.
+ * What a failed attempt was, as far as a budget cares.
  *
  * @since 0.2.0
  * @category models
@@ -38,8 +32,7 @@ import type * as RetryPolicy from "./RetryPolicy.js"
 export type FailureKind = "transient-status" | "timeout" | "connection"
 
 /**
- * The options of the default budget, Finagle's `RetryBudget`. Every one is optional; the
- * defaults are in brackets.
+ * The options of the default budget, Finagle's, each optional, its default in brackets.
  *
  * @since 0.2.0
  * @category models
@@ -47,16 +40,14 @@ export type FailureKind = "transient-status" | "timeout" | "connection"
 export interface FinagleOptions {
   /** Retries allowed per request made in the last `ttl`, on top of the floor; 0 to 1000. [0.1] */
   readonly ratio?: number | undefined
-  /** The floor: retries allowed per second of `ttl` however few requests are made; a whole number. [10] */
+  /** The floor: retries allowed per second of `ttl` however few requests are made. [10] */
   readonly minPerSecond?: number | undefined
   /** How long a request's deposit (and a retry's withdrawal) counts; 1 s to 60 s. [10 seconds] */
   readonly ttl?: Duration.DurationInput | undefined
 }
 
 /**
- * The options of gRPC's retry throttling (gRFC A6), per origin: the bucket starts full, every
- * failed attempt takes 1 token, every success puts back `tokenRatio`, and retries are allowed
- * only while more than half of `maxTokens` remain.
+ * The options of gRPC's retry throttling (gRFC A6), each optional, its default in brackets.
  *
  * @since 0.2.0
  * @category models
@@ -64,15 +55,12 @@ export interface FinagleOptions {
 export interface TokenBucketOptions {
   /** Tokens at the start and at most; a whole number from 1 to 1000. [10] */
   readonly maxTokens?: number | undefined
-  /** Tokens a success puts back; at least 0.001, decimal places beyond 3 ignored. [0.1] */
+  /** Tokens a success puts back; at least 0.001. [0.1] */
   readonly tokenRatio?: number | undefined
 }
 
 /**
- * The options of the AWS SDKs' standard retry quota, per origin: a retry takes `retryCost`
- * tokens (`timeoutRetryCost` after a timeout) and is refused when fewer remain; a call that
- * succeeds at its first attempt puts back `noRetryIncrement`, a retry that succeeds puts back
- * what it took.
+ * The options of the AWS SDKs' standard retry quota, each optional, its default in brackets.
  *
  * @since 0.2.0
  * @category models
@@ -89,8 +77,7 @@ export interface AwsQuotaOptions {
 }
 
 /**
- * Which budget, with its options (validated by {@link make}). Build one with {@link finagle},
- * {@link tokenBucket}, {@link awsQuota}, or use {@link none}.
+ * Which budget, with its options: {@link finagle}, {@link tokenBucket}, {@link awsQuota} or {@link none}.
  *
  * @since 0.2.0
  * @category models
@@ -102,8 +89,7 @@ export type Strategy =
   | { readonly _tag: "None" }
 
 /**
- * What {@link make} and {@link layer} accept: the default budget's options, a {@link Strategy},
- * or `"none"` (the same as {@link none}).
+ * What {@link make} accepts: Finagle's options, a {@link Strategy}, or `"none"`.
  *
  * @since 0.2.0
  * @category models
@@ -111,7 +97,7 @@ export type Strategy =
 export type Input = FinagleOptions | Strategy | "none"
 
 /**
- * A validated budget: the strategy with every option resolved to its value or default.
+ * A validated budget: the strategy with every option resolved.
  *
  * @since 0.2.0
  * @category models
@@ -134,11 +120,7 @@ export type Settings =
   | { readonly _tag: "None" }
 
 /**
- * Finagle's budget (the default): every call deposits when it starts; a deposit counts for
- * `ttl`; a retry may spend `1 / ratio` deposits, and the floor lends `minPerSecond × ttl`
- * retries more, each paid back as its withdrawal expires after `ttl`. Over any stretch shorter
- * than 9/10 of `ttl` (expiry is counted in tenths of `ttl`), N calls get at most
- * `ratio × N + minPerSecond × ttl` retries, to within Finagle's rounding of `1 / ratio`.
+ * Finagle's budget, the default: retries up to `ratio` of recent calls plus a floor.
  *
  * @since 0.2.0
  * @category constructors
@@ -146,7 +128,7 @@ export type Settings =
 export const finagle: (options?: FinagleOptions) => Strategy = internal.finagle
 
 /**
- * gRPC's retry throttling (gRFC A6) as a budget. See {@link TokenBucketOptions}.
+ * gRPC's retry throttling (gRFC A6) as a budget.
  *
  * @since 0.2.0
  * @category constructors
@@ -154,7 +136,7 @@ export const finagle: (options?: FinagleOptions) => Strategy = internal.finagle
 export const tokenBucket: (options?: TokenBucketOptions) => Strategy = internal.tokenBucket
 
 /**
- * The AWS SDKs' standard retry quota as a budget. See {@link AwsQuotaOptions}.
+ * The AWS SDKs' standard retry quota as a budget.
  *
  * @since 0.2.0
  * @category constructors
@@ -162,7 +144,7 @@ export const tokenBucket: (options?: TokenBucketOptions) => Strategy = internal.
 export const awsQuota: (options?: AwsQuotaOptions) => Strategy = internal.awsQuota
 
 /**
- * No budget: every retry the retry policy wants is allowed, and nothing is tracked.
+ * No budget: every retry the policy wants is allowed.
  *
  * @since 0.2.0
  * @category constructors
@@ -170,8 +152,7 @@ export const awsQuota: (options?: AwsQuotaOptions) => Strategy = internal.awsQuo
 export const none: Strategy = internal.none
 
 /**
- * The budget service. One instance keeps one budget per origin, shared by every call that uses
- * it: provide one layer to share it across clients, or one per client to keep them apart.
+ * The budget service: one budget per origin, shared by every call that uses the instance.
  *
  * @since 0.2.0
  * @category tags
@@ -189,8 +170,7 @@ export class RetryBudget extends Context.Tag("effect-http-resilience/RetryBudget
  */
 export declare namespace RetryBudget {
   /**
-   * The budget's operations, each for one origin key (see {@link originOf}). A caller reports
-   * every call's start, failures and success, and asks before each retry.
+   * The budget's operations, each for one origin ({@link originOf}).
    *
    * @since 0.2.0
    * @category models
@@ -198,35 +178,21 @@ export declare namespace RetryBudget {
   export interface Service {
     /** The strategy and its resolved options. */
     readonly settings: Settings
-    /** A call starts (its first attempt only): Finagle's budget deposits. */
+    /** A call starts. */
     readonly onRequest: (origin: string) => Effect.Effect<void>
-    /**
-     * An attempt failed in a way that says the origin struggles, whether or not a retry
-     * follows: the token bucket takes a token.
-     */
+    /** An attempt failed, whether or not a retry follows. */
     readonly onFailure: (origin: string, kind: FailureKind) => Effect.Effect<void>
-    /**
-     * Asks for a retry after a failure of this kind. `true` spends its cost; `false` refuses
-     * it, leaves the budget untouched and counts a refusal in the metrics. Never waits.
-     */
+    /** Asks for a retry: `true` spends its cost, `false` refuses it. Never waits. */
     readonly tryRetry: (origin: string, kind: FailureKind) => Effect.Effect<boolean>
-    /**
-     * An attempt succeeded. `retriedAfter`: the kind of failure it retried, omitted for a first
-     * attempt (the AWS quota puts back a retry's cost, or 1 for a first attempt).
-     */
+    /** An attempt succeeded, after a failure of kind `retriedAfter` if it was a retry. */
     readonly onSuccess: (origin: string, retriedAfter?: FailureKind) => Effect.Effect<void>
-    /**
-     * What is left for the origin, in the strategy's own unit: Finagle: retries allowed now;
-     * token bucket: tokens; AWS quota: tokens; none: infinity. An origin never seen reads as fresh.
-     */
+    /** What is left for the origin, in the strategy's own unit (retries or tokens). */
     readonly balance: (origin: string) => Effect.Effect<number>
   }
 }
 
 /**
- * Validates the input and makes a budget service with its own per-origin state. A bad option
- * fails with `InvalidRetryPolicy`, naming it (`"retryBudget.ratio"`, …). Without input, the
- * default budget with its default options.
+ * Validates the input and makes a budget with its own per-origin state ({@link finagle} without input).
  *
  * @since 0.2.0
  * @category constructors
@@ -234,7 +200,7 @@ export declare namespace RetryBudget {
 export const make: (input?: Input) => Effect.Effect<RetryBudget.Service, RetryPolicy.InvalidRetryPolicy> = internal.make
 
 /**
- * The service as a layer: everything provided with one built layer shares its budgets.
+ * The service as a layer: what one built layer provides shares its budgets.
  *
  * @since 0.2.0
  * @category layers
@@ -251,9 +217,7 @@ export const layer = (input?: Input): Layer.Layer<RetryBudget, RetryPolicy.Inval
 export const validate: (input?: Input) => Either.Either<Settings, RetryPolicy.InvalidRetryPolicy> = internal.validate
 
 /**
- * The key a budget is kept under: `scheme://host:port`, lower-cased, with the scheme's default
- * port filled in (`http://Example.com/x` and `http://example.com:80/y` share
- * `http://example.com:80`). A string that is not an absolute URL is its own key.
+ * The key a budget is kept under: `scheme://host:port`, lower-cased, default port filled in.
  *
  * @since 0.2.0
  * @category origins

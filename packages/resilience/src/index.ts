@@ -1,9 +1,7 @@
 // @generated from templates/src/index.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * Resilient HTTP calls for Effect programs: one namespace per module, also importable on its own
- * as `effect-http-resilience/<Module>`.
- * The fleet's store on Redis is an entry point of its own, `effect-http-resilience/redis`, which this one
- * never loads.
+ * Resilient HTTP calls for Effect 3 programs: one namespace per module, each also importable as
+ * `effect-http-resilience/<Module>`; the Redis store is `effect-http-resilience/redis`.
  *
  * @example
  * ```ts
@@ -22,8 +20,7 @@
  */
 
 /**
- * A circuit breaker per origin with Polly's sampling semantics: it rejects attempts at once
- * while an origin is failing, then lets one probe through.
+ * A circuit breaker per origin, with Polly's sampling semantics.
  *
  * @since 0.2.0
  * @category modules
@@ -31,7 +28,7 @@
 export * as CircuitBreaker from "./CircuitBreaker.js"
 
 /**
- * The failures a resilient HTTP call can end with: a tagged union in the error channel.
+ * The failures a resilient HTTP call can end with.
  *
  * @since 0.1.0
  * @category modules
@@ -47,9 +44,7 @@ export * as HttpFailure from "./HttpFailure.js"
 export * as ResilientHttpClient from "./ResilientHttpClient.js"
 
 /**
- * Where overload state lives: per origin, the retry budget, the circuit breaker and the
- * `Retry-After` cool-down. One in-memory store per `Clock` (per process in production) unless a
- * layer provides another.
+ * Where overload state lives: budgets, breakers and cool-downs per origin.
  *
  * @since 0.2.0
  * @category modules
@@ -57,8 +52,7 @@ export * as ResilientHttpClient from "./ResilientHttpClient.js"
 export * as ResilienceStore from "./ResilienceStore.js"
 
 /**
- * What the library never writes out: user info and signing query parameters in URLs (Effect 4's
- * rules and names), wherever it writes a URL.
+ * What the library never writes out: credentials and secret query parameters in URLs.
  *
  * @since 0.2.0
  * @category modules
@@ -66,8 +60,7 @@ export * as ResilienceStore from "./ResilienceStore.js"
 export * as Redaction from "./Redaction.js"
 
 /**
- * How long a server asks a client to wait: `Retry-After` and the rate-limit reset headers, as
- * `Duration`s.
+ * How long a server asks a client to wait: `Retry-After` and the rate-limit reset headers.
  *
  * @since 0.1.0
  * @category modules
@@ -75,8 +68,7 @@ export * as Redaction from "./Redaction.js"
 export * as RetryAfter from "./RetryAfter.js"
 
 /**
- * A retry budget per origin, so that retries add only a bounded share to an origin's traffic
- * (Finagle's budget by default; gRPC's token bucket and the AWS quota as presets).
+ * A retry budget per origin, so that retries add only a bounded share to its traffic.
  *
  * @since 0.2.0
  * @category modules
@@ -92,8 +84,7 @@ export * as RetryBudget from "./RetryBudget.js"
 export * as RetryPolicy from "./RetryPolicy.js"
 
 /**
- * Testing code that calls HTTP APIs without a server: a scripted `HttpClient` that records when
- * each request was sent, for exact waits under `TestClock`.
+ * A scripted `HttpClient` for tests, with exact waits under `TestClock`.
  *
  * @since 0.2.0
  * @category modules

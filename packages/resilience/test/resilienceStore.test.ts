@@ -1,7 +1,7 @@
 // @generated from templates/test/resilienceStore.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { describe, expect, it } from "@effect/vitest"
 import type { HttpClient } from "@effect/platform"
-import { Cause, Clock, Duration, Effect, Exit, Fiber, Option, type Scope, TestClock } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Fiber, Metric, MetricState, Option, type Scope, TestClock } from "effect"
 import * as CircuitBreaker from "../src/CircuitBreaker.js"
 import * as ResilienceStore from "../src/ResilienceStore.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
@@ -32,6 +32,21 @@ const perCall = (client: HttpClient.HttpClient, options: RetryPolicy.Options) =>
   Effect.flatMap(
     Effect.sync(() => ResilientHttpClient.withResilience(client, { ...options })),
     (resilient) => resilient.get(url)
+  )
+
+/** The requests counted as sent to `host` (every method), from the process-wide metrics. */
+const attemptsCounted = (host: string): Effect.Effect<number> =>
+  Effect.map(Metric.snapshot, (pairs) =>
+    pairs
+      .filter(
+        (pair) =>
+          pair.metricKey.name === "http.client.resilience.attempts" &&
+          pair.metricKey.tags.some((tag) => tag.key === "server.address" && tag.value === host)
+      )
+      .reduce(
+        (sum, pair) => sum + (MetricState.isCounterState(pair.metricState) ? Number(pair.metricState.count) : 0),
+        0
+      )
   )
 
 describe("ResilienceStore: one budget and breaker per origin, however often the client is built", () => {
@@ -183,6 +198,26 @@ describe("ResilienceStore: a 429's Retry-After cools its origin down for every c
       )
       expect(times).toEqual([0, 1000, 5000])
     })
+  )
+
+  it.effect("a call interrupted while it waits out the cool-down sends nothing and counts no attempt", () =>
+    Effect.gen(function* () {
+      const host = "interrupted-cool-down.test"
+      const scripted = ScriptedHttpClient.make([{ status: 200 }])
+      const call = Effect.scoped(ResilientHttpClient.withResilience(scripted.client, fast).get(`http://${host}/r`))
+      const store = yield* ResilienceStore.ResilienceStore
+      yield* store.coolDown(`http://${host}:80`, 5000)
+      const waiting = yield* Effect.fork(call)
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.interrupt(waiting)
+      expect(scripted.exchanges).toHaveLength(0)
+      expect(yield* attemptsCounted(host)).toBe(0)
+      // Once the cool-down is over, a call is sent and counted.
+      yield* TestClock.adjust("4 seconds")
+      expect(Exit.isSuccess(yield* run(call))).toBe(true)
+      expect(scripted.exchanges).toHaveLength(1)
+      expect(yield* attemptsCounted(host)).toBe(1)
+    }).pipe(Effect.provide(ResilienceStore.layerMemory()))
   )
 
   it.effect("the store answers what is left of an origin's cool-down", () =>

@@ -85,6 +85,26 @@ describe("timeoutFail", () => {
       expect(yield* FiberRef.get(ref)).toBe("attempt")
     })
   )
+
+  it.live("a value the caller had, set anew by the effect, reaches it; one set and put back leaves it as it was", () =>
+    Effect.gen(function* () {
+      const ref = FiberRef.unsafeMake("initial")
+      yield* FiberRef.set(ref, "before")
+      yield* timeout.timeoutFail(FiberRef.set(ref, "attempt"), Duration.millis(1_000), late)
+      expect(yield* FiberRef.get(ref)).toBe("attempt")
+      // Nothing changed, nothing joined (the fast path): the caller's value and interruptibility stay.
+      yield* timeout.timeoutFail(Effect.locally(Effect.void, ref, "inside"), Duration.millis(1_000), late)
+      expect(yield* FiberRef.get(ref)).toBe("attempt")
+      expect(
+        yield* Effect.uninterruptible(
+          Effect.zipRight(
+            timeout.timeoutFail(Effect.void, Duration.millis(1_000), late),
+            Effect.checkInterruptible(Effect.succeed)
+          )
+        )
+      ).toBe(false)
+    })
+  )
 })
 
 describe("timeoutFailRead", () => {

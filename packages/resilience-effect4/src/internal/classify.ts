@@ -34,19 +34,39 @@ export const connectionError = (
 export const decodeError = (attempt: Attempt, status: number, cause: unknown): HttpFailure.DecodeError =>
   new HttpFailure.DecodeError({ request: attempt.request, attempt: attempt.attempt, status, cause })
 
+/**
+ * `make()`, its errors built without capturing a stack (Effect makes its spans' errors so): a
+ * stack is the dearest part of an error, and where it is unread, paid for nothing. Left as it is
+ * where `Error.stackTraceLimit` is not writable.
+ */
+const withoutStack = <A>(make: () => A): A => {
+  const limit: unknown = Reflect.get(Error, "stackTraceLimit")
+  if (!Reflect.set(Error, "stackTraceLimit", 0)) return make()
+  try {
+    return make()
+  } finally {
+    Reflect.set(Error, "stackTraceLimit", limit)
+  }
+}
+
+// Its stack would be the fiber runtime's frames, and nobody reads it: the failure a call hands
+// back is a copy made where it stops (`attemptLoop.withGiveUpReason`), with a stack of its own.
 const transientStatus = (
   attempt: Attempt,
   response: HttpClientResponse.HttpClientResponse,
   headers: HttpClientResponse.HttpClientResponse["headers"],
   delay: HttpFailure.TransientStatus["retryAfter"]
 ): HttpFailure.TransientStatus =>
-  new HttpFailure.TransientStatus({
-    request: attempt.request,
-    attempt: attempt.attempt,
-    status: response.status,
-    headers,
-    retryAfter: delay
-  })
+  withoutStack(
+    () =>
+      new HttpFailure.TransientStatus({
+        request: attempt.request,
+        attempt: attempt.attempt,
+        status: response.status,
+        headers,
+        retryAfter: delay
+      })
+  )
 
 /**
  * The response behind a transient status, held unread until the retry decision: released

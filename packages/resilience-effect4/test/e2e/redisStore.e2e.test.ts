@@ -131,7 +131,9 @@ describe.skipIf(skipWithout(redisServer))(
       Effect.scoped(
         Effect.gen(function* () {
           const prefix = freshPrefix()
-          const store = yield* storeOn(prefix, { syncInterval: "60 seconds" })
+          // A timeout that a busy machine never reaches: a store degraded at its start would next
+          // try Redis a syncInterval later, past this test's wait.
+          const store = yield* storeOn(prefix, { syncInterval: "60 seconds", timeout: "2 seconds" })
           const ok: Testing.ScriptStep = { status: 200 }
           const scripted = yield* Testing.scriptedHttpClient([ok, ...Array.from({ length: 19 }, () => ok)])
           const client = scripted.client.pipe(ResilientHttpClient.withResilience())

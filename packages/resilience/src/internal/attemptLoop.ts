@@ -229,7 +229,8 @@ const startCall = <A, E, R, E2, R2>(
 
 const noCoolDown = Effect.succeed(0)
 
-// The first attempt, after the origin's cool-down if another call's 429 started one.
+// The first attempt, after the origin's cool-down if another call's 429 started one: built once
+// the wait is over, so a wait that is interrupted sends, and counts, nothing.
 const first = <A, E, R, E2, R2>(call: Call<A, E, R, E2, R2>): Outcome<A, E, R, E2, R2> =>
   Effect.flatMap(call.coolDownLeft, (coolDown): Outcome<A, E, R, E2, R2> => {
     const firstAttempt: Attempt = { request: call.request, attempt: 1 }
@@ -237,13 +238,12 @@ const first = <A, E, R, E2, R2>(call: Call<A, E, R, E2, R2>): Outcome<A, E, R, E
     if (answer._tag === "Stop") {
       return stop(call, connectionError(firstAttempt, "CoolingDown", undefined), answer.reason)
     }
-    return Effect.zipRight(
-      sleep(answer.waitMillis),
+    const send = () =>
       Effect.catchAll(
         attemptWith(call, firstAttempt, answer.limitMillis, undefined),
         onAttemptFailure(call, firstAttempt, undefined)
       )
-    )
+    return answer.waitMillis > 0 ? Effect.zipRight(sleep(answer.waitMillis), Effect.suspend(send)) : send()
   })
 
 // The decision's failure says why, as the one handed back does; `giveUp` gets the failure as it

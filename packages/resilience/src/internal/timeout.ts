@@ -8,6 +8,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import type * as FiberRefs from "effect/FiberRefs"
+import * as RuntimeFlags from "effect/RuntimeFlags"
 
 const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
 
@@ -72,11 +75,15 @@ const timeoutWithTimer = <A, E, R, E1>(
       restore(
         Effect.async<A, E | E1>((resume) => {
           let settled = false
+          const forked = fiber.getFiberRefs()
           const onExit = (exit: Exit.Exit<Exit.Exit<A, E>>): void => {
             if (settled) return
             settled = true
             clearTimeout(timer)
-            resume(inherit ? Effect.zipRight(fiber.inheritAll, Effect.flatten(exit)) : Effect.flatten(exit))
+            const joins = inherit && changedSince(forked, fiber.getFiberRefs())
+            // An exit is an effect: `self`'s, resumed as it is (its fiber interrupted: that).
+            const outcome = exit._tag === "Success" ? exit.value : Effect.failCause(exit.cause)
+            resume(joins ? Effect.zipRight(fiber.inheritAll, outcome) : outcome)
           }
           const timer = setTimeout(() => {
             if (settled) return
@@ -96,3 +103,28 @@ const timeoutWithTimer = <A, E, R, E1>(
       )
     )
   )
+
+// What joining a fiber (`inheritAll`) leaves out of the runtime flags.
+const flagsNotJoined = RuntimeFlags.Interruption | RuntimeFlags.WindDown
+
+// Whether a fiber left any `FiberRef` with another value than it was forked with. Joining one
+// that did not (`inheritAll`, a copy of every `FiberRef`) would leave the caller's as they are:
+// a value set and put back (`Effect.locally`, the platform's span) is the same value, and a
+// fiber's own end (`WindDown`) is not joined.
+const changedSince = (forked: FiberRefs.FiberRefs, now: FiberRefs.FiberRefs): boolean => {
+  if (now === forked) return false
+  if (now.locals.size !== forked.locals.size) return true
+  let changed = false
+  now.locals.forEach((stack, fiberRef) => {
+    const before: unknown = forked.locals.get(fiberRef)?.[0][1]
+    const after: unknown = stack[0][1]
+    if (before === after) return
+    const flagsOnly =
+      fiberRef === FiberRef.currentRuntimeFlags &&
+      typeof before === "number" &&
+      typeof after === "number" &&
+      ((before ^ after) & ~flagsNotJoined) === 0
+    if (!flagsOnly) changed = true
+  })
+  return changed
+}
