@@ -113,14 +113,13 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a fleet of OS processes shar
 const onStore = <A, E>(
   program: Effect.Effect<A, E, ResilientHttpClient.ResilientHttpClient>,
   prefix: string,
-  options: Parameters<typeof ResilientHttpClient.layer>[0]
+  options: Parameters<typeof ResilientHttpClient.layer>[0],
+  timeout = "2 seconds"
 ) =>
   program.pipe(
     Effect.provide(ResilientHttpClient.layer(options)),
     Effect.provide(
-      ResilienceStoreRedis.layerRedis({ prefix, timeout: "2 seconds" }).pipe(
-        Layer.provide(NodeRedis.layer({ url: redis.url }))
-      )
+      ResilienceStoreRedis.layerRedis({ prefix, timeout }).pipe(Layer.provide(NodeRedis.layer({ url: redis.url })))
     ),
     Effect.provide(NodeHttpClient.layerUndici)
   )
@@ -157,6 +156,27 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a block learnt from headers 
           after.rateLimit.allowed - before.rateLimit.allowed,
           after.rateLimit.limited - before.rateLimit.limited
         ]).toEqual([1, 1])
+      })
+  )
+})
+
+describe.skipIf(skipWithout(redisServer))("Effect 4 a rate limit while Redis does not answer", () => {
+  it.live(
+    "a paused Redis: takes are this process's alone, its memory's bucket (full), where the fleet's is spent",
+    () =>
+      Effect.gen(function* () {
+        const prefix = `paused-rate-${process.pid}-${++runs}`
+        const url = `${chaos.namespace().url}/api/status/200`
+        const calls = Effect.gen(function* () {
+          // The fleet's only token, taken in Redis; then Redis stops answering for longer than the
+          // store's timeout (100 ms): the next takes are the memory's, whose bucket is full.
+          const first = yield* outcomeOf(url)
+          yield* Effect.promise(() => redis.command("CLIENT", "PAUSE", "3000", "ALL"))
+          return [first, yield* outcomeOf(url), yield* outcomeOf(url)]
+        })
+        const outcomes = yield* onStore(calls, prefix, { rateLimit: { limit: 1, window: "1 minute" } }, "100 millis")
+        expect(outcomes).toEqual(["200", "200", "RateLimited"])
+        yield* Effect.promise(() => redis.command("CLIENT", "UNPAUSE"))
       })
   )
 })
