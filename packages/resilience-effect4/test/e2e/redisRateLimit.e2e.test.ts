@@ -14,7 +14,7 @@ import { redisServer, skipWithout } from "@effect-http-resilience/conformance/sy
 import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
 import { describe, expect, it } from "@effect/vitest"
 import { NodeHttpClient, NodeRedis } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { type Duration, Effect, Layer } from "effect"
 import * as HttpFailure from "../../src/HttpFailure.js"
 import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
@@ -114,7 +114,7 @@ const onStore = <A, E>(
   program: Effect.Effect<A, E, ResilientHttpClient.ResilientHttpClient>,
   prefix: string,
   options: Parameters<typeof ResilientHttpClient.layer>[0],
-  timeout = "2 seconds"
+  timeout: Duration.Input = "2 seconds"
 ) =>
   program.pipe(
     Effect.provide(ResilientHttpClient.layer(options)),
