@@ -60,7 +60,8 @@ const connectionReasons: ReadonlyArray<ConnectionFailureReason> = [
   "InvalidRequest",
   "Unrecoverable",
   "CircuitOpen",
-  "CoolingDown"
+  "CoolingDown",
+  "RateLimited"
 ]
 
 const outcomeOf = (result: CallResult, atMillis: number): Outcome => {

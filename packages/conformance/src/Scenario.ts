@@ -36,6 +36,8 @@ export interface PolicyOptions {
     | { readonly _tag: "TokenBucket"; readonly options: { readonly maxTokens?: number; readonly tokenRatio?: number } }
   readonly hedging?: { readonly delay: number; readonly maxCopies?: number }
   readonly concurrency?: { readonly limit: number; readonly queue?: number }
+  readonly rateLimit?: { readonly limit: number; readonly window: number }
+  readonly rateLimitHeaders?: boolean
   readonly circuitBreaker?:
     | "none"
     | {

@@ -27,6 +27,8 @@ export type ConnectionFailureReason =
   | "CircuitOpen"
   | "CoolingDown"
   | "ConcurrencyLimited"
+  /** Not sent: the client's rate limit (`rateLimit`, or a server's announced reset) has no token in time. */
+  | "RateLimited"
 
 /**
  * Why a call stopped retrying (the libraries' `RetryPolicy.GiveUpReason`).
@@ -53,6 +55,8 @@ export type GiveUpReason =
   | "circuit-open"
   /** The origin's concurrency limit had every permit taken and its queue full. */
   | "concurrency-limit"
+  /** The client's rate limit had no token for the attempt before the deadline. */
+  | "rate-limit"
 
 /**
  * What a message reads of a failure: its tag, request line, attempt, why it stopped (once it
@@ -78,7 +82,8 @@ const connectionReasons: Readonly<Record<ConnectionFailureReason, string>> = {
   Unrecoverable: "unrecoverable transport failure",
   CircuitOpen: "not sent: the circuit breaker for this origin is open",
   CoolingDown: "not sent: the origin is cooling down after a 429 with Retry-After",
-  ConcurrencyLimited: "not sent: the concurrency limit for this origin and its queue are full"
+  ConcurrencyLimited: "not sent: the concurrency limit for this origin and its queue are full",
+  RateLimited: "not sent: the rate limit has no token before the deadline"
 }
 
 // The message of a cause with this tag, which explains itself.
@@ -93,6 +98,9 @@ const messageOf = (cause: unknown, tag: string): string | undefined =>
     : undefined
 
 const urlCredentialsTag = "UrlCredentialsRefused"
+
+// The rate limit's refusal says which limit and how long the wait would have been.
+const rateLimitTag = "RateLimitExceeded"
 
 const isUrlCredentialsRefusal = (failure: {
   readonly reason: ConnectionFailureReason
@@ -110,6 +118,10 @@ const whatHappened = (failure: Failure): string => {
       if (failure.reason === "CircuitOpen" || failure.reason === "CoolingDown") return connectionReasons[failure.reason]
       // The limiter's refusal names the limit and the queue that were full.
       if (failure.reason === "ConcurrencyLimited") return concurrencyLimited(failure.cause)
+      if (failure.reason === "RateLimited") {
+        const said = messageOf(failure.cause, rateLimitTag)
+        return said === undefined ? connectionReasons.RateLimited : `not sent: ${said}`
+      }
       // Credentials in the URL that were not sent say why, and what to do instead.
       const credentials = isUrlCredentialsRefusal(failure) ? messageOf(failure.cause, urlCredentialsTag) : undefined
       return credentials === undefined
@@ -179,6 +191,8 @@ export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string =
       return "gave up: the circuit breaker for this origin is open"
     case "concurrency-limit":
       return "gave up: the concurrency limit for this origin and its queue are full"
+    case "rate-limit":
+      return "gave up: the rate limit would pass the deadline"
   }
 }
 
@@ -198,7 +212,8 @@ export const describeOutcome = (failure: Failure): string => {
     failure._tag === "ConnectionError" &&
     ((reason === "circuit-open" && failure.reason === "CircuitOpen") ||
       (reason === "concurrency-limit" && failure.reason === "ConcurrencyLimited") ||
-      (reason === "not-retryable" && isUrlCredentialsRefusal(failure)))
+      (reason === "not-retryable" && isUrlCredentialsRefusal(failure)) ||
+      (reason === "rate-limit" && failure.reason === "RateLimited"))
   return reason === undefined || saidAlready ? what : `${what}; ${describeGiveUp(failure, reason)}`
 }
 
@@ -213,3 +228,23 @@ export const describeFailure = (failure: Failure, redactUrl: (url: string) => st
   `${failure.request.method} ${redactUrl(failure.request.url)}: ${describeOutcome(failure)}`
 
 const redactByDefault = (url: string): string => Redaction.redactUrl(url, Redaction.defaultUrlParamNames)
+
+/**
+ * Why the rate limit did not send an attempt: "the rate limit of 10 per 1000 ms for
+ * https://api.example.com:443 has no token for 1500 ms, past the deadline".
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const describeRateLimited = (refusal: {
+  readonly key: string
+  readonly limit: number | undefined
+  readonly windowMillis: number | undefined
+  readonly waitMillis: number
+}): string => {
+  const which =
+    refusal.limit === undefined || refusal.windowMillis === undefined
+      ? "the rate limit the server announced"
+      : `the rate limit of ${refusal.limit} per ${refusal.windowMillis} ms`
+  return `${which} for ${refusal.key} has no token for ${Math.ceil(refusal.waitMillis)} ms, past the deadline`
+}

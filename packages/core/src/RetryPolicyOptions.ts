@@ -14,8 +14,10 @@
  */
 import * as ConcurrencyLimit from "./ConcurrencyLimit.js"
 import * as Hedging from "./Hedging.js"
+import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import type * as RetrySchedule from "./RetrySchedule.js"
 import * as Settings from "./Settings.js"
+import * as TokenBucket from "./TokenBucket.js"
 
 /**
  * Whether a server's `Retry-After` replaces the backoff.
@@ -88,6 +90,10 @@ export interface Resolved<D> {
   readonly hedging: Hedging.Resolved | undefined
   /** A per-origin concurrency limit, fixed or adaptive; `undefined`: off. */
   readonly concurrency: ConcurrencyLimit.Resolved | undefined
+  /** The client's rate limit; `undefined`: off. */
+  readonly rateLimit: TokenBucket.Resolved | undefined
+  /** Rate-limit headers read from every response; `undefined`: off. */
+  readonly rateLimitHeaders: RateLimitHeaders.Resolved | undefined
 }
 
 /**
@@ -110,6 +116,8 @@ const optionNames: ReadonlyArray<string> = [
   "urlCredentials",
   "hedging",
   "concurrency",
+  "rateLimit",
+  "rateLimitHeaders",
   "retryBudget",
   "circuitBreaker"
 ]
@@ -218,6 +226,12 @@ const predicateOf = (
       })
     : Settings.invalid("isTransientStatus", "must be a function from status code to boolean", input)
 
+// The limits on outgoing load (issue #34), each off by default.
+const limitsOf = <D>(options: Readonly<Record<string, unknown>>, codec: Settings.DurationCodec<D>) => ({
+  rateLimit: TokenBucket.check(options.rateLimit, codec),
+  rateLimitHeaders: RateLimitHeaders.check(options.rateLimitHeaders)
+})
+
 /**
  * Checks a retry policy's options record: a plain object (not null, not an array, a `Map` or a
  * class instance), only known option names, no `null` value (only `undefined` or leaving an
@@ -304,7 +318,8 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       given("urlCredentials", defaults.urlCredentials)
     ),
     hedging: Hedging.check(given("hedging", undefined), codec),
-    concurrency: ConcurrencyLimit.check(given("concurrency", undefined))
+    concurrency: ConcurrencyLimit.check(given("concurrency", undefined)),
+    ...limitsOf(options, codec)
   })
 }
 
@@ -326,6 +341,8 @@ export const toSchedulePolicy = <D>(
     | "urlCredentials"
     | "hedging"
     | "concurrency"
+    | "rateLimit"
+    | "rateLimitHeaders"
   >,
   toMillis: (duration: D) => number
 ): RetrySchedule.Policy => ({

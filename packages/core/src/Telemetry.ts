@@ -97,6 +97,16 @@ export const metrics = {
     name: "http.client.resilience.retry_budget.refusals",
     description: "Retries the retry budget refused ({retry})."
   },
+  /** Attempts the rate limit held until a token came. Attributes: origin. */
+  rateLimitWaits: {
+    name: "http.client.resilience.rate_limit.waits",
+    description: "Attempts the client's rate limit held back until a token came ({attempt})."
+  },
+  /** Attempts the rate limit refused: no token before the deadline. Attributes: origin. */
+  rateLimitRefusals: {
+    name: "http.client.resilience.rate_limit.refusals",
+    description: "Attempts the client's rate limit refused, unsent: no token before the call's deadline ({attempt})."
+  },
   /** Hedged copies sent (copy 2 and later of an attempt). Attributes: method, origin. */
   hedges: {
     name: "http.client.resilience.hedges",

@@ -1,7 +1,7 @@
 // @generated from templates/src/ResilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * Where overload state lives: per origin, the retry budget, the circuit breaker, the
- * `Retry-After` cool-down and the concurrency limit, in memory unless a layer provides another store (docs/overload.md).
+ * `Retry-After` cool-down, the concurrency limit and the rate limit, in memory unless a layer provides another store (docs/overload.md).
  *
  * @example
  * ```ts
@@ -21,6 +21,7 @@ import * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
 import type * as CircuitBreaker from "./CircuitBreaker.js"
 import * as internal from "./internal/resilienceStore.js"
 import type * as RetryBudget from "./RetryBudget.js"
@@ -58,6 +59,16 @@ export declare namespace ResilienceStore {
     readonly coolDownLeft: (origin: string) => Effect.Effect<number>
     /** The per-origin concurrency limits of this setting; this process's own in any store. */
     readonly concurrencyLimit: (settings: ConcurrencyLimit.Resolved) => ConcurrencyLimits
+    /** Takes a token of `key`'s bucket (`limit` undefined: only a block holds it) within `maxWaitMillis`. */
+    readonly rateLimitTake: (
+      key: string,
+      limit: TokenBucket.Limit | undefined,
+      maxWaitMillis: number
+    ) => Effect.Effect<RateLimitTake>
+    /** Gives back a token taken and not sent. */
+    readonly rateLimitRefund: (key: string, limit: TokenBucket.Limit) => Effect.Effect<void>
+    /** No token for `key` for `millis` from now (at most a day): a server said none is left until then. */
+    readonly rateLimitBlock: (key: string, millis: number) => Effect.Effect<void>
   }
 
   /**
@@ -81,6 +92,17 @@ export declare namespace ResilienceStore {
   export interface OriginConcurrency {
     readonly bulkhead: ConcurrencyLimit.Bulkhead<Deferred.Deferred<void>>
     readonly learn: ((sample: ConcurrencyLimit.Sample) => ReadonlyArray<Deferred.Deferred<void>>) | undefined
+  }
+
+  /**
+   * A rate limit's answer: a token to use after `waitMillis`, or none within the wait asked.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface RateLimitTake {
+    readonly granted: boolean
+    readonly waitMillis: number
   }
 }
 

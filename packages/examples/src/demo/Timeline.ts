@@ -172,7 +172,8 @@ const giveUpReasons: Record<FailureMessage.GiveUpReason, string> = {
   "deadline-exceeded": "the total timeout would pass",
   "retry-budget-exhausted": "retry budget spent",
   "circuit-open": "circuit open",
-  "concurrency-limit": "concurrency limit and queue full"
+  "concurrency-limit": "concurrency limit and queue full",
+  "rate-limit": "rate limit"
 }
 
 /**

@@ -26,6 +26,7 @@ import * as decisions from "./decisions.js"
 import * as hedgedAttempt from "./hedgedAttempt.js"
 import * as metrics from "./metrics.js"
 import type { ResolvedPolicy } from "./policyInput.js"
+import * as rateLimit from "./rateLimit.js"
 import * as resilienceStore from "./resilienceStore.js"
 import { drain } from "./responseBody.js"
 import { countRefusal, monotonicMillis, type SyncBudget, syncBudgets } from "./retryBudgetService.js"
@@ -170,6 +171,8 @@ interface Call<A, E, R, E2, R2> {
   readonly guards: Guards
   readonly origin: Origin
   readonly coolDownLeft: Effect.Effect<number>
+  /** The rate limit each attempt takes a token of; `undefined`: none. */
+  readonly rateGate: rateLimit.Gate | undefined
   /** Hedged copies of each attempt, when the policy hedges this request. */
   hedges: hedgedAttempt.CallHedges<A, Attempted<E>, R> | undefined
   /** The number of the last request sent: hedged copies take numbers of their own. */
@@ -216,6 +219,14 @@ const startCall = <A, E, R, E2, R2>(
     guards: guardsFor(store, policy),
     origin,
     coolDownLeft: policy.shareRetryAfter ? store.coolDownLeft(origin.key) : noCoolDown,
+    rateGate: rateLimit.gateFor(
+      policy,
+      request,
+      origin.key,
+      store,
+      clock,
+      startMillis + policy.limits.totalTimeoutMillis
+    ),
     hedges: undefined,
     lastSent: 0,
     step: undefined
@@ -293,8 +304,7 @@ const permitted = <A, E, R, E2, R2>(
   )
 }
 
-// An attempt through the breaker, if there is one, which may reject it unsent. `sentAfter`: what
-// it answers, for the budget's refund and the counters (a retry's failure, a hedge).
+// An attempt after its rate limit's token, if there is one, which may hold it or refuse it unsent.
 const guarded = <A, E, R, E2, R2>(
   call: Call<A, E, R, E2, R2>,
   attempt: Attempt,
@@ -302,6 +312,21 @@ const guarded = <A, E, R, E2, R2>(
   sentAfter: SentAfter
 ): Effect.Effect<A, Attempted<E>, R> => {
   call.lastSent = attempt.attempt
+  const gate = call.rateGate
+  if (gate === undefined) return throughBreaker(call, attempt, limitMillis, sentAfter)
+  return rateLimit.admit(gate, attempt, limitMillis, sentAfter === "hedge", (admitted, limit) =>
+    throughBreaker(call, admitted, limit, sentAfter)
+  )
+}
+
+// An attempt through the breaker, if there is one, which may reject it unsent. `sentAfter`: what
+// it answers, for the budget's refund and the counters (a retry's failure, a hedge).
+const throughBreaker = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  attempt: Attempt,
+  limitMillis: number,
+  sentAfter: SentAfter
+): Effect.Effect<A, Attempted<E>, R> => {
   const { breaker, syncBudget } = call.guards
   const limited = limitTime(attempt, limitMillis, call.attemptOnce(attempt))
   const sent =
@@ -405,6 +430,7 @@ const onAttemptFailure =
     if (isConcurrencyLimited(error)) {
       return stop(call, previous ?? connectionError(attempt, "ConcurrencyLimited", error), "concurrency-limit")
     }
+    if (rateLimit.isRefusal(error)) return stop(call, error, "rate-limit")
     if (HttpFailure.isHttpFailure(error)) return afterFailure(call, error)
     return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
   }

@@ -42,6 +42,12 @@ export const giveUps = counter(Telemetry.metrics.giveUps)
 /** Retries the budget refused. Attributes: origin. @internal */
 export const retryBudgetRefusals = counter(Telemetry.metrics.retryBudgetRefusals)
 
+/** Attempts the rate limit held until a token came. Attributes: origin. @internal */
+export const rateLimitWaits = counter(Telemetry.metrics.rateLimitWaits)
+
+/** Attempts the rate limit refused, unsent. Attributes: origin. @internal */
+export const rateLimitRefusals = counter(Telemetry.metrics.rateLimitRefusals)
+
 /** One series per state, 1 for the current one and 0 for the others. Attributes: origin, state. @internal */
 export const circuitBreakerState = Metric.gauge(Telemetry.metrics.circuitBreakerState.name, {
   description: Telemetry.metrics.circuitBreakerState.description

@@ -33,6 +33,9 @@ export interface ResolvedPolicy {
   readonly hedging: Hedging.Resolved | undefined
   /** The per-origin concurrency limit; `undefined`: off. */
   readonly concurrency: RetryPolicy.ConcurrencySettings | undefined
+  /** The client's rate limit and the rate-limit headers read; `undefined`: off. */
+  readonly rateLimit: RetryPolicy.RateLimitSettings | undefined
+  readonly rateLimitHeaders: RetryPolicy.RateLimitHeadersSettings | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
   readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
 }
@@ -63,6 +66,8 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   shareRetryAfter: policy.retryAfter === "respect" && policy.retryAfterScope === "origin",
   hedging: policy.hedging,
   concurrency: policy.concurrency,
+  rateLimit: policy.rateLimit,
+  rateLimitHeaders: policy.rateLimitHeaders,
   retryBudget: policy.retryBudget,
   circuitBreaker: policy.circuitBreaker
 })

@@ -7,6 +7,7 @@ import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as concurrencyLimit from "./concurrencyLimit.js"
+import * as rateLimit from "./rateLimit.js"
 import * as retryBudgetService from "./retryBudgetService.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
@@ -75,7 +76,8 @@ export const makeMemory = (): Service => {
     coolDownLeft: (origin) =>
       Effect.clockWith((clock) => Effect.sync(() => coolDowns.left(origin, retryBudgetService.monotonicMillis(clock)))),
     concurrencyLimit: (settings) =>
-      remember(concurrencyLimits, JSON.stringify(settings), () => concurrencyLimit.makeLimits(settings))
+      remember(concurrencyLimits, JSON.stringify(settings), () => concurrencyLimit.makeLimits(settings)),
+    ...rateLimit.makeMemory()
   }
 }
 
@@ -124,7 +126,11 @@ export const processDefault: Service = {
   coolDownLeft: (origin) => Effect.clockWith((clock) => memoryFor(clock).coolDownLeft(origin)),
   // The attempt loop asks the store of the call's clock (`concrete`); this is for anyone else.
   concurrencyLimit: (settings) =>
-    remember(routedConcurrencyLimits, JSON.stringify(settings), () => concurrencyLimit.makeLimits(settings))
+    remember(routedConcurrencyLimits, JSON.stringify(settings), () => concurrencyLimit.makeLimits(settings)),
+  rateLimitTake: (key, limit, maxWaitMillis) =>
+    Effect.clockWith((clock) => memoryFor(clock).rateLimitTake(key, limit, maxWaitMillis)),
+  rateLimitRefund: (key, limit) => Effect.clockWith((clock) => memoryFor(clock).rateLimitRefund(key, limit)),
+  rateLimitBlock: (key, millis) => Effect.clockWith((clock) => memoryFor(clock).rateLimitBlock(key, millis))
 }
 
 /**
