@@ -227,7 +227,10 @@ const predicateOf = (
     : Settings.invalid("isTransientStatus", "must be a function from status code to boolean", input)
 
 // The limits on outgoing load (issue #34), each off by default.
-const limitsOf = <D>(options: Readonly<Record<string, unknown>>, codec: Settings.DurationCodec<D>) => ({
+// The options that are off unless given: hedging and the limits on outgoing load.
+const optionalFeaturesOf = <D>(options: Readonly<Record<string, unknown>>, codec: Settings.DurationCodec<D>) => ({
+  hedging: Hedging.check(options.hedging, codec),
+  concurrency: ConcurrencyLimit.check(options.concurrency),
   rateLimit: TokenBucket.check(options.rateLimit, codec),
   rateLimitHeaders: RateLimitHeaders.check(options.rateLimitHeaders)
 })
@@ -317,9 +320,7 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       ["basic-auth", "refuse"],
       given("urlCredentials", defaults.urlCredentials)
     ),
-    hedging: Hedging.check(given("hedging", undefined), codec),
-    concurrency: ConcurrencyLimit.check(given("concurrency", undefined)),
-    ...limitsOf(options, codec)
+    ...optionalFeaturesOf(options, codec)
   })
 }
 
