@@ -60,7 +60,8 @@ const connectionReasons: ReadonlyArray<ConnectionFailureReason> = [
   "InvalidRequest",
   "Unrecoverable",
   "CircuitOpen",
-  "CoolingDown"
+  "CoolingDown",
+  "RateLimited"
 ]
 
 const outcomeOf = (result: CallResult, atMillis: number): Outcome => {
@@ -101,7 +102,8 @@ const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricReading>
     retryBudgetRefusals: total(Telemetry.metrics.retryBudgetRefusals.name),
     circuitBreakerRejections: total(Telemetry.metrics.circuitBreakerRejections.name),
     hedges: total(Telemetry.metrics.hedges.name),
-    hedgeWins: total(Telemetry.metrics.hedgeWins.name)
+    hedgeWins: total(Telemetry.metrics.hedgeWins.name),
+    concurrencyRejections: total(Telemetry.metrics.concurrencyRejected.name)
   }
 }
 
@@ -109,6 +111,7 @@ const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricReading>
 const metricDelta = (before: MetricValues, after: MetricValues): MetricValues => {
   const hedges = (after.hedges ?? 0) - (before.hedges ?? 0)
   const hedgeWins = (after.hedgeWins ?? 0) - (before.hedgeWins ?? 0)
+  const concurrencyRejections = (after.concurrencyRejections ?? 0) - (before.concurrencyRejections ?? 0)
   const giveUps: Record<string, number> = {}
   for (const [reason, count] of Object.entries(after.giveUps)) {
     const added = count - (before.giveUps[reason] ?? 0)
@@ -122,7 +125,8 @@ const metricDelta = (before: MetricValues, after: MetricValues): MetricValues =>
     circuitBreakerRejections: after.circuitBreakerRejections - before.circuitBreakerRejections,
     // Counters only some scenarios have are left out when they did not move.
     ...(hedges === 0 ? {} : { hedges }),
-    ...(hedgeWins === 0 ? {} : { hedgeWins })
+    ...(hedgeWins === 0 ? {} : { hedgeWins }),
+    ...(concurrencyRejections === 0 ? {} : { concurrencyRejections })
   }
 }
 

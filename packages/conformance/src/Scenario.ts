@@ -35,6 +35,9 @@ export interface PolicyOptions {
     | { readonly ratio?: number; readonly minPerSecond?: number; readonly ttl?: number }
     | { readonly _tag: "TokenBucket"; readonly options: { readonly maxTokens?: number; readonly tokenRatio?: number } }
   readonly hedging?: { readonly delay: number; readonly maxCopies?: number }
+  readonly concurrency?: { readonly limit: number; readonly queue?: number }
+  readonly rateLimit?: { readonly limit: number; readonly window: number }
+  readonly rateLimitHeaders?: boolean
   readonly circuitBreaker?:
     | "none"
     | {
@@ -91,6 +94,8 @@ export interface MetricValues {
   readonly hedges?: number
   /** Hedged copies that won; left out when none. */
   readonly hedgeWins?: number
+  /** Attempts a full concurrency limit and queue refused; left out when none. */
+  readonly concurrencyRejections?: number
 }
 
 /** Everything a line must do in a scenario. */

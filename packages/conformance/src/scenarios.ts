@@ -58,7 +58,10 @@ const counted = (
   retries: number,
   giveUps: Readonly<Record<string, number>> = {},
   overload: Partial<
-    Pick<MetricValues, "retryBudgetRefusals" | "circuitBreakerRejections" | "hedges" | "hedgeWins">
+    Pick<
+      MetricValues,
+      "retryBudgetRefusals" | "circuitBreakerRejections" | "hedges" | "hedgeWins" | "concurrencyRejections"
+    >
   > = {}
 ): MetricValues => ({ attempts, retries, giveUps, retryBudgetRefusals: 0, circuitBreakerRejections: 0, ...overload })
 
@@ -512,6 +515,51 @@ export const scenarios: ReadonlyArray<Scenario> = [
       metrics: counted(2, 0, { "attempts-exhausted": 1, "circuit-open": 1 }, { circuitBreakerRejections: 1 })
     }
   }),
+  // The client's rate limit (issue #34).
+  scenario({
+    id: "rate-limit-waits",
+    description: "A rate limit of 2 a second: two calls go at once, the third waits exactly 500 ms for its token.",
+    policy: { ...exact, rateLimit: { limit: 2, window: 1000 } },
+    script: [ok],
+    calls: [0, 0, 0],
+    expected: {
+      sentAtMillis: [0, 0, 500],
+      outcomes: [succeeded(0), succeeded(0), succeeded(500)],
+      released: drainedAsSent(0, 0, 500),
+      metrics: counted(3, 0)
+    }
+  }),
+  scenario({
+    id: "rate-limit-refused-past-deadline",
+    description:
+      "A rate limit of 1 per 10 s and a 5 s total timeout: a second call's wait would pass its deadline, so it fails at once, unsent (RateLimited).",
+    policy: { ...exact, rateLimit: { limit: 1, window: 10_000 }, totalTimeout: 5000 },
+    script: [ok],
+    calls: [0, 0],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [
+        succeeded(0),
+        { atMillis: 0, failure: "ConnectionError", reason: "RateLimited", attempt: 1, giveUpReason: "rate-limit" }
+      ],
+      released: drainedAsSent(0),
+      metrics: counted(1, 0, { "rate-limit": 1 })
+    }
+  }),
+  scenario({
+    id: "rate-limit-headers-learnt",
+    description:
+      "rateLimitHeaders: a 200 saying X-RateLimit-Remaining: 0 with a reset in 3 s holds a call started at 1 s until 3 s.",
+    policy: { ...exact, rateLimitHeaders: true },
+    script: [{ status: 200, body: "ok", headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": "3" } }, ok],
+    calls: [0, 1000],
+    expected: {
+      sentAtMillis: [0, 3000],
+      outcomes: [succeeded(0), succeeded(3000)],
+      released: drainedAsSent(0, 3000),
+      metrics: counted(2, 0)
+    }
+  }),
   scenario({
     id: "cool-down-shared",
     description:
@@ -613,6 +661,20 @@ export const scenarios: ReadonlyArray<Scenario> = [
       outcomes: [succeeded(500)],
       released: [drained(1, 500)],
       metrics: counted(1, 0, {}, { retryBudgetRefusals: 1 })
+    }
+  }),
+  // The concurrency limit: every attempt, hedged copies included, takes a permit of its origin.
+  scenario({
+    id: "concurrency-limit-refuses-hedge",
+    description:
+      "A limit of 2, no queue: the first copy and one hedge hold both permits; the third copy is refused unsent at 200 ms, which stops hedging; the first copy answers at 500 ms.",
+    policy: { ...hedgedAfter100ms, hedging: { delay: 100, maxCopies: 3 }, concurrency: { limit: 2 } },
+    script: [okAfter(500), okAfter(500)],
+    expected: {
+      sentAtMillis: [0, 100],
+      outcomes: [succeeded(500)],
+      released: [drained(1, 500)],
+      metrics: counted(2, 0, {}, { hedges: 1, concurrencyRejections: 1 })
     }
   })
 ]

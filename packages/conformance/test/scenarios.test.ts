@@ -12,10 +12,12 @@ const ascending = (times: ReadonlyArray<number>): boolean => times.every((time, 
 const wholeAndNonNegative = (times: ReadonlyArray<number>): boolean =>
   times.every((time) => Number.isSafeInteger(time) && time >= 0)
 
-/** Calls that ended unsent: rejected by an open circuit or a cool-down before their first request. */
+/** Calls that ended unsent: rejected by an open circuit, a cool-down or the rate limit before their first request. */
 const skippedCalls = (expected: Scenario["expected"]): number =>
   expected.outcomes.filter(
-    (outcome) => "reason" in outcome && (outcome.reason === "CircuitOpen" || outcome.reason === "CoolingDown")
+    (outcome) =>
+      "reason" in outcome &&
+      (outcome.reason === "CircuitOpen" || outcome.reason === "CoolingDown" || outcome.reason === "RateLimited")
   ).length
 
 /** The status the script answers the n-th request with, if it answers with a response. */

@@ -26,6 +26,9 @@ export type ConnectionFailureReason =
   | "Unrecoverable"
   | "CircuitOpen"
   | "CoolingDown"
+  | "ConcurrencyLimited"
+  /** Not sent: the client's rate limit (`rateLimit`, or a server's announced reset) has no token in time. */
+  | "RateLimited"
 
 /**
  * Why a call stopped retrying (the libraries' `RetryPolicy.GiveUpReason`).
@@ -50,6 +53,10 @@ export type GiveUpReason =
   | "retry-budget-exhausted"
   /** The circuit breaker of the request's origin is open. */
   | "circuit-open"
+  /** The origin's concurrency limit had every permit taken and its queue full. */
+  | "concurrency-limit"
+  /** The client's rate limit had no token for the attempt before the deadline. */
+  | "rate-limit"
 
 /**
  * What a message reads of a failure: its tag, request line, attempt, why it stopped (once it
@@ -74,7 +81,9 @@ const connectionReasons: Readonly<Record<ConnectionFailureReason, string>> = {
   InvalidRequest: "the request could not be sent",
   Unrecoverable: "unrecoverable transport failure",
   CircuitOpen: "not sent: the circuit breaker for this origin is open",
-  CoolingDown: "not sent: the origin is cooling down after a 429 with Retry-After"
+  CoolingDown: "not sent: the origin is cooling down after a 429 with Retry-After",
+  ConcurrencyLimited: "not sent: the concurrency limit for this origin and its queue are full",
+  RateLimited: "not sent: the rate limit has no token before the deadline"
 }
 
 // The message of a cause with this tag, which explains itself.
@@ -90,6 +99,9 @@ const messageOf = (cause: unknown, tag: string): string | undefined =>
 
 const urlCredentialsTag = "UrlCredentialsRefused"
 
+// The rate limit's refusal says which limit and how long the wait would have been.
+const rateLimitTag = "RateLimitExceeded"
+
 const isUrlCredentialsRefusal = (failure: {
   readonly reason: ConnectionFailureReason
   readonly cause?: unknown
@@ -104,6 +116,12 @@ const whatHappened = (failure: Failure): string => {
     case "ConnectionError": {
       // Nothing was sent: no attempt to name.
       if (failure.reason === "CircuitOpen" || failure.reason === "CoolingDown") return connectionReasons[failure.reason]
+      // The limiter's refusal names the limit and the queue that were full.
+      if (failure.reason === "ConcurrencyLimited") return concurrencyLimited(failure.cause)
+      if (failure.reason === "RateLimited") {
+        const said = messageOf(failure.cause, rateLimitTag)
+        return said === undefined ? connectionReasons.RateLimited : `not sent: ${said}`
+      }
       // Credentials in the URL that were not sent say why, and what to do instead.
       const credentials = isUrlCredentialsRefusal(failure) ? messageOf(failure.cause, urlCredentialsTag) : undefined
       return credentials === undefined
@@ -116,6 +134,13 @@ const whatHappened = (failure: Failure): string => {
     case "DecodeError":
       return `the body of status ${failure.status} ${bodyTooLargeMessage(failure.cause) ?? "did not decode"} ${onAttempt}`
   }
+}
+
+const concurrencyLimitedTag = "ConcurrencyLimitReached"
+
+const concurrencyLimited = (cause: unknown): string => {
+  const full = messageOf(cause, concurrencyLimitedTag)
+  return full === undefined ? connectionReasons.ConcurrencyLimited : `not sent: ${full}`
 }
 
 const attempts = (count: number): string => `${count} ${count === 1 ? "attempt" : "attempts"}`
@@ -164,6 +189,10 @@ export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string =
       return "gave up: the retry budget for this origin is spent (too many retries to it lately)"
     case "circuit-open":
       return "gave up: the circuit breaker for this origin is open"
+    case "concurrency-limit":
+      return "gave up: the concurrency limit for this origin and its queue are full"
+    case "rate-limit":
+      return "gave up: the rate limit would pass the deadline"
   }
 }
 
@@ -182,7 +211,9 @@ export const describeOutcome = (failure: Failure): string => {
   const saidAlready =
     failure._tag === "ConnectionError" &&
     ((reason === "circuit-open" && failure.reason === "CircuitOpen") ||
-      (reason === "not-retryable" && isUrlCredentialsRefusal(failure)))
+      (reason === "concurrency-limit" && failure.reason === "ConcurrencyLimited") ||
+      (reason === "not-retryable" && isUrlCredentialsRefusal(failure)) ||
+      (reason === "rate-limit" && failure.reason === "RateLimited"))
   return reason === undefined || saidAlready ? what : `${what}; ${describeGiveUp(failure, reason)}`
 }
 
@@ -197,3 +228,23 @@ export const describeFailure = (failure: Failure, redactUrl: (url: string) => st
   `${failure.request.method} ${redactUrl(failure.request.url)}: ${describeOutcome(failure)}`
 
 const redactByDefault = (url: string): string => Redaction.redactUrl(url, Redaction.defaultUrlParamNames)
+
+/**
+ * Why the rate limit did not send an attempt: "the rate limit of 10 per 1000 ms for
+ * https://api.example.com:443 has no token for 1500 ms, past the deadline".
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const describeRateLimited = (refusal: {
+  readonly key: string
+  readonly limit: number | undefined
+  readonly windowMillis: number | undefined
+  readonly waitMillis: number
+}): string => {
+  const which =
+    refusal.limit === undefined || refusal.windowMillis === undefined
+      ? "the rate limit the server announced"
+      : `the rate limit of ${refusal.limit} per ${refusal.windowMillis} ms`
+  return `${which} for ${refusal.key} has no token for ${Math.ceil(refusal.waitMillis)} ms, past the deadline`
+}

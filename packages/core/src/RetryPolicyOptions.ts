@@ -12,9 +12,12 @@
  *
  * @since 0.1.0
  */
+import * as ConcurrencyLimit from "./ConcurrencyLimit.js"
 import * as Hedging from "./Hedging.js"
+import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import type * as RetrySchedule from "./RetrySchedule.js"
 import * as Settings from "./Settings.js"
+import * as TokenBucket from "./TokenBucket.js"
 
 /**
  * Whether a server's `Retry-After` replaces the backoff.
@@ -85,6 +88,12 @@ export interface Resolved<D> {
   readonly urlCredentials: UrlCredentialsMode
   /** Hedged copies of each attempt; `undefined`: off. */
   readonly hedging: Hedging.Resolved | undefined
+  /** A per-origin concurrency limit, fixed or adaptive; `undefined`: off. */
+  readonly concurrency: ConcurrencyLimit.Resolved | undefined
+  /** The client's rate limit; `undefined`: off. */
+  readonly rateLimit: TokenBucket.Resolved | undefined
+  /** Rate-limit headers read from every response; `undefined`: off. */
+  readonly rateLimitHeaders: RateLimitHeaders.Resolved | undefined
 }
 
 /**
@@ -106,6 +115,9 @@ const optionNames: ReadonlyArray<string> = [
   "maxBodyBytes",
   "urlCredentials",
   "hedging",
+  "concurrency",
+  "rateLimit",
+  "rateLimitHeaders",
   "retryBudget",
   "circuitBreaker"
 ]
@@ -214,6 +226,15 @@ const predicateOf = (
       })
     : Settings.invalid("isTransientStatus", "must be a function from status code to boolean", input)
 
+// The limits on outgoing load (issue #34), each off by default.
+// The options that are off unless given: hedging and the limits on outgoing load.
+const optionalFeaturesOf = <D>(options: Readonly<Record<string, unknown>>, codec: Settings.DurationCodec<D>) => ({
+  hedging: Hedging.check(options.hedging, codec),
+  concurrency: ConcurrencyLimit.check(options.concurrency),
+  rateLimit: TokenBucket.check(options.rateLimit, codec),
+  rateLimitHeaders: RateLimitHeaders.check(options.rateLimitHeaders)
+})
+
 /**
  * Checks a retry policy's options record: a plain object (not null, not an array, a `Map` or a
  * class instance), only known option names, no `null` value (only `undefined` or leaving an
@@ -299,7 +320,7 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       ["basic-auth", "refuse"],
       given("urlCredentials", defaults.urlCredentials)
     ),
-    hedging: Hedging.check(given("hedging", undefined), codec)
+    ...optionalFeaturesOf(options, codec)
   })
 }
 
@@ -320,6 +341,9 @@ export const toSchedulePolicy = <D>(
     | "maxBodyBytes"
     | "urlCredentials"
     | "hedging"
+    | "concurrency"
+    | "rateLimit"
+    | "rateLimitHeaders"
   >,
   toMillis: (duration: D) => number
 ): RetrySchedule.Policy => ({

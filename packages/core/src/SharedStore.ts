@@ -22,6 +22,7 @@
  */
 import * as CoolDown from "./CoolDown.js"
 import { type FinagleSettings, finaglePrices } from "./RetryBudget.js"
+import type * as TokenBucket from "./TokenBucket.js"
 import { andThen, type Checked, type DurationCodec, durationMillis, invalid, optionsRecord, valid } from "./Settings.js"
 
 /**
@@ -552,3 +553,107 @@ export const readyWithinMillis = (settings: StoreSettings): number => Math.min(1
  */
 export const isClusterNode = (infoCluster: unknown): boolean =>
   typeof infoCluster === "string" && /(^|\n)cluster_enabled:1\r?(\n|$)/.test(infoCluster)
+
+// ---------------------------------------------------------------------------------------------
+// The rate limit (issue #34): token buckets kept in Redis, blocks shared as cool-downs are
+
+/**
+ * The rate limit's keys and channel under a prefix, framed as the others: a bucket per limit and
+ * key (a hash of `u`, its units, and `t`, when they were counted, on Redis's clock), and the blocks
+ * learnt from servers' rate-limit headers, kept and told as cool-downs are (the same scripts, a
+ * set and a channel of their own).
+ *
+ * @since 0.2.0
+ * @category rate limit
+ */
+export const rateLimitKeysFor = (prefix: string) => {
+  const frame = `{${prefix}}`
+  return {
+    bucket: (limit: TokenBucket.Limit, key: string): string =>
+      `${frame}:ratelimit:${limit.limit}/${limit.windowMillis}:${key}`,
+    blocks: `${frame}:ratelimit-blocks`,
+    blockChannel: `${frame}:channel:ratelimit-blocks`
+  }
+}
+
+/**
+ * The longest a take may wait in Redis, and so the most units a bucket may hold reserved: a day,
+ * as the longest cool-down. A longer wait asked (a call without a deadline) is cut to it.
+ *
+ * @since 0.2.0
+ * @category rate limit
+ */
+export const maxRateLimitWaitMillis = CoolDown.maxMillis
+
+/**
+ * `TokenBucket`'s take and refund, atomically on Redis's clock. KEYS: the bucket. ARGV: `take` or
+ * `refund`, the limit, the window (ms), the longest wait, and how long after now the take counts
+ * from (a block in force). Answers `{ granted (0 or 1), wait (ms), rejected (0 or 1) }`.
+ *
+ * What it reads is checked first: units that are not whole, above the capacity or below a day of
+ * reservations, or a time that is not whole or more than a day ahead, could not have come from
+ * this script: the bucket starts afresh (full) and `rejected` says so. The key expires once it
+ * would have refilled whole.
+ *
+ * @since 0.2.0
+ * @category rate limit
+ */
+export const rateLimitScript = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[5])
+local limit = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+local capacity = limit * window
+local state = redis.call('HMGET', KEYS[1], 'u', 't')
+local units = capacity
+local updated = now
+local rejected = 0
+if state[1] or state[2] then
+  local u = state[1] and string.match(state[1], '^-?%d+$') and tonumber(state[1])
+  local t = state[2] and string.match(state[2], '^%d+$') and tonumber(state[2])
+  if u and t and u <= capacity and u >= -limit * ${CoolDown.maxMillis} and t <= now + ${CoolDown.maxMillis} then
+    units = u
+    updated = t
+  else
+    rejected = 1
+  end
+end
+if now > updated then
+  units = math.min(capacity, units + (now - updated) * limit)
+  updated = now
+end
+local granted = 1
+local wait = 0
+if ARGV[1] == 'take' then
+  local sendAt = math.max(now, updated + math.ceil(math.max(0, window - units) / limit))
+  wait = sendAt - now
+  if wait <= tonumber(ARGV[4]) then units = units - window else granted = 0 end
+else
+  units = math.min(capacity, units + window)
+end
+redis.call('HSET', KEYS[1], 'u', string.format('%.0f', units), 't', string.format('%.0f', updated))
+redis.call('PEXPIRE', KEYS[1], updated - now + math.ceil((capacity - units) / limit) + 1000 + tonumber(ARGV[5]))
+return { granted, wait, rejected }
+`
+
+/**
+ * The rate-limit script's answer, read defensively: `undefined` when it is not three whole numbers,
+ * `granted` 0 or 1, `wait` from 0 to a day.
+ *
+ * @since 0.2.0
+ * @category rate limit
+ */
+export const readRateLimitAnswer = (
+  answer: unknown
+): { readonly granted: boolean; readonly waitMillis: number; readonly rejected: boolean } | undefined => {
+  if (!Array.isArray(answer) || answer.length !== 3) return undefined
+  const [granted, wait, rejected] = answer.map(Number)
+  return (granted === 0 || granted === 1) &&
+    wait !== undefined &&
+    Number.isSafeInteger(wait) &&
+    wait >= 0 &&
+    wait <= 2 * CoolDown.maxMillis &&
+    (rejected === 0 || rejected === 1)
+    ? { granted: granted === 1, waitMillis: wait, rejected: rejected === 1 }
+    : undefined
+}

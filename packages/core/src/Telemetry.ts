@@ -97,6 +97,16 @@ export const metrics = {
     name: "http.client.resilience.retry_budget.refusals",
     description: "Retries the retry budget refused ({retry})."
   },
+  /** Attempts the rate limit held until a token came. Attributes: origin. */
+  rateLimitWaits: {
+    name: "http.client.resilience.rate_limit.waits",
+    description: "Attempts the client's rate limit held back until a token came ({attempt})."
+  },
+  /** Attempts the rate limit refused: no token before the deadline. Attributes: origin. */
+  rateLimitRefusals: {
+    name: "http.client.resilience.rate_limit.refusals",
+    description: "Attempts the client's rate limit refused, unsent: no token before the call's deadline ({attempt})."
+  },
   /** Hedged copies sent (copy 2 and later of an attempt). Attributes: method, origin. */
   hedges: {
     name: "http.client.resilience.hedges",
@@ -121,6 +131,16 @@ export const metrics = {
   circuitBreakerRejections: {
     name: "http.client.resilience.circuit_breaker.rejections",
     description: "Attempts rejected by a circuit breaker without being sent ({attempt})."
+  },
+  /** Attempts a concurrency limit refused, its queue full. Attributes: origin. */
+  concurrencyRejected: {
+    name: "http.client.resilience.concurrency.rejected",
+    description: "Attempts not sent because the origin's concurrency limit and its queue were full ({attempt})."
+  },
+  /** Attempts that waited in a concurrency limit's queue. Attributes: origin. */
+  concurrencyQueued: {
+    name: "http.client.resilience.concurrency.queued",
+    description: "Attempts that waited in the queue of the origin's concurrency limit for a permit ({attempt})."
   }
 } as const satisfies Record<string, MetricSpec>
 

@@ -248,3 +248,63 @@ export const check = <D>(input: unknown, codec: Settings.DurationCodec<D>): Sett
     )
   )
 }
+
+// ---------------------------------------------------------------------------------------------
+// A table of buckets, one per key
+
+// The most keys a `Buckets` table holds: past it, full buckets (as good as fresh) are dropped, then the one
+// used longest ago.
+const maxKeys = 10_000
+
+/**
+ * The buckets of one rate limit, one per key, in memory, at most 10,000 by default: a bucket that refilled whole
+ * is forgotten first when room is needed (a fresh one would be the same), then the one used longest ago.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export class Buckets {
+  private readonly states = new Map<string, State>()
+
+  constructor(
+    readonly limit: Limit,
+    private readonly capacity: number = maxKeys
+  ) {}
+
+  /** Takes a token of `key`'s bucket within `maxWaitMillis` (see {@link take}). */
+  take(key: string, nowMillis: number, maxWaitMillis: number): Take {
+    const taken = take(this.limit, this.stateOf(key, nowMillis), nowMillis, maxWaitMillis)
+    if (taken._tag === "Granted") this.keep(key, taken.state, nowMillis)
+    return taken
+  }
+
+  /** Gives back a token of `key`'s bucket that was taken and not used. */
+  refund(key: string, nowMillis: number): void {
+    const state = this.states.get(key)
+    if (state !== undefined) this.states.set(key, refund(this.limit, state, nowMillis))
+  }
+
+  /** Keys held now, full buckets included until room is needed. */
+  get size(): number {
+    return this.states.size
+  }
+
+  private stateOf(key: string, nowMillis: number): State {
+    return this.states.get(key) ?? make(this.limit, nowMillis)
+  }
+
+  private keep(key: string, state: State, nowMillis: number): void {
+    // Most recently used last: the first key is the one used longest ago.
+    this.states.delete(key)
+    if (this.states.size >= this.capacity) this.evict(nowMillis)
+    this.states.set(key, state)
+  }
+
+  private evict(nowMillis: number): void {
+    for (const [key, state] of this.states) {
+      if (isFull(this.limit, state, nowMillis)) this.states.delete(key)
+    }
+    const oldest = this.states.keys().next()
+    if (this.states.size >= this.capacity && oldest.done !== true) this.states.delete(oldest.value)
+  }
+}

@@ -54,6 +54,23 @@ describe("FailureMessage", () => {
     )
   })
 
+  it("a full concurrency limit says which limit and queue were full, once; after a real failure, why it stopped", () => {
+    const cause = {
+      _tag: "ConcurrencyLimitReached",
+      message: "the concurrency limit for this origin (2 in flight) and its queue (1 waiting) are full"
+    }
+    const refused = { _tag: "ConnectionError", request, attempt: 1, reason: "ConcurrencyLimited", cause } as const
+    expect(FailureMessage.describeFailure({ ...refused, giveUpReason: "concurrency-limit" })).toBe(
+      "POST https://api.example.com/orders: not sent: the concurrency limit for this origin (2 in flight) and its queue (1 waiting) are full"
+    )
+    expect(FailureMessage.describeOutcome({ ...refused, cause: undefined })).toBe(
+      "not sent: the concurrency limit for this origin and its queue are full"
+    )
+    expect(FailureMessage.describeOutcome(transient(2, "concurrency-limit"))).toBe(
+      "status 503 on attempt 2; gave up: the concurrency limit for this origin and its queue are full"
+    )
+  })
+
   it("a body over the reader's limit says so in its own words", () => {
     const cause = { _tag: "BodyTooLarge", message: "is larger than the limit of 10 bytes (it declares 20)" }
     expect(FailureMessage.describeOutcome({ _tag: "DecodeError", request, attempt: 1, status: 200, cause })).toBe(

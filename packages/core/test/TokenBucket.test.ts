@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import type * as Settings from "../src/Settings.js"
 import {
   available,
+  Buckets,
   block,
   bounds,
   check,
@@ -241,4 +242,52 @@ describe("check: the rateLimit option", () => {
       "must be a name of 1 to 256 characters or a function of the request"
     )
   })
+})
+
+describe("Buckets", () => {
+  it("keeps a bucket per key: one key's takes leave another's full", () => {
+    const buckets = new Buckets({ limit: 2, windowMillis: 1000 })
+    expect(buckets.take("a", 0, 0)._tag).toBe("Granted")
+    expect(buckets.take("a", 0, 0)._tag).toBe("Granted")
+    expect(buckets.take("a", 0, 0)).toMatchObject({ _tag: "Refused", waitMillis: 500 })
+    expect(buckets.take("b", 0, 0)._tag).toBe("Granted")
+    buckets.refund("a", 0)
+    expect(buckets.take("a", 0, 0)._tag).toBe("Granted")
+  })
+
+  it("holds at most its capacity of keys, dropping full buckets first, then the one used longest ago", () => {
+    const buckets = new Buckets({ limit: 1, windowMillis: 1000 }, 2)
+    buckets.take("a", 0, 0)
+    buckets.take("b", 0, 0)
+    buckets.take("c", 0, 0) // a and b are empty: a, used longest ago, goes
+    expect(buckets.size).toBe(2)
+    expect(buckets.take("b", 0, 0)._tag).toBe("Refused")
+    expect(buckets.take("a", 0, 0)._tag).toBe("Granted") // a fresh bucket: a was forgotten
+  })
+
+  it("sends a key's attempts no faster than its limit: by any send time t, at most limit + the refill since the first take", () =>
+    fc.assert(
+      fc.property(
+        limitArbitrary,
+        fc.array(fc.record({ advance: fc.nat(300), maxWait: fc.nat(5_000) }), { minLength: 1, maxLength: 60 }),
+        (limit, steps) => {
+          const buckets = new Buckets(limit)
+          let now = 0
+          const firstTake = steps[0]!.advance
+          const sendTimes: Array<number> = []
+          for (const step of steps) {
+            now += step.advance
+            const taken = buckets.take("a", now, step.maxWait)
+            if (taken._tag === "Granted") sendTimes.push(now + taken.waitMillis)
+            else expect(taken.waitMillis).toBeGreaterThan(step.maxWait)
+          }
+          for (const t of sendTimes) {
+            const sentBy = sendTimes.filter((time) => time <= t).length
+            expect(sentBy).toBeLessThanOrEqual(
+              limit.limit + Math.floor(((t - firstTake) * limit.limit) / limit.windowMillis)
+            )
+          }
+        }
+      )
+    ))
 })

@@ -18,7 +18,7 @@
  * @since 0.1.0
  */
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
-import { describeFailure } from "@effect-http-resilience/core/FailureMessage"
+import { describeFailure, describeRateLimited } from "@effect-http-resilience/core/FailureMessage"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as UrlCredentials from "@effect-http-resilience/core/UrlCredentials"
 import * as Data from "effect/Data"
@@ -162,6 +162,24 @@ export class UrlCredentialsRefused extends Data.TaggedError("UrlCredentialsRefus
 }> {
   override get message(): string {
     return UrlCredentials.describeProblem(this.problem)
+  }
+}
+
+/**
+ * The cause of a {@link ConnectionError} `"RateLimited"`: `key`'s bucket has no token for
+ * `waitMillis`, past the call's deadline (`limit` undefined: a server's announced reset held it).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RateLimitExceeded extends Data.TaggedError("RateLimitExceeded")<{
+  readonly key: string
+  readonly limit: number | undefined
+  readonly windowMillis: number | undefined
+  readonly waitMillis: number
+}> {
+  override get message(): string {
+    return describeRateLimited(this)
   }
 }
 

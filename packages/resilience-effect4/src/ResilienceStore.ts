@@ -1,7 +1,7 @@
 // @generated from templates/src/ResilienceStore.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * Where overload state lives: per origin, the retry budget, the circuit breaker and the
- * `Retry-After` cool-down, in memory unless a layer provides another store (docs/overload.md).
+ * Where overload state lives: per origin, the retry budget, the circuit breaker, the
+ * `Retry-After` cool-down, the concurrency limit and the rate limit, in memory unless a layer provides another store (docs/overload.md).
  *
  * @example
  * ```ts
@@ -16,9 +16,12 @@
  *
  * @since 0.1.0
  */
+import type * as ConcurrencyLimit from "@effect-http-resilience/core/ConcurrencyLimit"
 import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
 import type * as CircuitBreaker from "./CircuitBreaker.js"
 import * as internal from "./internal/resilienceStore.js"
 import type * as RetryBudget from "./RetryBudget.js"
@@ -54,6 +57,52 @@ export declare namespace ResilienceStore {
     readonly coolDown: (origin: string, millis: number) => Effect.Effect<void>
     /** Milliseconds left of the origin's cool-down; 0 when there is none. */
     readonly coolDownLeft: (origin: string) => Effect.Effect<number>
+    /** The per-origin concurrency limits of this setting; this process's own in any store. */
+    readonly concurrencyLimit: (settings: ConcurrencyLimit.Resolved) => ConcurrencyLimits
+    /** Takes a token of `key`'s bucket (`limit` undefined: only a block holds it) within `maxWaitMillis`. */
+    readonly rateLimitTake: (
+      key: string,
+      limit: TokenBucket.Limit | undefined,
+      maxWaitMillis: number
+    ) => Effect.Effect<RateLimitTake>
+    /** Gives back a token taken and not sent. */
+    readonly rateLimitRefund: (key: string, limit: TokenBucket.Limit) => Effect.Effect<void>
+    /** No token for `key` for `millis` from now (at most a day): a server said none is left until then. */
+    readonly rateLimitBlock: (key: string, millis: number) => Effect.Effect<void>
+  }
+
+  /**
+   * One `concurrency` setting's limits, per origin, forgotten after an hour idle.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface ConcurrencyLimits {
+    readonly settings: ConcurrencyLimit.Resolved
+    /** The origin's limit; `nowMillis` is the monotonic clock's. */
+    readonly forOrigin: (origin: string, nowMillis: number) => OriginConcurrency
+  }
+
+  /**
+   * One origin's permits and queue and, when adaptive, what learns from a sample.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface OriginConcurrency {
+    readonly bulkhead: ConcurrencyLimit.Bulkhead<Deferred.Deferred<void>>
+    readonly learn: ((sample: ConcurrencyLimit.Sample) => ReadonlyArray<Deferred.Deferred<void>>) | undefined
+  }
+
+  /**
+   * A rate limit's answer: a token to use after `waitMillis`, or none within the wait asked.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface RateLimitTake {
+    readonly granted: boolean
+    readonly waitMillis: number
   }
 }
 

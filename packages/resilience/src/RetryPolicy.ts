@@ -18,10 +18,14 @@
  *
  * @since 0.1.0
  */
+import type * as ConcurrencyLimit from "@effect-http-resilience/core/ConcurrencyLimit"
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
 import type * as HedgingCore from "@effect-http-resilience/core/Hedging"
+import type * as RateLimitHeadersCore from "@effect-http-resilience/core/RateLimitHeaders"
 import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
 import type * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
+import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as Duration from "effect/Duration"
 import type * as Either from "effect/Either"
 import type * as Schedule from "effect/Schedule"
@@ -133,6 +137,76 @@ export interface HedgingOptions {
 export type HedgingSettings = HedgingCore.Resolved
 
 /**
+ * A concurrency limit per origin: `{ limit, queue? }` (queue [0]), or `{ adaptive: true, algorithm?,
+ * min?, max?, initial?, queue? }` (`"gradient2"` or `"aimd"`, [20] within [1, 200]); docs/limits.md.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ConcurrencyOptions =
+  | { readonly limit: number; readonly queue?: number | undefined }
+  | {
+      readonly adaptive: true
+      readonly algorithm?: ConcurrencyLimit.Algorithm | undefined
+      readonly min?: number | undefined
+      readonly max?: number | undefined
+      readonly initial?: number | undefined
+      readonly queue?: number | undefined
+    }
+
+/**
+ * The `concurrency` option resolved: a fixed limit, or an adaptive one within its bounds.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ConcurrencySettings = ConcurrencyLimit.Resolved
+
+/**
+ * A client-side rate limit: `limit` attempts per `window` per origin, or per `key` (docs/limits.md).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RateLimitOptions {
+  /** Tokens per window, and the burst; 1 to 1,000,000. */
+  readonly limit: number
+  /** 1 millisecond to 1 day. */
+  readonly window: Duration.DurationInput
+  /** One bucket for every origin (a name), or one per result of the request (a function). [each origin's] */
+  readonly key?: string | ((request: HttpClientRequest.HttpClientRequest) => string) | undefined
+}
+
+/**
+ * The `rateLimit` option resolved, with its key function when the key is one.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RateLimitSettings extends TokenBucket.Resolved {
+  readonly keyOf: ((request: HttpClientRequest.HttpClientRequest) => string) | undefined
+}
+
+/**
+ * Rate-limit headers a server names its own way, read besides the standard ones.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RateLimitHeadersOptions {
+  /** At most 8 sets of names; `reset` in seconds or a Unix time. [none] */
+  readonly extra?: ReadonlyArray<RateLimitHeadersCore.HeaderNames> | undefined
+}
+
+/**
+ * The `rateLimitHeaders` option resolved: the extra header names, lower case.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RateLimitHeadersSettings = RateLimitHeadersCore.Resolved
+
+/**
  * The options of a retry policy, each optional, its default in brackets; `null` is an error.
  *
  * @since 0.1.0
@@ -171,6 +245,12 @@ export interface Options {
   readonly retryBudget?: RetryBudget.Input | RetryBudget.RetryBudget.Service | undefined
   /** Hedged requests, paid from `retryBudget`. [off] */
   readonly hedging?: HedgingOptions | undefined
+  /** Attempts in flight per origin, each holding a permit until it ends; past the queue, `"concurrency-limit"`. [off] */
+  readonly concurrency?: ConcurrencyOptions | undefined
+  /** A token bucket per origin or key, kept by the store: each attempt waits for a token within the deadline. [off] */
+  readonly rateLimit?: RateLimitOptions | undefined
+  /** Reads `RateLimit`/`X-RateLimit-*` on every response: a remaining 0 holds the origin until the reset. [false] */
+  readonly rateLimitHeaders?: boolean | RateLimitHeadersOptions | undefined
   /** A circuit breaker per origin, each attempt a sample: its options or a service. [`"none"`] */
   readonly circuitBreaker?: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none" | undefined
 }
@@ -199,6 +279,12 @@ export interface RetryPolicy {
   readonly urlCredentials: UrlCredentialsMode
   /** `undefined`: no hedging. */
   readonly hedging: HedgingSettings | undefined
+  /** `undefined`: no concurrency limit. */
+  readonly concurrency: ConcurrencySettings | undefined
+  /** `undefined`: no rate limit. */
+  readonly rateLimit: RateLimitSettings | undefined
+  /** `undefined`: rate-limit headers are not read. */
+  readonly rateLimitHeaders: RateLimitHeadersSettings | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
   readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
 }

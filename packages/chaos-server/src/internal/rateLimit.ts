@@ -66,7 +66,8 @@ export const makeRateLimitState = (maxKeys: number): RateLimitState => {
       return {
         allowed: admitted,
         remaining: limit - next.allowed,
-        resetMillis: next.startedAt + windowMillis - nowMillis
+        // Elapsed first: (start + window) - now on fractional times can come out a hair over the window.
+        resetMillis: windowMillis - (nowMillis - next.startedAt)
       }
     },
     forget: (belongs) => {

@@ -171,7 +171,9 @@ const giveUpReasons: Record<FailureMessage.GiveUpReason, string> = {
   "retry-after-exceeds-max-delay": "Retry-After exceeds maxDelay",
   "deadline-exceeded": "the total timeout would pass",
   "retry-budget-exhausted": "retry budget spent",
-  "circuit-open": "circuit open"
+  "circuit-open": "circuit open",
+  "concurrency-limit": "concurrency limit and queue full",
+  "rate-limit": "rate limit"
 }
 
 /**

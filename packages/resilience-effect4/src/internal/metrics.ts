@@ -42,6 +42,12 @@ export const giveUps = counter(Telemetry.metrics.giveUps)
 /** Retries the budget refused. Attributes: origin. @internal */
 export const retryBudgetRefusals = counter(Telemetry.metrics.retryBudgetRefusals)
 
+/** Attempts the rate limit held until a token came. Attributes: origin. @internal */
+export const rateLimitWaits = counter(Telemetry.metrics.rateLimitWaits)
+
+/** Attempts the rate limit refused, unsent. Attributes: origin. @internal */
+export const rateLimitRefusals = counter(Telemetry.metrics.rateLimitRefusals)
+
 /** One series per state, 1 for the current one and 0 for the others. Attributes: origin, state. @internal */
 export const circuitBreakerState = Metric.gauge(Telemetry.metrics.circuitBreakerState.name, {
   description: Telemetry.metrics.circuitBreakerState.description
@@ -52,6 +58,12 @@ export const circuitBreakerTransitions = counter(Telemetry.metrics.circuitBreake
 
 /** Attempts an open, half-open or isolated circuit rejected. Attributes: origin, state. @internal */
 export const circuitBreakerRejections = counter(Telemetry.metrics.circuitBreakerRejections)
+
+/** Attempts a full concurrency limit and queue refused, unsent. Attributes: origin. @internal */
+export const concurrencyRejected = counter(Telemetry.metrics.concurrencyRejected)
+
+/** Attempts that waited in a concurrency limit's queue. Attributes: origin. @internal */
+export const concurrencyQueued = counter(Telemetry.metrics.concurrencyQueued)
 
 /** The attribute value of a circuit state. @internal */
 const circuitStateValue = Telemetry.circuitStateValue

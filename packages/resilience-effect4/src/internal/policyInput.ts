@@ -31,6 +31,11 @@ export interface ResolvedPolicy {
   readonly shareRetryAfter: boolean
   /** Hedged copies of each attempt of a request that may be hedged; `undefined`: off. */
   readonly hedging: Hedging.Resolved | undefined
+  /** The per-origin concurrency limit; `undefined`: off. */
+  readonly concurrency: RetryPolicy.ConcurrencySettings | undefined
+  /** The client's rate limit and the rate-limit headers read; `undefined`: off. */
+  readonly rateLimit: RetryPolicy.RateLimitSettings | undefined
+  readonly rateLimitHeaders: RetryPolicy.RateLimitHeadersSettings | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
   readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
 }
@@ -60,6 +65,9 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   urlCredentials: policy.urlCredentials,
   shareRetryAfter: policy.retryAfter === "respect" && policy.retryAfterScope === "origin",
   hedging: policy.hedging,
+  concurrency: policy.concurrency,
+  rateLimit: policy.rateLimit,
+  rateLimitHeaders: policy.rateLimitHeaders,
   retryBudget: policy.retryBudget,
   circuitBreaker: policy.circuitBreaker
 })

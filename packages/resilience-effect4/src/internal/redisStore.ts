@@ -24,6 +24,7 @@ import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import * as fleetShares from "./fleetShares.js"
 import * as redisBreakers from "./redisBreakers.js"
+import * as redisRateLimit from "./redisRateLimit.js"
 import { makeMemory } from "./resilienceStore.js"
 import * as retryBudgetService from "./retryBudgetService.js"
 import * as storeTimeout from "./storeTimeout.js"
@@ -82,7 +83,14 @@ const rejectedValues = Metric.counter("http.client.resilience.store.rejected_val
 })
 
 /** What was read: a cool-down of the prefix's set, a cool-down message, a budget bucket, a breaker's opening. @internal */
-type RejectedKind = "cool_down_entry" | "cool_down_message" | "budget_bucket" | "breaker_message"
+type RejectedKind =
+  | "cool_down_entry"
+  | "cool_down_message"
+  | "budget_bucket"
+  | "breaker_message"
+  // The rate limit's (see redisRateLimit): a bucket, a block's message or entry.
+  | "rate_limit_bucket"
+  | "rate_limit_block"
 
 const setDegraded = (value: number) => Metric.update(degradedGauge, value)
 
@@ -551,10 +559,10 @@ const listenForCoolDowns = (store: Store): Effect.Effect<void, never, Scope.Scop
     )
   )
 
-// Publish this process's cool-downs in the background: the call that met the 429 waits on
-// its own memory, never on Redis.
-const publishCoolDown = (store: Store, origin: string, millis: number): Effect.Effect<void> =>
-  Effect.flatMap(Effect.forkDetach(writeCoolDown(store, origin, millis)), (fiber) =>
+// Publish this process's cool-downs (and rate-limit blocks) in the background: the call that met
+// the 429 waits on its own memory, never on Redis.
+const inBackground = (store: Store, publish: Effect.Effect<unknown>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.forkDetach(publish), (fiber) =>
     Effect.sync(() => {
       store.publishing.add(fiber)
       fiber.addObserver(() => {
@@ -562,6 +570,9 @@ const publishCoolDown = (store: Store, origin: string, millis: number): Effect.E
       })
     })
   )
+
+const publishCoolDown = (store: Store, origin: string, millis: number): Effect.Effect<void> =>
+  inBackground(store, writeCoolDown(store, origin, millis))
 
 // A store that closes (a program that ends right after a 429) waits for the cool-downs in
 // flight, at most `timeout`, so that its last cool-downs still reach the fleet.
@@ -618,6 +629,17 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
           local: store.local.circuitBreaker
         })
       : store.local.circuitBreaker
+    const rateLimit = yield* redisRateLimit.make({
+      prefix: settings.prefix,
+      degraded: () => store.health.degraded,
+      evalScript: (script, key, args) => evalScript(store, script, key, args),
+      roundTrip: (request) => roundTrip(store, request),
+      listen: (channel, onMessage, then) => listen(store, channel, onMessage, then),
+      rejected,
+      local: store.local,
+      inBackground: (publish) => inBackground(store, publish),
+      readyWithinMillis: SharedStore.readyWithinMillis(settings)
+    })
     return {
       retryBudget: (budgetSettings) => retryBudgetOf(store, budgetSettings),
       circuitBreaker,
@@ -627,6 +649,9 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
           store.local.coolDown(origin, millis),
           publishCoolDown(store, origin, Math.min(millis, CoolDown.maxMillis))
         ),
-      coolDownLeft: store.local.coolDownLeft
+      coolDownLeft: store.local.coolDownLeft,
+      // Attempts in flight are this process's: the limit is too, never shared through Redis.
+      concurrencyLimit: store.local.concurrencyLimit,
+      ...rateLimit
     } satisfies Service
   })

@@ -6,6 +6,8 @@ import type * as CircuitBreaker from "../CircuitBreaker.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
+import * as concurrencyLimit from "./concurrencyLimit.js"
+import * as rateLimit from "./rateLimit.js"
 import * as retryBudgetService from "./retryBudgetService.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
@@ -54,6 +56,7 @@ export const makeMemory = (): Service => {
   const budgets = new Map<string, RetryBudget.RetryBudget.Service>()
   const breakers = new Map<string, CircuitBreaker.CircuitBreaker.Service>()
   const coolDowns = new CoolDown.CoolDownTable()
+  const concurrencyLimits = new Map<string, ResilienceStore.ResilienceStore.ConcurrencyLimits>()
   return {
     retryBudget: (settings) => remember(budgets, budgetKey(settings), () => retryBudgetService.makeService(settings)),
     circuitBreaker: (options) =>
@@ -71,7 +74,10 @@ export const makeMemory = (): Service => {
         Effect.sync(() => coolDowns.start(origin, millis, retryBudgetService.monotonicMillis(clock)))
       ),
     coolDownLeft: (origin) =>
-      Effect.clockWith((clock) => Effect.sync(() => coolDowns.left(origin, retryBudgetService.monotonicMillis(clock))))
+      Effect.clockWith((clock) => Effect.sync(() => coolDowns.left(origin, retryBudgetService.monotonicMillis(clock)))),
+    concurrencyLimit: (settings) =>
+      remember(concurrencyLimits, JSON.stringify(settings), () => concurrencyLimit.makeLimits(settings)),
+    ...rateLimit.makeMemory()
   }
 }
 
@@ -88,6 +94,8 @@ const memoryFor = (clock: Clock.Clock): Service => {
   }
   return store
 }
+
+const routedConcurrencyLimits = new Map<string, ResilienceStore.ResilienceStore.ConcurrencyLimits>()
 
 const routedBudgets = new Map<string, RetryBudget.RetryBudget.Service>()
 
@@ -115,7 +123,14 @@ export const processDefault: Service = {
   retryBudget: routedBudget,
   circuitBreaker: (options) => Effect.clockWith((clock) => memoryFor(clock).circuitBreaker(options)),
   coolDown: (origin, millis) => Effect.clockWith((clock) => memoryFor(clock).coolDown(origin, millis)),
-  coolDownLeft: (origin) => Effect.clockWith((clock) => memoryFor(clock).coolDownLeft(origin))
+  coolDownLeft: (origin) => Effect.clockWith((clock) => memoryFor(clock).coolDownLeft(origin)),
+  // The attempt loop asks the store of the call's clock (`concrete`); this is for anyone else.
+  concurrencyLimit: (settings) =>
+    remember(routedConcurrencyLimits, JSON.stringify(settings), () => concurrencyLimit.makeLimits(settings)),
+  rateLimitTake: (key, limit, maxWaitMillis) =>
+    Effect.clockWith((clock) => memoryFor(clock).rateLimitTake(key, limit, maxWaitMillis)),
+  rateLimitRefund: (key, limit) => Effect.clockWith((clock) => memoryFor(clock).rateLimitRefund(key, limit)),
+  rateLimitBlock: (key, millis) => Effect.clockWith((clock) => memoryFor(clock).rateLimitBlock(key, millis))
 }
 
 /**

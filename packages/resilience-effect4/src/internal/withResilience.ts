@@ -70,7 +70,13 @@ export const exchange = <E, R>(
             ? fromClientError(attempt, error)
             : Effect.die(error) // not reached: an error is one or the other
     ),
-    (response) => classifyResponse(attempt, response, policy.isTransientStatus, permanentAsFailure)
+    (response) =>
+      attempt.heard === undefined
+        ? classifyResponse(attempt, response, policy.isTransientStatus, permanentAsFailure)
+        : Effect.andThen(
+            attempt.heard(response.headers),
+            classifyResponse(attempt, response, policy.isTransientStatus, permanentAsFailure)
+          )
   )
 
 /**

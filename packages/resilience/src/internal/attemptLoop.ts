@@ -21,10 +21,12 @@ import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
+import * as concurrencyLimit from "./concurrencyLimit.js"
 import * as decisions from "./decisions.js"
 import * as hedgedAttempt from "./hedgedAttempt.js"
 import * as metrics from "./metrics.js"
 import type { ResolvedPolicy } from "./policyInput.js"
+import * as rateLimit from "./rateLimit.js"
 import * as resilienceStore from "./resilienceStore.js"
 import { drain } from "./responseBody.js"
 import { countRefusal, monotonicMillis, type SyncBudget, syncBudgets } from "./retryBudgetService.js"
@@ -169,6 +171,8 @@ interface Call<A, E, R, E2, R2> {
   readonly guards: Guards
   readonly origin: Origin
   readonly coolDownLeft: Effect.Effect<number>
+  /** The rate limit each attempt takes a token of; `undefined`: none. */
+  readonly rateGate: rateLimit.Gate | undefined
   /** Hedged copies of each attempt, when the policy hedges this request. */
   hedges: hedgedAttempt.CallHedges<A, Attempted<E>, R> | undefined
   /** The number of the last request sent: hedged copies take numbers of their own. */
@@ -178,7 +182,9 @@ interface Call<A, E, R, E2, R2> {
 }
 
 // What an attempt may fail with before the loop hears it.
-type Attempted<E> = HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen
+type Attempted<E> = HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen | ConcurrencyLimitReached
+
+type ConcurrencyLimitReached = concurrencyLimit.ConcurrencyLimitReached
 
 // How a call ends, as `run` gives it.
 type Outcome<A, E, R, E2, R2> = Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2>
@@ -208,6 +214,14 @@ const startCall = <A, E, R, E2, R2>(
     guards: guardsFor(store, policy),
     origin,
     coolDownLeft: policy.shareRetryAfter ? store.coolDownLeft(origin.key) : noCoolDown,
+    rateGate: rateLimit.gateFor(
+      policy,
+      request,
+      origin.key,
+      store,
+      clock,
+      startMillis + policy.limits.totalTimeoutMillis
+    ),
     hedges: undefined,
     lastSent: 0,
     scheduleState: policy.schedule.initial
@@ -260,12 +274,32 @@ const attemptWith = <A, E, R, E2, R2>(
   limitMillis: number,
   sentAfter: SentAfter
 ): Effect.Effect<A, Attempted<E>, R> => {
-  const sent = guarded(call, attempt, limitMillis, sentAfter)
+  const sent = permitted(call, attempt, limitMillis, sentAfter)
   return call.hedges === undefined ? sent : hedgedAttempt.attempt(call.hedges, sent)
 }
 
-// An attempt through the breaker, if there is one, which may reject it unsent. `sentAfter`: what
-// it answers, for the budget's refund and the counters (a retry's failure, a hedge).
+// An attempt under the origin's concurrency limit, if there is one: it takes a permit just before
+// it is sent (waiting for one, or refused unsent), and its time limit ends by the deadline still.
+const permitted = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  attempt: Attempt,
+  limitMillis: number,
+  sentAfter: SentAfter
+): Effect.Effect<A, Attempted<E>, R> => {
+  const limits = call.guards.concurrency
+  if (limits === undefined) return guarded(call, attempt, limitMillis, sentAfter)
+  call.lastSent = attempt.attempt
+  return concurrencyLimit.withPermit(
+    limits,
+    call.origin.key,
+    call.clock,
+    call.machine.deadlineMillis,
+    attempt,
+    (left) => guarded(call, attempt, Math.min(limitMillis, left), sentAfter)
+  )
+}
+
+// An attempt after its rate limit's token, if there is one, which may hold it or refuse it unsent.
 const guarded = <A, E, R, E2, R2>(
   call: Call<A, E, R, E2, R2>,
   attempt: Attempt,
@@ -273,6 +307,21 @@ const guarded = <A, E, R, E2, R2>(
   sentAfter: SentAfter
 ): Effect.Effect<A, Attempted<E>, R> => {
   call.lastSent = attempt.attempt
+  const gate = call.rateGate
+  if (gate === undefined) return throughBreaker(call, attempt, limitMillis, sentAfter)
+  return rateLimit.admit(gate, attempt, limitMillis, sentAfter === "hedge", (admitted, limit) =>
+    throughBreaker(call, admitted, limit, sentAfter)
+  )
+}
+
+// An attempt through the breaker, if there is one, which may reject it unsent. `sentAfter`: what
+// it answers, for the budget's refund and the counters (a retry's failure, a hedge).
+const throughBreaker = <A, E, R, E2, R2>(
+  call: Call<A, E, R, E2, R2>,
+  attempt: Attempt,
+  limitMillis: number,
+  sentAfter: SentAfter
+): Effect.Effect<A, Attempted<E>, R> => {
   const { breaker, syncBudget } = call.guards
   const limited = limitTime(attempt, limitMillis, call.attemptOnce(attempt))
   const sent =
@@ -359,7 +408,7 @@ const makeHedges = <A, E, R, E2, R2>(
   clock: call.clock,
   origin: call.origin.key,
   deadlineMillis: call.machine.deadlineMillis,
-  hedge: (attempt, limitMillis) => guarded(call, attempt, limitMillis, "hedge"),
+  hedge: (attempt, limitMillis) => permitted(call, attempt, limitMillis, "hedge"),
   lastSent: () => call.lastSent,
   pay: withdraw(call, "timeout", false),
   coolDownLeft: call.coolDownLeft,
@@ -379,14 +428,21 @@ const onAttemptFailure =
     if (isCircuitOpen(error)) {
       return stop(call, previous ?? connectionError(attempt, "CircuitOpen", error), "circuit-open")
     }
+    if (isConcurrencyLimited(error)) {
+      return stop(call, previous ?? connectionError(attempt, "ConcurrencyLimited", error), "concurrency-limit")
+    }
+    if (rateLimit.isRefusal(error)) return stop(call, error, "rate-limit")
     if (HttpFailure.isHttpFailure(error)) return afterFailure(call, error)
     return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
   }
 
 const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => Predicate.isTagged(error, "CircuitOpen")
 
+const isConcurrencyLimited = (error: unknown): error is ConcurrencyLimitReached =>
+  Predicate.isTagged(error, "ConcurrencyLimitReached")
+
 const isOtherError = <E>(error: Attempted<E>): error is Exclude<E, HttpFailure.HttpFailure> =>
-  !isCircuitOpen(error) && !HttpFailure.isHttpFailure(error)
+  !isCircuitOpen(error) && !isConcurrencyLimited(error) && !HttpFailure.isHttpFailure(error)
 
 // A 429 cools its origin down even when this call does not retry it (a hedged copy's was told as
 // it came). What must never be retried stops here; anything else asks the schedule.
@@ -515,6 +571,8 @@ interface Guards {
   /** The budget's synchronous face, when it is one of ours. */
   readonly syncBudget: SyncBudget | undefined
   readonly breaker: Effect.Effect<CircuitBreaker.CircuitBreaker.Service> | undefined
+  /** The origins' concurrency limits, when the policy sets one. */
+  readonly concurrency: ResilienceStore.ResilienceStore.ConcurrencyLimits | undefined
 }
 
 const isBudgetService = (
@@ -529,7 +587,8 @@ const makeGuards = (store: ResilienceStore.ResilienceStore.Service, policy: Reso
     budget,
     syncBudget: syncBudgets.get(budget),
     breaker:
-      breaker === "none" ? undefined : "acquire" in breaker ? Effect.succeed(breaker) : store.circuitBreaker(breaker)
+      breaker === "none" ? undefined : "acquire" in breaker ? Effect.succeed(breaker) : store.circuitBreaker(breaker),
+    concurrency: policy.concurrency === undefined ? undefined : store.concurrencyLimit(policy.concurrency)
   }
 }
 

@@ -16,6 +16,8 @@ import * as retryAfter from "./retryAfter.js"
 export interface Attempt {
   readonly request: HttpClientRequest.HttpClientRequest
   readonly attempt: number
+  /** Told the headers of the response, whatever its status: the rate limit learns from them. */
+  readonly heard?: ((headers: HttpClientResponse.HttpClientResponse["headers"]) => Effect.Effect<void>) | undefined
 }
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300

@@ -18,6 +18,7 @@ import * as Predicate from "effect/Predicate"
 import * as Queue from "effect/Queue"
 import * as HttpFailure from "../HttpFailure.js"
 import type { ResolvedPolicy } from "./policyInput.js"
+import { isRefusal as isRateLimitRefusal } from "./rateLimit.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 
@@ -80,11 +81,15 @@ const timed = <A, E, R>(
 /**
  * How a copy's failure bears on its race: what must never be retried ends it; anything else
  * leaves it to the copies in flight, and a server's pushback (a 429, any `Retry-After`) stops
- * further ones. A hedge the circuit rejected (it opened after the copy was allowed) is pushback;
- * the first copy's rejection ends the call.
+ * further ones. A hedge the circuit or the concurrency limit rejected (the circuit opened after
+ * the copy was allowed) is pushback; the first copy's rejection ends the call.
  */
 const outcomeOf = (error: unknown, copy: number, policy: ResolvedPolicy): HedgeRace.Outcome => {
-  if (Predicate.isTagged(error, "CircuitOpen")) {
+  if (
+    Predicate.isTagged(error, "CircuitOpen") ||
+    Predicate.isTagged(error, "ConcurrencyLimitReached") ||
+    isRateLimitRefusal(error)
+  ) {
     return copy === 1 ? { _tag: "Final" } : { _tag: "Transient", pushback: true }
   }
   if (!HttpFailure.isHttpFailure(error) || policy.refusal(error) !== undefined) return { _tag: "Final" }

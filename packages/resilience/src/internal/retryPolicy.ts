@@ -75,13 +75,26 @@ const breakerOf = (
   return Either.map(circuitBreakerService.validate(input), () => input)
 }
 
+// The core checked the rate limit; a key that is a function of the request is kept here.
+const rateLimitOf = (
+  checked: RetryPolicyOptions.Resolved<Duration.Duration>["rateLimit"],
+  input: RetryPolicy.Options["rateLimit"]
+): RetryPolicy.RetryPolicy["rateLimit"] =>
+  checked === undefined ? undefined : { ...checked, keyOf: typeof input?.key === "function" ? input.key : undefined }
+
 /** @internal */
 export const validate = (options?: RetryPolicy.Options): Validated<RetryPolicy.RetryPolicy> =>
   Either.flatMap(fromChecked(RetryPolicyOptions.check(options, hooks)), (resolved) =>
     Either.flatMap(budgetOf(options?.retryBudget), (retryBudget) =>
       Either.map(
         breakerOf(options?.circuitBreaker),
-        (circuitBreaker): RetryPolicy.RetryPolicy => ({ [TypeId]: TypeId, ...resolved, retryBudget, circuitBreaker })
+        (circuitBreaker): RetryPolicy.RetryPolicy => ({
+          [TypeId]: TypeId,
+          ...resolved,
+          rateLimit: rateLimitOf(resolved.rateLimit, options?.rateLimit),
+          retryBudget,
+          circuitBreaker
+        })
       )
     )
   )

@@ -1,13 +1,14 @@
 // @generated from templates/test/e2e/redisStore.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * `ResilienceStoreRedis.layerRedis` against a real redis-server (issue #18): two stores on one Redis
- * stand for two processes of a fleet. They share a Retry-After cool-down and a retry budget;
+ * stand for two processes of a fleet. They share a Retry-After cool-down and a retry budget, not
+ * a concurrency limit;
  * a call that goes well makes no round trip; Redis stopped, paused or flushed never fails or
  * hangs a decision, is logged once, and sharing resumes when Redis is back.
  */
 import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Deferred, Effect, Either, Layer } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as ResilienceStore from "../../src/ResilienceStore.js"
 import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
@@ -60,6 +61,24 @@ describe.skipIf(skipWithout(redisServer))(
             Effect.map(late.coolDownLeft(origin), (left) => left > 20_000),
             "the late process"
           )
+        })
+      )
+    )
+
+    it.live("the concurrency limit is each process's own: permits held in one leave the other's free", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const prefix = freshPrefix()
+          const first = yield* storeOn(prefix)
+          const second = yield* storeOn(prefix)
+          const settings = { _tag: "Fixed", limit: 1, queue: 0 } as const
+          const held = first.concurrencyLimit(settings).forOrigin(origin, 0).bulkhead
+          expect(held.acquire(yield* Deferred.make<void>())).toBe("granted")
+          expect(held.acquire(yield* Deferred.make<void>())).toBe("rejected")
+          // The same setting, the same Redis and prefix: another process's permits are its own.
+          const other = second.concurrencyLimit(settings).forOrigin(origin, 0).bulkhead
+          expect(other.acquire(yield* Deferred.make<void>())).toBe("granted")
+          expect(first.concurrencyLimit(settings)).toBe(first.concurrencyLimit({ ...settings }))
         })
       )
     )

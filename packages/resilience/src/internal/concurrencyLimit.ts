@@ -1,0 +1,177 @@
+// @generated from templates/src/internal/concurrencyLimit.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// The per-origin concurrency limit (bulkhead), fixed or adaptive: the store keeps one table of
+// origins per `concurrency` setting; `withPermit` runs one attempt under a permit of its origin.
+// The accounting and the algorithms are the core's `ConcurrencyLimit`; this parks and wakes waiters.
+import * as ConcurrencyLimitCore from "@effect-http-resilience/core/ConcurrencyLimit"
+import { idleTimeToLiveMillis, OriginTable } from "@effect-http-resilience/core/Origin"
+import type * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HttpFailure from "../HttpFailure.js"
+import type * as ResilienceStore from "../ResilienceStore.js"
+import { type Attempt, connectionError } from "./classify.js"
+import * as metrics from "./metrics.js"
+import { monotonicMillis } from "./retryBudgetService.js"
+import * as timeout from "./timeout.js"
+
+type Waiter = Deferred.Deferred<void>
+type Limits = ResilienceStore.ResilienceStore.ConcurrencyLimits
+type OriginLimit = ResilienceStore.ResilienceStore.OriginConcurrency
+
+/**
+ * An attempt refused, unsent: the origin's permits were all taken and its queue full. The
+ * attempt loop ends the call with it, as a `ConnectionError` `"ConcurrencyLimited"`.
+ *
+ * @internal
+ */
+export class ConcurrencyLimitReached extends Data.TaggedError("ConcurrencyLimitReached")<{
+  readonly limit: number
+  readonly queue: number
+}> {
+  override get message(): string {
+    return `the concurrency limit for this origin (${this.limit} in flight) and its queue (${this.queue} waiting) are full`
+  }
+}
+
+const originLimit = (settings: ConcurrencyLimitCore.Resolved): OriginLimit => {
+  if (settings._tag === "Fixed") {
+    return { bulkhead: ConcurrencyLimitCore.makeBulkhead<Waiter>(settings), learn: undefined }
+  }
+  let state = ConcurrencyLimitCore.initialState(settings.algorithm, settings)
+  const bulkhead = ConcurrencyLimitCore.makeBulkhead<Waiter>({ limit: settings.initial, queue: settings.queue })
+  return {
+    bulkhead,
+    learn: (sample) => {
+      state = ConcurrencyLimitCore.update(settings, state, sample)
+      const limit = ConcurrencyLimitCore.limitOf(state)
+      return limit === bulkhead.limit() ? [] : bulkhead.setLimit(limit)
+    }
+  }
+}
+
+// Nothing in flight or waiting, and unused for the idle time: a learnt limit is forgotten with it.
+const isIdle = (entry: OriginLimit, nowMillis: number, lastUsedMillis: number): boolean =>
+  !isBusy(entry) && nowMillis - lastUsedMillis >= idleTimeToLiveMillis
+
+const isBusy = (entry: OriginLimit): boolean => entry.bulkhead.inFlight() > 0 || entry.bulkhead.queued() > 0
+
+/**
+ * One `concurrency` setting's origins, in this process: bounded as the budgets' and breakers'
+ * tables are, and never dropping an origin with a permit held or an attempt waiting.
+ *
+ * @internal
+ */
+export const makeLimits = (settings: ConcurrencyLimitCore.Resolved): Limits => {
+  const table = new OriginTable<OriginLimit>(() => originLimit(settings), isIdle, { isPinned: isBusy })
+  return { settings, forOrigin: (origin, nowMillis) => table.get(origin, nowMillis) }
+}
+
+const wake = (waiters: ReadonlyArray<Waiter>): Effect.Effect<void> =>
+  waiters.length === 0
+    ? Effect.void
+    : Effect.forEach(waiters, (waiter) => Deferred.succeed(waiter, undefined), { discard: true })
+
+// Gives the permit back, to the first waiter if one is queued.
+const releaseOne = (entry: OriginLimit): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const next = entry.bulkhead.release()
+    return next === undefined ? Effect.void : Deferred.succeed(next, undefined)
+  })
+
+const failureOf = (exit: Exit.Exit<unknown, unknown>): unknown =>
+  exit._tag === "Failure" && exit.cause._tag === "Fail" ? exit.cause.error : undefined
+
+/**
+ * What an attempt's end teaches an adaptive limit: a response (any status; a `429` or `503` is
+ * a drop) or its time limit passing (a drop). Anything else (a transport failure, a rejection by
+ * the breaker, an interruption) says nothing of the server's capacity.
+ */
+const droppedOf = (exit: Exit.Exit<unknown, unknown>): boolean | undefined => {
+  if (Exit.isSuccess(exit)) return false
+  const failure = failureOf(exit)
+  if (!HttpFailure.isHttpFailure(failure)) return undefined
+  if (failure._tag === "ConnectionError") return failure.reason === "Timeout" ? true : undefined
+  return failure._tag === "TransientStatus" && (failure.status === 429 || failure.status === 503)
+}
+
+// Runs the attempt holding its permit: given back when the attempt ends, however it ends; an
+// adaptive limit learns from it first, and a higher limit wakes the waiters it grants.
+const holding = <A, E, R>(
+  entry: OriginLimit,
+  clock: Clock.Clock,
+  sentMillis: number,
+  attempt: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  const learn = entry.learn
+  if (learn === undefined) return Effect.ensuring(attempt, releaseOne(entry))
+  const inFlight = entry.bulkhead.inFlight()
+  return Effect.onExit(attempt, (exit) =>
+    Effect.suspend(() => {
+      const dropped = droppedOf(exit)
+      const rttMillis = monotonicMillis(clock) - sentMillis
+      const granted = dropped === undefined ? [] : learn({ rttMillis, inFlight, dropped })
+      return Effect.zipRight(wake(granted), releaseOne(entry))
+    })
+  )
+}
+
+const count = (metric: typeof metrics.concurrencyRejected, origin: string): Effect.Effect<void> =>
+  Effect.sync(() => metric.unsafeUpdate(1, metrics.originLabels(origin)))
+
+type Permitted<A, E, R> = Effect.Effect<A, E | ConcurrencyLimitReached | HttpFailure.ConnectionError, R>
+
+/**
+ * Runs `send` under a permit of the attempt's origin: at once when one is free, after a wait in
+ * the queue otherwise (interruptible, and no later than `deadlineMillis`, past which it fails as
+ * the deadline does: a `ConnectionError` `"Timeout"`), or not at all when the queue is full
+ * ({@link ConcurrencyLimitReached}). `send` hears the time left to the deadline once it waited
+ * (`Infinity` when it did not), to cut its own time limit to it. A permit is never lost: one
+ * granted as the wait is interrupted is given back.
+ *
+ * @internal
+ */
+export const withPermit = <A, E, R>(
+  limits: Limits,
+  origin: string,
+  clock: Clock.Clock,
+  deadlineMillis: number,
+  attempt: Attempt,
+  send: (leftMillis: number) => Effect.Effect<A, E, R>
+): Permitted<A, E, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Deferred.make<void>(), (waiter): Permitted<A, E, R> => {
+      const now = monotonicMillis(clock)
+      const entry = limits.forOrigin(origin, now)
+      const acquired = entry.bulkhead.acquire(waiter)
+      if (acquired === "granted") return holding(entry, clock, now, restore(send(Number.POSITIVE_INFINITY)))
+      if (acquired === "rejected") {
+        const full = new ConcurrencyLimitReached({ limit: entry.bulkhead.limit(), queue: limits.settings.queue })
+        return Effect.zipRight(count(metrics.concurrencyRejected, origin), Effect.fail(full))
+      }
+      // A wait that ends unsent leaves the queue, or gives back the permit granted meanwhile.
+      const waited = Effect.onExit(restore(waitFor(waiter, attempt, deadlineMillis - now)), (exit) =>
+        Exit.isSuccess(exit) || entry.bulkhead.cancel(waiter) ? Effect.void : releaseOne(entry)
+      )
+      return Effect.zipRight(
+        count(metrics.concurrencyQueued, origin),
+        Effect.flatMap(waited, () => {
+          const sent = monotonicMillis(clock)
+          return holding(entry, clock, sent, restore(send(deadlineMillis - sent)))
+        })
+      )
+    })
+  )
+
+const waitFor = (
+  waiter: Waiter,
+  attempt: Attempt,
+  leftMillis: number
+): Effect.Effect<void, HttpFailure.ConnectionError> => {
+  const timedOut = () => connectionError(attempt, "Timeout", "no concurrency permit before the total timeout")
+  if (!Number.isFinite(leftMillis)) return Deferred.await(waiter)
+  if (leftMillis <= 0) return Effect.fail(timedOut())
+  return timeout.timeoutFail(Deferred.await(waiter), Duration.millis(leftMillis), timedOut)
+}

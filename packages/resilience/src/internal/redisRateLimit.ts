@@ -1,0 +1,140 @@
+// @generated from templates/src/internal/redisRateLimit.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// The rate limit shared across a fleet (issue #34): each bucket lives in Redis, taken and
+// refunded by one script on Redis's clock (SharedStore.rateLimitScript), so that three processes
+// with a limit of 10 a second send 10 a second together. A block learnt from a server's headers
+// is kept and told as a cool-down is: this process's memory first, then written to the prefix's
+// set of blocks and published, applied by every other process to its own memory, and read by a
+// process that (re)joins. When Redis does not answer in time, or fails, a take is this process's
+// alone (its memory's bucket), through the store's usual degraded path; what Redis answers is
+// checked, and a bucket no process could have written starts afresh and is counted.
+import * as CoolDown from "@effect-http-resilience/core/CoolDown"
+import * as SharedStore from "@effect-http-resilience/core/SharedStore"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type * as ResilienceStore from "../ResilienceStore.js"
+
+type Service = ResilienceStore.ResilienceStore.Service
+
+type Operations = Pick<Service, "rateLimitTake" | "rateLimitRefund" | "rateLimitBlock">
+
+/** What the store lends its shared rate limit. @internal */
+export interface Options {
+  readonly prefix: string
+  /** Whether the store is degraded now: a take then asks only this process's memory. */
+  readonly degraded: () => boolean
+  /** Runs a script by its SHA, loading it when Redis has lost it. */
+  readonly evalScript: (script: string, key: string, args: ReadonlyArray<string>) => Effect.Effect<unknown, unknown>
+  /** A round trip bounded by the store's timeout, that degrades the store when Redis does not answer. */
+  readonly roundTrip: <A>(request: Effect.Effect<A, unknown>) => Effect.Effect<{ readonly value: A } | undefined>
+  /** Listens on a channel as the store does, for the scope's life, running `then` after each subscription. */
+  readonly listen: (
+    channel: string,
+    onMessage: (message: string) => Effect.Effect<void>,
+    then: Effect.Effect<void>
+  ) => Effect.Effect<void, never, Scope.Scope>
+  /** Counts what was read and not applied as read: a bucket, a block message or entry. */
+  readonly rejected: (kind: "rate_limit_bucket" | "rate_limit_block", count?: number) => Effect.Effect<void>
+  /** The memory store's rate limit: this process's blocks, and its buckets while Redis is away. */
+  readonly local: Operations
+  /** Runs a write in the background; a store that closes waits for it (at most its timeout). */
+  readonly inBackground: (publish: Effect.Effect<unknown>) => Effect.Effect<void>
+  readonly readyWithinMillis: number
+}
+
+// A block another process published, or one in force when this process (re)joined; one longer
+// than a day is cut to a day, as a local one is, and counted.
+const applyBlock = (options: Options, key: string, millis: number): Effect.Effect<void> =>
+  Effect.andThen(
+    millis > CoolDown.maxMillis ? options.rejected("rate_limit_block") : Effect.void,
+    options.local.rateLimitBlock(key, millis)
+  )
+
+const onBlockMessage = (options: Options, message: string): Effect.Effect<void> => {
+  const block = SharedStore.readCoolDownMessage(message)
+  return block === undefined ? options.rejected("rate_limit_block") : applyBlock(options, block.origin, block.millis)
+}
+
+const readBlocks = (options: Options, blocks: string): Effect.Effect<void, unknown> =>
+  Effect.flatMap(options.evalScript(SharedStore.readCoolDownsScript, blocks, []), (answer) => {
+    const read = SharedStore.readCoolDownsAnswer(answer)
+    const unreadable = (Array.isArray(answer) ? Math.ceil(answer.length / 2) : 1) - read.length
+    return Effect.andThen(
+      unreadable > 0 ? options.rejected("rate_limit_block", unreadable) : Effect.void,
+      Effect.forEach(read, ({ origin, millis }) => applyBlock(options, origin, millis), { discard: true })
+    )
+  })
+
+/**
+ * The store's rate limit on Redis, for the scope's life: it listens for blocks, and reads those in
+ * force, before it is ready.
+ *
+ * @internal
+ */
+export const make = (options: Options): Effect.Effect<Operations, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const keys = SharedStore.rateLimitKeysFor(options.prefix)
+    yield* options.listen(
+      keys.blockChannel,
+      (message) => onBlockMessage(options, message),
+      Effect.ignore(Effect.timeout(readBlocks(options, keys.blocks), Duration.millis(options.readyWithinMillis)))
+    )
+    const { local } = options
+    return {
+      rateLimitTake: (key, limit, maxWaitMillis) =>
+        // A block in force is this process's to know (every block reaches its memory).
+        Effect.flatMap(local.rateLimitTake(key, undefined, maxWaitMillis), (blocked) => {
+          if (!blocked.granted || limit === undefined) return Effect.succeed(blocked)
+          if (options.degraded()) return local.rateLimitTake(key, limit, maxWaitMillis)
+          const args = [
+            "take",
+            String(limit.limit),
+            String(limit.windowMillis),
+            String(Math.min(maxWaitMillis - blocked.waitMillis, SharedStore.maxRateLimitWaitMillis)),
+            String(blocked.waitMillis)
+          ]
+          return Effect.flatMap(
+            options.roundTrip(options.evalScript(SharedStore.rateLimitScript, keys.bucket(limit, key), args)),
+            (reply) => {
+              const answer = reply === undefined ? undefined : SharedStore.readRateLimitAnswer(reply.value)
+              if (answer === undefined) {
+                const unreadable = reply === undefined ? Effect.void : options.rejected("rate_limit_bucket")
+                return Effect.andThen(unreadable, local.rateLimitTake(key, limit, maxWaitMillis))
+              }
+              return Effect.as(answer.rejected ? options.rejected("rate_limit_bucket") : Effect.void, {
+                granted: answer.granted,
+                waitMillis: blocked.waitMillis + answer.waitMillis
+              })
+            }
+          )
+        }),
+      rateLimitRefund: (key, limit) =>
+        options.degraded()
+          ? local.rateLimitRefund(key, limit)
+          : Effect.asVoid(
+              options.roundTrip(
+                options.evalScript(SharedStore.rateLimitScript, keys.bucket(limit, key), [
+                  "refund",
+                  String(limit.limit),
+                  String(limit.windowMillis),
+                  "0",
+                  "0"
+                ])
+              )
+            ),
+      // This process's memory at once; the fleet in the background, as a cool-down is told.
+      rateLimitBlock: (key, millis) =>
+        Effect.andThen(
+          local.rateLimitBlock(key, millis),
+          options.inBackground(
+            options.roundTrip(
+              options.evalScript(SharedStore.coolDownScript, keys.blocks, [
+                String(Math.ceil(Math.min(millis, CoolDown.maxMillis))),
+                keys.blockChannel,
+                key
+              ])
+            )
+          )
+        )
+    } satisfies Operations
+  })

@@ -1,0 +1,328 @@
+// @generated from templates/test/concurrencyLimit.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+/**
+ * The per-origin concurrency limit (issue #34) on Effect 3, on the TestClock over a scripted
+ * transport: the exact time each request goes, the call the full queue refuses unsent, a queued
+ * call interrupted or past its deadline, retries and hedged copies each taking a permit, every
+ * permit back after a burst, and an adaptive (AIMD) limit that shrinks under 503s and grows back.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import type { HttpClient } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
+import { Effect, Either, Fiber, Metric, MetricState, type Scope, TestClock } from "effect"
+import type * as HttpFailure from "../src/HttpFailure.js"
+import * as ResilienceStore from "../src/ResilienceStore.js"
+import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
+import * as RetryPolicy from "../src/RetryPolicy.js"
+import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
+
+const ok = (delayMillis: number): ScriptedHttpClient.Answer => ({ status: 200, body: "ok", delayMillis })
+
+/** What a call ended with, and when (TestClock milliseconds from the test's start). */
+interface Ended {
+  readonly at: number
+  readonly outcome: string
+  readonly failure: HttpFailure.HttpFailure | undefined
+}
+
+const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+/** One GET through `client`, forked after `afterMillis`: its status, or its failure. */
+const start = (
+  client: HttpClient.HttpClient.With<HttpFailure.HttpFailure, Scope.Scope>,
+  url: string,
+  afterMillis = 0
+) =>
+  Effect.fork(
+    Effect.gen(function* () {
+      if (afterMillis > 0) yield* Effect.sleep(afterMillis)
+      const outcome = yield* Effect.scoped(
+        Effect.map(client.execute(HttpClientRequest.get(url)), (r) => `${r.status}`)
+      ).pipe(Effect.either)
+      const at = yield* now
+      return Either.match(outcome, {
+        onLeft: (failure): Ended => ({ at, outcome: `failed: ${failure._tag}`, failure }),
+        onRight: (status): Ended => ({ at, outcome: status, failure: undefined })
+      })
+    })
+  )
+
+const counterValue = (name: string, host: string) =>
+  Effect.map(Metric.snapshot, (pairs) =>
+    pairs
+      .filter(
+        (pair) =>
+          pair.metricKey.name === name &&
+          pair.metricKey.tags.some((tag) => tag.key === "server.address" && tag.value === host)
+      )
+      .reduce(
+        (sum, pair) => sum + (MetricState.isCounterState(pair.metricState) ? Number(pair.metricState.count) : 0),
+        0
+      )
+  )
+
+/** The origin's bulkhead in `store`, for `options`' concurrency setting. */
+const bulkheadOf = (store: ResilienceStore.ResilienceStore.Service, options: RetryPolicy.Options, origin: string) => {
+  const concurrency = RetryPolicy.make(options).concurrency
+  if (concurrency === undefined) throw new Error("no concurrency option")
+  return store.concurrencyLimit(concurrency).forOrigin(origin, 0).bulkhead
+}
+
+const base = { jitter: "none", retryBudget: "none" } as const
+
+describe("concurrency limit", () => {
+  it.effect("limit 2, queue 1: the third call waits for a permit, the fourth fails at once, unsent", () =>
+    Effect.gen(function* () {
+      const host = "four.concurrency.test"
+      const scripted = ScriptedHttpClient.make([ok(1000)])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        ...base,
+        concurrency: { limit: 2, queue: 1 }
+      })
+      const url = `http://${host}/items`
+      const calls = yield* Effect.forEach([0, 1, 2, 3], (i) => start(client, url, i))
+      yield* TestClock.adjust("10 seconds")
+      const ended = yield* Effect.forEach(calls, Fiber.join)
+      expect(ended.map((call) => [call.at, call.outcome])).toEqual([
+        [1000, "200"],
+        [1001, "200"],
+        [2000, "200"],
+        [3, "failed: ConnectionError"]
+      ])
+      expect(scripted.exchanges.map((exchange) => exchange.at)).toEqual([0, 1, 1000])
+      const refused = ended[3]?.failure
+      expect(refused).toMatchObject({ reason: "ConcurrencyLimited", giveUpReason: "concurrency-limit", attempt: 1 })
+      expect(refused?.message).toBe(
+        `GET http://${host}/items: not sent: the concurrency limit for this origin (2 in flight) and its queue (1 waiting) are full`
+      )
+      expect(yield* counterValue("http.client.resilience.concurrency.rejected", host)).toBe(1)
+      expect(yield* counterValue("http.client.resilience.concurrency.queued", host)).toBe(1)
+      expect(yield* counterValue("http.client.resilience.attempts", host)).toBe(3)
+    })
+  )
+
+  it.effect("a queued call interrupted frees its place in the queue", () =>
+    Effect.gen(function* () {
+      const scripted = ScriptedHttpClient.make([ok(1000)])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        ...base,
+        concurrency: { limit: 1, queue: 1 }
+      })
+      const url = "http://interrupted.concurrency.test/items"
+      const held = yield* start(client, url)
+      const queued = yield* start(client, url, 1)
+      yield* TestClock.adjust(10)
+      yield* Fiber.interrupt(queued)
+      // Its place is free: this one queues rather than being refused, and goes when the permit does.
+      const next = yield* start(client, url)
+      yield* TestClock.adjust("10 seconds")
+      expect((yield* Fiber.join(held)).outcome).toBe("200")
+      expect(yield* Fiber.join(next)).toMatchObject({ at: 2000, outcome: "200" })
+      expect(scripted.exchanges.map((exchange) => exchange.at)).toEqual([0, 1000])
+    })
+  )
+
+  it.effect("a queued call whose deadline passes fails as the deadline does, unsent", () =>
+    Effect.gen(function* () {
+      const scripted = ScriptedHttpClient.make([ok(1000)])
+      const concurrency = { limit: 1, queue: 1 }
+      const client = ResilientHttpClient.withResilience(scripted.client, { ...base, concurrency })
+      const hurried = ResilientHttpClient.withResilience(scripted.client, { ...base, concurrency, totalTimeout: 300 })
+      const url = "http://deadline.concurrency.test/items"
+      const held = yield* start(client, url)
+      const late = yield* start(hurried, url, 1)
+      yield* TestClock.adjust("10 seconds")
+      const ended = yield* Fiber.join(late)
+      expect(ended).toMatchObject({ at: 301, outcome: "failed: ConnectionError" })
+      expect(ended.failure).toMatchObject({ reason: "Timeout", giveUpReason: "deadline-exceeded", attempt: 1 })
+      expect((yield* Fiber.join(held)).outcome).toBe("200")
+      expect(scripted.exchanges).toHaveLength(1)
+    })
+  )
+
+  it.effect("each retry takes a permit of its own, and gives it back while it waits", () =>
+    Effect.gen(function* () {
+      // The first attempt's 503 (100 ms) frees the permit for the other call (1000 ms): the retry,
+      // due at 600 ms, waits for it until 1110 ms.
+      const scripted = ScriptedHttpClient.make([{ status: 503, delayMillis: 100 }, ok(1000), ok(0)])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        ...base,
+        backoff: RetryPolicy.constant(500),
+        concurrency: { limit: 1, queue: 5 }
+      })
+      const url = "http://retries.concurrency.test/items"
+      const retried = yield* start(client, url)
+      const other = yield* start(client, url, 10)
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.join(retried)).toMatchObject({ at: 1100, outcome: "200" })
+      expect(yield* Fiber.join(other)).toMatchObject({ at: 1100, outcome: "200" })
+      expect(scripted.exchanges.map((exchange) => exchange.at)).toEqual([0, 100, 1100])
+    })
+  )
+
+  it.effect("a hedged copy takes a permit of its own: with none free it is not sent", () =>
+    Effect.gen(function* () {
+      const host = "hedged.concurrency.test"
+      const hedged = (limit: number) => ({
+        ...base,
+        hedging: { delay: 100 },
+        concurrency: { limit, queue: 0 }
+      })
+      const alone = ScriptedHttpClient.make([ok(1000)])
+      const one = yield* start(ResilientHttpClient.withResilience(alone.client, hedged(1)), `http://${host}/items`)
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.join(one)).toMatchObject({ at: 1000, outcome: "200" })
+      expect(alone.exchanges.map((exchange) => exchange.at)).toEqual([0])
+      expect(yield* counterValue("http.client.resilience.concurrency.rejected", host)).toBe(1)
+      // With two permits, the hedge goes.
+      const two = ScriptedHttpClient.make([ok(1000), ok(0)])
+      const both = yield* start(ResilientHttpClient.withResilience(two.client, hedged(2)), `http://two.${host}/items`)
+      yield* TestClock.adjust("10 seconds")
+      expect((yield* Fiber.join(both)).outcome).toBe("200")
+      expect(two.exchanges.map((exchange) => exchange.at)).toEqual([10_000, 10_100])
+    })
+  )
+
+  it.effect("every permit is back after a burst of successes, 503s, timeouts and interruptions", () =>
+    Effect.gen(function* () {
+      const store = ResilienceStore.makeMemory()
+      const options: RetryPolicy.Options = {
+        ...base,
+        attemptTimeout: 700,
+        backoff: RetryPolicy.constant(50),
+        concurrency: { limit: 3, queue: 20 }
+      }
+      const script: Array<ScriptedHttpClient.Answer> = [
+        ok(100),
+        { status: 503, delayMillis: 50 },
+        { hang: true },
+        ok(300),
+        { transportError: "reset", delayMillis: 20 }
+      ]
+      const scripted = ScriptedHttpClient.make(Array.from({ length: 60 }, (_, i) => script[i % script.length] ?? ok(1)))
+      const client = ResilientHttpClient.withResilience(scripted.client, options)
+      const url = "http://burst.concurrency.test/items"
+      const calls = yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => i),
+        (i) => Effect.provideService(start(client, url, i * 5), ResilienceStore.ResilienceStore, store)
+      )
+      const bulkhead = bulkheadOf(store, options, "http://burst.concurrency.test:80")
+      const inFlight: Array<number> = []
+      for (let step = 0; step < 60; step++) {
+        yield* TestClock.adjust(50)
+        // Interrupted while queued (two of them) or holding a permit (one).
+        const interrupted = step === 1 || step === 8 ? [calls[7], calls[8], calls[19]] : []
+        for (const fiber of interrupted) if (fiber !== undefined) yield* Fiber.interrupt(fiber)
+        inFlight.push(bulkhead.inFlight())
+      }
+      yield* TestClock.adjust("1 minute")
+      yield* Effect.forEach(calls, Fiber.await)
+      expect(Math.max(...inFlight)).toBe(3)
+      expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
+      expect(scripted.exchanges.length).toBeGreaterThan(20)
+    })
+  )
+
+  it.effect("adaptive (AIMD): the limit shrinks under 503s and grows back as calls succeed", () =>
+    Effect.gen(function* () {
+      const store = ResilienceStore.makeMemory()
+      const options: RetryPolicy.Options = {
+        ...base,
+        maxAttempts: 1,
+        concurrency: { adaptive: true, algorithm: "aimd", initial: 4, queue: 0 }
+      }
+      const unavailable: ScriptedHttpClient.Answer = { status: 503, delayMillis: 10 }
+      const scripted = ScriptedHttpClient.make([unavailable, unavailable, unavailable, ok(10), ok(10), ok(10)])
+      const client = ResilientHttpClient.withResilience(scripted.client, options)
+      const url = "http://aimd.concurrency.test/items"
+      const bulkhead = bulkheadOf(store, options, "http://aimd.concurrency.test:80")
+      const limits: Array<number> = []
+      for (let i = 0; i < 6; i++) {
+        const call = yield* Effect.provideService(start(client, url), ResilienceStore.ResilienceStore, store)
+        yield* TestClock.adjust(100)
+        yield* Fiber.join(call)
+        limits.push(bulkhead.limit())
+      }
+      // 4 -> 3 -> 2 -> 1 on each 503; then +1 while half the limit is in use (1 of 1, 1 of 2), not at 1 of 3.
+      expect(limits).toEqual([3, 2, 1, 2, 3, 3])
+      expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
+    })
+  )
+
+  it.effect("adaptive at limit 1: a second call at once is refused, the limit its learnt one", () =>
+    Effect.gen(function* () {
+      const store = ResilienceStore.makeMemory()
+      const options: RetryPolicy.Options = {
+        ...base,
+        maxAttempts: 1,
+        concurrency: { adaptive: true, algorithm: "aimd", initial: 2, queue: 0 }
+      }
+      const scripted = ScriptedHttpClient.make([{ status: 503, delayMillis: 10 }, ok(100), ok(100)])
+      const client = ResilientHttpClient.withResilience(scripted.client, options)
+      const url = "http://learnt.concurrency.test/items"
+      const provided = (afterMillis: number) =>
+        Effect.provideService(start(client, url, afterMillis), ResilienceStore.ResilienceStore, store)
+      const first = yield* provided(0)
+      yield* TestClock.adjust(50)
+      expect((yield* Fiber.join(first)).outcome).toBe("failed: TransientStatus")
+      const calls = yield* Effect.forEach([0, 1], provided)
+      yield* TestClock.adjust("1 second")
+      const ended = yield* Effect.forEach(calls, Fiber.join)
+      expect(ended.map((call) => call.outcome)).toEqual(["200", "failed: ConnectionError"])
+      expect(ended[1]?.failure?.message).toContain("(1 in flight) and its queue (0 waiting) are full")
+    })
+  )
+
+  it.effect("adaptive (Gradient2): the limit comes down as latency grows tenfold, and goes up once it is back", () =>
+    Effect.gen(function* () {
+      const store = ResilienceStore.makeMemory()
+      const options: RetryPolicy.Options = { ...base, maxAttempts: 1, concurrency: { adaptive: true, queue: 100 } }
+      const url = "http://gradient.concurrency.test/items"
+      const bulkhead = bulkheadOf(store, options, "http://gradient.concurrency.test:80")
+      // Rounds of 20 calls at once, each answered in `delayMillis`; the limit after them.
+      const rounds = (count: number, delayMillis: number) =>
+        Effect.gen(function* () {
+          const client = ResilientHttpClient.withResilience(ScriptedHttpClient.make([ok(delayMillis)]).client, options)
+          for (let round = 0; round < count; round++) {
+            const calls = yield* Effect.forEach(
+              Array.from({ length: 20 }, () => url),
+              (target) => Effect.provideService(start(client, target), ResilienceStore.ResilienceStore, store)
+            )
+            yield* TestClock.adjust(delayMillis * 3)
+            yield* Effect.forEach(calls, Fiber.join)
+          }
+          return bulkhead.limit()
+        })
+      const fast = yield* rounds(2, 10)
+      const slow = yield* rounds(2, 100)
+      const recovered = yield* rounds(2, 10)
+      expect(fast).toBeGreaterThan(20)
+      expect(slow).toBeLessThan(fast)
+      expect(recovered).toBeGreaterThan(slow)
+      expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
+    })
+  )
+
+  it("an invalid concurrency option is an InvalidRetryPolicy naming it", () => {
+    const invalid = (concurrency: unknown) =>
+      Either.getLeft(RetryPolicy.validate({ concurrency } as RetryPolicy.Options))
+    expect(invalid({ limit: 0 })).toMatchObject({ _tag: "Some", value: { option: "concurrency.limit" } })
+    expect(invalid({ limit: 2, queue: -1 })).toMatchObject({ _tag: "Some", value: { option: "concurrency.queue" } })
+    expect(invalid({ adaptive: true, min: 10, initial: 5 })).toMatchObject({
+      _tag: "Some",
+      value: { option: "concurrency.initial" }
+    })
+    expect(invalid({ adaptive: true, limit: 5 })).toMatchObject({
+      _tag: "Some",
+      value: { option: "concurrency.limit" }
+    })
+    expect(RetryPolicy.make().concurrency).toBeUndefined()
+    expect(RetryPolicy.make({ concurrency: { adaptive: true } }).concurrency).toEqual({
+      _tag: "Adaptive",
+      algorithm: "gradient2",
+      queue: 0,
+      min: 1,
+      max: 200,
+      initial: 20
+    })
+  })
+})

@@ -1,0 +1,215 @@
+// @generated from templates/test/e2e/redisRateLimit.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+/**
+ * The fleet's rate limit (issue #34) with real OS processes: three programs, each its own Node.js
+ * process (test/support/rateLimitMember.ts) with its own store on one real redis-server, call one
+ * chaos server under a limit of 10 a ten-minute window (a token every minute after the burst, so
+ * no refill comes within a run, and a call without a token would wait past its 30 s deadline: it
+ * fails unsent). Together they send 10, not 30: the chaos server counts what reached it. Three
+ * memory stores, the control, send 30. Counted, never timed.
+ */
+import { createRequire } from "node:module"
+import * as ChildProcess from "node:child_process"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
+import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
+import { describe, expect, it } from "@effect/vitest"
+import { NodeHttpClient } from "@effect/platform-node"
+import { type Duration, Effect } from "effect"
+import * as HttpFailure from "../../src/HttpFailure.js"
+import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
+import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
+import { afterAll, beforeAll } from "vitest"
+import { type RedisInstance, startRedis } from "../support/redisServer.js"
+
+let redis: RedisInstance
+let chaos: StartedChaosServer
+beforeAll(async () => {
+  redis = await startRedis()
+  chaos = await startChaosServer()
+})
+afterAll(async () => {
+  await chaos?.close()
+  await redis?.stop()
+})
+
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+const member = fileURLToPath(new URL("../support/rateLimitMember.ts", import.meta.url))
+
+interface Outcomes {
+  readonly ok: number
+  readonly rateLimited: number
+  readonly other: number
+}
+
+const outcomesOf = (line: string): Outcomes | undefined => {
+  const read: unknown = JSON.parse(line)
+  if (typeof read !== "object" || read === null) return undefined
+  const count = (field: string): number => (field in read ? Number(Reflect.get(read, field)) : Number.NaN)
+  const outcomes = { ok: count("ok"), rateLimited: count("rateLimited"), other: count("other") }
+  return Object.values(outcomes).every(Number.isSafeInteger) ? outcomes : undefined
+}
+
+/** One member process: its outcomes, read from its one line of output. */
+const runMember = (args: ReadonlyArray<string>) =>
+  Effect.async<Outcomes, Error>((resume) => {
+    const child = ChildProcess.spawn(process.execPath, ["--import", tsxLoader, member, ...args], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let out = ""
+    let err = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString()
+    })
+    child.on("close", (code) => {
+      const outcomes = code === 0 ? outcomesOf(out) : undefined
+      if (outcomes !== undefined) resume(Effect.succeed(outcomes))
+      else resume(Effect.fail(new Error(`member exited ${code}: ${out} ${err}`)))
+    })
+    return Effect.sync(() => child.kill())
+  })
+
+let runs = 0
+
+/** Three member processes at once, 15 calls each: their outcomes and the requests the server saw. */
+const fleet = (store: "redis" | "memory") =>
+  Effect.gen(function* () {
+    const namespace = chaos.namespace()
+    const prefix = `fleet-rate-${process.pid}-${++runs}`
+    const url = `${namespace.url}/api/status/200`
+    const outcomes = yield* Effect.all(
+      Array.from({ length: 3 }, () => runMember([redis.url, prefix, url, "15", store, "10", "600000"])),
+      { concurrency: "unbounded" }
+    )
+    const { requests } = yield* Effect.promise(() => namespace.stats())
+    return { outcomes, sent: requests.total }
+  })
+
+const sum = (outcomes: ReadonlyArray<Outcomes>, field: keyof Outcomes) =>
+  outcomes.reduce((total, outcome) => total + outcome[field], 0)
+
+describe.skipIf(skipWithout(redisServer))("Effect 3 a fleet of OS processes shares a rate limit through Redis", () => {
+  it.live(
+    "three processes with a limit of 10 send 10 together, not 30; three memory stores send 30",
+    () =>
+      Effect.gen(function* () {
+        const shared = yield* fleet("redis")
+        expect([
+          shared.sent,
+          sum(shared.outcomes, "ok"),
+          sum(shared.outcomes, "rateLimited"),
+          sum(shared.outcomes, "other")
+        ]).toEqual([10, 10, 35, 0])
+        const apart = yield* fleet("memory")
+        expect([apart.sent, sum(apart.outcomes, "ok"), sum(apart.outcomes, "rateLimited")]).toEqual([30, 30, 15])
+      }),
+    { timeout: 120_000 }
+  )
+})
+
+// One program on its own store on this file's Redis, on `prefix`, as a process would be.
+const onStore = <A, E>(
+  program: Effect.Effect<A, E, ResilientHttpClient.ResilientHttpClient>,
+  prefix: string,
+  options: Parameters<typeof ResilientHttpClient.layer>[0],
+  timeout: Duration.DurationInput = "2 seconds"
+) =>
+  program.pipe(
+    Effect.provide(ResilientHttpClient.layer(options)),
+    Effect.provide(ResilienceStoreRedis.layerRedis({ url: redis.url, prefix, timeout })),
+    Effect.provide(NodeHttpClient.layerUndici)
+  )
+
+const outcomeOf = (url: string) =>
+  Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) =>
+    Effect.scoped(Effect.map(client.get(url), (response) => String(response.status)))
+  ).pipe(
+    Effect.catchAll((failure) =>
+      Effect.succeed(
+        HttpFailure.isConnectionError(failure)
+          ? failure.reason
+          : failure._tag === "TransientStatus"
+            ? String(failure.status)
+            : failure._tag
+      )
+    )
+  )
+
+describe.skipIf(skipWithout(redisServer))("Effect 3 a block learnt from headers is the fleet's", () => {
+  it.live(
+    "one store's remaining 0 (reset in a minute) holds another store's call on the prefix, unsent; another prefix sends and meets a 429",
+    () =>
+      Effect.gen(function* () {
+        const prefix = `learnt-rate-${process.pid}-${++runs}`
+        const url = `${chaos.namespace().url}/api/chaos/rate-limit/fleet-learnt?limit=1&window=60&headers=x`
+        const options = { maxAttempts: 1, retryAfterScope: "call", rateLimitHeaders: true } as const
+        const before = yield* Effect.promise(() => chaos.stats())
+        expect(yield* onStore(outcomeOf(url), prefix, options)).toBe("200")
+        expect(yield* onStore(outcomeOf(url), prefix, options)).toBe("RateLimited")
+        expect(yield* onStore(outcomeOf(url), `${prefix}-other`, options)).toBe("429")
+        const after = yield* Effect.promise(() => chaos.stats())
+        expect([
+          after.rateLimit.allowed - before.rateLimit.allowed,
+          after.rateLimit.limited - before.rateLimit.limited
+        ]).toEqual([1, 1])
+      })
+  )
+})
+
+describe.skipIf(skipWithout(redisServer))("Effect 3 a rate limit while Redis does not answer", () => {
+  it.live(
+    "a paused Redis: takes are this process's alone, its memory's bucket (full), where the fleet's is spent",
+    () =>
+      Effect.gen(function* () {
+        const prefix = `paused-rate-${process.pid}-${++runs}`
+        const url = `${chaos.namespace().url}/api/status/200`
+        const calls = Effect.gen(function* () {
+          // The fleet's only token, taken in Redis; then Redis stops answering for longer than the
+          // store's timeout (100 ms): the next takes are the memory's, whose bucket is full.
+          const first = yield* outcomeOf(url)
+          yield* Effect.promise(() => redis.command("CLIENT", "PAUSE", "3000", "ALL"))
+          return [first, yield* outcomeOf(url), yield* outcomeOf(url)]
+        })
+        const outcomes = yield* onStore(calls, prefix, { rateLimit: { limit: 1, window: "1 minute" } }, "100 millis")
+        expect(outcomes).toEqual(["200", "200", "RateLimited"])
+        yield* Effect.promise(() => redis.command("CLIENT", "UNPAUSE"))
+      })
+  )
+})
+
+describe.skipIf(skipWithout(redisServer))("Effect 3 a rate-limit bucket read from Redis is checked", () => {
+  it.live("a bucket no process could have written starts afresh: the call goes, the next is refused", () =>
+    Effect.gen(function* () {
+      const prefix = `hostile-rate-${process.pid}-${++runs}`
+      const namespace = chaos.namespace()
+      const url = `${namespace.url}/api/status/200`
+      const origin = new URL(namespace.url).origin
+      const port = new URL(namespace.url).port
+      // Reserved for centuries: taken as read, it would hold every call.
+      const bucket = `{${prefix}}:ratelimit:1/60000:http://127.0.0.1:${port}`
+      expect(origin).toBe(`http://127.0.0.1:${port}`)
+      yield* Effect.promise(() => redis.command("HSET", bucket, "u", "-999999999999999", "t", "1"))
+      const outcome = Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) =>
+        Effect.scoped(Effect.map(client.get(url), (response) => String(response.status)))
+      ).pipe(
+        Effect.catchAll((failure) =>
+          Effect.succeed(HttpFailure.isConnectionError(failure) ? failure.reason : failure._tag)
+        )
+      )
+      const outcomes = yield* Effect.all([outcome, outcome]).pipe(
+        Effect.provide(ResilientHttpClient.layer({ rateLimit: { limit: 1, window: "1 minute" } })),
+        Effect.provide(ResilienceStoreRedis.layerRedis({ url: redis.url, prefix, timeout: "2 seconds" })),
+        Effect.provide(NodeHttpClient.layerUndici)
+      )
+      expect(outcomes).toEqual(["200", "RateLimited"])
+      // The bucket the script wrote back is its own: one token taken (60,000 units), refilled since by a few.
+      // A bulk string reply: `$<length>\r\n<units>\r\n`.
+      const reply = yield* Effect.promise(() => redis.command("HGET", bucket, "u"))
+      const units = Number(/\r\n(-?\d+)\r\n/.exec(reply)?.[1])
+      expect(units).toBeGreaterThanOrEqual(-60_000)
+      expect(units).toBeLessThan(60_000)
+    })
+  )
+})

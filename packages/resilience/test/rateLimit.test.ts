@@ -1,0 +1,319 @@
+// @generated from templates/test/rateLimit.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+/**
+ * The client's rate limit on Effect 3 (issue #34), on the TestClock: the exact time each attempt
+ * goes, a wait past the deadline refused unsent, retries and hedges taking tokens, per-key
+ * buckets, blocks learnt from headers (hostile ones ignored), the options' checks and the metrics.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import type { HttpClient } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
+import { Effect, Either, Fiber, Metric, MetricState, type Scope, TestClock } from "effect"
+import * as HttpFailure from "../src/HttpFailure.js"
+import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
+import * as RetryPolicy from "../src/RetryPolicy.js"
+import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
+
+/** A call's outcome: status and body, or the failure's tag, reason and give-up reason. */
+const callOf = (
+  client: HttpClient.HttpClient.With<HttpFailure.HttpFailure, Scope.Scope>,
+  url: string
+): Effect.Effect<string> =>
+  Effect.scoped(
+    Effect.flatMap(client.execute(HttpClientRequest.get(url)), (response) =>
+      Effect.map(response.text, (text) => `${response.status} ${text}`)
+    )
+  ).pipe(
+    Effect.catchAll((failure) =>
+      Effect.succeed(
+        !HttpFailure.isHttpFailure(failure)
+          ? `failed: ${failure._tag}`
+          : HttpFailure.isConnectionError(failure)
+            ? `failed: ${failure.reason} ${failure.giveUpReason ?? ""}`
+            : `failed: ${failure._tag} ${failure.giveUpReason ?? ""}`
+      )
+    )
+  )
+
+/**
+ * `calls` calls started together through one client over a scripted transport, the TestClock
+ * moved far enough for all to end: their outcomes and when each request was sent.
+ */
+const play = (
+  script: ReadonlyArray<ScriptedHttpClient.Answer>,
+  options: RetryPolicy.Options,
+  urls: ReadonlyArray<string>
+) =>
+  Effect.gen(function* () {
+    const scripted = ScriptedHttpClient.make(script)
+    const client = ResilientHttpClient.withResilience(scripted.client, {
+      jitter: "none",
+      retryBudget: "none",
+      ...options
+    })
+    const start = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+    const fibers = []
+    for (const url of urls) fibers.push(yield* Effect.fork(callOf(client, url)))
+    yield* TestClock.adjust("10 minutes")
+    const outcomes = []
+    for (const fiber of fibers) outcomes.push(yield* Fiber.join(fiber))
+    return {
+      outcomes,
+      sentAt: scripted.exchanges.map((exchange) => exchange.at - start),
+      urls: scripted.exchanges.map((e) => e.request.url)
+    }
+  })
+
+/** One call that hears `headers`, then another through a second client of the store: when each was sent. */
+const learnThenCall = (headers: Record<string, string>, options: RetryPolicy.Options, url: string) =>
+  Effect.gen(function* () {
+    const scripted = ScriptedHttpClient.make([{ status: 200, body: "ok", headers }, ok])
+    const start = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+    yield* callOf(ResilientHttpClient.withResilience(scripted.client, options), url)
+    // Another client sharing the store: the block is the origin's, not the client's.
+    const next = yield* Effect.fork(callOf(ResilientHttpClient.withResilience(scripted.client, options), url))
+    yield* TestClock.adjust("10 minutes")
+    yield* Fiber.join(next)
+    return scripted.exchanges.map((exchange) => exchange.at - start)
+  })
+
+const counterValue = (name: string, host: string) =>
+  Effect.map(Metric.snapshot, (pairs) =>
+    pairs
+      .filter(
+        (pair) =>
+          pair.metricKey.name === name &&
+          pair.metricKey.tags.some((tag) => tag.key === "server.address" && tag.value === host)
+      )
+      .reduce(
+        (sum, pair) => sum + (MetricState.isCounterState(pair.metricState) ? Number(pair.metricState.count) : 0),
+        0
+      )
+  )
+
+const ok: ScriptedHttpClient.Answer = { status: 200, body: "ok" }
+const twoPerSecond: RetryPolicy.Options = { rateLimit: { limit: 2, window: "1 second" } }
+
+const invalidOption = (options: RetryPolicy.Options): string | undefined => {
+  const validated = RetryPolicy.validate(options)
+  return Either.isLeft(validated) ? validated.left.option : undefined
+}
+
+describe("rate limit, Effect 3", () => {
+  it.effect("a limit of 2 per second: two calls go at once, the third exactly 500 ms later, the fourth at 1 s", () =>
+    Effect.gen(function* () {
+      const url = "http://two.rate.test/items"
+      const run = yield* play([ok], twoPerSecond, [url, url, url, url])
+      expect(run.outcomes).toEqual(["200 ok", "200 ok", "200 ok", "200 ok"])
+      expect(run.sentAt).toEqual([0, 0, 500, 1000])
+      expect(yield* counterValue("http.client.resilience.rate_limit.waits", "two.rate.test")).toBe(2)
+    })
+  )
+
+  it.effect("a wait that would pass the deadline fails the call at once, unsent: RateLimited, rate-limit", () =>
+    Effect.gen(function* () {
+      const url = "http://deadline.rate.test/items"
+      const scripted = ScriptedHttpClient.make([ok])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        rateLimit: { limit: 1, window: "10 seconds" },
+        totalTimeout: "5 seconds"
+      })
+      expect(yield* callOf(client, url)).toBe("200 ok")
+      const failure = yield* Effect.flip(Effect.scoped(client.execute(HttpClientRequest.get(url))))
+      expect(scripted.exchanges.length).toBe(1)
+      expect(HttpFailure.isConnectionError(failure) && failure.reason).toBe("RateLimited")
+      expect(failure.giveUpReason).toBe("rate-limit")
+      expect(failure.message).toBe(
+        "GET http://deadline.rate.test/items: not sent: the rate limit of 1 per 10000 ms for http://deadline.rate.test:80 has no token for 10000 ms, past the deadline"
+      )
+      expect(yield* counterValue("http.client.resilience.rate_limit.refusals", "deadline.rate.test")).toBe(1)
+      expect(yield* counterValue("http.client.resilience.attempts", "deadline.rate.test")).toBe(1)
+    })
+  )
+
+  it.effect("retries take tokens: 503, 503, 200 with no backoff go at 0, 0 and 500 ms", () =>
+    Effect.gen(function* () {
+      const run = yield* play(
+        [{ status: 503 }, { status: 503 }, ok],
+        { ...twoPerSecond, backoff: RetryPolicy.constant(0) },
+        ["http://retries.rate.test/items"]
+      )
+      expect(run.outcomes).toEqual(["200 ok"])
+      expect(run.sentAt).toEqual([0, 0, 500])
+    })
+  )
+
+  it.effect(
+    "a retry whose token would come past the deadline ends the call with RateLimited, not another attempt",
+    () =>
+      Effect.gen(function* () {
+        const run = yield* play(
+          [{ status: 503 }],
+          { rateLimit: { limit: 1, window: "1 minute" }, backoff: RetryPolicy.constant(0), totalTimeout: "30 seconds" },
+          ["http://retry-deadline.rate.test/items"]
+        )
+        expect(run.outcomes).toEqual(["failed: RateLimited rate-limit"])
+        expect(run.sentAt).toEqual([0])
+      })
+  )
+
+  it.effect("hedges take tokens, and never wait for one: without a token now, no hedge goes", () =>
+    Effect.gen(function* () {
+      const slow: ScriptedHttpClient.Answer = { status: 200, body: "slow", delayMillis: 500 }
+      const hedging = { delay: "100 millis" } as const
+      const two = yield* play([slow, ok], { rateLimit: { limit: 2, window: "1 second" }, hedging }, [
+        "http://hedge2.rate.test/"
+      ])
+      expect([two.outcomes, two.sentAt]).toEqual([["200 ok"], [0, 100]])
+      const one = yield* play([slow, ok], { rateLimit: { limit: 1, window: "1 second" }, hedging }, [
+        "http://hedge1.rate.test/"
+      ])
+      expect([one.outcomes, one.sentAt]).toEqual([["200 slow"], [0]])
+    })
+  )
+
+  it.effect("a key: every origin of the policy takes from one bucket", () =>
+    Effect.gen(function* () {
+      const run = yield* play([ok], { rateLimit: { limit: 1, window: "1 second", key: "api-key-1" } }, [
+        "http://a.rate.test/",
+        "http://b.rate.test/",
+        "http://c.rate.test/"
+      ])
+      expect(run.sentAt).toEqual([0, 1000, 2000])
+    })
+  )
+
+  it.effect("a key function: each key has its bucket", () =>
+    Effect.gen(function* () {
+      const run = yield* play(
+        [ok],
+        { rateLimit: { limit: 1, window: "1 second", key: (request) => new URL(request.url).pathname } },
+        ["http://keys.rate.test/a", "http://keys.rate.test/b", "http://keys.rate.test/a"]
+      )
+      expect(run.sentAt).toEqual([0, 0, 1000])
+    })
+  )
+
+  it.effect("a key function that returns no key fails the call unsent, naming rateLimit.key", () =>
+    Effect.gen(function* () {
+      const scripted = ScriptedHttpClient.make([ok])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        rateLimit: { limit: 1, window: "1 second", key: () => "" }
+      })
+      const failure = yield* Effect.flip(
+        Effect.scoped(client.execute(HttpClientRequest.get("http://badkey.rate.test/")))
+      )
+      expect(HttpFailure.isConnectionError(failure) && failure.reason).toBe("InvalidRequest")
+      expect(HttpFailure.isConnectionError(failure) && failure.cause).toMatchObject({ option: "rateLimit.key" })
+      expect(scripted.exchanges.length).toBe(0)
+    })
+  )
+
+  it.effect("headers: remaining 0 with a reset of 3 s hold the origin's next call exactly 3 s", () =>
+    Effect.gen(function* () {
+      const headers = { "x-ratelimit-remaining": "0", "x-ratelimit-reset": "3" }
+      expect(yield* learnThenCall(headers, { rateLimitHeaders: true }, "http://learnt.rate.test/items")).toEqual([
+        0, 3000
+      ])
+      // Off by default: the same headers hold nothing.
+      expect(yield* learnThenCall(headers, {}, "http://unlearnt.rate.test/items")).toEqual([0, 0])
+    })
+  )
+
+  it.effect("the IETF fields, read from a 200, block the call that follows until the reset", () =>
+    Effect.gen(function* () {
+      const headers = { ratelimit: '"default";r=0;t=2', "ratelimit-policy": '"default";q=5;w=2' }
+      expect(yield* learnThenCall(headers, { rateLimitHeaders: true }, "http://ietf.rate.test/items")).toEqual([
+        0, 2000
+      ])
+    })
+  )
+
+  it.effect("a remaining count above 0 holds nothing", () =>
+    Effect.gen(function* () {
+      const headers = { "x-ratelimit-remaining": "1", "x-ratelimit-reset": "3" }
+      expect(yield* learnThenCall(headers, { rateLimitHeaders: true }, "http://left.rate.test/items")).toEqual([0, 0])
+    })
+  )
+
+  it.effect("hostile header values are ignored: nothing is blocked", () =>
+    Effect.gen(function* () {
+      const url = "http://hostile.rate.test/items"
+      const hostile: ReadonlyArray<Record<string, string>> = [
+        { "x-ratelimit-remaining": "-1", "x-ratelimit-reset": "5" },
+        { "x-ratelimit-remaining": "0x0", "x-ratelimit-reset": "5" },
+        { "x-ratelimit-remaining": "1e0", "x-ratelimit-reset": "5" },
+        { "x-ratelimit-remaining": "0", "x-ratelimit-reset": "soon" },
+        { ratelimit: "r=0;t=5" },
+        { "ratelimit-remaining": "00000000000000000000", "ratelimit-reset": "5" }
+      ]
+      for (const headers of hostile) {
+        expect(yield* learnThenCall(headers, { rateLimitHeaders: true }, url)).toEqual([0, 0])
+      }
+    })
+  )
+
+  it.effect("a reset of ten years is cut to a day: a call with a 30 s deadline fails RateLimited at once", () =>
+    Effect.gen(function* () {
+      const url = "http://capped.rate.test/items"
+      const scripted = ScriptedHttpClient.make([ok])
+      const client = ResilientHttpClient.withResilience(scripted.client, { rateLimitHeaders: true })
+      const tenYears = { status: 200, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": "315360000" } }
+      const learnt = ResilientHttpClient.withResilience(ScriptedHttpClient.make([tenYears]).client, {
+        rateLimitHeaders: true
+      })
+      yield* callOf(learnt, url)
+      const failure = yield* Effect.flip(Effect.scoped(client.execute(HttpClientRequest.get(url))))
+      expect(HttpFailure.isConnectionError(failure) && failure.cause).toMatchObject({ waitMillis: 86_400_000 })
+      expect(failure.message).toContain("the rate limit the server announced")
+      expect(scripted.exchanges.length).toBe(0)
+    })
+  )
+
+  it.effect("a server's own header names, added with extra", () =>
+    Effect.gen(function* () {
+      const options: RetryPolicy.Options = {
+        rateLimitHeaders: { extra: [{ remaining: "X-Quota-Left", reset: "X-Quota-Reset" }] }
+      }
+      const headers = { "x-quota-left": "0", "x-quota-reset": "4" }
+      expect(yield* learnThenCall(headers, options, "http://extra.rate.test/items")).toEqual([0, 4000])
+    })
+  )
+
+  it.effect("an interrupted wait gives its token back", () =>
+    Effect.gen(function* () {
+      const url = "http://refund.rate.test/items"
+      const scripted = ScriptedHttpClient.make([ok])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        rateLimit: { limit: 1, window: "1 second" }
+      })
+      yield* callOf(client, url)
+      const waiting = yield* Effect.fork(callOf(client, url))
+      yield* TestClock.adjust("100 millis")
+      yield* Fiber.interrupt(waiting)
+      yield* TestClock.adjust("900 millis")
+      // The token reserved for the interrupted call came back: two more calls, one now, one 1 s later.
+      const next = yield* Effect.fork(Effect.all([callOf(client, url), callOf(client, url)], { concurrency: 2 }))
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(next)
+      expect(scripted.exchanges.map((exchange) => exchange.at)).toEqual([0, 1000, 2000])
+    })
+  )
+
+  it("bad options are InvalidRetryPolicy naming the option", () => {
+    expect(invalidOption({ rateLimit: { limit: 0, window: "1 second" } })).toBe("rateLimit.limit")
+    expect(invalidOption({ rateLimit: { limit: 1.5, window: "1 second" } })).toBe("rateLimit.limit")
+    // @ts-expect-error: the window is required
+    expect(invalidOption({ rateLimit: { limit: 10 } })).toBe("rateLimit.window")
+    expect(invalidOption({ rateLimit: { limit: 10, window: "2 days" } })).toBe("rateLimit.window")
+    expect(invalidOption({ rateLimit: { limit: 10, window: "1 second", key: "" } })).toBe("rateLimit.key")
+    // @ts-expect-error: a header name, not a number
+    expect(invalidOption({ rateLimitHeaders: { extra: [{ remaining: 5 }] } })).toBe(
+      "rateLimitHeaders.extra[0].remaining"
+    )
+    // @ts-expect-error: true, false or a record
+    expect(invalidOption({ rateLimitHeaders: "yes" })).toBe("rateLimitHeaders")
+    expect(invalidOption({ rateLimit: { limit: 10, window: "1 second" }, rateLimitHeaders: true })).toBe(undefined)
+    expect(RetryPolicy.defaults.rateLimit).toBe(undefined)
+    expect(RetryPolicy.defaults.rateLimitHeaders).toBe(undefined)
+  })
+})
