@@ -6,7 +6,7 @@
  * permit back after a burst, and an adaptive (AIMD) limit that shrinks under 503s and grows back.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Metric, Result, type Scope } from "effect"
+import { Effect, Fiber, Result, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
 import { HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
@@ -15,6 +15,7 @@ import * as ResilienceStore from "../src/ResilienceStore.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
 import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
+import { counterValue } from "./support/metrics.js"
 
 const ok = (delayMillis: number): ScriptedHttpClient.Answer => ({ status: 200, body: "ok", delayMillis })
 
@@ -45,16 +46,6 @@ const start = (
         onSuccess: (status): Ended => ({ at, outcome: status, failure: undefined })
       })
     })
-  )
-
-const counterValue = (name: string, host: string) =>
-  Effect.map(Metric.snapshot, (snapshots) =>
-    snapshots
-      .filter(
-        (snapshot) =>
-          snapshot.id === name && snapshot.type === "Counter" && snapshot.attributes?.["server.address"] === host
-      )
-      .reduce((sum, snapshot) => sum + (snapshot.type === "Counter" ? Number(snapshot.state.count) : 0), 0)
   )
 
 /** The origin's bulkhead in `store`, for `options`' concurrency setting. */

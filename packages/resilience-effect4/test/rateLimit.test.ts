@@ -5,7 +5,7 @@
  * buckets, blocks learnt from headers (hostile ones ignored), the options' checks and the metrics.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Metric, Result, type Scope } from "effect"
+import { Effect, Fiber, Result, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
 import { HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
@@ -13,6 +13,7 @@ import * as HttpFailure from "../src/HttpFailure.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
 import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
+import { counterValue } from "./support/metrics.js"
 
 /** A call's outcome: status and body, or the failure's tag, reason and give-up reason. */
 const callOf = (
@@ -76,16 +77,6 @@ const learnThenCall = (headers: Record<string, string>, options: RetryPolicy.Opt
     yield* Fiber.join(next)
     return scripted.exchanges.map((exchange) => exchange.at - start)
   })
-
-const counterValue = (name: string, host: string) =>
-  Effect.map(Metric.snapshot, (snapshots) =>
-    snapshots
-      .filter(
-        (snapshot) =>
-          snapshot.id === name && snapshot.type === "Counter" && snapshot.attributes?.["server.address"] === host
-      )
-      .reduce((sum, snapshot) => sum + (snapshot.type === "Counter" ? Number(snapshot.state.count) : 0), 0)
-  )
 
 const ok: ScriptedHttpClient.Answer = { status: 200, body: "ok" }
 const twoPerSecond: RetryPolicy.Options = { rateLimit: { limit: 2, window: "1 second" } }

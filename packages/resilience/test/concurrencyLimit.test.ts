@@ -8,12 +8,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { HttpClient } from "@effect/platform"
 import { HttpClientRequest } from "@effect/platform"
-import { Effect, Either, Fiber, Metric, MetricState, type Scope, TestClock } from "effect"
+import { Effect, Either, Fiber, type Scope, TestClock } from "effect"
 import type * as HttpFailure from "../src/HttpFailure.js"
 import * as ResilienceStore from "../src/ResilienceStore.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
 import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
+import { counterValue } from "./support/metrics.js"
 
 const ok = (delayMillis: number): ScriptedHttpClient.Answer => ({ status: 200, body: "ok", delayMillis })
 
@@ -44,20 +45,6 @@ const start = (
         onRight: (status): Ended => ({ at, outcome: status, failure: undefined })
       })
     })
-  )
-
-const counterValue = (name: string, host: string) =>
-  Effect.map(Metric.snapshot, (pairs) =>
-    pairs
-      .filter(
-        (pair) =>
-          pair.metricKey.name === name &&
-          pair.metricKey.tags.some((tag) => tag.key === "server.address" && tag.value === host)
-      )
-      .reduce(
-        (sum, pair) => sum + (MetricState.isCounterState(pair.metricState) ? Number(pair.metricState.count) : 0),
-        0
-      )
   )
 
 /** The origin's bulkhead in `store`, for `options`' concurrency setting. */

@@ -7,11 +7,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { HttpClient } from "@effect/platform"
 import { HttpClientRequest } from "@effect/platform"
-import { Effect, Either, Fiber, Metric, MetricState, type Scope, TestClock } from "effect"
+import { Effect, Either, Fiber, type Scope, TestClock } from "effect"
 import * as HttpFailure from "../src/HttpFailure.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
 import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
+import { counterValue } from "./support/metrics.js"
 
 /** A call's outcome: status and body, or the failure's tag, reason and give-up reason. */
 const callOf = (
@@ -75,20 +76,6 @@ const learnThenCall = (headers: Record<string, string>, options: RetryPolicy.Opt
     yield* Fiber.join(next)
     return scripted.exchanges.map((exchange) => exchange.at - start)
   })
-
-const counterValue = (name: string, host: string) =>
-  Effect.map(Metric.snapshot, (pairs) =>
-    pairs
-      .filter(
-        (pair) =>
-          pair.metricKey.name === name &&
-          pair.metricKey.tags.some((tag) => tag.key === "server.address" && tag.value === host)
-      )
-      .reduce(
-        (sum, pair) => sum + (MetricState.isCounterState(pair.metricState) ? Number(pair.metricState.count) : 0),
-        0
-      )
-  )
 
 const ok: ScriptedHttpClient.Answer = { status: 200, body: "ok" }
 const twoPerSecond: RetryPolicy.Options = { rateLimit: { limit: 2, window: "1 second" } }
