@@ -241,15 +241,18 @@ const phaseOf = (
   }
 }
 
+const capacityUrl = (origin: string): string =>
+  `${origin}/api/chaos/capacity?base=${capacityRoute.baseMillis}&shedAt=${capacityRoute.shedAt}`
+
 /** One capacity row in one round: 64, then 16 from `phaseMillis` on. */
 const capacityRound = async (
   server: ChaosServerProcess,
   configuration: LimitsConfiguration,
   config: LimitsConfig
 ): Promise<ReadonlyArray<CapacityPhase>> => {
-  const { after, baseMillis, before, shedAt } = capacityRoute
+  const { after, before } = capacityRoute
   await server.reset()
-  const url = `${server.origin}/api/chaos/capacity?base=${baseMillis}&shedAt=${shedAt}`
+  const url = capacityUrl(server.origin)
   // The capacity drops while the callers run; the POST answers the counts up to then.
   let atDrop: CapacityCounts | undefined
   const drop = new Promise<void>((resolve, reject) =>
@@ -346,6 +349,12 @@ export const runLimits = async (config: LimitsConfig, log: (line: string) => voi
     const rateLimitRounds = new Map<LimitsConfiguration, Array<RateLimitRound>>(
       rateLimitConfigurations.map((configuration) => [configuration, []])
     )
+    // The first row would otherwise run on cold code: half a phase of calls, not measured, warms it.
+    log(`limits: chaos server on ${server.origin}; warming up`)
+    await runClosedLoop({}, capacityUrl(server.origin), {
+      callers: config.callers,
+      untilMillis: config.phaseMillis / 2
+    })
     for (let round = 0; round < config.rounds; round++) {
       for (const configuration of rotate(capacityConfigurations, round)) {
         const phases = await capacityRound(server, configuration, config)
