@@ -81,7 +81,7 @@ export interface BenchResults {
   readonly contention: ContentionResult | null
   readonly sharedStore: SharedStoreResult | null
   readonly hedging: HedgingResult | null
-  /** Absent from results written before the section existed. */
+  /** Null when the section did not run; absent from results written before it existed. */
   readonly limits: LimitsResult | null
   readonly charts: { readonly throughput: string | null; readonly contention: string | null }
 }
