@@ -9,6 +9,7 @@ import type { BenchConfig } from "./config.js"
 import { backoffModes, runContention } from "./contention.js"
 import { type HappyPathResult, runHappyPath } from "./happyPath.js"
 import { type HedgingResult, runHedging } from "./hedging.js"
+import { type LimitsResult, runLimits } from "./limits.js"
 import { type MemoryResult, runMemory } from "./memory.js"
 import { type OutageResult, runOutage } from "./outage.js"
 import { libraryById } from "./clients.js"
@@ -35,7 +36,8 @@ export const sectionNames = [
   "breaker",
   "contention",
   "store",
-  "hedging"
+  "hedging",
+  "limits"
 ] as const
 export type SectionName = (typeof sectionNames)[number]
 
@@ -69,9 +71,12 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
   let contention: ContentionResult | null = null
   let sharedStore: SharedStoreResult | null = null
   let hedging: HedgingResult | null = null
+  let limits: LimitsResult | null = null
 
-  // Contention is simulated; hedging starts a chaos server of its own.
-  const needsServer = sections.some((section) => section !== "contention" && section !== "hedging")
+  // Contention is simulated; hedging and limits start a chaos server of their own.
+  const needsServer = sections.some(
+    (section) => section !== "contention" && section !== "hedging" && section !== "limits"
+  )
   if (needsServer) {
     const server = await startServerProcess()
     log(`server process listening on ${server.origin}`)
@@ -111,6 +116,8 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
   }
   // One fresh client process per configuration, against a chaos server process of its own.
   if (sections.includes("hedging")) hedging = await runHedging(config.hedging, log, config.libraries)
+  // The Effect 3 client in this process, against a chaos server process of its own.
+  if (sections.includes("limits")) limits = await runLimits(config.limits, log)
   if (sections.includes("contention")) {
     const { clientCounts, runs } = config.contention
     log(`contention: ${runs} seeded runs per cell, without and with the default retry budget`)
@@ -148,6 +155,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
     contention,
     sharedStore,
     hedging,
+    limits,
     charts: {
       throughput: happyPath === null ? null : "throughput.svg",
       contention: contention === null ? null : "contention.svg"

@@ -79,6 +79,18 @@ export interface HedgingConfig {
   readonly concurrency: number
 }
 
+export interface LimitsConfig {
+  /** Rounds per row; the figures are medians over them. */
+  readonly rounds: number
+  /** Each phase's length: at the route's capacity of 64, then at 16. */
+  readonly phaseMillis: number
+  /** Closed-loop callers on the capacity route, each starting its next call when its last ends. */
+  readonly callers: number
+  /** Calls per row on the rate-limited route, and how many at once. */
+  readonly rateLimitCalls: number
+  readonly rateLimitConcurrency: number
+}
+
 interface ContentionConfig {
   readonly clientCounts: ReadonlyArray<number>
   /** Seeded runs per cell; the figures are their means. */
@@ -103,6 +115,8 @@ export interface BenchConfig {
   readonly sharedStore: SharedStoreConfig
   /** Hedged requests (issue #20) against the chaos server's latency route, on each line of this library in `libraries`. */
   readonly hedging: HedgingConfig
+  /** Concurrency and rate limits (issue #34) against the chaos server's capacity and rate-limit routes, on Effect 3. */
+  readonly limits: LimitsConfig
 }
 
 export const fullConfig: BenchConfig = {
@@ -116,7 +130,8 @@ export const fullConfig: BenchConfig = {
   breaker: { ratePerSecond: 100, warmupMillis: 2_000, outageMillis: 30_000, afterMillis: 8_000, concurrency: 512 },
   contention: { clientCounts: [25, 50, 75, 100], runs: 100 },
   sharedStore: { rounds: 12, callsPerRound: 400, warmupCalls: 800, concurrencies: [1, 64] },
-  hedging: { rounds: 3, callsPerRound: 3_000, warmupCalls: 200, ratePerSecond: 250, concurrency: 64 }
+  hedging: { rounds: 3, callsPerRound: 3_000, warmupCalls: 200, ratePerSecond: 250, concurrency: 64 },
+  limits: { rounds: 3, phaseMillis: 8_000, callers: 96, rateLimitCalls: 60, rateLimitConcurrency: 10 }
 }
 
 export const quickConfig: BenchConfig = {
@@ -130,5 +145,6 @@ export const quickConfig: BenchConfig = {
   breaker: { ratePerSecond: 100, warmupMillis: 1_000, outageMillis: 3_000, afterMillis: 6_500, concurrency: 512 },
   contention: { clientCounts: [25, 50, 75, 100], runs: 20 },
   sharedStore: { rounds: 8, callsPerRound: 200, warmupCalls: 300, concurrencies: [1, 64] },
-  hedging: { rounds: 3, callsPerRound: 750, warmupCalls: 200, ratePerSecond: 250, concurrency: 64 }
+  hedging: { rounds: 3, callsPerRound: 750, warmupCalls: 200, ratePerSecond: 250, concurrency: 64 },
+  limits: { rounds: 1, phaseMillis: 3_000, callers: 96, rateLimitCalls: 30, rateLimitConcurrency: 5 }
 }

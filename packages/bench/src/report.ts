@@ -15,6 +15,7 @@ import {
 import type { BreakerResult } from "./breaker.js"
 import type { HappyPathResult } from "./happyPath.js"
 import { extraShare, type HedgingResult, type HedgingRow } from "./hedging.js"
+import type { LimitsResult } from "./limits.js"
 import type { MemoryResult } from "./memory.js"
 import type { OutageResult } from "./outage.js"
 import type { RetryCostResult } from "./retryCost.js"
@@ -80,6 +81,8 @@ export interface BenchResults {
   readonly contention: ContentionResult | null
   readonly sharedStore: SharedStoreResult | null
   readonly hedging: HedgingResult | null
+  /** Null when the section did not run; absent from results written before it existed. */
+  readonly limits: LimitsResult | null
   readonly charts: { readonly throughput: string | null; readonly contention: string | null }
 }
 
@@ -489,6 +492,76 @@ const hedgingVerdict = (result: HedgingResult): string => {
   )
 }
 
+/** Per capacity row and phase: goodput, latency and what the server shed, with the ratios issue #34 names. */
+const limitsCapacityTable = (result: LimitsResult): string =>
+  table(
+    [
+      "configuration",
+      "capacity",
+      "goodput calls/s",
+      "× capacity",
+      "p50 ms",
+      "p99 ms",
+      `p99 × ${result.capacityRoute.baseMillis} ms`,
+      "requests sent",
+      "503s received",
+      "calls failed"
+    ],
+    result.capacity.flatMap((row) =>
+      row.phases.map((phase) => [
+        `${result.line}: ${row.label}`,
+        integer(phase.capacity),
+        integer(phase.goodput),
+        ratio(phase.goodputOfCapacity),
+        fixed(phase.p50Millis, 1),
+        fixed(phase.p99Millis, 1),
+        ratio(phase.p99OfBase),
+        integer(phase.requests),
+        integer(phase.overloaded),
+        integer(phase.failed)
+      ])
+    )
+  )
+
+const limitsRateLimitTable = (result: LimitsResult): string =>
+  table(
+    ["configuration", "policy", "requests sent", "429s received", "calls failed", "seconds"],
+    result.rateLimit.map((row) => [
+      `${result.line}: ${row.label}`,
+      `\`${row.option}\``,
+      integer(row.requests),
+      integer(row.limited),
+      integer(row.failed),
+      fixed(row.seconds, 1)
+    ])
+  )
+
+const limitsSection = (result: LimitsResult): ReadonlyArray<string> => {
+  const { baseMillis, after, before, shedAt } = result.capacityRoute
+  const { config } = result
+  return [
+    "",
+    `## 10. Limits on outgoing load (${result.line}, ${config.rounds} round(s), ${config.callers} closed-loop callers)`,
+    "",
+    `The chaos server's \`/api/chaos/capacity?base=${baseMillis}&shedAt=${shedAt}\`: N requests at once in ` +
+      `${baseMillis} ms, base×c/N ms beyond N, a 503 beyond ${shedAt}×N. ${config.callers} callers, each starting ` +
+      `its next call when its last ends, for ${fixed(config.phaseMillis / 1000, 1)} s at N = ${before}, then ` +
+      `\`POST /__capacity?limit=${after}\` and as long at N = ${after}; each row a fresh client (its defaults, ` +
+      "retries and budget on), in the bench's own process, over a fresh undici pool and memory store, the limits queueing up to every caller. " +
+      "Goodput: successful calls per second ended in the phase; × capacity: over N / base, what the route serves " +
+      `at capacity; p99 × ${baseMillis} ms: over the server's own latency at capacity. Requests and 503s are the ` +
+      "server's counts, latencies the client's (successful calls). Medians over rounds.",
+    "",
+    limitsCapacityTable(result),
+    "",
+    `The rate-limited \`/api/chaos/rate-limit/:key?limit=${result.rateLimitRoute.limit}&window=` +
+      `${result.rateLimitRoute.windowSeconds}&headers=both\` (429 with \`Retry-After\` beyond the limit): ` +
+      `${config.rateLimitCalls} calls per row, ${config.rateLimitConcurrency} at once, on a fresh key and client.`,
+    "",
+    limitsRateLimitTable(result)
+  ]
+}
+
 export const renderMarkdown = (results: BenchResults): string => {
   const { machine } = results
   const sections: Array<string> = [
@@ -687,6 +760,7 @@ export const renderMarkdown = (results: BenchResults): string => {
       hedgingRoundsTable(hedging)
     )
   }
+  if (results.limits !== null) sections.push(...limitsSection(results.limits))
   if (results.charts.throughput !== null || results.charts.contention !== null) {
     sections.push("", "## Charts", "")
     for (const chart of [results.charts.throughput, results.charts.contention]) {

@@ -176,7 +176,7 @@ describe("the command line", () => {
   it("reads --quick, --only and --out, ignores a --, and rejects anything else", () => {
     expect(parseCommandLine([])).toEqual({
       quick: false,
-      sections: ["happy", "retry", "memory", "outage", "sparse", "breaker", "contention", "store", "hedging"],
+      sections: ["happy", "retry", "memory", "outage", "sparse", "breaker", "contention", "store", "hedging", "limits"],
       outDir: undefined
     })
     expect(parseCommandLine(["--", "--quick", "--only=happy,contention", "--out=/tmp/x"])).toEqual({

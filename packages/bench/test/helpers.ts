@@ -19,7 +19,8 @@ export const tinyConfig: BenchConfig = {
   breaker: { ratePerSecond: 50, warmupMillis: 300, outageMillis: 600, afterMillis: 300, concurrency: 64 },
   contention: { clientCounts: [5, 10], runs: 2 },
   sharedStore: { rounds: 2, callsPerRound: 20, warmupCalls: 10, concurrencies: [1, 4] },
-  hedging: { rounds: 2, callsPerRound: 60, warmupCalls: 30, ratePerSecond: 300, concurrency: 32 }
+  hedging: { rounds: 2, callsPerRound: 60, warmupCalls: 30, ratePerSecond: 300, concurrency: 32 },
+  limits: { rounds: 1, phaseMillis: 600, callers: 24, rateLimitCalls: 12, rateLimitConcurrency: 4 }
 }
 
 export interface TinyRun {
