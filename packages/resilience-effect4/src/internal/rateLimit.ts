@@ -20,13 +20,11 @@ import { InvalidRetryPolicy } from "./invalidOption.js"
 import * as metrics from "./metrics.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import { monotonicMillis } from "./retryBudgetService.js"
+import { remember } from "./settingsTable.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
 
 type Operations = Pick<Service, "rateLimitTake" | "rateLimitRefund" | "rateLimitBlock">
-
-// How many rate limits of distinct settings a store keeps, as for budgets and breakers.
-const maxSettings = 256
 
 const settingsKey = (limit: TokenBucket.Limit): string => `${limit.limit}/${limit.windowMillis}`
 
@@ -40,16 +38,8 @@ const settingsKey = (limit: TokenBucket.Limit): string => `${limit.limit}/${limi
 export const makeMemory = (): Operations => {
   const tables = new Map<string, TokenBucket.Buckets>()
   const blocks = new CoolDown.CoolDownTable()
-  const bucketsOf = (limit: TokenBucket.Limit): TokenBucket.Buckets => {
-    const key = settingsKey(limit)
-    let table = tables.get(key)
-    if (table === undefined) {
-      if (tables.size >= maxSettings) tables.clear()
-      table = new TokenBucket.Buckets(limit)
-      tables.set(key, table)
-    }
-    return table
-  }
+  const bucketsOf = (limit: TokenBucket.Limit): TokenBucket.Buckets =>
+    remember(tables, settingsKey(limit), () => new TokenBucket.Buckets(limit))
   const take = (key: string, limit: TokenBucket.Limit | undefined, maxWaitMillis: number, now: number) => {
     const blocked = blocks.left(key, now)
     if (blocked > maxWaitMillis) return { granted: false, waitMillis: blocked }

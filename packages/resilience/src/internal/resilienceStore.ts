@@ -8,6 +8,7 @@ import type * as ResilienceStore from "../ResilienceStore.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
 import * as concurrencyLimit from "./concurrencyLimit.js"
 import * as rateLimit from "./rateLimit.js"
+import { remember } from "./settingsTable.js"
 import * as retryBudgetService from "./retryBudgetService.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
@@ -34,22 +35,6 @@ const breakerKey = (options: CircuitBreaker.Options): string => {
 }
 
 const budgetKey = (settings: RetryBudget.Settings): string => JSON.stringify(settings)
-
-// How many budgets (or breakers) of distinct settings a store keeps: past it the oldest goes, so
-// that settings made anew on every call (an inline `onStateChange`, say) cannot grow it forever.
-const maxSettings = 256
-
-const remember = <A>(table: Map<string, A>, key: string, make: () => A): A => {
-  const known = table.get(key)
-  if (known !== undefined) return known
-  if (table.size >= maxSettings) {
-    const oldest = table.keys().next()
-    if (oldest.done !== true) table.delete(oldest.value)
-  }
-  const made = make()
-  table.set(key, made)
-  return made
-}
 
 /** @internal */
 export const makeMemory = (): Service => {
