@@ -4,25 +4,30 @@
  * adaptive limit, learnt from each attempt's sample as Netflix's concurrency-limits does, by AIMD or Gradient2,
  * as pure updates of plain state.
  *
- * The formulas, as concurrency-limits defines them (a sample is an attempt's RTT, the attempts in flight when
- * it was sent, and whether it was dropped: a `429`, a `503`, a timeout):
+ * The formulas, after concurrency-limits' (a sample is an attempt's RTT, the attempts in flight when it was
+ * sent, and whether it was dropped: a `429`, a `503`, a timeout). As its `WindowedLimit` does, the limit moves
+ * once per window of samples: a window closes once it spans twice its shortest RTT and holds 10 samples, or a
+ * drop; a drop of an attempt sent before the window began does not count (TCP cuts once per round trip of
+ * losses). Per window:
  *
  * ```text
  * AIMD (AIMDLimit):
- *   dropped or rtt > 5 s:      limit = max(1, min(limit - 1, floor(limit * 0.9)))
- *   else if inFlight * 2 >= limit:  limit = limit + 1
+ *   a drop, or an rtt > 5 s:            limit = max(1, min(limit - 1, floor(limit * 0.9)))
+ *   else if maxInFlight * 2 >= limit:   limit = limit + 1
  *
  * Gradient2 (Gradient2Limit), the estimate a real number, the limit its floor:
- *   short = rtt                                   -- the last sample
- *   long  = mean of the first 10 samples, then long * (1 - 2/601) + rtt * 2/601
- *   if long / short > 2:  long = long * 0.9       -- recover quickly after a long overload
- *   if inFlight < estimate / 2: unchanged          -- the caller, not the server, limits
- *   gradient = max(0.5, min(1, long / short))     -- 1 when short is 0: no queueing seen
+ *   a drop:  estimate cut as AIMD's limit       -- a shed answer is fast: its RTT would read as healthy
+ *   short = the window's mean RTT
+ *   ema   = mean of the first 10 windows' short, then ema * (1 - 2/601) + short * 2/601
+ *   if ema / short > 2:  ema = ema * 0.9        -- recover quickly after a long overload
+ *   long  = min(ema, baseline)                  -- baseline: the origin's RTT without load, when known
+ *   if maxInFlight < estimate / 2: unchanged     -- the caller, not the server, limits
+ *   gradient = max(0.5, min(1, long / short))   -- 1 when short is 0: no queueing seen
  *   estimate = estimate * 0.8 + (estimate * gradient + 4) * 0.2
  * ```
  *
- * Both then keep the limit within `[min, max]`. Gradient2 reads an overload only through latency (a dropped
- * sample counts by its RTT, a timeout by its time limit), as concurrency-limits' does; AIMD reads drops.
+ * Both then keep the limit within `[min, max]`. The lines give as baseline the 10th percentile of the origin's
+ * latency window (hedging's): an average alone drifts up with a queue that lasts, until it reads as normal.
  *
  * @example
  * ```ts
@@ -137,6 +142,8 @@ export interface Sample {
   readonly inFlight: number
   /** The server shed it: a `429`, a `503`, a timeout. */
   readonly dropped: boolean
+  /** When it ended, on the line's monotonic clock, in milliseconds. */
+  readonly endedAtMillis: number
 }
 
 /**
@@ -148,17 +155,28 @@ export interface Sample {
 export type Algorithm = "aimd" | "gradient2"
 
 /**
- * The constants of both algorithms, concurrency-limits' defaults: AIMD's backoff ratio and the RTT past which
- * a sample counts as dropped; Gradient2's smoothing, the queue it allows (4), the long RTT's window (600
- * samples) and warm-up (10 samples).
+ * The constants of both algorithms, concurrency-limits' defaults: AIMD's backoff ratio (also the cut a drop
+ * makes to Gradient2) and the RTT past which a sample counts as dropped; Gradient2's smoothing, the queue it
+ * allows (4), the long RTT's window (600 windows) and warm-up (10); the sampling window (`WindowedLimit`'s):
+ * at least 10 samples and twice the window's shortest RTT.
  *
  * @since 0.2.0
  * @category defaults
  */
 export const algorithmDefaults = {
   aimd: { backoffRatio: 0.9, timeoutMillis: 5000 },
-  gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10 }
+  gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10 },
+  window: { minSamples: 10, rttMultiple: 2 }
 } as const
+
+/**
+ * The percentile of an origin's latency window read as its RTT without load: low enough to be the calls that met
+ * no queue, high enough that a few fast outliers do not set it.
+ *
+ * @since 0.2.0
+ * @category defaults
+ */
+export const baselinePercentile = 10
 
 /**
  * The bounds of an adaptive limit: it starts at `initial` and stays within `[min, max]`.
@@ -173,20 +191,53 @@ export interface Bounds {
 }
 
 /**
- * An adaptive limit's state: AIMD's whole limit, or Gradient2's estimate and long RTT (with its warm-up).
+ * The samples of the window being filled: the limit moves once per window, not once per sample,
+ * so that one round trip's answers move it once (TCP's rule), whatever the rate.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SampleWindow {
+  readonly startedAtMillis: number
+  readonly samples: number
+  /** Of the samples not dropped: their count, RTT sum and shortest RTT. */
+  readonly answered: number
+  readonly rttSumMillis: number
+  readonly minRttMillis: number
+  readonly maxInFlight: number
+  readonly dropped: boolean
+  /** The shortest RTT answered in an earlier window: a window of drops alone lasts twice it. */
+  readonly earlierMinRttMillis: number
+}
+
+/**
+ * An adaptive limit's state: AIMD's limit, or Gradient2's estimate and long RTT (with its warm-up); both with
+ * the window of samples being filled.
  *
  * @since 0.2.0
  * @category models
  */
 export type AdaptiveState =
-  | { readonly _tag: "Aimd"; readonly limit: number }
+  | { readonly _tag: "Aimd"; readonly limit: number; readonly window: SampleWindow }
   | {
       readonly _tag: "Gradient2"
       readonly estimate: number
       readonly longRttMillis: number
-      /** Samples averaged so far, up to the warm-up. */
+      /** Windows averaged so far, up to the warm-up. */
       readonly longSamples: number
+      readonly window: SampleWindow
     }
+
+const emptyWindow = (startedAtMillis: number, earlierMinRttMillis: number): SampleWindow => ({
+  startedAtMillis,
+  samples: 0,
+  answered: 0,
+  rttSumMillis: 0,
+  minRttMillis: Number.POSITIVE_INFINITY,
+  maxInFlight: 0,
+  dropped: false,
+  earlierMinRttMillis
+})
 
 /**
  * An adaptive limit at its start.
@@ -194,19 +245,57 @@ export type AdaptiveState =
  * @since 0.2.0
  * @category constructors
  */
-export const initialState = (algorithm: Algorithm, bounds: Bounds): AdaptiveState =>
-  algorithm === "aimd"
-    ? { _tag: "Aimd", limit: bounds.initial }
-    : { _tag: "Gradient2", estimate: bounds.initial, longRttMillis: 0, longSamples: 0 }
+export const initialState = (algorithm: Algorithm, bounds: Bounds): AdaptiveState => {
+  const window = emptyWindow(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY)
+  return algorithm === "aimd"
+    ? { _tag: "Aimd", limit: bounds.initial, window }
+    : { _tag: "Gradient2", estimate: bounds.initial, longRttMillis: 0, longSamples: 0, window }
+}
 
 const within = (bounds: Bounds, limit: number): number => Math.max(bounds.min, Math.min(bounds.max, limit))
 
-const aimd = (bounds: Bounds, limit: number, sample: Sample): number => {
-  const { backoffRatio, timeoutMillis } = algorithmDefaults.aimd
-  if (sample.dropped || sample.rttMillis > timeoutMillis) {
-    return within(bounds, Math.max(1, Math.min(limit - 1, Math.floor(limit * backoffRatio))))
+// A drop of an attempt sent before the window began was sent under the limit the last window set:
+// that window answered for it (TCP cuts once per window of losses).
+const added = (window: SampleWindow, sample: Sample): SampleWindow => {
+  const sentAtMillis = sample.endedAtMillis - sample.rttMillis
+  const startedAtMillis = Number.isFinite(window.startedAtMillis) ? window.startedAtMillis : sentAtMillis
+  const answered = !sample.dropped
+  const dropped =
+    (sample.dropped || sample.rttMillis > algorithmDefaults.aimd.timeoutMillis) && sentAtMillis >= startedAtMillis
+  return {
+    startedAtMillis,
+    samples: window.samples + 1,
+    answered: window.answered + (answered ? 1 : 0),
+    rttSumMillis: window.rttSumMillis + (answered ? sample.rttMillis : 0),
+    minRttMillis: answered ? Math.min(window.minRttMillis, sample.rttMillis) : window.minRttMillis,
+    maxInFlight: Math.max(window.maxInFlight, sample.inFlight),
+    dropped: window.dropped || dropped,
+    earlierMinRttMillis: window.earlierMinRttMillis
   }
-  return sample.inFlight * 2 >= limit ? within(bounds, limit + 1) : limit
+}
+
+// A window closes once it spans twice its shortest RTT and holds enough samples; a drop is signal
+// enough with fewer. Shed answers come back fast: their RTT is no round trip's, the one answered before is.
+const shortestRtt = (window: SampleWindow, sample: Sample): number => {
+  const shortest = Math.min(window.minRttMillis, window.earlierMinRttMillis)
+  return Number.isFinite(shortest) ? shortest : sample.rttMillis
+}
+
+const isComplete = (window: SampleWindow, sample: Sample): boolean => {
+  const { minSamples, rttMultiple } = algorithmDefaults.window
+  const shortest = window.answered > 0 ? window.minRttMillis : shortestRtt(window, sample)
+  return (
+    (window.samples >= minSamples || window.dropped) &&
+    sample.endedAtMillis - window.startedAtMillis >= rttMultiple * shortest
+  )
+}
+
+const cut = (bounds: Bounds, limit: number): number =>
+  within(bounds, Math.max(1, Math.min(limit - 1, Math.floor(limit * algorithmDefaults.aimd.backoffRatio))))
+
+const aimd = (bounds: Bounds, limit: number, window: SampleWindow): number => {
+  if (window.dropped) return cut(bounds, limit)
+  return window.maxInFlight * 2 >= limit ? within(bounds, limit + 1) : limit
 }
 
 const longRttAfter = (state: Extract<AdaptiveState, { _tag: "Gradient2" }>, rtt: number) => {
@@ -222,30 +311,49 @@ const longRttAfter = (state: Extract<AdaptiveState, { _tag: "Gradient2" }>, rtt:
 const gradient2 = (
   bounds: Bounds,
   state: Extract<AdaptiveState, { _tag: "Gradient2" }>,
-  sample: Sample
-): AdaptiveState => {
+  window: SampleWindow,
+  baselineRttMillis: number | undefined
+): Omit<Extract<AdaptiveState, { _tag: "Gradient2" }>, "window"> => {
+  // A shed answer comes back fast and would read as a healthy server: a drop cuts, as AIMD's does.
+  if (window.dropped || window.answered === 0) {
+    return { ...state, estimate: window.dropped ? cut(bounds, state.estimate) : state.estimate }
+  }
   const { smoothing, queueSize } = algorithmDefaults.gradient2
-  const short = sample.rttMillis
-  const long = longRttAfter(state, short)
-  if (short > 0 && long.longRttMillis / short > 2) long.longRttMillis *= 0.9
-  if (sample.inFlight < state.estimate / 2) return { ...state, ...long }
-  const gradient = short > 0 ? Math.max(0.5, Math.min(1, long.longRttMillis / short)) : 1
+  const short = window.rttSumMillis / window.answered
+  const ema = longRttAfter(state, short)
+  if (short > 0 && ema.longRttMillis / short > 2) ema.longRttMillis *= 0.9
+  // The average drifts up with a queue that lasts; the origin's RTT without load does not.
+  const long = baselineRttMillis === undefined ? ema.longRttMillis : Math.min(ema.longRttMillis, baselineRttMillis)
+  if (window.maxInFlight < state.estimate / 2) return { ...state, ...ema }
+  const gradient = short > 0 ? Math.max(0.5, Math.min(1, long / short)) : 1
   const proposed = state.estimate * gradient + queueSize
-  const estimate = within(bounds, state.estimate * (1 - smoothing) + proposed * smoothing)
-  return { _tag: "Gradient2", estimate, ...long }
+  return { ...state, estimate: within(bounds, state.estimate * (1 - smoothing) + proposed * smoothing), ...ema }
 }
 
 /**
- * The state after one sample. A sample whose RTT is not a number, or negative, teaches nothing.
+ * The state after one sample: the sample joins the window, and a window complete moves the limit
+ * once, from its samples (AIMD: a drop cuts by a tenth, a window that used half of the limit adds
+ * one; Gradient2: a drop cuts by a tenth, else the gradient of its mean RTT). A sample whose RTT is
+ * not a number, or negative, teaches nothing. `baselineRttMillis`, when known, is the origin's RTT
+ * without load (a low percentile of its latency window): Gradient2 reads the lower of it and its
+ * own long average as its long RTT.
  *
  * @since 0.2.0
  * @category operations
  */
-export const update = (bounds: Bounds, state: AdaptiveState, sample: Sample): AdaptiveState => {
-  if (!(sample.rttMillis >= 0)) return state
+export const update = (
+  bounds: Bounds,
+  state: AdaptiveState,
+  sample: Sample,
+  baselineRttMillis?: number
+): AdaptiveState => {
+  if (!(sample.rttMillis >= 0) || !Number.isFinite(sample.endedAtMillis)) return state
+  const window = added(state.window, sample)
+  if (!isComplete(window, sample)) return { ...state, window }
+  const next = emptyWindow(sample.endedAtMillis, window.answered > 0 ? window.minRttMillis : window.earlierMinRttMillis)
   return state._tag === "Aimd"
-    ? { _tag: "Aimd", limit: aimd(bounds, state.limit, sample) }
-    : gradient2(bounds, state, sample)
+    ? { _tag: "Aimd", limit: aimd(bounds, state.limit, window), window: next }
+    : { ...gradient2(bounds, state, window, baselineRttMillis), window: next }
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   update
 } from "../src/ConcurrencyLimit.js"
 import type * as Settings from "../src/Settings.js"
+import { simulateCapacityDrop } from "./support/capacityModel.js"
 
 const problemOf = (checked: Settings.Checked<unknown>) => (checked._tag === "Invalid" ? checked.problem : undefined)
 
@@ -162,81 +163,157 @@ describe("makeBulkhead's invariants", () => {
 
 const aimdBounds: Bounds = { min: 1, max: 200, initial: 10 }
 
-const run = (algorithm: Algorithm, bounds: Bounds, samples: ReadonlyArray<Sample>): AdaptiveState =>
-  samples.reduce((state, sample) => update(bounds, state, sample), initialState(algorithm, bounds))
+const run = (
+  algorithm: Algorithm,
+  bounds: Bounds,
+  samples: ReadonlyArray<Sample>,
+  baselineRttMillis?: number
+): AdaptiveState =>
+  samples.reduce((state, sample) => update(bounds, state, sample, baselineRttMillis), initialState(algorithm, bounds))
 
-describe("AIMD", () => {
+type Answer = Omit<Sample, "endedAtMillis">
+
+/**
+ * `windows` windows of ten samples each, one every `spacing` ms: a window of 10 ms RTTs 3 ms apart
+ * spans 37 ms, past twice its shortest RTT, so each closes on its tenth sample.
+ */
+const windows = (windows: number, answer: Answer | ((index: number) => Answer), from = 0, spacing = 3): Array<Sample> =>
+  Array.from({ length: windows * 10 }, (_, index) => ({
+    ...(typeof answer === "function" ? answer(index) : answer),
+    endedAtMillis: from + index * spacing
+  }))
+
+describe("the sampling window", () => {
   it("has concurrency-limits' constants", () => {
     expect(algorithmDefaults).toEqual({
       aimd: { backoffRatio: 0.9, timeoutMillis: 5000 },
-      gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10 }
+      gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10 },
+      window: { minSamples: 10, rttMultiple: 2 }
     })
   })
 
-  it("adds one while the limit is used, and cuts by a tenth on a drop", () => {
-    const busy: Sample = { rttMillis: 10, inFlight: 10, dropped: false }
-    expect(limitOf(run("aimd", aimdBounds, [busy, busy, busy]))).toBe(13)
-    expect(limitOf(run("aimd", aimdBounds, [{ ...busy, dropped: true }]))).toBe(9)
-    expect(limitOf(run("aimd", { ...aimdBounds, initial: 100 }, [{ ...busy, dropped: true }]))).toBe(90)
+  it("moves the limit once per window, not once per sample", () => {
+    const busy: Answer = { rttMillis: 10, inFlight: 10, dropped: false }
+    expect(limitOf(run("aimd", aimdBounds, windows(1, busy).slice(0, 9)))).toBe(10)
+    expect(limitOf(run("aimd", aimdBounds, windows(1, busy)))).toBe(11)
+    expect(limitOf(run("aimd", aimdBounds, windows(3, busy)))).toBe(13)
   })
 
-  it("reads an RTT over 5 s as a drop", () => {
-    expect(limitOf(run("aimd", aimdBounds, [{ rttMillis: 5001, inFlight: 10, dropped: false }]))).toBe(9)
-    expect(limitOf(run("aimd", aimdBounds, [{ rttMillis: 5000, inFlight: 10, dropped: false }]))).toBe(11)
+  it("lasts at least twice its shortest RTT, however many samples it holds", () => {
+    const slow = Array.from(
+      { length: 30 },
+      (_, index): Sample => ({
+        rttMillis: 100,
+        inFlight: 10,
+        dropped: false,
+        endedAtMillis: 100 + index
+      })
+    )
+    // Started at 0 (the first sample's send); 30 samples by 129 ms, short of 200 ms.
+    expect(limitOf(run("aimd", aimdBounds, slow))).toBe(10)
+    expect(limitOf(run("aimd", aimdBounds, [...slow, { ...slow[0]!, endedAtMillis: 200 }]))).toBe(11)
   })
 
-  it("does not grow while the caller uses less than half of it", () => {
-    expect(limitOf(run("aimd", aimdBounds, [{ rttMillis: 10, inFlight: 4, dropped: false }]))).toBe(10)
+  it("ignores a sample whose RTT or time is not a number", () => {
+    const state = initialState("aimd", aimdBounds)
+    const bad: Sample = { rttMillis: Number.NaN, inFlight: 10, dropped: true, endedAtMillis: 1 }
+    expect(update(aimdBounds, state, bad)).toBe(state)
+    expect(update(aimdBounds, state, { ...bad, rttMillis: 1, endedAtMillis: Number.NaN })).toBe(state)
   })
+})
 
-  it("stays within its bounds", () => {
-    const dropped: Sample = { rttMillis: 10, inFlight: 1, dropped: true }
-    expect(limitOf(run("aimd", { min: 5, max: 11, initial: 6 }, [dropped, dropped, dropped]))).toBe(5)
-    const busy: Sample = { rttMillis: 10, inFlight: 100, dropped: false }
+describe("AIMD", () => {
+  it("adds one per window that used half of the limit, and cuts by a tenth once per window with a drop", () => {
+    const busy: Answer = { rttMillis: 10, inFlight: 10, dropped: false }
+    // Ten 503s in one round trip cut once, as TCP halves once per window of losses.
+    expect(limitOf(run("aimd", aimdBounds, windows(1, { ...busy, dropped: true })))).toBe(9)
+    // Twenty over 57 ms, with a 10 ms RTT: a cut per two round trips (at 12, 33 and 54 ms).
+    expect(limitOf(run("aimd", { ...aimdBounds, initial: 100 }, windows(2, { ...busy, dropped: true })))).toBe(72)
+    // One drop among answers is enough.
     expect(
       limitOf(
         run(
           "aimd",
-          { min: 5, max: 11, initial: 6 },
-          Array.from({ length: 20 }, () => busy)
+          aimdBounds,
+          windows(1, (index) => ({ ...busy, dropped: index === 4 }))
         )
       )
-    ).toBe(11)
+    ).toBe(9)
+  })
+
+  it("reads an RTT over 5 s as a drop", () => {
+    const answered = windows(1, { rttMillis: 10, inFlight: 10, dropped: false })
+    const sample = (rttMillis: number): Sample => ({ rttMillis, inFlight: 10, dropped: false, endedAtMillis: 20_000 })
+    expect(limitOf(run("aimd", aimdBounds, [...answered, sample(5001)]))).toBe(9)
+    expect(limitOf(run("aimd", aimdBounds, [...answered, sample(5000)]))).toBe(11)
+  })
+
+  it("does not grow while the caller uses less than half of it", () => {
+    expect(limitOf(run("aimd", aimdBounds, windows(3, { rttMillis: 10, inFlight: 4, dropped: false })))).toBe(10)
+  })
+
+  it("stays within its bounds", () => {
+    const limits = { min: 5, max: 11, initial: 6 }
+    expect(limitOf(run("aimd", limits, windows(3, { rttMillis: 10, inFlight: 1, dropped: true })))).toBe(5)
+    expect(limitOf(run("aimd", limits, windows(20, { rttMillis: 10, inFlight: 100, dropped: false })))).toBe(11)
   })
 })
 
 describe("Gradient2", () => {
   const g2Bounds: Bounds = { min: 1, max: 200, initial: 20 }
+  const steady: Answer = { rttMillis: 10, inFlight: 20, dropped: false }
 
   it("grows by the queue it allows while latency holds", () => {
-    // estimate * 0.8 + (estimate * 1 + 4) * 0.2 = estimate + 0.8
-    const steady: Sample = { rttMillis: 50, inFlight: 20, dropped: false }
-    const state = run("gradient2", g2Bounds, [steady, steady])
-    expect(state).toEqual({ _tag: "Gradient2", estimate: 21.6, longRttMillis: 50, longSamples: 2 })
+    // estimate * 0.8 + (estimate * 1 + 4) * 0.2 = estimate + 0.8, once per window
+    const state = run("gradient2", g2Bounds, windows(2, steady))
+    expect(state).toMatchObject({ _tag: "Gradient2", estimate: 21.6, longRttMillis: 10, longSamples: 2 })
     expect(limitOf(state)).toBe(21)
   })
 
-  it("shrinks when latency rises over the long RTT, at most by half a step", () => {
-    const warm = Array.from({ length: 10 }, (): Sample => ({ rttMillis: 50, inFlight: 20, dropped: false }))
-    const warmed = run("gradient2", g2Bounds, warm)
+  it("shrinks when the window's mean RTT rises over the long RTT, at most by half a step", () => {
+    const warmed = run("gradient2", g2Bounds, windows(10, steady))
     expect(limitOf(warmed)).toBe(28)
-    const slow = update(g2Bounds, warmed, { rttMillis: 500, inFlight: 28, dropped: false })
-    // The long RTT moves by 2/601 of the step; the gradient is held at 0.5.
+    const slow = run("gradient2", g2Bounds, [
+      ...windows(10, steady),
+      ...windows(1, { ...steady, rttMillis: 100 }, 400, 12)
+    ])
     if (slow._tag !== "Gradient2" || warmed._tag !== "Gradient2") throw new Error("not Gradient2")
-    expect(slow.longRttMillis).toBeCloseTo(50 + (450 * 2) / 601, 9)
+    // The long RTT moves by 2/601 of the step; the gradient is held at 0.5.
+    expect(slow.longRttMillis).toBeCloseTo(10 + (90 * 2) / 601, 9)
     expect(slow.estimate).toBeCloseTo(warmed.estimate * 0.8 + (warmed.estimate * 0.5 + 4) * 0.2, 9)
   })
 
-  it("does not move the limit while the caller uses less than half of it", () => {
-    const state = run("gradient2", g2Bounds, [{ rttMillis: 500, inFlight: 9, dropped: false }])
-    expect(state).toEqual({ _tag: "Gradient2", estimate: 20, longRttMillis: 500, longSamples: 1 })
+  it("cuts by a tenth on a window with a drop: a fast 503 is no sign of a healthy server", () => {
+    const answered = windows(1, steady)
+    const warmed = run("gradient2", g2Bounds, answered)
+    // Ten 503s of 1 ms within one round trip of 10 ms: one window, one cut.
+    const shed = run("gradient2", g2Bounds, [
+      ...answered,
+      ...windows(1, { rttMillis: 1, inFlight: 20, dropped: true }, 100, 2)
+    ])
+    expect(limitOf(shed)).toBe(Math.floor(limitOf(warmed) * 0.9))
+    expect(shed).toMatchObject({ longRttMillis: 10, longSamples: 1 })
   })
 
-  it("reads an RTT of 0 as no queueing, and ignores one that is not a number", () => {
-    const state = run("gradient2", g2Bounds, [{ rttMillis: 0, inFlight: 20, dropped: false }])
-    expect(limitOf(state)).toBe(20)
+  it("reads the origin's RTT without load when it is below its own long average", () => {
+    // A queue that lasts pulls the average up to 20 ms; the baseline of 10 ms still reads it as a queue.
+    const queued = { ...steady, rttMillis: 20 }
+    const withBaseline = run("gradient2", g2Bounds, windows(1, queued), 10)
+    expect(withBaseline._tag === "Gradient2" && withBaseline.estimate).toBeCloseTo(20 * 0.8 + (20 * 0.5 + 4) * 0.2, 9)
+    expect(limitOf(run("gradient2", g2Bounds, windows(1, queued)))).toBe(20)
+    // A baseline above the average changes nothing.
+    expect(run("gradient2", g2Bounds, windows(1, queued), 40)).toEqual(run("gradient2", g2Bounds, windows(1, queued)))
+  })
+
+  it("does not move the limit while the caller uses less than half of it", () => {
+    const state = run("gradient2", g2Bounds, windows(1, { rttMillis: 10, inFlight: 9, dropped: false }))
+    expect(state).toMatchObject({ _tag: "Gradient2", estimate: 20, longRttMillis: 10, longSamples: 1 })
+  })
+
+  it("reads an RTT of 0 as no queueing", () => {
+    const zero = Array.from({ length: 10 }, (_, index): Sample => ({ ...steady, rttMillis: 0, endedAtMillis: index }))
+    const state = run("gradient2", g2Bounds, zero)
     expect(state._tag === "Gradient2" && state.estimate).toBeCloseTo(20.8, 9)
-    expect(update(g2Bounds, state, { rttMillis: Number.NaN, inFlight: 20, dropped: false })).toBe(state)
   })
 })
 
@@ -248,17 +325,19 @@ describe("adaptive limits' invariant", () => {
     const sampleArbitrary = fc.record({
       rttMillis: fc.oneof(fc.double({ min: -10, max: 100_000, noNaN: false }), fc.constant(0)),
       inFlight: fc.nat(400),
-      dropped: fc.boolean()
+      dropped: fc.boolean(),
+      endedAtMillis: fc.double({ min: 0, max: 1e9, noNaN: false })
     })
     fc.assert(
       fc.property(
         fc.constantFrom<Algorithm>("aimd", "gradient2"),
         boundsArbitrary,
         fc.array(sampleArbitrary, { maxLength: 300 }),
-        (algorithm, limits, samples) => {
+        fc.option(fc.double({ min: 0, max: 1000 }), { nil: undefined }),
+        (algorithm, limits, samples, baseline) => {
           let state = initialState(algorithm, limits)
           for (const sample of samples) {
-            state = update(limits, state, sample)
+            state = update(limits, state, sample, baseline)
             const limit = limitOf(state)
             expect(Number.isSafeInteger(limit)).toBe(true)
             expect(limit).toBeGreaterThanOrEqual(limits.min)
@@ -267,6 +346,29 @@ describe("adaptive limits' invariant", () => {
         }
       )
     )
+  })
+})
+
+describe("adaptive limits against a server whose capacity drops from 64 to 16", () => {
+  // The chaos server's capacity route, simulated: see test/support/capacityModel.ts.
+  const settled = (algorithm: Algorithm) => simulateCapacityDrop(algorithm).after
+
+  it("Gradient2 comes down to what the server takes, keeping its latency under 1.5x", () => {
+    const { medianLimit, p50Ratio, shedShare, goodputOfCapacity } = settled("gradient2")
+    expect(medianLimit).toBeGreaterThanOrEqual(16)
+    expect(medianLimit).toBeLessThanOrEqual(26)
+    expect(p50Ratio).toBeLessThan(1.5)
+    expect(shedShare).toBeLessThan(0.05)
+    expect(goodputOfCapacity).toBeGreaterThan(0.9)
+  })
+
+  it("AIMD comes down to where the server sheds, and no further than half", () => {
+    const { medianLimit, shedShare, goodputOfCapacity } = settled("aimd")
+    expect(medianLimit).toBeGreaterThanOrEqual(16)
+    expect(medianLimit).toBeLessThanOrEqual(33)
+    // It finds the limit by probing past it: the server sheds some, as it does not for Gradient2.
+    expect(shedShare).toBeLessThan(0.25)
+    expect(goodputOfCapacity).toBeGreaterThan(0.9)
   })
 })
 

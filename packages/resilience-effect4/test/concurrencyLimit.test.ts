@@ -3,7 +3,7 @@
  * The per-origin concurrency limit (issue #34) on Effect 4, on the TestClock over a scripted
  * transport: the exact time each request goes, the call the full queue refuses unsent, a queued
  * call interrupted or past its deadline, retries and hedged copies each taking a permit, every
- * permit back after a burst, and an adaptive (AIMD) limit that shrinks under 503s and grows back.
+ * permit back after a burst, and an adaptive (AIMD) limit cut once per round trip of 503s that grows back.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Result, type Scope } from "effect"
@@ -210,30 +210,37 @@ describe("concurrency limit", () => {
     })
   )
 
-  it.effect("adaptive (AIMD): the limit shrinks under 503s and grows back as calls succeed", () =>
-    Effect.gen(function* () {
-      const store = ResilienceStore.makeMemory()
-      const options: RetryPolicy.Options = {
-        ...base,
-        maxAttempts: 1,
-        concurrency: { adaptive: true, algorithm: "aimd", initial: 4, queue: 0 }
-      }
-      const unavailable: ScriptedHttpClient.Answer = { status: 503, delayMillis: 10 }
-      const scripted = ScriptedHttpClient.make([unavailable, unavailable, unavailable, ok(10), ok(10), ok(10)])
-      const client = ResilientHttpClient.withResilience(scripted.client, options)
-      const url = "http://aimd.concurrency.test/items"
-      const bulkhead = bulkheadOf(store, options, "http://aimd.concurrency.test:80")
-      const limits: Array<number> = []
-      for (let i = 0; i < 6; i++) {
-        const call = yield* Effect.provideService(start(client, url), ResilienceStore.ResilienceStore, store)
-        yield* TestClock.adjust(100)
-        yield* Fiber.join(call)
-        limits.push(bulkhead.limit())
-      }
-      // 4 -> 3 -> 2 -> 1 on each 503; then +1 while half the limit is in use (1 of 1, 1 of 2), not at 1 of 3.
-      expect(limits).toEqual([3, 2, 1, 2, 3, 3])
-      expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
-    })
+  it.effect(
+    "adaptive (AIMD): the limit is cut once per round trip of 503s and grows back by one per window of answers",
+    () =>
+      Effect.gen(function* () {
+        const store = ResilienceStore.makeMemory()
+        const options: RetryPolicy.Options = {
+          ...base,
+          maxAttempts: 1,
+          concurrency: { adaptive: true, algorithm: "aimd", initial: 4, queue: 0 }
+        }
+        const url = "http://aimd.concurrency.test/items"
+        const bulkhead = bulkheadOf(store, options, "http://aimd.concurrency.test:80")
+        const limits: Array<number> = []
+        // Rounds 100 ms apart, each of as many calls at once as the limit allows, answered in 10 ms.
+        for (const answer of [503, 503, 503, 200, 200, 200, 200]) {
+          const scripted = ScriptedHttpClient.make([answer === 503 ? { status: 503, delayMillis: 10 } : ok(10)])
+          const client = ResilientHttpClient.withResilience(scripted.client, options)
+          const calls = yield* Effect.forEach(
+            Array.from({ length: bulkhead.limit() }, () => url),
+            (target) => Effect.provideService(start(client, target), ResilienceStore.ResilienceStore, store)
+          )
+          yield* TestClock.adjust(100)
+          yield* Effect.forEach(calls, Fiber.join)
+          limits.push(bulkhead.limit())
+        }
+        // The first round's drops span less than two round trips: the window stays open. Each later
+        // round's first 503 cuts once (the others were sent before the cut). Answers then fill a
+        // window of ten (2 + 2 + 2 + 2 + 2) and, having used the limit, add one.
+        expect(limits).toEqual([4, 3, 2, 2, 2, 2, 3])
+        expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
+      })
   )
 
   it.effect("adaptive at limit 1: a second call at once is refused, the limit its learnt one", () =>
@@ -244,14 +251,18 @@ describe("concurrency limit", () => {
         maxAttempts: 1,
         concurrency: { adaptive: true, algorithm: "aimd", initial: 2, queue: 0 }
       }
-      const scripted = ScriptedHttpClient.make([{ status: 503, delayMillis: 10 }, ok(100), ok(100)])
+      const unavailable: ScriptedHttpClient.Answer = { status: 503, delayMillis: 10 }
+      const scripted = ScriptedHttpClient.make([unavailable, unavailable, ok(100), ok(100)])
       const client = ResilientHttpClient.withResilience(scripted.client, options)
       const url = "http://learnt.concurrency.test/items"
       const provided = (afterMillis: number) =>
         Effect.provideService(start(client, url, afterMillis), ResilienceStore.ResilienceStore, store)
-      const first = yield* provided(0)
-      yield* TestClock.adjust(50)
-      expect((yield* Fiber.join(first)).outcome).toBe("failed: TransientStatus")
+      // Two 503s, 50 ms apart: a window of drops two round trips long cuts 2 to 1.
+      for (let i = 0; i < 2; i++) {
+        const unanswered = yield* provided(0)
+        yield* TestClock.adjust(50)
+        expect((yield* Fiber.join(unanswered)).outcome).toBe("failed: TransientStatus")
+      }
       const calls = yield* Effect.forEach([0, 1], provided)
       yield* TestClock.adjust("1 second")
       const ended = yield* Effect.forEach(calls, Fiber.join)
@@ -280,9 +291,10 @@ describe("concurrency limit", () => {
           }
           return bulkhead.limit()
         })
-      const fast = yield* rounds(2, 10)
-      const slow = yield* rounds(2, 100)
-      const recovered = yield* rounds(2, 10)
+      // A round of 20 answers at once closes a window only with the next (two round trips long).
+      const fast = yield* rounds(5, 10)
+      const slow = yield* rounds(5, 100)
+      const recovered = yield* rounds(5, 10)
       expect(fast).toBeGreaterThan(20)
       expect(slow).toBeLessThan(fast)
       expect(recovered).toBeGreaterThan(slow)

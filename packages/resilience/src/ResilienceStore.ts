@@ -90,7 +90,10 @@ export declare namespace ResilienceStore {
    */
   export interface OriginConcurrency {
     readonly bulkhead: ConcurrencyLimit.Bulkhead<Deferred.Deferred<void>>
-    readonly learn: ((sample: ConcurrencyLimit.Sample) => ReadonlyArray<Deferred.Deferred<void>>) | undefined
+    /** Teaches an adaptive limit a sample, with the origin's RTT without load when known; answers the waiters a higher limit grants. */
+    readonly learn:
+      | ((sample: ConcurrencyLimit.Sample, baselineRttMillis?: number) => ReadonlyArray<Deferred.Deferred<void>>)
+      | undefined
   }
 
   /**

@@ -294,13 +294,14 @@ const permitted = <A, E, R, E2, R2>(
   const limits = call.guards.concurrency
   if (limits === undefined) return guarded(call, attempt, limitMillis, sentAfter)
   call.lastSent = attempt.attempt
-  return concurrencyLimit.withPermit(
-    limits,
-    call.origin.key,
-    call.clock,
-    call.machine.deadlineMillis,
-    attempt,
-    (left) => guarded(call, attempt, Math.min(limitMillis, left), sentAfter)
+  const hedges = call.hedges
+  const latencies = {
+    origin: call.origin.key,
+    clock: call.clock,
+    recorded: hedges !== undefined && hedges.settings.delay._tag === "Percentile"
+  }
+  return concurrencyLimit.withPermit(limits, latencies, call.machine.deadlineMillis, attempt, (left) =>
+    guarded(call, attempt, Math.min(limitMillis, left), sentAfter)
   )
 }
 

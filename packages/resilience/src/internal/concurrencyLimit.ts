@@ -13,6 +13,7 @@ import * as Exit from "effect/Exit"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import { type Attempt, connectionError } from "./classify.js"
+import { latencyWindows } from "./latencyWindows.js"
 import * as metrics from "./metrics.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 import * as timeout from "./timeout.js"
@@ -44,8 +45,8 @@ const originLimit = (settings: ConcurrencyLimitCore.Resolved): OriginLimit => {
   const bulkhead = ConcurrencyLimitCore.makeBulkhead<Waiter>({ limit: settings.initial, queue: settings.queue })
   return {
     bulkhead,
-    learn: (sample) => {
-      state = ConcurrencyLimitCore.update(settings, state, sample)
+    learn: (sample, baselineRttMillis) => {
+      state = ConcurrencyLimitCore.update(settings, state, sample, baselineRttMillis)
       const limit = ConcurrencyLimitCore.limitOf(state)
       return limit === bulkhead.limit() ? [] : bulkhead.setLimit(limit)
     }
@@ -97,11 +98,31 @@ const droppedOf = (exit: Exit.Exit<unknown, unknown>): boolean | undefined => {
   return failure._tag === "TransientStatus" && (failure.status === 429 || failure.status === 503)
 }
 
+/**
+ * Where an attempt's RTT goes: the origin's latency window, which Gradient2 reads for the RTT
+ * without load; `recorded` when hedging records the attempt there already.
+ *
+ * @internal
+ */
+export interface Latencies {
+  readonly origin: string
+  readonly clock: Clock.Clock
+  readonly recorded: boolean
+}
+
+// The origin's RTT without load, as Gradient2 reads it: a low percentile of its latency window,
+// once it holds enough samples. An answer that was not shed is recorded first.
+const baselineAfter = (latencies: Latencies, rttMillis: number, dropped: boolean, nowMillis: number) => {
+  const windows = latencyWindows(latencies.clock)
+  if (!dropped && !latencies.recorded) windows.get(latencies.origin, nowMillis).record(rttMillis, nowMillis)
+  return windows.peek(latencies.origin)?.percentile(ConcurrencyLimitCore.baselinePercentile, nowMillis)
+}
+
 // Runs the attempt holding its permit: given back when the attempt ends, however it ends; an
 // adaptive limit learns from it first, and a higher limit wakes the waiters it grants.
 const holding = <A, E, R>(
   entry: OriginLimit,
-  clock: Clock.Clock,
+  latencies: Latencies,
   sentMillis: number,
   attempt: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
@@ -111,8 +132,15 @@ const holding = <A, E, R>(
   return Effect.onExit(attempt, (exit) =>
     Effect.suspend(() => {
       const dropped = droppedOf(exit)
-      const rttMillis = monotonicMillis(clock) - sentMillis
-      const granted = dropped === undefined ? [] : learn({ rttMillis, inFlight, dropped })
+      const endedAtMillis = monotonicMillis(latencies.clock)
+      const rttMillis = endedAtMillis - sentMillis
+      const granted =
+        dropped === undefined
+          ? []
+          : learn(
+              { rttMillis, inFlight, dropped, endedAtMillis },
+              baselineAfter(latencies, rttMillis, dropped, endedAtMillis)
+            )
       return Effect.zipRight(wake(granted), releaseOne(entry))
     })
   )
@@ -135,18 +163,18 @@ type Permitted<A, E, R> = Effect.Effect<A, E | ConcurrencyLimitReached | HttpFai
  */
 export const withPermit = <A, E, R>(
   limits: Limits,
-  origin: string,
-  clock: Clock.Clock,
+  latencies: Latencies,
   deadlineMillis: number,
   attempt: Attempt,
   send: (leftMillis: number) => Effect.Effect<A, E, R>
 ): Permitted<A, E, R> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(Deferred.make<void>(), (waiter): Permitted<A, E, R> => {
+      const { clock, origin } = latencies
       const now = monotonicMillis(clock)
       const entry = limits.forOrigin(origin, now)
       const acquired = entry.bulkhead.acquire(waiter)
-      if (acquired === "granted") return holding(entry, clock, now, restore(send(Number.POSITIVE_INFINITY)))
+      if (acquired === "granted") return holding(entry, latencies, now, restore(send(Number.POSITIVE_INFINITY)))
       if (acquired === "rejected") {
         const full = new ConcurrencyLimitReached({ limit: entry.bulkhead.limit(), queue: limits.settings.queue })
         return Effect.zipRight(count(metrics.concurrencyRejected, origin), Effect.fail(full))
@@ -159,7 +187,7 @@ export const withPermit = <A, E, R>(
         count(metrics.concurrencyQueued, origin),
         Effect.flatMap(waited, () => {
           const sent = monotonicMillis(clock)
-          return holding(entry, clock, sent, restore(send(deadlineMillis - sent)))
+          return holding(entry, latencies, sent, restore(send(deadlineMillis - sent)))
         })
       )
     })

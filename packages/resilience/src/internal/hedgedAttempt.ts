@@ -7,6 +7,7 @@ import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import type { Attempt } from "./classify.js"
 import * as decisions from "./decisions.js"
+import { latencyWindows } from "./latencyWindows.js"
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -31,22 +32,6 @@ import { serverDelayMillis } from "./retryPolicy.js"
  */
 export const isHedgeable = (request: HttpClientRequest.HttpClientRequest): boolean =>
   Idempotency.isIdempotent(request) && !Idempotency.hasOneShotBody(request)
-
-// The latency windows are one per Clock, as the default store is: the process's in production,
-// a test's own under TestClock. They are this process's observation, never shared by a store.
-const windowsByClock = new WeakMap<Clock.Clock, OriginTable<Hedging.LatencyWindow>>()
-
-/**
- * The latency windows of the origins called under `clock`.
- */
-const latencyWindows = (clock: Clock.Clock): OriginTable<Hedging.LatencyWindow> => {
-  let windows = windowsByClock.get(clock)
-  if (windows === undefined) {
-    windows = Hedging.makeLatencyTable()
-    windowsByClock.set(clock, windows)
-  }
-  return windows
-}
 
 // A response came back (of any status), or none within the time limit: the time is the
 // origin's latency (at least, for a timeout).

@@ -1,0 +1,136 @@
+/**
+ * A deterministic model of the chaos server's capacity route under a closed loop of callers, to
+ * test that an adaptive limit follows a capacity drop without sockets or timers: the server serves
+ * N at once in `base` ms, c beyond N in base × c / N ms (fixed when it arrives), and sheds with a
+ * fast 503 beyond 2N; N drops from 64 to 16 halfway. Each of 96 callers sends its next call as its
+ * last ends, and pauses `base` ms after a refusal (the limit's, unsent) or a 503.
+ */
+import {
+  type AdaptiveState,
+  type Algorithm,
+  type Bounds,
+  baselinePercentile,
+  initialState,
+  limitOf,
+  update
+} from "../../src/ConcurrencyLimit.js"
+import { LatencyWindow } from "../../src/Hedging.js"
+
+const base = 20
+const networkMillis = 0.5
+const phaseMillis = 4000
+const callers = 96
+const limits: Bounds = { min: 1, max: 200, initial: 20 }
+
+interface Ended {
+  readonly at: number
+  readonly caller: number
+  readonly sentAt?: number
+  readonly inFlightAtSend?: number
+  readonly shed?: boolean
+}
+
+interface PhaseCounts {
+  answered: number
+  shed: number
+  readonly latencies: Array<number>
+  readonly limits: Array<number>
+}
+
+export interface PhaseFigures {
+  /** The limit in force at each answer of the phase's second half: its median. */
+  readonly medianLimit: number
+  /** The median latency of the answers not shed, over `base`. */
+  readonly p50Ratio: number
+  /** 503s among the answers of the phase's second half. */
+  readonly shedShare: number
+  /** Answers not shed per second over the server's throughput at capacity (N / base). */
+  readonly goodputOfCapacity: number
+}
+
+const median = (values: ReadonlyArray<number>): number => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0
+
+/** Runs the model for one algorithm: 4 s at a capacity of 64, then 4 s at 16. */
+export const simulateCapacityDrop = (
+  algorithm: Algorithm
+): { readonly before: PhaseFigures; readonly after: PhaseFigures } => {
+  let capacity = 64
+  let state: AdaptiveState = initialState(algorithm, limits)
+  const window = new LatencyWindow()
+  let inFlight = 0
+  let serving = 0
+  const pending: Array<Ended & { readonly serving: boolean }> = []
+  const phases = [0, 1].map((): PhaseCounts => ({ answered: 0, shed: 0, latencies: [], limits: [] }))
+
+  const start = (caller: number, now: number) => {
+    if (inFlight >= limitOf(state)) {
+      pending.push({ at: now + base, caller, serving: false })
+      return
+    }
+    inFlight++
+    const c = serving + 1
+    if (c > 2 * capacity) {
+      pending.push({
+        at: now + networkMillis,
+        caller,
+        sentAt: now,
+        inFlightAtSend: inFlight,
+        shed: true,
+        serving: false
+      })
+      return
+    }
+    serving++
+    const at = now + base * Math.max(1, c / capacity) + networkMillis
+    pending.push({ at, caller, sentAt: now, inFlightAtSend: inFlight, shed: false, serving: true })
+  }
+
+  for (let caller = 0; caller < callers; caller++) pending.push({ at: caller * 0.05, caller, serving: false })
+  while (pending.length > 0) {
+    let next = 0
+    for (let index = 1; index < pending.length; index++) {
+      if ((pending[index]?.at ?? 0) < (pending[next]?.at ?? 0)) next = index
+    }
+    const event = pending.splice(next, 1)[0]
+    if (event === undefined || event.at >= 2 * phaseMillis) break
+    const now = event.at
+    if (now >= phaseMillis) capacity = 16
+    if (event.sentAt === undefined || event.inFlightAtSend === undefined) {
+      start(event.caller, now)
+      continue
+    }
+    inFlight--
+    if (event.serving) serving--
+    const rttMillis = now - event.sentAt
+    const shed = event.shed === true
+    if (!shed) window.record(rttMillis, now)
+    state = update(
+      limits,
+      state,
+      { rttMillis, inFlight: event.inFlightAtSend, dropped: shed, endedAtMillis: now },
+      window.percentile(baselinePercentile, now)
+    )
+    const phase = phases[now < phaseMillis ? 0 : 1]
+    const secondHalf = now % phaseMillis >= phaseMillis / 2
+    if (phase !== undefined && secondHalf) {
+      phase.limits.push(limitOf(state))
+      if (shed) phase.shed++
+      else {
+        phase.answered++
+        phase.latencies.push(rttMillis)
+      }
+    }
+    if (shed) pending.push({ at: now + base, caller: event.caller, serving: false })
+    else start(event.caller, now)
+  }
+  const figures = (index: number, capacityOf: number): PhaseFigures => {
+    const phase: PhaseCounts = phases[index] ?? { answered: 0, shed: 0, latencies: [], limits: [] }
+    return {
+      medianLimit: median(phase.limits),
+      p50Ratio: median(phase.latencies) / base,
+      shedShare: phase.shed / Math.max(1, phase.shed + phase.answered),
+      goodputOfCapacity: phase.answered / (phaseMillis / 2 / 1000) / ((capacityOf * 1000) / base)
+    }
+  }
+  return { before: figures(0, 64), after: figures(1, 16) }
+}
