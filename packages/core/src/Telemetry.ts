@@ -141,6 +141,11 @@ export const metrics = {
   concurrencyQueued: {
     name: "http.client.resilience.concurrency.queued",
     description: "Attempts that waited in the queue of the origin's concurrency limit for a permit ({attempt})."
+  },
+  /** The adaptive concurrency limit in force. Attributes: origin. */
+  concurrencyLimit: {
+    name: "http.client.resilience.concurrency.limit",
+    description: "The adaptive concurrency limit in force for the origin: attempts allowed in flight at once ({attempt})."
   }
 } as const satisfies Record<string, MetricSpec>
 

@@ -14,7 +14,7 @@ import * as ResilienceStore from "../src/ResilienceStore.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
 import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
-import { counterValue } from "./support/metrics.js"
+import { counterValue, gaugeValue } from "./support/metrics.js"
 
 const ok = (delayMillis: number): ScriptedHttpClient.Answer => ({ status: 200, body: "ok", delayMillis })
 
@@ -239,6 +239,7 @@ describe("concurrency limit", () => {
         // window of ten (2 + 2 + 2 + 2 + 2) and, having used the limit, add one.
         expect(limits).toEqual([4, 3, 2, 2, 2, 2, 3])
         expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
+        expect(yield* gaugeValue("http.client.resilience.concurrency.limit", "aimd.concurrency.test")).toBe(3)
       })
   )
 

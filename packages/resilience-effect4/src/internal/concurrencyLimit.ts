@@ -137,20 +137,26 @@ const holding = <A, E, R>(
       const dropped = droppedOf(exit)
       const endedAtMillis = monotonicMillis(latencies.clock)
       const rttMillis = endedAtMillis - sentMillis
-      const granted =
-        dropped === undefined
-          ? []
-          : learn(
-              { rttMillis, inFlight, dropped, endedAtMillis },
-              baselineAfter(latencies, rttMillis, dropped, endedAtMillis)
-            )
-      return Effect.andThen(wake(granted), releaseOne(entry))
+      if (dropped === undefined) return releaseOne(entry)
+      const before = entry.bulkhead.limit()
+      const baseline = baselineAfter(latencies, rttMillis, dropped, endedAtMillis)
+      const granted = learn({ rttMillis, inFlight, dropped, endedAtMillis }, baseline)
+      const limit = entry.bulkhead.limit()
+      const woken = Effect.andThen(wake(granted), releaseOne(entry))
+      return limit === before ? woken : Effect.andThen(setLimitGauge(latencies.origin, limit), woken)
     })
   )
 }
 
 const count = (metric: typeof metrics.concurrencyRejected, origin: string): Effect.Effect<void> =>
   Metric.update(Metric.withAttributes(metric, metrics.originAttributes(origin)), 1)
+
+// Origins past the label cap keep no gauge: their limits summed under one label mean nothing.
+const setLimitGauge = (origin: string, limit: number): Effect.Effect<void> => {
+  const labels = metrics.originAttributes(origin)
+  if (metrics.isOverflow(labels)) return Effect.void
+  return Metric.update(Metric.withAttributes(metrics.concurrencyLimit, labels), limit)
+}
 
 type Permitted<A, E, R> = Effect.Effect<A, E | ConcurrencyLimitReached | HttpFailure.ConnectionError, R>
 

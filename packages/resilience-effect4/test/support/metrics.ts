@@ -12,3 +12,12 @@ export const counterValue = (name: string, host: string): Effect.Effect<number> 
       )
       .reduce((sum, snapshot) => sum + (snapshot.type === "Counter" ? Number(snapshot.state.count) : 0), 0)
   )
+
+/** A gauge's value on its series whose `server.address` is `host`, or `undefined` when it has none. */
+export const gaugeValue = (name: string, host: string): Effect.Effect<number | undefined> =>
+  Effect.map(Metric.snapshot, (snapshots) => {
+    const snapshot = snapshots.find(
+      (candidate) => candidate.id === name && candidate.attributes?.["server.address"] === host
+    )
+    return snapshot !== undefined && snapshot.type === "Gauge" ? Number(snapshot.state.value) : undefined
+  })

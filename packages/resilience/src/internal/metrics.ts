@@ -68,6 +68,11 @@ export const concurrencyRejected = counter(Telemetry.metrics.concurrencyRejected
 /** Attempts that waited in a concurrency limit's queue. Attributes: origin. @internal */
 export const concurrencyQueued = counter(Telemetry.metrics.concurrencyQueued)
 
+/** The adaptive concurrency limit in force, set at each change. Attributes: origin. @internal */
+export const concurrencyLimit = Metric.gauge(Telemetry.metrics.concurrencyLimit.name, {
+  description: Telemetry.metrics.concurrencyLimit.description
+})
+
 /** The attribute value of a circuit state. @internal */
 const circuitStateValue = Telemetry.circuitStateValue
 

@@ -16,3 +16,14 @@ export const counterValue = (name: string, host: string): Effect.Effect<number> 
         0
       )
   )
+
+/** A gauge's value on its series whose `server.address` is `host`, or `undefined` when it has none. */
+export const gaugeValue = (name: string, host: string): Effect.Effect<number | undefined> =>
+  Effect.map(Metric.snapshot, (pairs) => {
+    const pair = pairs.find(
+      (candidate) =>
+        candidate.metricKey.name === name &&
+        candidate.metricKey.tags.some((tag) => tag.key === "server.address" && tag.value === host)
+    )
+    return pair !== undefined && MetricState.isGaugeState(pair.metricState) ? Number(pair.metricState.value) : undefined
+  })
