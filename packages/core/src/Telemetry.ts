@@ -145,7 +145,8 @@ export const metrics = {
   /** The adaptive concurrency limit in force. Attributes: origin. */
   concurrencyLimit: {
     name: "http.client.resilience.concurrency.limit",
-    description: "The adaptive concurrency limit in force for the origin: attempts allowed in flight at once ({attempt})."
+    description:
+      "The adaptive concurrency limit in force for the origin: attempts allowed in flight at once ({attempt})."
   }
 } as const satisfies Record<string, MetricSpec>
 
