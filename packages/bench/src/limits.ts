@@ -203,6 +203,10 @@ const phaseOf = (
   }
 }
 
+// A loop, not Math.max(...): a full run's refusals make tens of thousands of calls, past what a spread takes.
+const lastEnd = (calls: LimitsRunResult["calls"], atLeast: number): number =>
+  calls.reduce((last, call) => Math.max(last, call.endedAt), atLeast)
+
 const capacityUrl = (origin: string): string =>
   `${origin}/api/chaos/capacity?base=${capacityRoute.baseMillis}&shedAt=${capacityRoute.shedAt}`
 
@@ -234,7 +238,7 @@ const capacityRound = async (
   const [{ calls, startedAt }, { at, counts }] = await Promise.all([loop, drop])
   const end = await readStats(server.origin)
   if (startedAt >= at) throw new Error(`limits: the capacity dropped before the ${configuration.label} callers started`)
-  const endedLast = Math.max(startedAt + 2 * config.phaseMillis, ...calls.map((call) => call.endedAt))
+  const endedLast = lastEnd(calls, startedAt + 2 * config.phaseMillis)
   return [
     phaseOf(calls, startedAt, at, before, counts),
     // Up to and including the last call's end.
@@ -299,7 +303,7 @@ const rateLimitRound = async (
     failed: calls.length - ok,
     requests: stats.rateLimit.allowed + stats.rateLimit.limited,
     limited: stats.rateLimit.limited,
-    seconds: Math.max(0, ...calls.map((call) => call.endedAt - startedAt)) / 1000
+    seconds: (lastEnd(calls, startedAt) - startedAt) / 1000
   }
 }
 
