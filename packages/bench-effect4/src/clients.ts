@@ -12,14 +12,16 @@ import {
   attemptCounter,
   batchRecorder,
   type BenchClient,
+  closedLoopRecorder,
   type HedgingClient,
   hedgeDelayRecorder,
   hedgingPolicyFor,
   indices,
   isOverloadMode,
+  limitsPolicyFor,
   policyFor
 } from "@effect-http-resilience/bench/benchClient"
-import type { ClientMode, HedgingMode } from "@effect-http-resilience/bench/protocol"
+import type { ClientMode, HedgingMode, LimitsRun, LimitsRunResult } from "@effect-http-resilience/bench/protocol"
 import type { Effect4LibraryId } from "./protocol.js"
 
 const effectClient = <E, R, ER>(
@@ -183,5 +185,47 @@ export const makeHedgingClient = async (mode: HedgingMode): Promise<HedgingClien
       observed(Effect.scoped(Effect.flatMap(resilient.get(url), (response) => response.json)))
     ),
     takeHedgeDelays: delays.take
+  }
+}
+
+/**
+ * The closed loop of a limits client process, as the Effect 3 line's
+ * (`packages/bench/src/limitsClient.ts`): per run, this library's `ResilientHttpClient.make` with
+ * the row's policy over a fresh `layerUndici` pool and a fresh memory store, each call's body
+ * read to its end; a caller refused unsent by the concurrency limit pauses before its next call.
+ */
+export const runLimitsLoop = async (run: LimitsRun): Promise<LimitsRunResult> => {
+  const { HttpFailure, ResilienceStore, ResilientHttpClient } = await import("effect-http-resilience-effect4")
+  const isRefused = (error: unknown): boolean =>
+    HttpFailure.isConnectionError(error) && error.reason === "ConcurrencyLimited"
+  const runtime = ManagedRuntime.make(Layer.merge(NodeHttpClient.layerUndici, ResilienceStore.layerMemory()))
+  try {
+    const client = await runtime.runPromise(
+      Effect.flatMap(Effect.service(HttpClient.HttpClient), (transport) =>
+        Effect.provideService(ResilientHttpClient.make(limitsPolicyFor(run.mode)), HttpClient.HttpClient, transport)
+      )
+    )
+    const loop = closedLoopRecorder(run)
+    const call = Effect.suspend(() => {
+      const started = loop.now()
+      return Effect.matchEffect(Effect.scoped(Effect.flatMap(client.get(run.url), (response) => response.json)), {
+        // A refused caller thinks before its next call, so that refused callers do not spin the CPU.
+        onFailure: (error) =>
+          isRefused(error)
+            ? Effect.andThen(
+                Effect.sync(() => loop.done(started, "refused")),
+                Effect.sleep(run.refusedPauseMillis)
+              )
+            : Effect.sync(() => loop.done(started, "failed")),
+        onSuccess: () => Effect.sync(() => loop.done(started, "ok"))
+      })
+    })
+    const caller = Effect.whileLoop({ while: loop.next, body: () => call, step: () => undefined })
+    await runtime.runPromise(
+      Effect.forEach(Array.from({ length: run.callers }), () => caller, { concurrency: "unbounded", discard: true })
+    )
+    return loop.result()
+  } finally {
+    await runtime.dispose()
   }
 }

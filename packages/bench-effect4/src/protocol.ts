@@ -1,6 +1,6 @@
 /**
  * The parent's messages as an Effect 4 client process decodes them: `packages/bench`'s
- * `ToWorker` and `ToHedgingClient` (its Effect 3 schemas are the definition; see the meaning of each field there) in
+ * `ToWorker`, `ToHedgingClient` and `ToLimitsClient` (its Effect 3 schemas are the definition; see the meaning of each field there) in
  * Effect 4's `Schema`, so that this process loads no Effect 3. The compiler holds the two to
  * the same type.
  */
@@ -53,9 +53,33 @@ const HedgingRun = Schema.Struct({
 
 export const ToHedgingClient = Schema.Union([Schema.TaggedStruct("RunHedging", { id: Schema.Number, run: HedgingRun })])
 
+/** The limits section's policies, as the parent's `LimitsMode`. */
+const LimitsMode = Schema.Literals([
+  "none",
+  "fixed-32",
+  "adaptive-gradient2",
+  "adaptive-aimd",
+  "rate-limit-headers",
+  "rate-limit",
+  "rate-limit-and-headers"
+])
+
+const LimitsRun = Schema.Struct({
+  url: Schema.String,
+  mode: LimitsMode,
+  callers: Schema.Int,
+  untilMillis: Schema.optional(Schema.Number),
+  count: Schema.optional(Schema.Int),
+  refusedPauseMillis: Schema.Number
+})
+
+export const ToLimitsClient = Schema.Union([Schema.TaggedStruct("RunLimits", { id: Schema.Number, run: LimitsRun })])
+
 // Both ways assignable: the same type as the parent's (tsc rejects this file when they drift).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 true satisfies Same<typeof ToWorker.Type, Protocol.ToWorker> &
   Same<Effect4LibraryId, Extract<Protocol.LibraryId, `effect4${string}`>> &
   Same<typeof HedgingMode.Type, Protocol.HedgingMode> &
-  Same<typeof ToHedgingClient.Type, Protocol.ToHedgingClient>
+  Same<typeof ToHedgingClient.Type, Protocol.ToHedgingClient> &
+  Same<typeof LimitsMode.Type, Protocol.LimitsMode> &
+  Same<typeof ToLimitsClient.Type, Protocol.ToLimitsClient>

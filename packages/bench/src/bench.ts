@@ -116,8 +116,8 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutput> => {
   }
   // One fresh client process per configuration, against a chaos server process of its own.
   if (sections.includes("hedging")) hedging = await runHedging(config.hedging, log, config.libraries)
-  // The Effect 3 client in this process, against a chaos server process of its own.
-  if (sections.includes("limits")) limits = await runLimits(config.limits, log)
+  // A client process per line of this library, against a chaos server process of its own.
+  if (sections.includes("limits")) limits = await runLimits(config.limits, log, config.libraries)
   if (sections.includes("contention")) {
     const { clientCounts, runs } = config.contention
     log(`contention: ${runs} seeded runs per cell, without and with the default retry budget`)

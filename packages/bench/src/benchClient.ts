@@ -4,7 +4,7 @@
  * policy in each mode. Effect-free, so that the Effect 3 and the Effect 4 client processes both
  * import it (see `packages/bench-effect4`).
  */
-import type { ClientMode, HedgingMode } from "./protocol.js"
+import type { ClientMode, HedgingMode, LimitsMode, LimitsOutcome, LimitsRun, LimitsRunResult } from "./protocol.js"
 
 export interface Batch {
   readonly urlFor: (index: number) => string
@@ -171,5 +171,73 @@ export const hedgingPolicyFor = (mode: HedgingMode): HedgingPolicyOptions => {
       return { retryBudget: "none", hedging: { delay: { percentile: 95 } } }
     case "percentile-budget":
       return { hedging: { delay: { percentile: 95 } } }
+  }
+}
+
+/** The limits section's rate-limited route: 10 requests per 1 s window (a client `rateLimit` equal to it). */
+export const rateLimitRoute = { limit: 10, windowSeconds: 1 } as const
+
+/** A policy of the limits section, as both lines' `RetryPolicy.Options` accept it. */
+export interface LimitsPolicyOptions {
+  readonly concurrency?:
+    | { readonly limit: number }
+    | { readonly adaptive: true; readonly algorithm?: "gradient2" | "aimd" }
+  readonly rateLimit?: { readonly limit: number; readonly window: `${number} seconds` }
+  readonly rateLimitHeaders?: boolean
+}
+
+/**
+ * This library's policy in each row of the limits section: its defaults (retries and budget on)
+ * but for the option the row is about. The concurrency limits keep the default queue (0), so a
+ * call beyond the limit is refused at once, unsent: shedding the excess at the client is what a
+ * limit is for.
+ */
+export const limitsPolicyFor = (mode: LimitsMode): LimitsPolicyOptions => {
+  const rateLimit = { limit: rateLimitRoute.limit, window: `${rateLimitRoute.windowSeconds} seconds` } as const
+  switch (mode) {
+    case "none":
+      return {}
+    case "fixed-32":
+      return { concurrency: { limit: 32 } }
+    case "adaptive-gradient2":
+      return { concurrency: { adaptive: true } }
+    case "adaptive-aimd":
+      return { concurrency: { adaptive: true, algorithm: "aimd" } }
+    case "rate-limit-headers":
+      return { rateLimitHeaders: true }
+    case "rate-limit":
+      return { rateLimit }
+    case "rate-limit-and-headers":
+      return { rateLimit, rateLimitHeaders: true }
+  }
+}
+
+/**
+ * The bookkeeping of a limits run's closed loop, whatever runs its calls: whether a caller starts
+ * another call, and each call's end, latency and outcome. Times are ms since the epoch
+ * (`performance.timeOrigin + performance.now()`), so that the parent can place them against its
+ * own clock (the capacity drop) across processes.
+ */
+export const closedLoopRecorder = (run: LimitsRun) => {
+  const now = (): number => performance.timeOrigin + performance.now()
+  const startedAt = now()
+  const calls: Array<LimitsRunResult["calls"][number]> = []
+  let issued = 0
+  return {
+    now,
+    /** Whether a caller starts another call; counts it if so. */
+    next: (): boolean => {
+      const go =
+        (run.count === undefined || issued < run.count) &&
+        (run.untilMillis === undefined || now() - startedAt < run.untilMillis)
+      if (go) issued++
+      return go
+    },
+    /** Records the end of a call that started at `started` (from {@link now}). */
+    done: (started: number, outcome: LimitsOutcome): void => {
+      const endedAt = now()
+      calls.push({ endedAt, millis: endedAt - started, outcome })
+    },
+    result: (): LimitsRunResult => ({ startedAt, calls })
   }
 }

@@ -84,7 +84,10 @@ export interface LimitsConfig {
   readonly rounds: number
   /** Each phase's length: at the route's capacity of 64, then at 16. */
   readonly phaseMillis: number
-  /** Closed-loop callers on the capacity route, each starting its next call when its last ends. */
+  /**
+   * Closed-loop callers on the capacity route, each starting its next call when its last ends (or
+   * `base` ms after it, when the concurrency limit refused it unsent).
+   */
   readonly callers: number
   /** Calls per row on the rate-limited route, and how many at once. */
   readonly rateLimitCalls: number
@@ -115,7 +118,7 @@ export interface BenchConfig {
   readonly sharedStore: SharedStoreConfig
   /** Hedged requests (issue #20) against the chaos server's latency route, on each line of this library in `libraries`. */
   readonly hedging: HedgingConfig
-  /** Concurrency and rate limits (issue #34) against the chaos server's capacity and rate-limit routes, on Effect 3. */
+  /** Concurrency and rate limits (issue #34) against the chaos server's capacity and rate-limit routes, on each line of this library in `libraries`. */
   readonly limits: LimitsConfig
 }
 

@@ -43,7 +43,7 @@ import { median, medianRatio, quantileSorted } from "./stats.js"
 export const hedgingLibraries: ReadonlyArray<LibraryId> = ["effect-http-resilience", "effect4-http-resilience"]
 
 /** "Effect 3" or "Effect 4": the line of one of {@link hedgingLibraries}, as the tables say it. */
-const lineOf = (library: LibraryId): string => (libraryById(library).effect4 ? "Effect 4" : "Effect 3")
+export const lineOf = (library: LibraryId): string => (libraryById(library).effect4 ? "Effect 4" : "Effect 3")
 
 /** The latency distribution of issue #20: 5 ms typical, 500 ms slow, 5% slow. */
 export const latencyDistribution = { fastMillis: 5, slowMillis: 500, slowShare: 0.05 } as const

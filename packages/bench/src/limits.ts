@@ -5,83 +5,80 @@
  *
  * Capacity: `/api/chaos/capacity` serves N requests at once in `base` ms (N = 64), waits
  * base×c/N ms beyond N and answers 503 beyond shedAt×N. A closed loop of callers (each starts its
- * next call when its last ends) runs one phase at N = 64, then `POST /__capacity?limit=16` and a
- * second phase at 16. Rows: no limit, a fixed limit of 32, the adaptive limit (gradient2, AIMD),
- * each queueing up to every caller, so that nothing is refused unsent. Requests and 503s are the
- * server's counts; calls and latencies the client's, by the phase in which each call ended.
+ * next call when its last ends) runs one phase at N = 64, then the parent sends
+ * `POST /__capacity?limit=16` and a second phase runs at 16. Rows: no limit, a fixed limit of 32,
+ * the adaptive limit (gradient2, AIMD), each with the default queue of 0: a call beyond the limit
+ * fails at once, unsent (`ConnectionError` "ConcurrencyLimited"), and its caller pauses `base` ms
+ * before its next call (think time after a refusal, so that refused callers do not spin). A limit
+ * is there to shed the excess fast at the client: with a queue as long as the callers, a call's
+ * latency would include its wait in that queue (Little's law: 96 callers at 800 calls/s wait
+ * 120 ms), and no limit could keep p99 near the server's own. Requests and 503s are the server's
+ * counts; calls, refusals and latencies (of successful calls) the client's, by the phase in which
+ * each call ended.
  *
  * Rate limit: `/api/chaos/rate-limit/:key` allows `limit` requests per window and answers 429
  * with `Retry-After` beyond; calls at a fixed concurrency with the defaults, with
  * `rateLimitHeaders`, and with a client `rateLimit` equal to the server's.
  *
- * Effect 3 only, in the bench's own process: each row builds a fresh client over a fresh undici
- * pool and a fresh memory store (limits and buckets live in the store). The waits measured are
- * the server's tens of milliseconds, not the client's microseconds of CPU.
+ * Each line of this library (Effect 3; Effect 4 under Node 22) runs in a client process of its
+ * own (`limitsClientMain.ts`, the hedging section's pattern), each run on a fresh client over a
+ * fresh undici pool and a fresh memory store (limits and buckets live in the store). The
+ * capacity drop and the server's counts stay in this process; the clients' times are ms since
+ * the epoch, placed against the drop's. The waits measured are the server's tens of
+ * milliseconds, not the client's microseconds of CPU.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
-import { ResilienceStore, ResilientHttpClient, type RetryPolicy } from "effect-http-resilience"
+import { rateLimitRoute } from "./benchClient.js"
 import type { LimitsConfig } from "./config.js"
 import { rotate } from "./happyPath.js"
-import { type ChaosServerProcess, startChaosServerProcess } from "./processes.js"
+import { hedgingLibraries, lineOf } from "./hedging.js"
+import {
+  type ChaosServerProcess,
+  type LimitsClientProcess,
+  startChaosServerProcess,
+  startLimitsClientProcess
+} from "./processes.js"
+import type { LibraryId, LimitsMode, LimitsRunResult } from "./protocol.js"
 import { median, quantileSorted } from "./stats.js"
+
+export { rateLimitRoute }
+
+/** This library on each line: the section's clients, when the run includes them. */
+export const limitsLibraries: ReadonlyArray<LibraryId> = hedgingLibraries
 
 /** The capacity route's shape: 20 ms at capacity, shedding past twice it; 64, then 16. */
 export const capacityRoute = { baseMillis: 20, shedAt: 2, before: 64, after: 16 } as const
 
-/** The rate-limited route: 10 requests per 1 s window, announced in both header styles. */
-export const rateLimitRoute = { limit: 10, windowSeconds: 1 } as const
-
-interface LimitsRow {
+interface LimitsConfiguration {
+  readonly mode: LimitsMode
   readonly label: string
-  /** The policy options as written. */
+  /** The policy options as written (`limitsPolicyFor(mode)`). */
   readonly option: string
 }
 
-interface LimitsConfiguration extends LimitsRow {
-  readonly policy: (callers: number) => RetryPolicy.Options
-}
-
-/** The capacity rows, the baseline (no limit) first. */
+/** The capacity rows, the baseline (no limit) first; each limit with the default queue (0). */
 export const capacityConfigurations: ReadonlyArray<LimitsConfiguration> = [
-  { label: "no limit", option: "{}", policy: () => ({}) },
+  { mode: "none", label: "no limit", option: "{}" },
+  { mode: "fixed-32", label: "fixed 32", option: "{ concurrency: { limit: 32 } }" },
+  { mode: "adaptive-gradient2", label: "adaptive (gradient2)", option: "{ concurrency: { adaptive: true } }" },
   {
-    label: "fixed 32",
-    option: "{ concurrency: { limit: 32, queue: callers } }",
-    policy: (callers) => ({ concurrency: { limit: 32, queue: callers } })
-  },
-  {
-    label: "adaptive (gradient2)",
-    option: "{ concurrency: { adaptive: true, queue: callers } }",
-    policy: (callers) => ({ concurrency: { adaptive: true, queue: callers } })
-  },
-  {
+    mode: "adaptive-aimd",
     label: "adaptive (AIMD)",
-    option: '{ concurrency: { adaptive: true, algorithm: "aimd", queue: callers } }',
-    policy: (callers) => ({ concurrency: { adaptive: true, algorithm: "aimd", queue: callers } })
+    option: '{ concurrency: { adaptive: true, algorithm: "aimd" } }'
   }
 ]
 
+const rateLimitOption = `rateLimit: { limit: ${rateLimitRoute.limit}, window: "${rateLimitRoute.windowSeconds} seconds" }`
+
 /** The rate-limit rows. */
 export const rateLimitConfigurations: ReadonlyArray<LimitsConfiguration> = [
-  { label: "defaults", option: "{}", policy: () => ({}) },
-  { label: "rateLimitHeaders", option: "{ rateLimitHeaders: true }", policy: () => ({ rateLimitHeaders: true }) },
+  { mode: "none", label: "defaults", option: "{}" },
+  { mode: "rate-limit-headers", label: "rateLimitHeaders", option: "{ rateLimitHeaders: true }" },
+  { mode: "rate-limit", label: "rateLimit = server's", option: `{ ${rateLimitOption} }` },
   {
-    label: "rateLimit = server's",
-    option: `{ rateLimit: { limit: ${rateLimitRoute.limit}, window: "${rateLimitRoute.windowSeconds} seconds" } }`,
-    policy: () => ({ rateLimit: { limit: rateLimitRoute.limit, window: `${rateLimitRoute.windowSeconds} seconds` } })
-  },
-  {
+    mode: "rate-limit-and-headers",
     label: "rateLimit = server's + rateLimitHeaders",
-    option: `{ rateLimit: { limit: ${rateLimitRoute.limit}, window: "${rateLimitRoute.windowSeconds} seconds" }, rateLimitHeaders: true }`,
-    policy: () => ({
-      rateLimit: { limit: rateLimitRoute.limit, window: `${rateLimitRoute.windowSeconds} seconds` },
-      rateLimitHeaders: true
-    })
+    option: `{ ${rateLimitOption}, rateLimitHeaders: true }`
   }
 ]
 
@@ -90,10 +87,14 @@ interface CapacityPhase {
   readonly capacity: number
   readonly seconds: number
   readonly ok: number
+  /** Calls refused unsent by the concurrency limit (`ConnectionError` "ConcurrencyLimited"). */
+  readonly refused: number
+  /** Calls that failed otherwise (a 503 past the retries, say). */
   readonly failed: number
   /** Requests the server received on the route, and of those the 503s it shed. */
   readonly requests: number
   readonly overloaded: number
+  /** Over the successful calls. */
   readonly p50Millis: number
   readonly p99Millis: number
 }
@@ -106,11 +107,20 @@ interface CapacityPhaseRow {
   readonly p99Millis: number
   readonly requests: number
   readonly overloaded: number
+  readonly refused: number
   readonly failed: number
   /** Goodput over the route's throughput at capacity (capacity / base). */
   readonly goodputOfCapacity: number
   /** p99 over the server's own latency at capacity (base). */
   readonly p99OfBase: number
+}
+
+interface LimitsRow {
+  /** This library on one line, and that line as the tables say it ("Effect 3", "Effect 4"). */
+  readonly library: LibraryId
+  readonly line: string
+  readonly label: string
+  readonly option: string
 }
 
 interface CapacityRow extends LimitsRow {
@@ -136,16 +146,17 @@ interface RateLimitRound {
 }
 
 export interface LimitsResult {
-  readonly line: string
+  /** The lines measured, in the rows' order within each configuration. */
+  readonly lines: ReadonlyArray<string>
   readonly config: LimitsConfig
   readonly capacityRoute: typeof capacityRoute
   readonly rateLimitRoute: typeof rateLimitRoute
+  /** Per configuration, one row per line. */
   readonly capacity: ReadonlyArray<CapacityRow>
   readonly rateLimit: ReadonlyArray<RateLimitRow>
 }
 
 const CapacityCounts = Schema.Struct({ requests: Schema.Number, overloaded: Schema.Number })
-type CapacityCounts = typeof CapacityCounts.Type
 const decodeCapacity = Schema.decodeUnknownSync(CapacityCounts)
 const decodeStats = Schema.decodeUnknownSync(
   Schema.Struct({
@@ -161,79 +172,30 @@ const ask = async (origin: string, path: string, method: "GET" | "POST"): Promis
 }
 const readStats = async (origin: string) => decodeStats(await ask(origin, "/__stats", "GET"))
 
-/** The outcome of each call, when it ended (ms since the run started) and how long it took. */
-interface CallRecord {
-  readonly endedAt: number
-  readonly millis: number
-  readonly ok: boolean
-}
+const sleep = (millis: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, millis))
 
-/**
- * Calls `url` with a fresh client of `policy` from `callers` closed-loop fibers until
- * `untilMillis` after the start, or `count` calls in all.
- */
-const runClosedLoop = async (
-  policy: RetryPolicy.Options,
-  url: string,
-  stop: { readonly callers: number; readonly untilMillis?: number; readonly count?: number }
-): Promise<{ readonly records: ReadonlyArray<CallRecord>; readonly started: number }> => {
-  const runtime = ManagedRuntime.make(Layer.merge(NodeHttpClient.layerUndici, ResilienceStore.layerMemory()))
-  try {
-    const client = await runtime.runPromise(
-      Effect.flatMap(HttpClient.HttpClient, (transport) =>
-        Effect.provideService(ResilientHttpClient.make(policy), HttpClient.HttpClient, transport)
-      )
-    )
-    const records: Array<CallRecord> = []
-    const started = performance.now()
-    let issued = 0
-    const more = () =>
-      (stop.count === undefined || issued < stop.count) &&
-      (stop.untilMillis === undefined || performance.now() - started < stop.untilMillis)
-    const call = Effect.suspend(() => {
-      const callStarted = performance.now()
-      const record = (ok: boolean) => {
-        const now = performance.now()
-        records.push({ endedAt: now - started, millis: now - callStarted, ok })
-      }
-      return Effect.match(Effect.scoped(Effect.flatMap(client.get(url), (response) => response.json)), {
-        onFailure: () => record(false),
-        onSuccess: () => record(true)
-      })
-    })
-    const caller = Effect.whileLoop({
-      while: () => {
-        const go = more()
-        if (go) issued++
-        return go
-      },
-      body: () => call,
-      step: () => undefined
-    })
-    await runtime.runPromise(
-      Effect.forEach(Array.from({ length: stop.callers }), () => caller, { concurrency: "unbounded", discard: true })
-    )
-    return { records, started }
-  } finally {
-    await runtime.dispose()
-  }
-}
+// The clock the client processes stamp their calls with: comparable across processes.
+const epochNow = (): number => performance.timeOrigin + performance.now()
+
+// A bound on one run: generous, since the machine is shared, but never unlimited.
+const runTimeoutMillis = (millis: number): number => 60_000 + 2 * millis
 
 const phaseOf = (
-  records: ReadonlyArray<CallRecord>,
+  calls: LimitsRunResult["calls"],
   from: number,
   to: number,
   capacity: number,
   server: { readonly requests: number; readonly overloaded: number }
 ): CapacityPhase => {
-  const inPhase = records.filter((record) => record.endedAt >= from && record.endedAt < to)
-  const latencies = Float64Array.from(inPhase.filter((record) => record.ok).map((record) => record.millis)).sort()
-  const ok = latencies.length
+  const inPhase = calls.filter((call) => call.endedAt >= from && call.endedAt < to)
+  const latencies = Float64Array.from(inPhase.filter((call) => call.outcome === "ok").map((call) => call.millis)).sort()
+  const refused = inPhase.filter((call) => call.outcome === "refused").length
   return {
     capacity,
     seconds: (to - from) / 1000,
-    ok,
-    failed: inPhase.length - ok,
+    ok: latencies.length,
+    refused,
+    failed: inPhase.length - latencies.length - refused,
     requests: server.requests,
     overloaded: server.overloaded,
     p50Millis: quantileSorted(latencies, 0.5),
@@ -241,47 +203,58 @@ const phaseOf = (
   }
 }
 
+// A loop, not Math.max(...): a full run's refusals make tens of thousands of calls, past what a spread takes.
+const lastEnd = (calls: LimitsRunResult["calls"], atLeast: number): number =>
+  calls.reduce((last, call) => Math.max(last, call.endedAt), atLeast)
+
 const capacityUrl = (origin: string): string =>
   `${origin}/api/chaos/capacity?base=${capacityRoute.baseMillis}&shedAt=${capacityRoute.shedAt}`
 
-/** One capacity row in one round: 64, then 16 from `phaseMillis` on. */
+/** One capacity row on one line in one round: 64, then 16 from `phaseMillis` on. */
 const capacityRound = async (
   server: ChaosServerProcess,
+  client: LimitsClientProcess,
   configuration: LimitsConfiguration,
   config: LimitsConfig
 ): Promise<ReadonlyArray<CapacityPhase>> => {
-  const { after, before } = capacityRoute
+  const { after, before, baseMillis } = capacityRoute
   await server.reset()
-  const url = capacityUrl(server.origin)
-  // The capacity drops while the callers run; the POST answers the counts up to then.
-  let atDrop: CapacityCounts | undefined
-  const drop = new Promise<void>((resolve, reject) =>
-    setTimeout(() => {
-      ask(server.origin, `/__capacity?limit=${after}`, "POST").then((counts) => {
-        atDrop = decodeCapacity(counts)
-        resolve()
-      }, reject)
-    }, config.phaseMillis)
+  const loop = client.run(
+    {
+      url: capacityUrl(server.origin),
+      mode: configuration.mode,
+      callers: config.callers,
+      untilMillis: 2 * config.phaseMillis,
+      refusedPauseMillis: baseMillis
+    },
+    runTimeoutMillis(2 * config.phaseMillis)
   )
-  const loop = runClosedLoop(configuration.policy(config.callers), url, {
-    callers: config.callers,
-    untilMillis: 2 * config.phaseMillis
+  // The capacity drops while the callers run; the POST answers the counts up to then, and the
+  // phases split where it was answered.
+  const drop = sleep(config.phaseMillis).then(async () => {
+    const counts = decodeCapacity(await ask(server.origin, `/__capacity?limit=${after}`, "POST"))
+    return { at: epochNow(), counts }
   })
-  const [{ records }] = await Promise.all([loop, drop])
+  const [{ calls, startedAt }, { at, counts }] = await Promise.all([loop, drop])
   const end = await readStats(server.origin)
-  const first = atDrop ?? { requests: Number.NaN, overloaded: Number.NaN }
-  const endedLast = Math.max(2 * config.phaseMillis, ...records.map((record) => record.endedAt))
+  if (startedAt >= at) throw new Error(`limits: the capacity dropped before the ${configuration.label} callers started`)
+  const endedLast = lastEnd(calls, startedAt + 2 * config.phaseMillis)
   return [
-    phaseOf(records, 0, config.phaseMillis, before, first),
-    phaseOf(records, config.phaseMillis, endedLast, after, {
-      requests: end.capacity.requests - first.requests,
-      overloaded: end.capacity.overloaded - first.overloaded
+    phaseOf(calls, startedAt, at, before, counts),
+    // Up to and including the last call's end.
+    phaseOf(calls, at, endedLast + 1e-6, after, {
+      requests: end.capacity.requests - counts.requests,
+      overloaded: end.capacity.overloaded - counts.overloaded
     })
   ]
 }
 
 /** A capacity row from its rounds: per phase, medians over rounds and the ratios to the route's own figures. */
-const capacityRow = (configuration: LimitsRow, rounds: ReadonlyArray<ReadonlyArray<CapacityPhase>>): CapacityRow => {
+const capacityRow = (
+  library: LibraryId,
+  configuration: LimitsConfiguration,
+  rounds: ReadonlyArray<ReadonlyArray<CapacityPhase>>
+): CapacityRow => {
   const phases = (rounds[0] ?? []).map((phase, index) => {
     const of = (figure: (phase: CapacityPhase) => number) =>
       median(rounds.flatMap((round) => (round[index] === undefined ? [] : [figure(round[index])])))
@@ -294,16 +267,18 @@ const capacityRow = (configuration: LimitsRow, rounds: ReadonlyArray<ReadonlyArr
       p99Millis,
       requests: of((round) => round.requests),
       overloaded: of((round) => round.overloaded),
+      refused: of((round) => round.refused),
       failed: of((round) => round.failed),
       goodputOfCapacity: goodput / ((phase.capacity * 1000) / capacityRoute.baseMillis),
       p99OfBase: p99Millis / capacityRoute.baseMillis
     }
   })
-  return { label: configuration.label, option: configuration.option, rounds, phases }
+  return { library, line: lineOf(library), label: configuration.label, option: configuration.option, rounds, phases }
 }
 
 const rateLimitRound = async (
   server: ChaosServerProcess,
+  client: LimitsClientProcess,
   configuration: LimitsConfiguration,
   config: LimitsConfig,
   key: string
@@ -311,24 +286,36 @@ const rateLimitRound = async (
   await server.reset()
   const { limit, windowSeconds } = rateLimitRoute
   const url = `${server.origin}/api/chaos/rate-limit/${key}?limit=${limit}&window=${windowSeconds}&headers=both`
-  const { records } = await runClosedLoop(configuration.policy(config.rateLimitConcurrency), url, {
-    callers: config.rateLimitConcurrency,
-    count: config.rateLimitCalls
-  })
+  const { calls, startedAt } = await client.run(
+    {
+      url,
+      mode: configuration.mode,
+      callers: config.rateLimitConcurrency,
+      count: config.rateLimitCalls,
+      refusedPauseMillis: capacityRoute.baseMillis
+    },
+    runTimeoutMillis(config.rateLimitCalls * 1000)
+  )
   const stats = await readStats(server.origin)
-  const ok = records.filter((record) => record.ok).length
+  const ok = calls.filter((call) => call.outcome === "ok").length
   return {
     ok,
-    failed: records.length - ok,
+    failed: calls.length - ok,
     requests: stats.rateLimit.allowed + stats.rateLimit.limited,
     limited: stats.rateLimit.limited,
-    seconds: Math.max(0, ...records.map((record) => record.endedAt)) / 1000
+    seconds: (lastEnd(calls, startedAt) - startedAt) / 1000
   }
 }
 
-const rateLimitRow = (configuration: LimitsConfiguration, rounds: ReadonlyArray<RateLimitRound>): RateLimitRow => {
+const rateLimitRow = (
+  library: LibraryId,
+  configuration: LimitsConfiguration,
+  rounds: ReadonlyArray<RateLimitRound>
+): RateLimitRow => {
   const of = (figure: (round: RateLimitRound) => number) => median(rounds.map(figure))
   return {
+    library,
+    line: lineOf(library),
     label: configuration.label,
     option: configuration.option,
     rounds,
@@ -339,48 +326,105 @@ const rateLimitRow = (configuration: LimitsConfiguration, rounds: ReadonlyArray<
   }
 }
 
-/** Runs the section against a chaos server process of its own, each round's rows in another order. */
-export const runLimits = async (config: LimitsConfig, log: (line: string) => void): Promise<LimitsResult> => {
+// A line's key prefix: no two runs of a round share a rate-limit key.
+const keyPrefix = (library: LibraryId): string => (lineOf(library) === "Effect 4" ? "e4" : "e3")
+
+/**
+ * Runs the section for each line of this library among `libraries` (null when neither is there),
+ * against a chaos server process of its own, one client process per line; each round's rows in
+ * another order, the lines of a row one after the other.
+ */
+export const runLimits = async (
+  config: LimitsConfig,
+  log: (line: string) => void,
+  libraries: ReadonlyArray<LibraryId>
+): Promise<LimitsResult | null> => {
+  const lines = limitsLibraries.filter((library) => libraries.includes(library))
+  if (lines.length === 0) return null
   const server = await startChaosServerProcess()
   try {
-    const capacityRounds = new Map<LimitsConfiguration, Array<ReadonlyArray<CapacityPhase>>>(
-      capacityConfigurations.map((configuration) => [configuration, []])
-    )
-    const rateLimitRounds = new Map<LimitsConfiguration, Array<RateLimitRound>>(
-      rateLimitConfigurations.map((configuration) => [configuration, []])
-    )
-    // The first row would otherwise run on cold code: half a phase of calls, not measured, warms it.
-    log(`limits: chaos server on ${server.origin}; warming up`)
-    await runClosedLoop({}, capacityUrl(server.origin), {
-      callers: config.callers,
-      untilMillis: config.phaseMillis / 2
-    })
-    for (let round = 0; round < config.rounds; round++) {
-      for (const configuration of rotate(capacityConfigurations, round)) {
-        const phases = await capacityRound(server, configuration, config)
-        capacityRounds.get(configuration)?.push(phases)
-        log(
-          `limits: round ${round + 1}/${config.rounds}, ${configuration.label}: ` +
-            phases.map((phase) => `${phase.capacity}: ${phase.ok} ok, ${phase.overloaded} 503s`).join("; ")
+    log(`limits: chaos server on ${server.origin}; starting ${lines.length} client processes`)
+    const started = await Promise.allSettled(lines.map(startLimitsClientProcess))
+    const clients = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []))
+    try {
+      const failure = started.find((result) => result.status === "rejected")
+      if (failure !== undefined) throw failure.reason
+      const capacityRounds = new Map(
+        clients.flatMap((client) =>
+          capacityConfigurations.map((configuration) => [
+            `${client.library} ${configuration.mode}`,
+            [] as ReadonlyArray<CapacityPhase>[]
+          ])
+        )
+      )
+      const rateLimitRounds = new Map(
+        clients.flatMap((client) =>
+          rateLimitConfigurations.map((configuration) => [
+            `${client.library} ${configuration.mode}`,
+            [] as RateLimitRound[]
+          ])
+        )
+      )
+      // A process's first row would otherwise run on cold code: half a phase of calls, not measured, warms it.
+      log("limits: warming up each client process")
+      for (const client of clients) {
+        await server.reset()
+        await client.run(
+          {
+            url: capacityUrl(server.origin),
+            mode: "none",
+            callers: config.callers,
+            untilMillis: config.phaseMillis / 2,
+            refusedPauseMillis: capacityRoute.baseMillis
+          },
+          runTimeoutMillis(config.phaseMillis)
         )
       }
-      for (const [index, configuration] of rotate(rateLimitConfigurations, round).entries()) {
-        const figures = await rateLimitRound(server, configuration, config, `r${round}-${index}`)
-        rateLimitRounds.get(configuration)?.push(figures)
-        log(`limits: round ${round + 1}/${config.rounds}, ${configuration.label}: ${figures.limited} 429s`)
+      for (let round = 0; round < config.rounds; round++) {
+        for (const configuration of rotate(capacityConfigurations, round)) {
+          for (const client of rotate(clients, round)) {
+            const phases = await capacityRound(server, client, configuration, config)
+            capacityRounds.get(`${client.library} ${configuration.mode}`)?.push(phases)
+            log(
+              `limits: round ${round + 1}/${config.rounds}, ${lineOf(client.library)}: ${configuration.label}: ` +
+                phases
+                  .map(
+                    (phase) => `${phase.capacity}: ${phase.ok} ok, ${phase.refused} refused, ${phase.overloaded} 503s`
+                  )
+                  .join("; ")
+            )
+          }
+        }
+        for (const [index, configuration] of rotate(rateLimitConfigurations, round).entries()) {
+          for (const client of rotate(clients, round)) {
+            const key = `${keyPrefix(client.library)}-r${round}-${index}`
+            const figures = await rateLimitRound(server, client, configuration, config, key)
+            rateLimitRounds.get(`${client.library} ${configuration.mode}`)?.push(figures)
+            log(
+              `limits: round ${round + 1}/${config.rounds}, ${lineOf(client.library)}: ${configuration.label}: ` +
+                `${figures.limited} 429s`
+            )
+          }
+        }
       }
-    }
-    return {
-      line: "Effect 3",
-      config,
-      capacityRoute,
-      rateLimitRoute,
-      capacity: capacityConfigurations.map((configuration) =>
-        capacityRow(configuration, capacityRounds.get(configuration) ?? [])
-      ),
-      rateLimit: rateLimitConfigurations.map((configuration) =>
-        rateLimitRow(configuration, rateLimitRounds.get(configuration) ?? [])
-      )
+      return {
+        lines: lines.map(lineOf),
+        config,
+        capacityRoute,
+        rateLimitRoute,
+        capacity: capacityConfigurations.flatMap((configuration) =>
+          lines.map((library) =>
+            capacityRow(library, configuration, capacityRounds.get(`${library} ${configuration.mode}`) ?? [])
+          )
+        ),
+        rateLimit: rateLimitConfigurations.flatMap((configuration) =>
+          lines.map((library) =>
+            rateLimitRow(library, configuration, rateLimitRounds.get(`${library} ${configuration.mode}`) ?? [])
+          )
+        )
+      }
+    } finally {
+      await Promise.all(clients.map((client) => client.stop()))
     }
   } finally {
     await server.stop()

@@ -10,6 +10,7 @@ import * as Schema from "effect/Schema"
 import { libraryById } from "./clients.js"
 import {
   FromHedgingClient,
+  FromLimitsClient,
   FromServer,
   FromWorker,
   type HedgingMode,
@@ -18,9 +19,12 @@ import {
   type Job,
   type JobResult,
   type LibraryId,
+  type LimitsRun,
+  type LimitsRunResult,
   type OutageReport,
   type ServerStats,
   ToHedgingClient,
+  ToLimitsClient,
   ToServer,
   ToWorker
 } from "./protocol.js"
@@ -413,6 +417,52 @@ export const startHedgingClientProcess = async (
       child.send(encodeToHedgingClient(message))
       const reply = await channel.next(
         (candidate): candidate is Extract<FromHedgingClient, { _tag: "HedgingResult" | "Failed" }> =>
+          candidate._tag !== "Ready" && candidate.id === message.id,
+        timeoutMillis,
+        "result"
+      )
+      if (reply._tag === "Failed") throw new Error(`${name}: ${reply.message}`)
+      return reply.result
+    },
+    stop: () => stopChild(child)
+  }
+}
+
+export interface LimitsClientProcess {
+  /** This library on one line: `effect-http-resilience` or `effect4-http-resilience`. */
+  readonly library: LibraryId
+  readonly run: (run: LimitsRun, timeoutMillis: number) => Promise<LimitsRunResult>
+  readonly stop: () => Promise<void>
+}
+
+const encodeToLimitsClient = Schema.encodeSync(ToLimitsClient)
+
+// Relative to this file: the Effect 4 limits client processes' entry.
+const effect4LimitsEntry = "../../bench-effect4/src/limitsClientMain.ts"
+
+/**
+ * Forks a limits client process of `library` (this library on the Effect 3 line, or on the
+ * Effect 4 one under Node 22) and waits until it is ready; each run builds a fresh client there.
+ */
+export const startLimitsClientProcess = async (library: LibraryId): Promise<LimitsClientProcess> => {
+  const child = libraryById(library).effect4
+    ? forkTs(effect4LimitsEntry, [], { exposeGc: false, execPath: (await node22Binary()).path })
+    : forkTs("./limitsClientMain.ts", [], { exposeGc: false })
+  const name = `limits client process (${library})`
+  const channel = new Channel(child, name, Schema.decodeUnknownSync(FromLimitsClient))
+  await channel.next(
+    (message): message is Extract<FromLimitsClient, { _tag: "Ready" }> => message._tag === "Ready",
+    startupTimeoutMillis,
+    "readiness"
+  )
+  let nextId = 0
+  return {
+    library,
+    run: async (run, timeoutMillis) => {
+      const message: ToLimitsClient = { _tag: "RunLimits", id: nextId++, run }
+      child.send(encodeToLimitsClient(message))
+      const reply = await channel.next(
+        (candidate): candidate is Extract<FromLimitsClient, { _tag: "LimitsResult" | "Failed" }> =>
           candidate._tag !== "Ready" && candidate.id === message.id,
         timeoutMillis,
         "result"

@@ -192,3 +192,61 @@ export const FromHedgingClient = Schema.Union(
   Schema.TaggedStruct("Failed", { id: Schema.Number, message: Schema.String })
 )
 export type FromHedgingClient = typeof FromHedgingClient.Type
+
+// parent <-> limits client process (either line, as the hedging section's: the Effect 4 processes
+// decode with their own copy, `packages/bench-effect4/src/protocol.ts`)
+
+/**
+ * The policies of the limits section (issue #34), each a row: on the capacity route no limit
+ * (`none`), a fixed limit of 32 and the adaptive limit (gradient2, AIMD), each with the default
+ * queue (0); on the rate-limited route the defaults (`none`), `rateLimitHeaders`, a client
+ * `rateLimit` equal to the server's, and both. See `limitsPolicyFor`.
+ */
+export const LimitsMode = Schema.Literal(
+  "none",
+  "fixed-32",
+  "adaptive-gradient2",
+  "adaptive-aimd",
+  "rate-limit-headers",
+  "rate-limit",
+  "rate-limit-and-headers"
+)
+export type LimitsMode = typeof LimitsMode.Type
+
+/**
+ * GETs of `url` from `callers` closed-loop callers (each starts its next call when its last ends)
+ * on a fresh client of `mode` over a fresh pool and memory store, until `untilMillis` after the
+ * start or `count` calls in all. A caller whose call was refused unsent by the concurrency limit
+ * pauses `refusedPauseMillis` before its next.
+ */
+export const LimitsRun = Schema.Struct({
+  url: Schema.String,
+  mode: LimitsMode,
+  callers: Schema.Int,
+  untilMillis: Schema.optional(Schema.Number),
+  count: Schema.optional(Schema.Int),
+  refusedPauseMillis: Schema.Number
+})
+export type LimitsRun = typeof LimitsRun.Type
+
+/** How a call ended: a response read, refused unsent by the concurrency limit, or another failure. */
+export const LimitsOutcome = Schema.Literal("ok", "refused", "failed")
+export type LimitsOutcome = typeof LimitsOutcome.Type
+
+export const LimitsRunResult = Schema.Struct({
+  /** When the callers started, in ms since the epoch (`performance.timeOrigin + performance.now()`). */
+  startedAt: Schema.Number,
+  /** Per call, in the order they ended: when (ms since the epoch), its latency (ms) and its outcome. */
+  calls: Schema.Array(Schema.Struct({ endedAt: Schema.Number, millis: Schema.Number, outcome: LimitsOutcome }))
+})
+export type LimitsRunResult = typeof LimitsRunResult.Type
+
+export const ToLimitsClient = Schema.Union(Schema.TaggedStruct("RunLimits", { id: Schema.Number, run: LimitsRun }))
+export type ToLimitsClient = typeof ToLimitsClient.Type
+
+export const FromLimitsClient = Schema.Union(
+  Schema.TaggedStruct("Ready", {}),
+  Schema.TaggedStruct("LimitsResult", { id: Schema.Number, result: LimitsRunResult }),
+  Schema.TaggedStruct("Failed", { id: Schema.Number, message: Schema.String })
+)
+export type FromLimitsClient = typeof FromLimitsClient.Type

@@ -492,7 +492,7 @@ const hedgingVerdict = (result: HedgingResult): string => {
   )
 }
 
-/** Per capacity row and phase: goodput, latency and what the server shed, with the ratios issue #34 names. */
+/** Per capacity row and phase: goodput, latency, what the server shed and what the limit refused, with the ratios issue #34 names. */
 const limitsCapacityTable = (result: LimitsResult): string =>
   table(
     [
@@ -505,11 +505,12 @@ const limitsCapacityTable = (result: LimitsResult): string =>
       `p99 × ${result.capacityRoute.baseMillis} ms`,
       "requests sent",
       "503s received",
+      "refused unsent",
       "calls failed"
     ],
     result.capacity.flatMap((row) =>
       row.phases.map((phase) => [
-        `${result.line}: ${row.label}`,
+        `${row.line}: ${row.label}`,
         integer(phase.capacity),
         integer(phase.goodput),
         ratio(phase.goodputOfCapacity),
@@ -518,6 +519,7 @@ const limitsCapacityTable = (result: LimitsResult): string =>
         ratio(phase.p99OfBase),
         integer(phase.requests),
         integer(phase.overloaded),
+        integer(phase.refused),
         integer(phase.failed)
       ])
     )
@@ -527,7 +529,7 @@ const limitsRateLimitTable = (result: LimitsResult): string =>
   table(
     ["configuration", "policy", "requests sent", "429s received", "calls failed", "seconds"],
     result.rateLimit.map((row) => [
-      `${result.line}: ${row.label}`,
+      `${row.line}: ${row.label}`,
       `\`${row.option}\``,
       integer(row.requests),
       integer(row.limited),
@@ -539,24 +541,32 @@ const limitsRateLimitTable = (result: LimitsResult): string =>
 const limitsSection = (result: LimitsResult): ReadonlyArray<string> => {
   const { baseMillis, after, before, shedAt } = result.capacityRoute
   const { config } = result
+  const options = result.capacity
+    .filter((row) => row.line === result.lines[0])
+    .map((row) => `${row.label} \`${row.option}\``)
+    .join(", ")
   return [
     "",
-    `## 10. Limits on outgoing load (${result.line}, ${config.rounds} round(s), ${config.callers} closed-loop callers)`,
+    `## 10. Limits on outgoing load (${result.lines.join(" and ")}, ${config.rounds} round(s), ` +
+      `${config.callers} closed-loop callers)`,
     "",
     `The chaos server's \`/api/chaos/capacity?base=${baseMillis}&shedAt=${shedAt}\`: N requests at once in ` +
       `${baseMillis} ms, base×c/N ms beyond N, a 503 beyond ${shedAt}×N. ${config.callers} callers, each starting ` +
       `its next call when its last ends, for ${fixed(config.phaseMillis / 1000, 1)} s at N = ${before}, then ` +
-      `\`POST /__capacity?limit=${after}\` and as long at N = ${after}; each row a fresh client (its defaults, ` +
-      "retries and budget on), in the bench's own process, over a fresh undici pool and memory store, the limits queueing up to every caller. " +
-      "Goodput: successful calls per second ended in the phase; × capacity: over N / base, what the route serves " +
-      `at capacity; p99 × ${baseMillis} ms: over the server's own latency at capacity. Requests and 503s are the ` +
-      "server's counts, latencies the client's (successful calls). Medians over rounds.",
+      `\`POST /__capacity?limit=${after}\` and as long at N = ${after}. Rows: ${options}; each limit with the ` +
+      "default queue (0): a call beyond the limit fails at once, unsent (refused unsent: `ConnectionError` " +
+      `"ConcurrencyLimited"), and its caller pauses ${baseMillis} ms before its next call. Each row a fresh client ` +
+      "(its defaults, retries and budget on) over a fresh undici pool and memory store, in a client process per line " +
+      "(Effect 4 under Node 22). Goodput: successful calls per second ended in the phase; × capacity: over N / base, " +
+      `what the route serves at capacity; p99 × ${baseMillis} ms: over the server's own latency at capacity. ` +
+      "Requests and 503s are the server's counts; latencies (successful calls), refusals and other failures " +
+      "(calls failed) the client's. Medians over rounds.",
     "",
     limitsCapacityTable(result),
     "",
     `The rate-limited \`/api/chaos/rate-limit/:key?limit=${result.rateLimitRoute.limit}&window=` +
       `${result.rateLimitRoute.windowSeconds}&headers=both\` (429 with \`Retry-After\` beyond the limit): ` +
-      `${config.rateLimitCalls} calls per row, ${config.rateLimitConcurrency} at once, on a fresh key and client.`,
+      `${config.rateLimitCalls} calls per row and line, ${config.rateLimitConcurrency} at once, on a fresh key and client.`,
     "",
     limitsRateLimitTable(result)
   ]

@@ -1,12 +1,22 @@
 /**
  * The life of a client process, whichever Effect line its client is built on: say `Ready`, run
  * the jobs the parent sends one at a time (building the client for a mode on first use), and
- * exit as soon as the parent is gone. Effect-free: each line's entry (`workerMain.ts` and
- * `hedgingClientMain.ts` here, the same in `packages/bench-effect4/src/` for Effect 4) brings its
+ * exit as soon as the parent is gone. Effect-free: each line's entry (`workerMain.ts`,
+ * `hedgingClientMain.ts` and `limitsClientMain.ts` here, the same in `packages/bench-effect4/src/` for Effect 4) brings its
  * own decoding of the parent's messages and its own clients.
  */
 import type { BenchClient, HedgingClient } from "./benchClient.js"
-import type { ClientMode, FromHedgingClient, FromWorker, ToHedgingClient, ToWorker } from "./protocol.js"
+import type {
+  ClientMode,
+  FromHedgingClient,
+  FromLimitsClient,
+  FromWorker,
+  LimitsRun,
+  LimitsRunResult,
+  ToHedgingClient,
+  ToLimitsClient,
+  ToWorker
+} from "./protocol.js"
 import { runJob } from "./worker.js"
 
 const maxLifetimeMillis = 30 * 60 * 1000
@@ -111,6 +121,31 @@ export const serveHedgingRuns = (entry: HedgingEntry): void => {
         reply({ _tag: "Failed", id, message: String(error) })
       }
     })
+  })
+  reply({ _tag: "Ready" })
+}
+
+export interface LimitsEntry {
+  /** Decodes a message from the parent; throws on anything that is not a `ToLimitsClient`. */
+  readonly decode: (raw: unknown) => ToLimitsClient
+  /** Encodes a message to the parent. */
+  readonly encode: (message: FromLimitsClient) => unknown
+  /** Runs one closed loop on a fresh client of the run's mode (see `LimitsRun`). */
+  readonly run: (run: LimitsRun) => Promise<LimitsRunResult>
+}
+
+/** Serves the limits section's parent: runs the closed loops it sends one at a time, and answers each with every call. */
+export const serveLimitsRuns = (entry: LimitsEntry): void => {
+  const reply = parentChannel(entry.encode, "a limits client process")
+  let queue: Promise<void> = Promise.resolve()
+  process.on("message", (raw: unknown) => {
+    const { id, run } = entry.decode(raw)
+    queue = queue.then(() =>
+      entry.run(run).then(
+        (result) => reply({ _tag: "LimitsResult", id, result }),
+        (error: unknown) => reply({ _tag: "Failed", id, message: String(error) })
+      )
+    )
   })
   reply({ _tag: "Ready" })
 }

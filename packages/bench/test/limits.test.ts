@@ -1,35 +1,65 @@
 /**
  * The limits section runs and prints its figures: a tiny run of `--only=limits` (a chaos server
- * process, the Effect 3 client in the test's process), then the shape of its JSON and markdown.
- * No latency or throughput is compared with anything: only counts (the server saw at least a
- * request per successful call, the phases are the capacities asked for) and what follows from the
- * definitions (the ratios are the figures over the route's own).
+ * process and a client process per line, the Effect 4 one under the Node 22 that
+ * scripts/node22.sh provides), then the shape of its JSON and markdown. No latency or throughput
+ * is compared with anything: only counts (the server saw at least a request per successful call,
+ * no limit refuses nothing, a fixed limit below the callers refuses some, the phases are the
+ * capacities asked for) and what follows from the definitions (the ratios are the figures over
+ * the route's own).
  */
 import { describe, expect, it } from "vitest"
-import { capacityConfigurations, capacityRoute, rateLimitConfigurations, rateLimitRoute } from "../src/limits.js"
+import type { BenchConfig } from "../src/config.js"
+import {
+  capacityConfigurations,
+  capacityRoute,
+  limitsLibraries,
+  rateLimitConfigurations,
+  rateLimitRoute
+} from "../src/limits.js"
 import { expectTable, tableAfter, tinyConfig, tinyRun } from "./helpers.js"
 
-const capacityLabels = capacityConfigurations.map((configuration) => `Effect 3: ${configuration.label}`)
-const rateLimitLabels = rateLimitConfigurations.map((configuration) => `Effect 3: ${configuration.label}`)
+const lines = ["Effect 3", "Effect 4"]
+// Per configuration, one row per line.
+const capacityLabels = capacityConfigurations.flatMap((configuration) =>
+  lines.map((line) => `${line}: ${configuration.label}`)
+)
+const rateLimitLabels = rateLimitConfigurations.flatMap((configuration) =>
+  lines.map((line) => `${line}: ${configuration.label}`)
+)
+// 48 callers, more than the fixed limit of 32, so that it refuses some; the bare Effect 3
+// client as well: the section takes this library's two lines and nothing else.
+const limitsConfig: BenchConfig = {
+  ...tinyConfig,
+  libraries: ["effect", ...limitsLibraries],
+  limits: { ...tinyConfig.limits, callers: 48 }
+}
 
 describe("pnpm bench, the limits section", () => {
-  const run = tinyRun(["limits"], 120_000)
+  const run = tinyRun(["limits"], 240_000, limitsConfig)
 
-  it("runs every capacity row through both capacities and counts the server's requests", () => {
+  it("runs every capacity row on each line through both capacities and counts the server's requests", () => {
     const { results } = run.output()
     // Its own chaos server: no other section ran.
     expect([results.happyPath, results.outage, results.hedging]).toEqual([null, null, null])
     const result = results.limits
-    expect(result?.capacity.map((row) => `Effect 3: ${row.label}`)).toEqual(capacityLabels)
+    expect(result?.lines).toEqual(lines)
+    expect(result?.capacity.map((row) => `${row.line}: ${row.label}`)).toEqual(capacityLabels)
     for (const row of result?.capacity ?? []) {
-      expect(row.rounds).toHaveLength(tinyConfig.limits.rounds)
+      expect(row.rounds).toHaveLength(limitsConfig.limits.rounds)
       expect(row.phases.map((phase) => phase.capacity)).toEqual([capacityRoute.before, capacityRoute.after])
       for (const phases of row.rounds) {
+        const ok = phases.reduce((sum, phase) => sum + phase.ok, 0)
+        const requests = phases.reduce((sum, phase) => sum + phase.requests, 0)
+        // A successful call was a request the server answered; a refused one was never sent.
+        expect(requests).toBeGreaterThanOrEqual(ok)
         for (const phase of phases) {
           expect(phase.ok).toBeGreaterThan(0)
           expect(phase.overloaded).toBeLessThanOrEqual(phase.requests)
           expect(phase.p50Millis).toBeLessThanOrEqual(phase.p99Millis)
+          if (row.label === "no limit") expect(phase.refused).toBe(0)
         }
+        // 48 callers start at once against 32 permits: 16 are refused unsent at least.
+        if (row.label === "fixed 32") expect(phases[0]?.refused).toBeGreaterThanOrEqual(16)
       }
       for (const phase of row.phases) {
         expect(phase.p99OfBase).toBeCloseTo(phase.p99Millis / capacityRoute.baseMillis, 9)
@@ -41,13 +71,13 @@ describe("pnpm bench, the limits section", () => {
     }
   })
 
-  it("makes every rate-limited call, and every request the server saw was allowed or a 429", () => {
+  it("makes every rate-limited call on each line, and every request the server saw was allowed or a 429", () => {
     const result = run.output().results.limits
-    expect(result?.rateLimit.map((row) => `Effect 3: ${row.label}`)).toEqual(rateLimitLabels)
+    expect(result?.rateLimit.map((row) => `${row.line}: ${row.label}`)).toEqual(rateLimitLabels)
     for (const row of result?.rateLimit ?? []) {
-      expect(row.rounds).toHaveLength(tinyConfig.limits.rounds)
+      expect(row.rounds).toHaveLength(limitsConfig.limits.rounds)
       for (const round of row.rounds) {
-        expect(round.ok + round.failed).toBe(tinyConfig.limits.rateLimitCalls)
+        expect(round.ok + round.failed).toBe(limitsConfig.limits.rateLimitCalls)
         // A call that succeeded was allowed once; the rest of the requests are 429s.
         expect(round.requests - round.limited).toBe(round.ok)
       }
@@ -58,10 +88,10 @@ describe("pnpm bench, the limits section", () => {
   it("prints both tables", () => {
     const { markdown } = run.output()
     const heading = "## 10. Limits on outgoing load"
-    // Two rows per configuration: the capacity before the drop, then after.
+    // Two rows per configuration and line: the capacity before the drop, then after.
     expectTable(
       tableAfter(markdown, heading),
-      10,
+      11,
       capacityLabels.flatMap((label) => [label, label])
     )
     const rateLimit = tableAfter(markdown, "The rate-limited")
