@@ -97,6 +97,8 @@ interface CapacityPhase {
   /** Over the successful calls. */
   readonly p50Millis: number
   readonly p99Millis: number
+  /** Over the successful calls that ended in the phase's second half: once a limit has settled. */
+  readonly p99SettledMillis: number
 }
 
 interface CapacityPhaseRow {
@@ -111,8 +113,9 @@ interface CapacityPhaseRow {
   readonly failed: number
   /** Goodput over the route's throughput at capacity (capacity / base). */
   readonly goodputOfCapacity: number
-  /** p99 over the server's own latency at capacity (base). */
+  /** p99 over the server's own latency at capacity (base), and the same in the phase's second half. */
   readonly p99OfBase: number
+  readonly p99SettledOfBase: number
 }
 
 interface LimitsRow {
@@ -188,7 +191,10 @@ const phaseOf = (
   server: { readonly requests: number; readonly overloaded: number }
 ): CapacityPhase => {
   const inPhase = calls.filter((call) => call.endedAt >= from && call.endedAt < to)
-  const latencies = Float64Array.from(inPhase.filter((call) => call.outcome === "ok").map((call) => call.millis)).sort()
+  const latenciesOf = (ended: typeof inPhase) =>
+    Float64Array.from(ended.filter((call) => call.outcome === "ok").map((call) => call.millis)).sort()
+  const latencies = latenciesOf(inPhase)
+  const settled = latenciesOf(inPhase.filter((call) => call.endedAt >= (from + to) / 2))
   const refused = inPhase.filter((call) => call.outcome === "refused").length
   return {
     capacity,
@@ -199,7 +205,8 @@ const phaseOf = (
     requests: server.requests,
     overloaded: server.overloaded,
     p50Millis: quantileSorted(latencies, 0.5),
-    p99Millis: quantileSorted(latencies, 0.99)
+    p99Millis: quantileSorted(latencies, 0.99),
+    p99SettledMillis: quantileSorted(settled, 0.99)
   }
 }
 
@@ -270,7 +277,8 @@ const capacityRow = (
       refused: of((round) => round.refused),
       failed: of((round) => round.failed),
       goodputOfCapacity: goodput / ((phase.capacity * 1000) / capacityRoute.baseMillis),
-      p99OfBase: p99Millis / capacityRoute.baseMillis
+      p99OfBase: p99Millis / capacityRoute.baseMillis,
+      p99SettledOfBase: of((round) => round.p99SettledMillis) / capacityRoute.baseMillis
     }
   })
   return { library, line: lineOf(library), label: configuration.label, option: configuration.option, rounds, phases }

@@ -503,6 +503,7 @@ const limitsCapacityTable = (result: LimitsResult): string =>
       "p50 ms",
       "p99 ms",
       `p99 × ${result.capacityRoute.baseMillis} ms`,
+      "p99 settled ×",
       "requests sent",
       "503s received",
       "refused unsent",
@@ -517,6 +518,7 @@ const limitsCapacityTable = (result: LimitsResult): string =>
         fixed(phase.p50Millis, 1),
         fixed(phase.p99Millis, 1),
         ratio(phase.p99OfBase),
+        ratio(phase.p99SettledOfBase),
         integer(phase.requests),
         integer(phase.overloaded),
         integer(phase.refused),
@@ -558,7 +560,8 @@ const limitsSection = (result: LimitsResult): ReadonlyArray<string> => {
       `"ConcurrencyLimited"), and its caller pauses ${baseMillis} ms before its next call. Each row a fresh client ` +
       "(its defaults, retries and budget on) over a fresh undici pool and memory store, in a client process per line " +
       "(Effect 4 under Node 22). Goodput: successful calls per second ended in the phase; × capacity: over N / base, " +
-      `what the route serves at capacity; p99 × ${baseMillis} ms: over the server's own latency at capacity. ` +
+      `what the route serves at capacity; p99 × ${baseMillis} ms: over the server's own latency at capacity; ` +
+      "p99 settled ×: the same over the calls that ended in the phase's second half, once a limit has settled. " +
       "Requests and 503s are the server's counts; latencies (successful calls), refusals and other failures " +
       "(calls failed) the client's. Medians over rounds.",
     "",
