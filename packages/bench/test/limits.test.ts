@@ -63,6 +63,7 @@ describe("pnpm bench, the limits section", () => {
       }
       for (const phase of row.phases) {
         expect(phase.p99OfBase).toBeCloseTo(phase.p99Millis / capacityRoute.baseMillis, 9)
+        expect(phase.p99SettledOfBase).toBeGreaterThan(0)
         expect(phase.goodputOfCapacity).toBeCloseTo(
           phase.goodput / ((phase.capacity * 1000) / capacityRoute.baseMillis),
           9
@@ -91,7 +92,7 @@ describe("pnpm bench, the limits section", () => {
     // Two rows per configuration and line: the capacity before the drop, then after.
     expectTable(
       tableAfter(markdown, heading),
-      11,
+      12,
       capacityLabels.flatMap((label) => [label, label])
     )
     const rateLimit = tableAfter(markdown, "The rate-limited")
