@@ -13,6 +13,7 @@ import type * as HttpFailure from "../src/HttpFailure.js"
 import * as ResilienceStore from "../src/ResilienceStore.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
+import { latencyWindows } from "../src/internal/latencyWindows.js"
 import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
 import { counterValue, gaugeValue } from "./support/metrics.js"
 
@@ -300,6 +301,37 @@ describe("concurrency limit", () => {
       expect(recovered).toBeGreaterThan(slow)
       expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
     })
+  )
+
+  it.effect(
+    "an adaptive limit records each answered attempt once in its origin's latency window, hedged or not; a 503 not",
+    () =>
+      Effect.gen(function* () {
+        const adaptive: RetryPolicy.Options = { ...base, maxAttempts: 1, concurrency: { adaptive: true } }
+        // A percentile delay whose fallback no call reaches: hedging records each attempt too.
+        const hedged: RetryPolicy.Options = {
+          ...adaptive,
+          hedging: { delay: { percentile: 95, fallback: "1 second" } }
+        }
+        const samples = (host: string) =>
+          Effect.clockWith((clock) =>
+            Effect.sync(() => latencyWindows(clock).peek(`http://${host}:80`)?.count(clock.unsafeCurrentTimeMillis()))
+          )
+        const calls = (options: RetryPolicy.Options, host: string, answers: ReadonlyArray<ScriptedHttpClient.Answer>) =>
+          Effect.gen(function* () {
+            const client = ResilientHttpClient.withResilience(ScriptedHttpClient.make(answers).client, options)
+            for (let i = 0; i < answers.length; i++) {
+              const call = yield* start(client, `http://${host}/items`)
+              yield* TestClock.adjust(100)
+              yield* Fiber.join(call)
+            }
+          })
+        const five = Array.from({ length: 5 }, () => ok(40))
+        yield* calls(adaptive, "alone.concurrency.test", [...five, { status: 503, delayMillis: 1 }])
+        yield* calls(hedged, "hedged.windows.concurrency.test", five)
+        expect(yield* samples("alone.concurrency.test")).toBe(5)
+        expect(yield* samples("hedged.windows.concurrency.test")).toBe(5)
+      })
   )
 
   it("an invalid concurrency option is an InvalidRetryPolicy naming it", () => {
