@@ -12,7 +12,7 @@
  *
  * ```text
  * AIMD (AIMDLimit):
- *   a drop, or an rtt > 5 s:            limit = max(1, min(limit - 1, floor(limit * 0.9)))
+ *   a drop, or an rtt > 5 s:            limit = max(1, min(limit - 1, floor(min(limit, maxInFlight) * 0.9)))
  *   else if maxInFlight * 2 >= limit:   limit = limit + 1
  *
  * Gradient2 (Gradient2Limit), the estimate a real number, the limit its floor:
@@ -26,7 +26,9 @@
  *   estimate = estimate * 0.8 + (estimate * gradient + 4) * 0.2
  * ```
  *
- * Both then keep the limit within `[min, max]`. The lines give as baseline the 10th percentile of the origin's
+ * A cut starts from what was in flight when it is below the limit (TCP cuts its flight size, RFC 5681): a limit
+ * grown past what the caller used would take round trips of drops to come down. Both then keep the limit within
+ * `[min, max]`. The lines give as baseline the 10th percentile of the origin's
  * latency window (hedging's): an average alone drifts up with a queue that lasts, until it reads as normal.
  *
  * @example
@@ -290,11 +292,16 @@ const isComplete = (window: SampleWindow, sample: Sample): boolean => {
   )
 }
 
+// From what was in flight, not from a limit the caller never filled (TCP halves its flight size,
+// RFC 5681): a limit grown past the demand would take round trips of drops to come down.
+const cutFrom = (bounds: Bounds, limit: number, window: SampleWindow): number =>
+  cut(bounds, window.maxInFlight > 0 ? Math.min(limit, window.maxInFlight) : limit)
+
 const cut = (bounds: Bounds, limit: number): number =>
   within(bounds, Math.max(1, Math.min(limit - 1, Math.floor(limit * algorithmDefaults.aimd.backoffRatio))))
 
 const aimd = (bounds: Bounds, limit: number, window: SampleWindow): number => {
-  if (window.dropped) return cut(bounds, limit)
+  if (window.dropped) return cutFrom(bounds, limit, window)
   return window.maxInFlight * 2 >= limit ? within(bounds, limit + 1) : limit
 }
 
@@ -316,7 +323,7 @@ const gradient2 = (
 ): Omit<Extract<AdaptiveState, { _tag: "Gradient2" }>, "window"> => {
   // A shed answer comes back fast and would read as a healthy server: a drop cuts, as AIMD's does.
   if (window.dropped || window.answered === 0) {
-    return { ...state, estimate: window.dropped ? cut(bounds, state.estimate) : state.estimate }
+    return { ...state, estimate: window.dropped ? cutFrom(bounds, state.estimate, window) : state.estimate }
   }
   const { smoothing, queueSize } = algorithmDefaults.gradient2
   const short = window.rttSumMillis / window.answered

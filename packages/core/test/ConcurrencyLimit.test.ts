@@ -228,7 +228,10 @@ describe("AIMD", () => {
     // Ten 503s in one round trip cut once, as TCP halves once per window of losses.
     expect(limitOf(run("aimd", aimdBounds, windows(1, { ...busy, dropped: true })))).toBe(9)
     // Twenty over 57 ms, with a 10 ms RTT: a cut per two round trips (at 12, 33 and 54 ms).
-    expect(limitOf(run("aimd", { ...aimdBounds, initial: 100 }, windows(2, { ...busy, dropped: true })))).toBe(72)
+    const full: Answer = { rttMillis: 10, inFlight: 100, dropped: true }
+    expect(limitOf(run("aimd", { ...aimdBounds, initial: 100 }, windows(2, full)))).toBe(72)
+    // From what was in flight, not from a limit never filled (TCP's flight size): 10 of 100, cut to 9.
+    expect(limitOf(run("aimd", { ...aimdBounds, initial: 100 }, windows(1, { ...busy, dropped: true })))).toBe(9)
     // One drop among answers is enough.
     expect(
       limitOf(
