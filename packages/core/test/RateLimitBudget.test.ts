@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { Budgets, type Ending, ended, make, type State, take, waitMillis } from "../src/RateLimitBudget.js"
+import { Budgets, type Ending, ended, isIdle, make, type State, take, waitMillis } from "../src/RateLimitBudget.js"
 
 const answered = (remaining: number, untilMillis: number): Ending => ({ _tag: "Answered", remaining, untilMillis })
 
@@ -48,6 +48,13 @@ describe("the budget of one key", () => {
 
   it("ignores an announcement whose reset is already over", () => {
     expect(ended(taken(1), answered(0, 100), 100).view).toBe(undefined)
+  })
+
+  it("is idle, as good as fresh, with nothing in flight and no view in force", () => {
+    expect(isIdle(make(), 0)).toBe(true)
+    expect(isIdle(taken(1), 0)).toBe(false)
+    const viewed = ended(taken(1), answered(1, 1000), 0)
+    expect([isIdle(viewed, 999), isIdle(viewed, 1000)]).toEqual([false, true])
   })
 
   it("a remaining of 0 holds every attempt until the reset, as a block does", () => {
