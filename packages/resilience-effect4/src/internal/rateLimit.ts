@@ -186,6 +186,8 @@ const learn = (gate: Gate, headers: Headers.Headers, budget: number | undefined)
     : ended
 }
 
+const nothing = (): void => {}
+
 // The attempt as sent, told its response's headers when the call learns from them or the attempt
 // counts in the key's budget; an attempt that ends with no response stops counting there (spent,
 // if it was sent: the server may have counted it).
@@ -195,7 +197,7 @@ const counting = <A, E, R>(
   budget: number | undefined,
   run: (told: Attempt, sending: () => void) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
-  if (budget === undefined && gate.headers === undefined) return run(attempt, () => {})
+  if (budget === undefined && gate.headers === undefined) return run(attempt, nothing)
   let answered = false
   let sent = false
   const told: Attempt = {
@@ -237,9 +239,10 @@ const refused = (gate: Gate, attempt: Attempt, waitMillis: number): Effect.Effec
   )
 
 /**
- * Sends an attempt once its token is there: at once, after a wait that ends before the call's
- * deadline (its time limit cut to what is left then; a wait interrupted gives the token back), or
- * never: a `ConnectionError` "RateLimited". A hedge never waits: a copy is worth sending only now.
+ * Sends an attempt once its token is there (and its key's block or spent budget is over): at once,
+ * after a wait that ends before the call's deadline (its time limit cut to what is left then; a
+ * wait interrupted gives the token back), or never: a `ConnectionError` "RateLimited". A hedge
+ * never waits: a copy is worth sending only now.
  *
  * @internal
  */
