@@ -95,6 +95,14 @@ export * as Idempotency from "./Idempotency.js"
 export * as Origin from "./Origin.js"
 
 /**
+ * The remaining count a server announces, spent as a budget until its reset by calls in flight.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as RateLimitBudget from "./RateLimitBudget.js"
+
+/**
  * What a response announces of its rate limit: remaining requests and when the quota resets.
  *
  * @since 0.2.0

@@ -59,16 +59,27 @@ export declare namespace ResilienceStore {
     readonly coolDownLeft: (origin: string) => Effect.Effect<number>
     /** The per-origin concurrency limits of this setting; this process's own in any store. */
     readonly concurrencyLimit: (settings: ConcurrencyLimit.Resolved) => ConcurrencyLimits
-    /** Takes a token of `key`'s bucket (`limit` undefined: only a block holds it) within `maxWaitMillis`. */
+    /**
+     * Takes a token of `key`'s bucket (`limit` undefined: only a block or a budget holds it) within
+     * `maxWaitMillis`. A granted take counts in the key's budget (`budget` says where, for `rateLimitEnded`):
+     * always with `counted` (a call that reads rate-limit headers), otherwise once such a call counted the key.
+     */
     readonly rateLimitTake: (
       key: string,
       limit: TokenBucket.Limit | undefined,
-      maxWaitMillis: number
+      maxWaitMillis: number,
+      counted?: boolean
     ) => Effect.Effect<RateLimitTake>
     /** Gives back a token taken and not sent. */
     readonly rateLimitRefund: (key: string, limit: TokenBucket.Limit) => Effect.Effect<void>
     /** No token for `key` for `millis` from now (at most a day): a server said none is left until then. */
     readonly rateLimitBlock: (key: string, millis: number) => Effect.Effect<void>
+    /**
+     * An attempt counted in `key`'s budget ended: with a response that announced what is left (`remaining` for
+     * `millis` from now), one that did not, or none. The lowest remaining heard then holds `key`'s attempts
+     * once those in flight spend it, until its reset (this process's, in any store).
+     */
+    readonly rateLimitEnded: (key: string, budget: number, ending: RateLimitEnding) => Effect.Effect<void>
   }
 
   /**
@@ -106,7 +117,21 @@ export declare namespace ResilienceStore {
   export interface RateLimitTake {
     readonly granted: boolean
     readonly waitMillis: number
+    /** Where the attempt counts in its key's budget, when it does (see `rateLimitTake`). */
+    readonly budget?: number | undefined
   }
+
+  /**
+   * How an attempt counted in a rate-limit budget ended (see `rateLimitEnded`). `sent: false`: it never
+   * left, so the server cannot have counted it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export type RateLimitEnding =
+    | { readonly _tag: "Answered"; readonly remaining: number; readonly millis: number }
+    | { readonly _tag: "Silent" }
+    | { readonly _tag: "Unanswered"; readonly sent: boolean }
 }
 
 /**

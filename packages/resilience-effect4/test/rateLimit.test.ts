@@ -2,7 +2,8 @@
 /**
  * The client's rate limit on Effect 4 (issue #34), on the TestClock: the exact time each attempt
  * goes, a wait past the deadline refused unsent, retries and hedges taking tokens, per-key
- * buckets, blocks learnt from headers (hostile ones ignored), the options' checks and the metrics.
+ * buckets, blocks learnt from headers (hostile ones ignored), the remaining count spent as a budget
+ * by the calls in flight, the options' checks and the metrics.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Result, type Scope } from "effect"
@@ -220,6 +221,61 @@ describe("rate limit, Effect 4", () => {
     Effect.gen(function* () {
       const headers = { "x-ratelimit-remaining": "1", "x-ratelimit-reset": "3" }
       expect(yield* learnThenCall(headers, { rateLimitHeaders: true }, "http://left.rate.test/items")).toEqual([0, 0])
+    })
+  )
+
+  it.effect(
+    "the remaining count is a budget: after remaining 2, of 4 calls in flight two go at once and two wait exactly for the reset",
+    () =>
+      Effect.gen(function* () {
+        const url = "http://budget.rate.test/items"
+        // A 2 s window: the first answer comes at once, the next ones 1 s later, each announcing the same reset.
+        const left = (remaining: number, resetSeconds: number, delayMillis: number): ScriptedHttpClient.Answer => ({
+          status: 200,
+          body: "ok",
+          delayMillis,
+          headers: { "x-ratelimit-remaining": String(remaining), "x-ratelimit-reset": String(resetSeconds) }
+        })
+        const scripted = ScriptedHttpClient.make([left(2, 2, 0), left(1, 1, 1000), left(0, 1, 1000), left(9, 2, 1000)])
+        const client = ResilientHttpClient.withResilience(scripted.client, {
+          rateLimitHeaders: true,
+          retryBudget: "none"
+        })
+        expect(yield* callOf(client, url)).toBe("200 ok")
+        const calls = yield* Effect.forkChild(
+          Effect.all(
+            Array.from({ length: 4 }, () => callOf(client, url)),
+            { concurrency: 4 }
+          )
+        )
+        yield* TestClock.adjust("10 minutes")
+        expect(yield* Fiber.join(calls)).toEqual(["200 ok", "200 ok", "200 ok", "200 ok"])
+        // Without the budget all five go at 0 ms: the last two would meet the server's 429.
+        expect(scripted.exchanges.map((exchange) => exchange.at)).toEqual([0, 0, 0, 2000, 2000])
+        expect(yield* counterValue("http.client.resilience.rate_limit.waits", "budget.rate.test")).toBe(2)
+      })
+  )
+
+  it.effect("the budget: a call that ended with no answer stays spent until the reset", () =>
+    Effect.gen(function* () {
+      const url = "http://lost.rate.test/items"
+      const scripted = ScriptedHttpClient.make([
+        { status: 200, body: "ok", headers: { "x-ratelimit-remaining": "1", "x-ratelimit-reset": "3" } },
+        { transportError: "socket hang up", code: "ECONNRESET" },
+        ok
+      ])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        rateLimitHeaders: true,
+        retryBudget: "none",
+        maxAttempts: 1
+      })
+      expect(yield* callOf(client, url)).toBe("200 ok")
+      // The one left went to a call the server may have counted before the connection broke.
+      expect(yield* callOf(client, url)).toBe("failed: Transport attempts-exhausted")
+      const next = yield* Effect.forkChild(callOf(client, url))
+      yield* TestClock.adjust("10 minutes")
+      expect(yield* Fiber.join(next)).toBe("200 ok")
+      expect(scripted.exchanges.map((exchange) => exchange.at)).toEqual([0, 0, 3000])
     })
   )
 

@@ -1,10 +1,11 @@
 // @generated from templates/src/internal/rateLimit.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 // The client's rate limit: a token bucket per origin (or per the user's key) kept by the
-// ResilienceStore, and blocks learnt from a server's rate-limit headers. Each attempt takes a
+// ResilienceStore, and blocks and budgets learnt from a server's rate-limit headers. Each attempt takes a
 // token just before it is sent (retries and hedges included): at once, after a wait that ends
 // within the call's deadline, or not at all (a `ConnectionError` "RateLimited", unsent). A call
 // whose policy has neither option gets no gate, and pays nothing.
 import * as CoolDown from "@effect-http-resilience/core/CoolDown"
+import * as RateLimitBudget from "@effect-http-resilience/core/RateLimitBudget"
 import * as RateLimitHeaders from "@effect-http-resilience/core/RateLimitHeaders"
 import * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
 import type * as Headers from "effect/http/Headers"
@@ -24,38 +25,70 @@ import { remember } from "./settingsTable.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
 
-type Operations = Pick<Service, "rateLimitTake" | "rateLimitRefund" | "rateLimitBlock">
+type Operations = Pick<Service, "rateLimitTake" | "rateLimitRefund" | "rateLimitBlock" | "rateLimitEnded">
 
 const settingsKey = (limit: TokenBucket.Limit): string => `${limit.limit}/${limit.windowMillis}`
 
 /**
- * The memory store's buckets, per settings and key, and its blocks, per key: both bounded
- * (10,000 keys each), a bucket refilled whole or a block that ended
- * forgotten. A block holds every attempt of its key until it ends; the bucket is asked as of then.
+ * The memory store's buckets, per settings and key, its blocks and its budgets, per key: all bounded
+ * (10,000 keys each), a bucket refilled whole, a block that ended or a budget past its reset
+ * forgotten first. A block, or a budget spent, holds every attempt of its key until it ends; the
+ * bucket is asked as of then.
  *
  * @internal
  */
 export const makeMemory = (): Operations => {
   const tables = new Map<string, TokenBucket.Buckets>()
   const blocks = new CoolDown.CoolDownTable()
+  const budgets = new RateLimitBudget.Budgets()
   const bucketsOf = (limit: TokenBucket.Limit): TokenBucket.Buckets =>
     remember(tables, settingsKey(limit), () => new TokenBucket.Buckets(limit))
-  const take = (key: string, limit: TokenBucket.Limit | undefined, maxWaitMillis: number, now: number) => {
-    const blocked = blocks.left(key, now)
+  // Counted once granted: a take refused is not sent.
+  const granted = (
+    key: string,
+    counted: boolean,
+    waitMillis: number,
+    now: number
+  ): ResilienceStore.ResilienceStore.RateLimitTake => ({
+    granted: true,
+    waitMillis,
+    budget: counted ? budgets.take(key, now) : budgets.takeIfHeld(key, now)
+  })
+  const take = (
+    key: string,
+    limit: TokenBucket.Limit | undefined,
+    maxWaitMillis: number,
+    counted: boolean,
+    now: number
+  ) => {
+    const blocked = Math.max(blocks.left(key, now), budgets.waitMillis(key, now))
     if (blocked > maxWaitMillis) return { granted: false, waitMillis: blocked }
-    if (limit === undefined) return { granted: true, waitMillis: blocked }
+    if (limit === undefined) return granted(key, counted, blocked, now)
     const taken = bucketsOf(limit).take(key, now + blocked, maxWaitMillis - blocked)
-    return { granted: taken._tag === "Granted", waitMillis: blocked + taken.waitMillis }
+    const waitMillis = blocked + taken.waitMillis
+    return taken._tag === "Granted" ? granted(key, counted, waitMillis, now) : { granted: false, waitMillis }
   }
   return {
-    rateLimitTake: (key, limit, maxWaitMillis) =>
-      Effect.clockWith((clock) => Effect.sync(() => take(key, limit, maxWaitMillis, monotonicMillis(clock)))),
+    rateLimitTake: (key, limit, maxWaitMillis, counted = false) =>
+      Effect.clockWith((clock) => Effect.sync(() => take(key, limit, maxWaitMillis, counted, monotonicMillis(clock)))),
     rateLimitRefund: (key, limit) =>
       Effect.clockWith((clock) => Effect.sync(() => bucketsOf(limit).refund(key, monotonicMillis(clock)))),
     rateLimitBlock: (key, millis) =>
-      Effect.clockWith((clock) => Effect.sync(() => blocks.start(key, millis, monotonicMillis(clock))))
+      Effect.clockWith((clock) => Effect.sync(() => blocks.start(key, millis, monotonicMillis(clock)))),
+    rateLimitEnded: (key, budget, ending) =>
+      Effect.clockWith((clock) =>
+        Effect.sync(() => {
+          const now = monotonicMillis(clock)
+          budgets.ended(key, budget, endingAt(ending, now), now)
+        })
+      )
   }
 }
+
+const endingAt = (ending: ResilienceStore.ResilienceStore.RateLimitEnding, now: number): RateLimitBudget.Ending =>
+  ending._tag === "Answered"
+    ? { _tag: "Answered", remaining: ending.remaining, untilMillis: now + Math.min(ending.millis, CoolDown.maxMillis) }
+    : ending
 
 /**
  * One call's rate limit: its store, its key and limit, its deadline, and what it learns from
@@ -72,8 +105,8 @@ export interface Gate {
   readonly deadlineMillis: number
   /** What a key function returned that is no key: every attempt fails unsent. */
   readonly badKey: InvalidRetryPolicy | undefined
-  /** Told every response's headers, when `rateLimitHeaders` is on. */
-  readonly heard: ((headers: Headers.Headers) => Effect.Effect<void>) | undefined
+  /** The `rateLimitHeaders` option: every response's headers are read when it is on. */
+  readonly headers: NonNullable<ResolvedPolicy["rateLimitHeaders"]> | undefined
 }
 
 const isKey = (value: unknown): value is string =>
@@ -120,31 +153,77 @@ export const gateFor = (
           reason: `returned no key: it must return a name of 1 to ${TokenBucket.bounds.maxKeyLength} characters`,
           value: key
         }),
-    heard: rateLimitHeaders === undefined ? undefined : (headers) => learn(gate, rateLimitHeaders, headers)
+    headers: rateLimitHeaders
   }
   return gate
 }
 
-// A response that says nothing is left until its reset blocks the key until then, for every
-// call sharing the store. A remaining count of 0 without a reset says nothing of when: the 429
-// that may follow carries its Retry-After.
-const learn = (
-  gate: Gate,
-  settings: NonNullable<ResolvedPolicy["rateLimitHeaders"]>,
-  headers: Headers.Headers
-): Effect.Effect<void> => {
-  const announced = RateLimitHeaders.read(headers, gate.clock.currentTimeMillisUnsafe(), settings.extra)
-  return announced !== undefined && announced.remaining === 0 && announced.resetMillis !== undefined
-    ? gate.store.rateLimitBlock(gate.key, announced.resetMillis)
-    : Effect.void
+// What a response announces of the key's quota, when the call reads it and it says when it resets.
+const announcement = (gate: Gate, headers: Headers.Headers): RateLimitHeaders.Announcement | undefined => {
+  if (gate.headers === undefined) return undefined
+  const announced = RateLimitHeaders.read(headers, gate.clock.currentTimeMillisUnsafe(), gate.headers.extra)
+  return announced?.resetMillis === undefined ? undefined : announced
 }
 
-const counted = (metric: typeof metrics.rateLimitWaits, origin: string): Effect.Effect<void> =>
+// A response that says nothing is left until its reset blocks the key until then, for every
+// call sharing the store. Any remaining count it announces sets the key's budget: the calls in
+// flight spend it, and the rest wait for the reset, so that none races past the block. Without a
+// reset nothing is learnt: the 429 that may follow carries its Retry-After.
+const learn = (gate: Gate, headers: Headers.Headers, budget: number | undefined): Effect.Effect<void> => {
+  const announced = announcement(gate, headers)
+  const ended =
+    budget === undefined
+      ? Effect.void
+      : gate.store.rateLimitEnded(
+          gate.key,
+          budget,
+          announced?.resetMillis === undefined
+            ? { _tag: "Silent" }
+            : { _tag: "Answered", remaining: announced.remaining, millis: announced.resetMillis }
+        )
+  return announced?.remaining === 0 && announced.resetMillis !== undefined
+    ? Effect.andThen(gate.store.rateLimitBlock(gate.key, announced.resetMillis), ended)
+    : ended
+}
+
+const nothing = (): void => {}
+
+// The attempt as sent, told its response's headers when the call learns from them or the attempt
+// counts in the key's budget; an attempt that ends with no response stops counting there (spent,
+// if it was sent: the server may have counted it).
+const counting = <A, E, R>(
+  gate: Gate,
+  attempt: Attempt,
+  budget: number | undefined,
+  run: (told: Attempt, sending: () => void) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  if (budget === undefined && gate.headers === undefined) return run(attempt, nothing)
+  let answered = false
+  let sent = false
+  const told: Attempt = {
+    ...attempt,
+    heard: (headers) =>
+      Effect.suspend(() => {
+        answered = true
+        return learn(gate, headers, budget)
+      })
+  }
+  const exchange = run(told, () => {
+    sent = true
+  })
+  return budget === undefined
+    ? exchange
+    : Effect.onExit(exchange, () =>
+        answered ? Effect.void : gate.store.rateLimitEnded(gate.key, budget, { _tag: "Unanswered", sent })
+      )
+}
+
+const tally = (metric: typeof metrics.rateLimitWaits, origin: string): Effect.Effect<void> =>
   Metric.update(Metric.withAttributes(metric, metrics.originAttributes(origin)), 1)
 
 const refused = (gate: Gate, attempt: Attempt, waitMillis: number): Effect.Effect<never, HttpFailure.ConnectionError> =>
   Effect.andThen(
-    counted(metrics.rateLimitRefusals, gate.origin),
+    tally(metrics.rateLimitRefusals, gate.origin),
     Effect.fail(
       connectionError(
         attempt,
@@ -160,9 +239,10 @@ const refused = (gate: Gate, attempt: Attempt, waitMillis: number): Effect.Effec
   )
 
 /**
- * Sends an attempt once its token is there: at once, after a wait that ends before the call's
- * deadline (its time limit cut to what is left then; a wait interrupted gives the token back), or
- * never: a `ConnectionError` "RateLimited". A hedge never waits: a copy is worth sending only now.
+ * Sends an attempt once its token is there (and its key's block or spent budget is over): at once,
+ * after a wait that ends before the call's deadline (its time limit cut to what is left then; a
+ * wait interrupted gives the token back), or never: a `ConnectionError` "RateLimited". A hedge
+ * never waits: a copy is worth sending only now.
  *
  * @internal
  */
@@ -177,21 +257,31 @@ export const admit = <A, E, R>(
     if (gate.badKey !== undefined) return Effect.fail(connectionError(attempt, "InvalidRequest", gate.badKey))
     const now = monotonicMillis(gate.clock)
     const maxWaitMillis = hedge ? 0 : Math.max(0, gate.deadlineMillis - now - 1)
-    const heard = gate.heard === undefined ? attempt : { ...attempt, heard: gate.heard }
+    const counted = gate.headers !== undefined
     return Effect.flatMap(
-      gate.store.rateLimitTake(gate.key, gate.limit, maxWaitMillis),
+      gate.store.rateLimitTake(gate.key, gate.limit, maxWaitMillis, counted),
       (taken): Effect.Effect<A, E | HttpFailure.ConnectionError, R> => {
         if (!taken.granted) return refused(gate, attempt, taken.waitMillis)
-        if (taken.waitMillis <= 0) return send(heard, limitMillis)
-        const { limit } = gate
-        const wait = Effect.sleep(Duration.millis(taken.waitMillis))
-        return Effect.andThen(
-          Effect.andThen(
-            counted(metrics.rateLimitWaits, gate.origin),
-            limit === undefined ? wait : Effect.onInterrupt(wait, () => gate.store.rateLimitRefund(gate.key, limit))
-          ),
-          Effect.suspend(() => send(heard, Math.min(limitMillis, gate.deadlineMillis - now - taken.waitMillis)))
-        )
+        return counting(gate, attempt, taken.budget, (told, sending) => {
+          if (taken.waitMillis <= 0) {
+            return Effect.suspend(() => {
+              sending()
+              return send(told, limitMillis)
+            })
+          }
+          const { limit } = gate
+          const wait = Effect.sleep(Duration.millis(taken.waitMillis))
+          return Effect.andThen(
+            Effect.andThen(
+              tally(metrics.rateLimitWaits, gate.origin),
+              limit === undefined ? wait : Effect.onInterrupt(wait, () => gate.store.rateLimitRefund(gate.key, limit))
+            ),
+            Effect.suspend(() => {
+              sending()
+              return send(told, Math.min(limitMillis, gate.deadlineMillis - now - taken.waitMillis))
+            })
+          )
+        })
       }
     )
   })

@@ -6,7 +6,9 @@
 // set of blocks and published, applied by every other process to its own memory, and read by a
 // process that (re)joins. When Redis does not answer in time, or fails, a take is this process's
 // alone (its memory's bucket), through the store's usual degraded path; what Redis answers is
-// checked, and a bucket no process could have written starts afresh and is counted.
+// checked, and a bucket no process could have written starts afresh and is counted. The budget
+// learnt from a remaining count above 0 is this process's alone (docs/limits.md): it counts this
+// process's attempts in flight, which the server's count of the whole fleet does not match.
 import * as CoolDown from "@effect-http-resilience/core/CoolDown"
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 import * as Duration from "effect/Duration"
@@ -16,7 +18,7 @@ import type * as ResilienceStore from "../ResilienceStore.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
 
-type Operations = Pick<Service, "rateLimitTake" | "rateLimitRefund" | "rateLimitBlock">
+type Operations = Pick<Service, "rateLimitTake" | "rateLimitRefund" | "rateLimitBlock" | "rateLimitEnded">
 
 /** What the store lends its shared rate limit. @internal */
 export interface Options {
@@ -65,6 +67,11 @@ const readBlocks = (options: Options, blocks: string): Effect.Effect<void, unkno
     )
   })
 
+// An attempt the fleet's bucket refuses must not count, and one the local bucket takes instead
+// counts there again: the first count ends, as an attempt never sent.
+const uncounted = (local: Operations, key: string, budget: number | undefined): Effect.Effect<void> =>
+  budget === undefined ? Effect.void : local.rateLimitEnded(key, budget, { _tag: "Unanswered", sent: false })
+
 /**
  * The store's rate limit on Redis, for the scope's life: it listens for blocks, and reads those in
  * force, before it is ready.
@@ -81,11 +88,13 @@ export const make = (options: Options): Effect.Effect<Operations, never, Scope.S
     )
     const { local } = options
     return {
-      rateLimitTake: (key, limit, maxWaitMillis) =>
-        // A block in force is this process's to know (every block reaches its memory).
-        Effect.flatMap(local.rateLimitTake(key, undefined, maxWaitMillis), (blocked) => {
+      rateLimitTake: (key, limit, maxWaitMillis, counted) =>
+        // A block in force is this process's to know (every block reaches its memory), and so is the
+        // budget: the attempt counts there first, and stops counting if the bucket refuses it.
+        Effect.flatMap(local.rateLimitTake(key, undefined, maxWaitMillis, counted), (blocked) => {
           if (!blocked.granted || limit === undefined) return Effect.succeed(blocked)
-          if (options.degraded()) return local.rateLimitTake(key, limit, maxWaitMillis)
+          const unsent = uncounted(local, key, blocked.budget)
+          if (options.degraded()) return Effect.andThen(unsent, local.rateLimitTake(key, limit, maxWaitMillis, counted))
           const args = [
             "take",
             String(limit.limit),
@@ -99,12 +108,18 @@ export const make = (options: Options): Effect.Effect<Operations, never, Scope.S
               const answer = reply === undefined ? undefined : SharedStore.readRateLimitAnswer(reply.value)
               if (answer === undefined) {
                 const unreadable = reply === undefined ? Effect.void : options.rejected("rate_limit_bucket")
-                return Effect.andThen(unreadable, local.rateLimitTake(key, limit, maxWaitMillis))
+                return Effect.andThen(
+                  Effect.andThen(unreadable, unsent),
+                  local.rateLimitTake(key, limit, maxWaitMillis, counted)
+                )
               }
-              return Effect.as(answer.rejected ? options.rejected("rate_limit_bucket") : Effect.void, {
-                granted: answer.granted,
-                waitMillis: blocked.waitMillis + answer.waitMillis
-              })
+              return Effect.as(
+                Effect.andThen(
+                  answer.rejected ? options.rejected("rate_limit_bucket") : Effect.void,
+                  answer.granted ? Effect.void : unsent
+                ),
+                { granted: answer.granted, waitMillis: blocked.waitMillis + answer.waitMillis, budget: blocked.budget }
+              )
             }
           )
         }),
@@ -135,6 +150,7 @@ export const make = (options: Options): Effect.Effect<Operations, never, Scope.S
               ])
             )
           )
-        )
+        ),
+      rateLimitEnded: local.rateLimitEnded
     } satisfies Operations
   })

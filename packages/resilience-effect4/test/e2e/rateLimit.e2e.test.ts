@@ -2,8 +2,8 @@
 /**
  * The client's rate limit (issue #34) over real loopback sockets against the chaos server's
  * rate-limited route (fixed windows per key, announced in `RateLimit` and `X-RateLimit-*`): calls
- * one after another, so that every count is the same on a busy machine. The server counts what it
- * let through and what it answered 429; nothing here is timed.
+ * one after another, or five in flight, so that every count is the same on a busy machine. The
+ * server counts what it let through and what it answered 429; nothing here is timed.
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
@@ -27,31 +27,29 @@ afterAll(async () => {
 const rateLimitStats = Effect.promise(() => chaos.stats().then((stats) => stats.rateLimit))
 
 /**
- * `calls` GETs of one key, one after another, each its own call (`maxAttempts: 1`: a 429 is not
- * retried, so each is seen): the outcome of each, and what the server allowed and refused meanwhile.
+ * `calls` GETs of one key, `inFlight` at a time (one after another by default), each its own call
+ * (`maxAttempts: 1`: a 429 is not retried, so each is seen): the outcome of each, and what the
+ * server allowed and refused meanwhile.
  */
-const sequence = (key: string, query: string, calls: number, options: RetryPolicy.Options) =>
+const sequence = (key: string, query: string, calls: number, options: RetryPolicy.Options, inFlight = 1) =>
   Effect.gen(function* () {
     const before = yield* rateLimitStats
     const client = yield* ResilientHttpClient.make({ maxAttempts: 1, ...options })
-    const outcomes: Array<string> = []
-    for (let i = 0; i < calls; i++) {
-      outcomes.push(
-        yield* Effect.scoped(
-          Effect.map(client.get(`${chaos.url}/api/chaos/rate-limit/${key}?${query}`), (response) =>
-            String(response.status)
-          )
-        ).pipe(
-          Effect.catch((failure: HttpFailure.HttpFailure) =>
-            Effect.succeed(
-              HttpFailure.isConnectionError(failure)
-                ? failure.reason
-                : String(failure._tag === "TransientStatus" ? failure.status : failure._tag)
-            )
-          )
+    const call = Effect.scoped(
+      Effect.map(client.get(`${chaos.url}/api/chaos/rate-limit/${key}?${query}`), (response) => String(response.status))
+    ).pipe(
+      Effect.catch((failure: HttpFailure.HttpFailure) =>
+        Effect.succeed(
+          HttpFailure.isConnectionError(failure)
+            ? failure.reason
+            : String(failure._tag === "TransientStatus" ? failure.status : failure._tag)
         )
       )
-    }
+    )
+    const outcomes = yield* Effect.all(
+      Array.from({ length: calls }, () => call),
+      { concurrency: inFlight }
+    )
     const after = yield* rateLimitStats
     return { outcomes, allowed: after.allowed - before.allowed, limited: after.limited - before.limited }
     // A store of each test's own: the blocks and cool-downs of the server's origin are not shared.
@@ -81,6 +79,36 @@ describe("Effect 4 rate limit against the chaos server", () => {
             10, 0, 10, 15
           ])
         }
+      })
+  )
+
+  it.live(
+    "learning the headers with 5 calls in flight: the remaining count is spent as a budget, 10 pass, no 429",
+    () =>
+      Effect.gen(function* () {
+        // The first five go before any answer; each answer's remaining then counts the calls sent
+        // after it, so that none races past the 10th (without the budget: 429s).
+        for (const headers of ["both", "ietf", "x"]) {
+          const run = yield* sequence(
+            `inflight-${headers}`,
+            `limit=10&window=60&headers=${headers}`,
+            25,
+            { rateLimitHeaders: true },
+            5
+          )
+          expect([run.allowed, run.limited, count(run.outcomes, "200"), count(run.outcomes, "RateLimited")]).toEqual([
+            10, 0, 10, 15
+          ])
+        }
+      })
+  )
+
+  it.live(
+    "learning the headers of a 1 s window with 5 calls in flight: 25 calls wait for the resets and all pass, no 429",
+    () =>
+      Effect.gen(function* () {
+        const run = yield* sequence("inflight-waits", "limit=10&window=1", 25, { rateLimitHeaders: true }, 5)
+        expect([run.allowed, run.limited, count(run.outcomes, "200")]).toEqual([25, 0, 25])
       })
   )
 

@@ -160,6 +160,43 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a block learnt from headers 
   )
 })
 
+describe.skipIf(skipWithout(redisServer))("Effect 4 the remaining count is this process's budget on Redis", () => {
+  it.live(
+    "25 calls, 5 in flight, against a limit of 10 a minute: 10 pass, 15 fail RateLimited unsent, no 429, with or without the fleet's bucket",
+    () =>
+      Effect.gen(function* () {
+        for (const rateLimit of [undefined, { limit: 20, window: "1 minute" } as const]) {
+          const prefix = `budget-rate-${process.pid}-${++runs}`
+          const url = `${chaos.namespace().url}/api/chaos/rate-limit/fleet-budget?limit=10&window=60&headers=both`
+          // The fleet's bucket (20) is looser than the server: only the budget keeps the 11th call back.
+          const options = {
+            maxAttempts: 1,
+            retryAfterScope: "call",
+            rateLimitHeaders: true,
+            ...(rateLimit === undefined ? {} : { rateLimit })
+          } as const
+          const before = yield* Effect.promise(() => chaos.stats())
+          const outcomes = yield* onStore(
+            Effect.all(
+              Array.from({ length: 25 }, () => outcomeOf(url)),
+              { concurrency: 5 }
+            ),
+            prefix,
+            options
+          )
+          const after = yield* Effect.promise(() => chaos.stats())
+          const count = (outcome: string) => outcomes.filter((o) => o === outcome).length
+          expect([
+            after.rateLimit.allowed - before.rateLimit.allowed,
+            after.rateLimit.limited - before.rateLimit.limited,
+            count("200"),
+            count("RateLimited")
+          ]).toEqual([10, 0, 10, 15])
+        }
+      })
+  )
+})
+
 describe.skipIf(skipWithout(redisServer))("Effect 4 a rate limit while Redis does not answer", () => {
   it.live(
     "a paused Redis: takes are this process's alone, its memory's bucket (full), where the fleet's is spent",

@@ -112,10 +112,12 @@ export const processDefault: Service = {
   // The attempt loop asks the store of the call's clock (`concrete`); this is for anyone else.
   concurrencyLimit: (settings) =>
     remember(routedConcurrencyLimits, JSON.stringify(settings), () => concurrencyLimit.makeLimits(settings)),
-  rateLimitTake: (key, limit, maxWaitMillis) =>
-    Effect.clockWith((clock) => memoryFor(clock).rateLimitTake(key, limit, maxWaitMillis)),
+  rateLimitTake: (key, limit, maxWaitMillis, counted) =>
+    Effect.clockWith((clock) => memoryFor(clock).rateLimitTake(key, limit, maxWaitMillis, counted)),
   rateLimitRefund: (key, limit) => Effect.clockWith((clock) => memoryFor(clock).rateLimitRefund(key, limit)),
-  rateLimitBlock: (key, millis) => Effect.clockWith((clock) => memoryFor(clock).rateLimitBlock(key, millis))
+  rateLimitBlock: (key, millis) => Effect.clockWith((clock) => memoryFor(clock).rateLimitBlock(key, millis)),
+  rateLimitEnded: (key, budget, ending) =>
+    Effect.clockWith((clock) => memoryFor(clock).rateLimitEnded(key, budget, ending))
 }
 
 /**
