@@ -15,6 +15,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as ResilienceStore from "../ResilienceStore.js"
+import { monotonicMillis } from "./retryBudgetService.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
 
@@ -74,17 +75,47 @@ const uncounted = (local: Operations, key: string, budget: number | undefined): 
 
 /**
  * The store's rate limit on Redis, for the scope's life: it listens for blocks, and reads those in
- * force, before it is ready.
+ * force, before it is ready. A block Redis did not take (the write failed or timed out) is written
+ * again after each subscription, once Redis answers, while it lasts: as a cool-down is.
  *
  * @internal
  */
 export const make = (options: Options): Effect.Effect<Operations, never, Scope.Scope> =>
   Effect.gen(function* () {
     const keys = SharedStore.rateLimitKeysFor(options.prefix)
+    // Each key's block end, on the monotonic clock; bounded as the blocks themselves are.
+    const unwritten = new Map<string, number>()
+    const writeBlock = (key: string, millis: number): Effect.Effect<void> =>
+      Effect.flatMap(
+        options.roundTrip(
+          options.evalScript(SharedStore.coolDownScript, keys.blocks, [
+            String(Math.ceil(Math.min(millis, CoolDown.maxMillis))),
+            keys.blockChannel,
+            key
+          ])
+        ),
+        (reply) =>
+          reply !== undefined || unwritten.size >= CoolDown.maxOrigins
+            ? Effect.void
+            : Effect.clockWith((clock) => Effect.sync(() => unwritten.set(key, monotonicMillis(clock) + millis)))
+      )
+    const rewriteBlocks = Effect.clockWith((clock) =>
+      Effect.suspend(() => {
+        const now = monotonicMillis(clock)
+        const blocks = [...unwritten].filter(([, endsAt]) => endsAt > now)
+        unwritten.clear()
+        return Effect.forEach(blocks, ([key, endsAt]) => writeBlock(key, endsAt - now), { discard: true })
+      })
+    )
     yield* options.listen(
       keys.blockChannel,
       (message) => onBlockMessage(options, message),
-      Effect.ignore(Effect.timeout(readBlocks(options, keys.blocks), Duration.millis(options.readyWithinMillis)))
+      Effect.ignore(
+        Effect.timeout(
+          Effect.andThen(rewriteBlocks, readBlocks(options, keys.blocks)),
+          Duration.millis(options.readyWithinMillis)
+        )
+      )
     )
     const { local } = options
     return {
@@ -139,18 +170,7 @@ export const make = (options: Options): Effect.Effect<Operations, never, Scope.S
             ),
       // This process's memory at once; the fleet in the background, as a cool-down is told.
       rateLimitBlock: (key, millis) =>
-        Effect.andThen(
-          local.rateLimitBlock(key, millis),
-          options.inBackground(
-            options.roundTrip(
-              options.evalScript(SharedStore.coolDownScript, keys.blocks, [
-                String(Math.ceil(Math.min(millis, CoolDown.maxMillis))),
-                keys.blockChannel,
-                key
-              ])
-            )
-          )
-        ),
+        Effect.andThen(local.rateLimitBlock(key, millis), options.inBackground(writeBlock(key, millis))),
       rateLimitEnded: local.rateLimitEnded
     } satisfies Operations
   })

@@ -218,6 +218,38 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a rate limit while Redis doe
   )
 })
 
+describe.skipIf(skipWithout(redisServer))("Effect 4 a block learnt while Redis does not answer", () => {
+  it.live("is written to Redis once it answers again: a store that joins then holds its call, unsent", () =>
+    Effect.gen(function* () {
+      const prefix = `unwritten-rate-${process.pid}-${++runs}`
+      const url = `${chaos.namespace().url}/api/chaos/rate-limit/fleet-unwritten?limit=1&window=60&headers=x`
+      const options = { maxAttempts: 1, retryAfterScope: "call", rateLimitHeaders: true } as const
+      const blocks = `{${prefix}}:ratelimit-blocks`
+      const held = Effect.gen(function* () {
+        // Redis paused past the store's timeout (100 ms): the block (remaining 0, a minute) stays here.
+        yield* Effect.promise(() => redis.command("CLIENT", "PAUSE", "1500", "ALL"))
+        const first = yield* outcomeOf(url)
+        yield* Effect.sleep("2 seconds")
+        // Back: the store answers again, subscribes afresh and writes the block it kept.
+        // The block's key is the origin (no rateLimit key given).
+        const origin = new URL(url).origin
+        let written = ""
+        for (let tries = 0; tries < 50 && !written.includes(origin); tries++) {
+          yield* Effect.sleep("100 millis")
+          written = yield* Effect.promise(() => redis.command("ZRANGE", blocks, "0", "-1"))
+        }
+        const joiner = yield* onStore(outcomeOf(url), prefix, options)
+        return { first, written: written.includes(origin), joiner }
+      })
+      expect(yield* onStore(held, prefix, options, "100 millis")).toEqual({
+        first: "200",
+        written: true,
+        joiner: "RateLimited"
+      })
+    })
+  )
+})
+
 describe.skipIf(skipWithout(redisServer))("Effect 4 a rate-limit bucket read from Redis is checked", () => {
   it.live("a bucket no process could have written starts afresh: the call goes, the next is refused", () =>
     Effect.gen(function* () {
