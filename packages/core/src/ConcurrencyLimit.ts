@@ -19,8 +19,8 @@
  *   a drop:  estimate cut as AIMD's limit       -- a shed answer is fast: its RTT would read as healthy
  *   short = the window's mean RTT
  *   ema   = mean of the first 10 windows' short, then ema * (1 - 2/601) + short * 2/601
- *   if ema / short > 2:  ema = ema * 0.9        -- recover quickly after a long overload
- *   long  = min(ema, baseline)                  -- baseline: the origin's RTT without load, when known
+ *   if ema / short > 2:  ema = ema * 0.95       -- recover quickly after a long overload
+ *   long  = min(ema, baseline)                  -- baseline: the origin's usual RTT, when known
  *   if maxInFlight < estimate / 2: unchanged     -- the caller, not the server, limits
  *   gradient = max(0.5, min(1, long / short))   -- 1 when short is 0: no queueing seen
  *   estimate = estimate * 0.8 + (estimate * gradient + 4) * 0.2
@@ -28,8 +28,8 @@
  *
  * A cut starts from what was in flight when it is below the limit (TCP cuts its flight size, RFC 5681): a limit
  * grown past what the caller used would take round trips of drops to come down. Both then keep the limit within
- * `[min, max]`. The lines give as baseline the 10th percentile of the origin's
- * latency window (hedging's): an average alone drifts up with a queue that lasts, until it reads as normal.
+ * `[min, max]`. The lines give as baseline the median of the origin's latency window (hedging's, 30 s): an
+ * average of 600 windows drifts up with a queue that lasts, until it reads as normal.
  *
  * @example
  * ```ts
@@ -160,25 +160,28 @@ export type Algorithm = "aimd" | "gradient2"
  * The constants of both algorithms, concurrency-limits' defaults: AIMD's backoff ratio (also the cut a drop
  * makes to Gradient2) and the RTT past which a sample counts as dropped; Gradient2's smoothing, the queue it
  * allows (4), the long RTT's window (600 windows) and warm-up (10); the sampling window (`WindowedLimit`'s):
- * at least 10 samples and twice the window's shortest RTT.
+ * at least 10 samples and twice the window's shortest RTT. But Gradient2's RTT tolerance: 1, not its 1.5, which
+ * would let latency rise by half before the limit comes down (its default sits at 1.75x the server's latency
+ * after a capacity drop; 1 at 1.3x, measured on the model in the tests).
  *
  * @since 0.2.0
  * @category defaults
  */
 export const algorithmDefaults = {
   aimd: { backoffRatio: 0.9, timeoutMillis: 5000 },
-  gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10 },
+  gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10, rttTolerance: 1 },
   window: { minSamples: 10, rttMultiple: 2 }
 } as const
 
 /**
- * The percentile of an origin's latency window read as its RTT without load: low enough to be the calls that met
- * no queue, high enough that a few fast outliers do not set it.
+ * The percentile of an origin's latency window (30 s, hedging's) read as its usual RTT: the median. A low
+ * percentile would read the noise of a busy client (its event loop, its GC) as queueing, against a window mean
+ * that holds it, and bring the limit below what the server takes: concurrency-limits averages for that reason.
  *
  * @since 0.2.0
  * @category defaults
  */
-export const baselinePercentile = 10
+export const baselinePercentile = 50
 
 /**
  * The bounds of an adaptive limit: it starts at `initial` and stays within `[min, max]`.
@@ -325,14 +328,14 @@ const gradient2 = (
   if (window.dropped || window.answered === 0) {
     return { ...state, estimate: window.dropped ? cutFrom(bounds, state.estimate, window) : state.estimate }
   }
-  const { smoothing, queueSize } = algorithmDefaults.gradient2
+  const { smoothing, queueSize, rttTolerance } = algorithmDefaults.gradient2
   const short = window.rttSumMillis / window.answered
   const ema = longRttAfter(state, short)
-  if (short > 0 && ema.longRttMillis / short > 2) ema.longRttMillis *= 0.9
-  // The average drifts up with a queue that lasts; the origin's RTT without load does not.
+  if (short > 0 && ema.longRttMillis / short > 2) ema.longRttMillis *= 0.95
+  // The average drifts up with a queue that lasts; the median of the last 30 s, slower.
   const long = baselineRttMillis === undefined ? ema.longRttMillis : Math.min(ema.longRttMillis, baselineRttMillis)
   if (window.maxInFlight < state.estimate / 2) return { ...state, ...ema }
-  const gradient = short > 0 ? Math.max(0.5, Math.min(1, long / short)) : 1
+  const gradient = short > 0 ? Math.max(0.5, Math.min(1, (rttTolerance * long) / short)) : 1
   const proposed = state.estimate * gradient + queueSize
   return { ...state, estimate: within(bounds, state.estimate * (1 - smoothing) + proposed * smoothing), ...ema }
 }
@@ -341,9 +344,9 @@ const gradient2 = (
  * The state after one sample: the sample joins the window, and a window complete moves the limit
  * once, from its samples (AIMD: a drop cuts by a tenth, a window that used half of the limit adds
  * one; Gradient2: a drop cuts by a tenth, else the gradient of its mean RTT). A sample whose RTT is
- * not a number, or negative, teaches nothing. `baselineRttMillis`, when known, is the origin's RTT
- * without load (a low percentile of its latency window): Gradient2 reads the lower of it and its
- * own long average as its long RTT.
+ * not a number, or negative, teaches nothing. `baselineRttMillis`, when known, is the origin's usual
+ * RTT (the median of its latency window): Gradient2 reads the lower of it and its own long average
+ * as its long RTT.
  *
  * @since 0.2.0
  * @category operations

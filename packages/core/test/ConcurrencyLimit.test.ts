@@ -187,7 +187,7 @@ describe("the sampling window", () => {
   it("has concurrency-limits' constants", () => {
     expect(algorithmDefaults).toEqual({
       aimd: { backoffRatio: 0.9, timeoutMillis: 5000 },
-      gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10 },
+      gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10, rttTolerance: 1 },
       window: { minSamples: 10, rttMultiple: 2 }
     })
   })
@@ -298,7 +298,7 @@ describe("Gradient2", () => {
     expect(shed).toMatchObject({ longRttMillis: 10, longSamples: 1 })
   })
 
-  it("reads the origin's RTT without load when it is below its own long average", () => {
+  it("reads the origin's usual RTT when it is below its own long average", () => {
     // A queue that lasts pulls the average up to 20 ms; the baseline of 10 ms still reads it as a queue.
     const queued = { ...steady, rttMillis: 20 }
     const withBaseline = run("gradient2", g2Bounds, windows(1, queued), 10)
@@ -363,6 +363,14 @@ describe("adaptive limits against a server whose capacity drops from 64 to 16", 
     expect(p50Ratio).toBeLessThan(1.5)
     expect(shedShare).toBeLessThan(0.05)
     expect(goodputOfCapacity).toBeGreaterThan(0.9)
+  })
+
+  it("Gradient2 on a busy client (0 to 12 ms of its own on each answer) still takes what the server can", () => {
+    // A low percentile of the window would read the client's own delays as queueing: 0.24x before the drop.
+    const { before, after } = simulateCapacityDrop("gradient2", 12)
+    expect(before.goodputOfCapacity).toBeGreaterThan(0.6)
+    expect(after.goodputOfCapacity).toBeGreaterThan(0.9)
+    expect(after.shedShare).toBeLessThan(0.05)
   })
 
   it("AIMD comes down to where the server sheds, and no further than half", () => {

@@ -102,7 +102,7 @@ export declare namespace ResilienceStore {
    */
   export interface OriginConcurrency {
     readonly bulkhead: ConcurrencyLimit.Bulkhead<Deferred.Deferred<void>>
-    /** Teaches an adaptive limit a sample, with the origin's RTT without load when known; answers the waiters a higher limit grants. */
+    /** Teaches an adaptive limit a sample, with the origin's usual RTT when known; answers the waiters a higher limit grants. */
     readonly learn:
       | ((sample: ConcurrencyLimit.Sample, baselineRttMillis?: number) => ReadonlyArray<Deferred.Deferred<void>>)
       | undefined

@@ -3,7 +3,9 @@
  * test that an adaptive limit follows a capacity drop without sockets or timers: the server serves
  * N at once in `base` ms, c beyond N in base × c / N ms (fixed when it arrives), and sheds with a
  * fast 503 beyond 2N; N drops from 64 to 16 halfway. Each of 96 callers sends its next call as its
- * last ends, and pauses `base` ms after a refusal (the limit's, unsent) or a 503.
+ * last ends, and pauses `base` ms after a refusal (the limit's, unsent) or a 503. `clientNoiseMillis`: a
+ * busy client's own delay (its event loop, its GC), from 0 to it, added to each answer as the client
+ * sees it, drawn from a seeded generator.
  */
 import {
   type AdaptiveState,
@@ -52,19 +54,28 @@ const median = (values: ReadonlyArray<number>): number => [...values].sort((a, b
 
 /** Runs the model for one algorithm: 4 s at a capacity of 64, then 4 s at 16. */
 export const simulateCapacityDrop = (
-  algorithm: Algorithm
+  algorithm: Algorithm,
+  clientNoiseMillis = 0
 ): { readonly before: PhaseFigures; readonly after: PhaseFigures } => {
+  // A linear congruential generator: the same noise every run.
+  let seed = 34
+  const noise = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
+    return (seed / 2_147_483_648) * clientNoiseMillis
+  }
   let capacity = 64
   let state: AdaptiveState = initialState(algorithm, limits)
   const window = new LatencyWindow()
   let inFlight = 0
   let serving = 0
-  const pending: Array<Ended & { readonly serving: boolean }> = []
+  const pending: Array<Ended> = []
+  // When each request the server serves leaves it: the client may see its answer later.
+  const leaving: Array<number> = []
   const phases = [0, 1].map((): PhaseCounts => ({ answered: 0, shed: 0, latencies: [], limits: [] }))
 
   const start = (caller: number, now: number) => {
     if (inFlight >= limitOf(state)) {
-      pending.push({ at: now + base, caller, serving: false })
+      pending.push({ at: now + base, caller })
       return
     }
     inFlight++
@@ -75,17 +86,17 @@ export const simulateCapacityDrop = (
         caller,
         sentAt: now,
         inFlightAtSend: inFlight,
-        shed: true,
-        serving: false
+        shed: true
       })
       return
     }
     serving++
-    const at = now + base * Math.max(1, c / capacity) + networkMillis
-    pending.push({ at, caller, sentAt: now, inFlightAtSend: inFlight, shed: false, serving: true })
+    const served = now + base * Math.max(1, c / capacity)
+    leaving.push(served)
+    pending.push({ at: served + networkMillis + noise(), caller, sentAt: now, inFlightAtSend: inFlight, shed: false })
   }
 
-  for (let caller = 0; caller < callers; caller++) pending.push({ at: caller * 0.05, caller, serving: false })
+  for (let caller = 0; caller < callers; caller++) pending.push({ at: caller * 0.05, caller })
   while (pending.length > 0) {
     let next = 0
     for (let index = 1; index < pending.length; index++) {
@@ -95,12 +106,17 @@ export const simulateCapacityDrop = (
     if (event === undefined || event.at >= 2 * phaseMillis) break
     const now = event.at
     if (now >= phaseMillis) capacity = 16
+    for (let index = leaving.length - 1; index >= 0; index--) {
+      if ((leaving[index] ?? 0) <= now) {
+        leaving.splice(index, 1)
+        serving--
+      }
+    }
     if (event.sentAt === undefined || event.inFlightAtSend === undefined) {
       start(event.caller, now)
       continue
     }
     inFlight--
-    if (event.serving) serving--
     const rttMillis = now - event.sentAt
     const shed = event.shed === true
     if (!shed) window.record(rttMillis, now)
@@ -120,7 +136,7 @@ export const simulateCapacityDrop = (
         phase.latencies.push(rttMillis)
       }
     }
-    if (shed) pending.push({ at: now + base, caller: event.caller, serving: false })
+    if (shed) pending.push({ at: now + base, caller: event.caller })
     else start(event.caller, now)
   }
   const figures = (index: number, capacityOf: number): PhaseFigures => {

@@ -103,7 +103,7 @@ const droppedOf = (exit: Exit.Exit<unknown, unknown>): boolean | undefined => {
 
 /**
  * Where an attempt's RTT goes: the origin's latency window, which Gradient2 reads for the RTT
- * without load; `recorded` when hedging records the attempt there already.
+ * usual RTT; `recorded` when hedging records the attempt there already.
  *
  * @internal
  */
@@ -113,7 +113,7 @@ export interface Latencies {
   readonly recorded: boolean
 }
 
-// The origin's RTT without load, as Gradient2 reads it: a low percentile of its latency window,
+// The origin's usual RTT, as Gradient2 reads it: the median of its latency window,
 // once it holds enough samples. An answer that was not shed is recorded first.
 const baselineAfter = (latencies: Latencies, rttMillis: number, dropped: boolean, nowMillis: number) => {
   const windows = latencyWindows(latencies.clock)

@@ -1,7 +1,7 @@
 // @generated from templates/src/internal/latencyWindows.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 // The origins' latency windows, kept per Clock as the default store is: the process's in
 // production, a test's own under TestClock. Hedging reads a percentile from them for its delay,
-// an adaptive concurrency limit a low one for the origin's RTT without load. They are this
+// an adaptive concurrency limit the median, the origin's usual RTT. They are this
 // process's observation, never shared by a store.
 import * as Hedging from "@effect-http-resilience/core/Hedging"
 import type { OriginTable } from "@effect-http-resilience/core/Origin"
