@@ -132,7 +132,7 @@ describe("rate limit, Effect 4", () => {
   )
 
   it.effect(
-    "a retry whose token would come past the deadline ends the call with RateLimited, not another attempt",
+    "a retry whose token would come past the deadline ends the call with its last real failure and the reason rate-limit, not another attempt",
     () =>
       Effect.gen(function* () {
         const run = yield* play(
@@ -140,7 +140,8 @@ describe("rate limit, Effect 4", () => {
           { rateLimit: { limit: 1, window: "1 minute" }, backoff: RetryPolicy.constant(0), totalTimeout: "30 seconds" },
           ["http://retry-deadline.rate.test/items"]
         )
-        expect(run.outcomes).toEqual(["failed: RateLimited rate-limit"])
+        // What the server did, as with the breaker and the concurrency limit; why it ended: the rate limit.
+        expect(run.outcomes).toEqual(["failed: TransientStatus rate-limit"])
         expect(run.sentAt).toEqual([0])
       })
   )

@@ -30,6 +30,18 @@ export const connectionError = (
 ): HttpFailure.ConnectionError =>
   new HttpFailure.ConnectionError({ request: attempt.request, attempt: attempt.attempt, reason, cause })
 
+/**
+ * A limit's refusal of an attempt, unsent (the concurrency limit's or the rate limit's), and the
+ * give-up reason it ends the call with: it is never retried.
+ *
+ * @internal
+ */
+export const limitRefusalOf = (failure: unknown): "concurrency-limit" | "rate-limit" | undefined => {
+  if (!HttpFailure.isConnectionError(failure)) return undefined
+  if (failure.reason === "ConcurrencyLimited") return "concurrency-limit"
+  return failure.reason === "RateLimited" ? "rate-limit" : undefined
+}
+
 /** @internal */
 export const decodeError = (attempt: Attempt, status: number, cause: unknown): HttpFailure.DecodeError =>
   new HttpFailure.DecodeError({ request: attempt.request, attempt: attempt.attempt, status, cause })

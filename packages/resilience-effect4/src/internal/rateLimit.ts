@@ -285,11 +285,3 @@ export const admit = <A, E, R>(
       }
     )
   })
-
-/**
- * Whether a failure is the rate limit's refusal: it ends the call at once, never retried.
- *
- * @internal
- */
-export const isRefusal = (failure: unknown): failure is HttpFailure.ConnectionError =>
-  HttpFailure.isConnectionError(failure) && failure.reason === "RateLimited"

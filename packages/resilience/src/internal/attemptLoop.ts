@@ -20,7 +20,7 @@ import * as ResilienceStore from "../ResilienceStore.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
-import { type Attempt, connectionError, takeHeldResponse } from "./classify.js"
+import { type Attempt, connectionError, limitRefusalOf, takeHeldResponse } from "./classify.js"
 import * as concurrencyLimit from "./concurrencyLimit.js"
 import * as decisions from "./decisions.js"
 import * as hedgedAttempt from "./hedgedAttempt.js"
@@ -182,9 +182,7 @@ interface Call<A, E, R, E2, R2> {
 }
 
 // What an attempt may fail with before the loop hears it.
-type Attempted<E> = HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen | ConcurrencyLimitReached
-
-type ConcurrencyLimitReached = concurrencyLimit.ConcurrencyLimitReached
+type Attempted<E> = HttpFailure.HttpFailure | E | CircuitBreaker.CircuitOpen
 
 // How a call ends, as `run` gives it.
 type Outcome<A, E, R, E2, R2> = Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure> | E2, R | R2>
@@ -429,21 +427,16 @@ const onAttemptFailure =
     if (isCircuitOpen(error)) {
       return stop(call, previous ?? connectionError(attempt, "CircuitOpen", error), "circuit-open")
     }
-    if (isConcurrencyLimited(error)) {
-      return stop(call, previous ?? connectionError(attempt, "ConcurrencyLimited", error), "concurrency-limit")
-    }
-    if (rateLimit.isRefusal(error)) return stop(call, error, "rate-limit")
+    const refusedBy = limitRefusalOf(error)
+    if (refusedBy !== undefined && HttpFailure.isHttpFailure(error)) return stop(call, previous ?? error, refusedBy)
     if (HttpFailure.isHttpFailure(error)) return afterFailure(call, error)
     return isOtherError(error) ? Effect.fail(error) : Effect.die(error) // not reached
   }
 
 const isCircuitOpen = (error: unknown): error is CircuitBreaker.CircuitOpen => Predicate.isTagged(error, "CircuitOpen")
 
-const isConcurrencyLimited = (error: unknown): error is ConcurrencyLimitReached =>
-  Predicate.isTagged(error, "ConcurrencyLimitReached")
-
 const isOtherError = <E>(error: Attempted<E>): error is Exclude<E, HttpFailure.HttpFailure> =>
-  !isCircuitOpen(error) && !isConcurrencyLimited(error) && !HttpFailure.isHttpFailure(error)
+  !isCircuitOpen(error) && !HttpFailure.isHttpFailure(error)
 
 // A 429 cools its origin down even when this call does not retry it (a hedged copy's was told as
 // it came). What must never be retried stops here; anything else asks the schedule.

@@ -23,8 +23,8 @@ type Limits = ResilienceStore.ResilienceStore.ConcurrencyLimits
 type OriginLimit = ResilienceStore.ResilienceStore.OriginConcurrency
 
 /**
- * An attempt refused, unsent: the origin's permits were all taken and its queue full. The
- * attempt loop ends the call with it, as a `ConnectionError` `"ConcurrencyLimited"`.
+ * Why an attempt was refused, unsent: the origin's permits were all taken and its queue full.
+ * The cause of the `ConnectionError` `"ConcurrencyLimited"` it fails with.
  *
  * @internal
  */
@@ -155,13 +155,13 @@ const setLimitGauge = (origin: string, limit: number): Effect.Effect<void> => {
   return Effect.sync(() => metrics.concurrencyLimit.unsafeUpdate(limit, labels))
 }
 
-type Permitted<A, E, R> = Effect.Effect<A, E | ConcurrencyLimitReached | HttpFailure.ConnectionError, R>
+type Permitted<A, E, R> = Effect.Effect<A, E | HttpFailure.ConnectionError, R>
 
 /**
  * Runs `send` under a permit of the attempt's origin: at once when one is free, after a wait in
  * the queue otherwise (interruptible, and no later than `deadlineMillis`, past which it fails as
  * the deadline does: a `ConnectionError` `"Timeout"`), or not at all when the queue is full
- * ({@link ConcurrencyLimitReached}). `send` hears the time left to the deadline once it waited
+ * (a `ConnectionError` `"ConcurrencyLimited"`, its cause a {@link ConcurrencyLimitReached}). `send` hears the time left to the deadline once it waited
  * (`Infinity` when it did not), to cut its own time limit to it. A permit is never lost: one
  * granted as the wait is interrupted is given back.
  *
@@ -183,7 +183,10 @@ export const withPermit = <A, E, R>(
       if (acquired === "granted") return holding(entry, latencies, now, restore(send(Number.POSITIVE_INFINITY)))
       if (acquired === "rejected") {
         const full = new ConcurrencyLimitReached({ limit: entry.bulkhead.limit(), queue: limits.settings.queue })
-        return Effect.zipRight(count(metrics.concurrencyRejected, origin), Effect.fail(full))
+        return Effect.zipRight(
+          count(metrics.concurrencyRejected, origin),
+          Effect.fail(connectionError(attempt, "ConcurrencyLimited", full))
+        )
       }
       // A wait that ends unsent leaves the queue, or gives back the permit granted meanwhile.
       const waited = Effect.onExit(restore(waitFor(waiter, attempt, deadlineMillis - now)), (exit) =>

@@ -5,7 +5,7 @@ import * as Idempotency from "@effect-http-resilience/core/Idempotency"
 import type { OriginTable } from "@effect-http-resilience/core/Origin"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
-import type { Attempt } from "./classify.js"
+import { type Attempt, limitRefusalOf } from "./classify.js"
 import * as decisions from "./decisions.js"
 import { latencyWindows } from "./latencyWindows.js"
 import * as Cause from "effect/Cause"
@@ -19,7 +19,6 @@ import * as Predicate from "effect/Predicate"
 import * as Queue from "effect/Queue"
 import * as HttpFailure from "../HttpFailure.js"
 import type { ResolvedPolicy } from "./policyInput.js"
-import { isRefusal as isRateLimitRefusal } from "./rateLimit.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 
@@ -70,11 +69,7 @@ const timed = <A, E, R>(
  * the copy was allowed) is pushback; the first copy's rejection ends the call.
  */
 const outcomeOf = (error: unknown, copy: number, policy: ResolvedPolicy): HedgeRace.Outcome => {
-  if (
-    Predicate.isTagged(error, "CircuitOpen") ||
-    Predicate.isTagged(error, "ConcurrencyLimitReached") ||
-    isRateLimitRefusal(error)
-  ) {
+  if (Predicate.isTagged(error, "CircuitOpen") || limitRefusalOf(error) !== undefined) {
     return copy === 1 ? { _tag: "Final" } : { _tag: "Transient", pushback: true }
   }
   if (!HttpFailure.isHttpFailure(error) || policy.refusal(error) !== undefined) return { _tag: "Final" }
