@@ -62,6 +62,12 @@ const play = (
       )
     )
     yield* TestClock.adjust("1 minute")
+    // Every call here ends within the minute: one still running was left behind by the clock (a
+    // copy that only started once it had moved), and joining it would hang.
+    expect(
+      fiber.pollUnsafe(),
+      `the call ended within the minute the clock moved (requests sent at ${scripted.times().join(", ")} ms)`
+    ).toBeTruthy()
     const ended = yield* Fiber.join(fiber)
     return {
       outcome: ended.outcome,
@@ -200,6 +206,68 @@ describe("hedging, Effect 4", () => {
       expect([run.outcome, run.at]).toEqual(["200 second", 50])
       expect(run.sentAt).toEqual([0, 40])
     })
+  )
+
+  // A copy that fails at once (no wait on the clock) is heard at once: the next copy goes at the
+  // same instant, not after the whole `TestClock.adjust` (Effect 4's adjust gives work already
+  // running one scheduler turn before it moves the clock; a copy forked to start later missed it).
+  it.effect(
+    "a first copy failing at once (a 503, no wait): the next copy goes at once, the one after a whole delay later",
+    () =>
+      Effect.gen(function* () {
+        const run = yield* play("503-at-once", [{ status: 503 }, slow("second", 500)], {
+          hedging: { delay: "100 millis", maxCopies: 3 },
+          retryBudget: "none"
+        })
+        expect(run.sentAt).toEqual([0, 0, 100])
+        expect([run.outcome, run.at]).toEqual(["200 second", 500])
+        expect(run.decisions).toEqual([
+          "hedge: attempt 2 (copy 2) after 100 ms",
+          "hedge: attempt 3 (copy 3) after 100 ms"
+        ])
+      })
+  )
+
+  it.effect("every copy failing at once (503s, no wait): the retry goes its backoff after the last failure", () =>
+    Effect.gen(function* () {
+      const run = yield* play("all-503-at-once", [{ status: 503 }, { status: 503 }, slow("retried", 5)], {
+        hedging: { delay: "100 millis" },
+        retryBudget: "none",
+        backoff: RetryPolicy.constant("1 second")
+      })
+      expect(run.sentAt).toEqual([0, 0, 1000])
+      expect([run.outcome, run.at]).toEqual(["200 retried", 1005])
+      expect(run.decisions).toEqual(["hedge: attempt 2 (copy 2) after 100 ms", "retry after attempt 2 in 1000 ms"])
+    })
+  )
+
+  it.effect(
+    "a hedged call after an earlier call, its first copy failing at once, ends within the clock's next move",
+    () =>
+      Effect.gen(function* () {
+        const scripted = ScriptedHttpClient.make([slow("earlier", 10), { status: 503 }, slow("second", 500)])
+        const client = ResilientHttpClient.withResilience(scripted.client, {
+          hedging: { delay: "100 millis" },
+          retryBudget: "none"
+        })
+        const url = "http://after-earlier.hedging.test/items"
+        const earlier = yield* Effect.forkChild(callOf(client, HttpClientRequest.get(url)))
+        yield* TestClock.adjust("1 second")
+        expect(yield* Fiber.join(earlier)).toBe("200 earlier")
+        const hedged = yield* Effect.forkChild(
+          Effect.flatMap(callOf(client, HttpClientRequest.get(url)), (outcome) =>
+            Effect.map(
+              Effect.clockWith((clock) => clock.currentTimeMillis),
+              (at) => [outcome, at]
+            )
+          )
+        )
+        yield* TestClock.adjust("1 second")
+        // Sent at 1 s: the 503 and at once its hedge, which answers at 1.5 s, within this move.
+        expect(scripted.times()).toEqual([0, 1000, 1000])
+        expect(hedged.pollUnsafe(), "the call ended within the clock's move").toBeTruthy()
+        expect(yield* Fiber.join(hedged)).toEqual(["200 second", 1500])
+      })
   )
 
   it.effect("when every copy fails, the retry policy decides; the retry is numbered after the copies", () =>

@@ -149,9 +149,18 @@ const settle = <A, E, R>(run: HedgedRun<A, E, R>, keep: number | undefined): Eff
     )
   })
 
+// How a copy (and the timer) is forked. On Effect 4 it runs at once, up to its first wait, so a
+// copy whose request fails at once has told the race before it waits for the next event.
+// Forked as usual it would start on a later scheduler turn, and Effect 4's `TestClock.adjust`
+// gives work already running one turn, then waits only for what the sleeps it wakes set off:
+// the copy sent after such a failure started once the clock had moved all the way (sent late;
+// a wait it began, left for the next adjust). Live, each copy starts a scheduler turn sooner.
+// Effect 3's `TestClock` waits for every fiber to suspend.
+const forkNow = Effect.fork
+
 const start = <A, E, R>(run: HedgedRun<A, E, R>, copy: number): Effect.Effect<void, never, R> =>
   Effect.map(
-    Effect.fork(
+    forkNow(
       Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(Effect.exit(restore(run.copies.send(copy))), (exit) =>
           Queue.offer(run.events, { _tag: "Ended", copy, exit })
@@ -167,7 +176,7 @@ const setTimer = <A, E, R>(run: HedgedRun<A, E, R>, afterMillis: number): Effect
   Effect.zipRight(
     stopTimer(run),
     Effect.map(
-      Effect.fork(
+      forkNow(
         Effect.zipRight(
           Effect.sleep(Duration.millis(afterMillis)),
           Queue.offer(run.events, { _tag: "Timer", timer: ++run.timerId })
