@@ -7,12 +7,13 @@
  * lost       attempts that ended with no answer (a timeout, a hedge that lost): the server may have
  *            counted them, in the window it was in then, so they stay spent until a view's reset has passed
  *            twice since (`lostBefore`: those lost before the last reset)
- * view       { remaining, until }: the lowest remaining heard since the view began, and its reset
+ * view       { remaining, until }: the lowest remaining heard since the view began, and the soonest reset
+ * from       attempts sent before it belong to a window whose view is over: their answers are stale
  *
- * admitted   while there is no view, now >= view.until (the view is forgotten), or
+ * admitted   while there is no view, now >= view.until (the view is forgotten, and `from` becomes its until), or
  *            inFlight + lost + lostBefore < view.remaining; otherwise the wait is until - now
- * answered   remaining R, reset `until`: inFlight - 1; the view becomes { R, max(untils) } when R is lower than
- *            the view's, and { R, until } when there was none
+ * answered   remaining R, reset `until`, of an attempt sent at `sent`: inFlight - 1; nothing more when
+ *            sent < from; else the view becomes { min(R, view's), min(untils) }, or { R, until } when there was none
  * ```
  *
  * Why the lowest remaining and every attempt not answered: a server's count only grows within its window, so
@@ -20,7 +21,9 @@
  * attempt is admitted only while those, and it, fit in that remaining: the server may take the requests in any
  * order (one connection faster than another), and none is refused once a view is known. In a new window the
  * server's remaining is higher again, so an old view only holds the client back until its reset, never lets it
- * send too much.
+ * send too much. The soonest reset heard, not the latest: each is the window's end rounded up (to whole seconds,
+ * plus the answer's way back), so the soonest is the closest; a later one kept the last window's view in force
+ * after the server's next window began, and the answers of that window, not lower, were not heard.
  *
  * @example
  * ```ts
@@ -29,7 +32,7 @@
  * const budgets = new RateLimitBudget.Budgets()
  * const first = budgets.take("api", 0)
  * const second = budgets.take("api", 0)
- * budgets.ended("api", first, { _tag: "Answered", remaining: 1, untilMillis: 1000 }, 0)
+ * budgets.ended("api", first, { _tag: "Answered", remaining: 1, untilMillis: 1000, sentAtMillis: 0 }, 0)
  * budgets.waitMillis("api", 10) // 990: the one left is the second's, still in flight
  * ```
  *
@@ -58,6 +61,8 @@ export interface State {
   readonly lost: number
   readonly lostBefore: number
   readonly view: View | undefined
+  /** Attempts sent before then belong to a window whose view is over (monotonic milliseconds). */
+  readonly fromMillis: number
 }
 
 /**
@@ -68,7 +73,12 @@ export interface State {
  * @category models
  */
 export type Ending =
-  | { readonly _tag: "Answered"; readonly remaining: number; readonly untilMillis: number }
+  | {
+      readonly _tag: "Answered"
+      readonly remaining: number
+      readonly untilMillis: number
+      readonly sentAtMillis: number
+    }
   | { readonly _tag: "Silent" }
   | { readonly _tag: "Unanswered"; readonly sent: boolean }
 
@@ -78,7 +88,13 @@ export type Ending =
  * @since 0.2.0
  * @category constructors
  */
-export const make = (): State => ({ inFlight: 0, lost: 0, lostBefore: 0, view: undefined })
+export const make = (): State => ({
+  inFlight: 0,
+  lost: 0,
+  lostBefore: 0,
+  view: undefined,
+  fromMillis: Number.NEGATIVE_INFINITY
+})
 
 const live = (state: State, nowMillis: number): View | undefined =>
   state.view !== undefined && nowMillis < state.view.untilMillis ? state.view : undefined
@@ -104,13 +120,15 @@ export const waitMillis = (state: State, nowMillis: number): number => {
  */
 export const take = (state: State): State => ({ ...state, inFlight: state.inFlight + 1 })
 
-const learnt = (state: State, remaining: number, untilMillis: number, nowMillis: number): State => {
-  if (!(untilMillis > nowMillis)) return state
+const learnt = (state: State, answer: Extract<Ending, { _tag: "Answered" }>, nowMillis: number): State => {
+  const { remaining, untilMillis } = answer
+  if (!(untilMillis > nowMillis) || answer.sentAtMillis < state.fromMillis) return state
   const view = live(state, nowMillis)
   if (view === undefined) return { ...state, view: { remaining, untilMillis } }
-  return remaining < view.remaining
-    ? { ...state, view: { remaining, untilMillis: Math.max(untilMillis, view.untilMillis) } }
-    : state
+  return {
+    ...state,
+    view: { remaining: Math.min(remaining, view.remaining), untilMillis: Math.min(untilMillis, view.untilMillis) }
+  }
 }
 
 /**
@@ -124,12 +142,12 @@ export const ended = (state: State, ending: Ending, nowMillis: number): State =>
   // that began then, so it is kept until the next reset.
   const current =
     state.view !== undefined && live(state, nowMillis) === undefined
-      ? { ...state, lost: 0, lostBefore: state.lost, view: undefined }
+      ? { ...state, lost: 0, lostBefore: state.lost, view: undefined, fromMillis: state.view.untilMillis }
       : state
   const left = { ...current, inFlight: Math.max(0, current.inFlight - 1) }
   switch (ending._tag) {
     case "Answered":
-      return learnt(left, ending.remaining, ending.untilMillis, nowMillis)
+      return learnt(left, ending, nowMillis)
     case "Silent":
       return left
     case "Unanswered":

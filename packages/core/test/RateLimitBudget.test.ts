@@ -2,7 +2,14 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Budgets, type Ending, ended, isIdle, make, type State, take, waitMillis } from "../src/RateLimitBudget.js"
 
-const answered = (remaining: number, untilMillis: number): Ending => ({ _tag: "Answered", remaining, untilMillis })
+const answered = (remaining: number, untilMillis: number, sentAtMillis = 0): Ending => ({
+  _tag: "Answered",
+  remaining,
+  untilMillis,
+  sentAtMillis
+})
+
+const fresh = Number.NEGATIVE_INFINITY
 
 const taken = (count: number, state: State = make()): State => {
   let current = state
@@ -14,7 +21,13 @@ describe("the budget of one key", () => {
   it("admits while the attempts in flight fit in the lowest remaining heard, then waits for the reset", () => {
     // Three in flight; the first answered says 3 left: the two still in flight are two of them.
     let state = ended(taken(3), answered(3, 1000), 10)
-    expect(state).toEqual({ inFlight: 2, lost: 0, lostBefore: 0, view: { remaining: 3, untilMillis: 1000 } })
+    expect(state).toEqual({
+      inFlight: 2,
+      lost: 0,
+      lostBefore: 0,
+      view: { remaining: 3, untilMillis: 1000 },
+      fromMillis: fresh
+    })
     expect(waitMillis(state, 10)).toBe(0)
     state = take(state)
     expect(waitMillis(state, 10)).toBe(990)
@@ -23,12 +36,13 @@ describe("the budget of one key", () => {
     expect(waitMillis(state, 1000)).toBe(0)
   })
 
-  it("keeps the lowest remaining, whatever order the answers come in, and the later reset", () => {
+  it("keeps the lowest remaining, whatever order the answers come in, and the soonest reset", () => {
+    // Each reset is the window's end rounded up: the soonest is the closest.
     let state = ended(taken(4), answered(6, 1000), 0)
     state = ended(state, answered(8, 2000), 0)
     expect(state.view).toEqual({ remaining: 6, untilMillis: 1000 })
     state = ended(state, answered(5, 900), 0)
-    expect(state.view).toEqual({ remaining: 5, untilMillis: 1000 })
+    expect(state.view).toEqual({ remaining: 5, untilMillis: 900 })
     expect(state.inFlight).toBe(1)
   })
 
@@ -39,11 +53,30 @@ describe("the budget of one key", () => {
     state = ended(take(ended(state, { _tag: "Silent" }, 0)), { _tag: "Unanswered", sent: false }, 0)
     expect([state.inFlight, state.lost, waitMillis(state, 0)]).toEqual([0, 1, 0])
     // Past the reset, it may count in the window that began: one of the next view's two.
-    state = ended(take(state), answered(2, 2000), 1000)
-    expect(state).toEqual({ inFlight: 0, lost: 0, lostBefore: 1, view: { remaining: 2, untilMillis: 2000 } })
+    state = ended(take(state), answered(2, 2000, 1000), 1000)
+    expect(state).toEqual({
+      inFlight: 0,
+      lost: 0,
+      lostBefore: 1,
+      view: { remaining: 2, untilMillis: 2000 },
+      fromMillis: 1000
+    })
     expect(waitMillis(take(state), 1000)).toBe(1000)
     // Past the next reset, it is forgotten.
-    expect(ended(take(state), answered(1, 3000), 2000).lostBefore).toBe(0)
+    expect(ended(take(state), answered(1, 3000, 2000), 2000).lostBefore).toBe(0)
+  })
+
+  it("hears the next window once the view's soonest reset has passed; a late answer of the last window is stale", () => {
+    // Window 1 answered at 99 and 151 ms, its resets rounded up to 1099 and 1151: all 10 spent until 1099.
+    let state = ended(taken(10), answered(9, 1099, 13), 99)
+    for (let i = 0; i < 9; i++) state = ended(state, answered(8 - i, 1151, 13), 151)
+    expect([state.view, waitMillis(take(state), 151)]).toEqual([{ remaining: 0, untilMillis: 1099 }, 948])
+    // Sent at 1100, in the next window: its answer (9 left) is heard, not dropped for being higher than 0.
+    state = ended(taken(10, state), answered(9, 2100, 1100), 1150)
+    expect(state.view).toEqual({ remaining: 9, untilMillis: 2100 })
+    expect(waitMillis(state, 1150)).toBe(950)
+    // An answer of an attempt sent in window 1, late, teaches nothing of window 2.
+    expect(ended(state, answered(0, 2200, 500), 1200).view).toEqual({ remaining: 9, untilMillis: 2100 })
   })
 
   it("ignores an announcement whose reset is already over", () => {
@@ -121,6 +154,7 @@ type Event =
 
 interface Attempt {
   readonly whileKnown: boolean
+  readonly sentAt: number
   answer?: { readonly admitted: boolean; readonly remaining: number; readonly endMillis: number }
 }
 
@@ -158,7 +192,7 @@ const refusedOnceKnown = (
         if (gated && waitMillis(state, now) > 0) break
         const whileKnown = state.view !== undefined && now < state.view.untilMillis
         state = take(state)
-        sent.push({ whileKnown })
+        sent.push({ whileKnown, sentAt: now })
         break
       }
       case "Arrive": {
@@ -170,9 +204,13 @@ const refusedOnceKnown = (
         break
       }
       case "Respond": {
-        const answer = pickFrom(counted, step.pick)?.answer
-        // A reset announced late (rounded up to whole seconds, say) only makes the client wait longer.
-        if (answer !== undefined) end(answered(answer.remaining, answer.endMillis + lateReset))
+        const attempt = pickFrom(counted, step.pick)
+        const answer = attempt?.answer
+        // A reset announced late (rounded up to whole seconds, say), by as much as `lateReset`, each its own.
+        const late = (lateReset * (step.pick % 4)) / 3
+        if (attempt !== undefined && answer !== undefined) {
+          end(answered(answer.remaining, answer.endMillis + late, attempt.sentAt))
+        }
         break
       }
       case "Lose":

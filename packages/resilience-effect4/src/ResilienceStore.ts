@@ -129,7 +129,7 @@ export declare namespace ResilienceStore {
    * @category models
    */
   export type RateLimitEnding =
-    | { readonly _tag: "Answered"; readonly remaining: number; readonly millis: number }
+    | { readonly _tag: "Answered"; readonly remaining: number; readonly millis: number; readonly sentMillisAgo: number }
     | { readonly _tag: "Silent" }
     | { readonly _tag: "Unanswered"; readonly sent: boolean }
 }

@@ -86,7 +86,12 @@ export const makeMemory = (): Operations => {
 
 const endingAt = (ending: ResilienceStore.ResilienceStore.RateLimitEnding, now: number): RateLimitBudget.Ending =>
   ending._tag === "Answered"
-    ? { _tag: "Answered", remaining: ending.remaining, untilMillis: now + Math.min(ending.millis, CoolDown.maxMillis) }
+    ? {
+        _tag: "Answered",
+        remaining: ending.remaining,
+        untilMillis: now + Math.min(ending.millis, CoolDown.maxMillis),
+        sentAtMillis: now - ending.sentMillisAgo
+      }
     : ending
 
 /**
@@ -168,7 +173,12 @@ const announcement = (gate: Gate, headers: Headers.Headers): RateLimitHeaders.An
 // call sharing the store. Any remaining count it announces sets the key's budget: the calls in
 // flight spend it, and the rest wait for the reset, so that none races past the block. Without a
 // reset nothing is learnt: the 429 that may follow carries its Retry-After.
-const learn = (gate: Gate, headers: Headers.Headers, budget: number | undefined): Effect.Effect<void> => {
+const learn = (
+  gate: Gate,
+  headers: Headers.Headers,
+  budget: number | undefined,
+  sentAtMillis: number
+): Effect.Effect<void> => {
   const announced = announcement(gate, headers)
   const ended =
     budget === undefined
@@ -178,7 +188,12 @@ const learn = (gate: Gate, headers: Headers.Headers, budget: number | undefined)
           budget,
           announced?.resetMillis === undefined
             ? { _tag: "Silent" }
-            : { _tag: "Answered", remaining: announced.remaining, millis: announced.resetMillis }
+            : {
+                _tag: "Answered",
+                remaining: announced.remaining,
+                millis: announced.resetMillis,
+                sentMillisAgo: monotonicMillis(gate.clock) - sentAtMillis
+              }
         )
   return announced?.remaining === 0 && announced.resetMillis !== undefined
     ? Effect.zipRight(gate.store.rateLimitBlock(gate.key, announced.resetMillis), ended)
@@ -199,16 +214,18 @@ const counting = <A, E, R>(
   if (budget === undefined && gate.headers === undefined) return run(attempt, nothing)
   let answered = false
   let sent = false
+  let sentAtMillis = 0
   const told: Attempt = {
     ...attempt,
     heard: (headers) =>
       Effect.suspend(() => {
         answered = true
-        return learn(gate, headers, budget)
+        return learn(gate, headers, budget, sentAtMillis)
       })
   }
   const exchange = run(told, () => {
     sent = true
+    sentAtMillis = monotonicMillis(gate.clock)
   })
   return budget === undefined
     ? exchange

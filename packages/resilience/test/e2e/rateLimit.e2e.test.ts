@@ -112,6 +112,18 @@ describe("Effect 3 rate limit against the chaos server", () => {
       })
   )
 
+  it.live(
+    "learning the headers of a 1 s window with as many in flight as the limit (10): 40 calls over four windows, no 429",
+    () =>
+      Effect.gen(function* () {
+        // Each window's answers must be heard once the last window's soonest reset has passed: were the
+        // last window's 0 kept to its latest reset, the next window's answers (higher) would go unheard
+        // and the next ten calls would go into a spent window.
+        const run = yield* sequence("inflight-limit", "limit=10&window=1", 40, { rateLimitHeaders: true }, 10)
+        expect([run.allowed, run.limited, count(run.outcomes, "200")]).toEqual([40, 0, 40])
+      })
+  )
+
   it.live("learning the headers of a 1 s window: 25 calls wait for each reset and all pass, no 429", () =>
     Effect.gen(function* () {
       const run = yield* sequence("learnt-waits", "limit=10&window=1", 25, { rateLimitHeaders: true })
