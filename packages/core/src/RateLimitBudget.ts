@@ -12,8 +12,9 @@
  *
  * admitted   while there is no view, now >= view.until (the view is forgotten, and `from` becomes its until), or
  *            inFlight + lost + lostBefore < view.remaining; otherwise the wait is until - now
- * answered   remaining R, reset `until`, of an attempt sent at `sent`: inFlight - 1; nothing more when
- *            sent < from; else the view becomes { min(R, view's), min(untils) }, or { R, until } when there was none
+ * answered   remaining R, reset `until`, of an attempt sent at `sent`: inFlight - 1; when sent < from, lost + 1 (it
+ *            may have reached the server in the next window); else the view becomes { min(R, view's),
+ *            min(untils) }, or { R, until } when there was none
  * ```
  *
  * Why the lowest remaining and every attempt not answered: a server's count only grows within its window, so
@@ -122,7 +123,7 @@ export const take = (state: State): State => ({ ...state, inFlight: state.inFlig
 
 const learnt = (state: State, answer: Extract<Ending, { _tag: "Answered" }>, nowMillis: number): State => {
   const { remaining, untilMillis } = answer
-  if (!(untilMillis > nowMillis) || answer.sentAtMillis < state.fromMillis) return state
+  if (!(untilMillis > nowMillis)) return state
   const view = live(state, nowMillis)
   if (view === undefined) return { ...state, view: { remaining, untilMillis } }
   return {
@@ -147,7 +148,10 @@ export const ended = (state: State, ending: Ending, nowMillis: number): State =>
   const left = { ...current, inFlight: Math.max(0, current.inFlight - 1) }
   switch (ending._tag) {
     case "Answered":
-      return learnt(left, ending, nowMillis)
+      // Sent under the last window's view, it may have reached the server in the next: spent, as one lost.
+      return ending.sentAtMillis < current.fromMillis
+        ? { ...left, lost: left.lost + 1 }
+        : learnt(left, ending, nowMillis)
     case "Silent":
       return left
     case "Unanswered":
