@@ -113,18 +113,16 @@ describe("Effect 4 rate limit against the chaos server", () => {
   )
 
   it.live(
-    "learning the headers of a 1 s window with as many in flight as the limit (10): 40 calls over four windows, at most one 429",
+    "learning the headers of a 1 s window with as many in flight as the limit (10): 40 calls over four windows, no 429",
     () =>
       Effect.gen(function* () {
         // Each window's answers must be heard once the last window's soonest reset has passed: were the
         // last window's 0 kept to its latest reset, the next window's answers (higher) would go unheard
-        // and the next ten calls would go into a spent window (8 to 18 429s in 60 calls). One 429 is
-        // left in some runs: a call admitted while it waits for a block is not asked again when it
-        // wakes (docs/limits.md).
+        // and the next ten calls would go into a spent window (8 to 18 429s in 60 calls). And a call
+        // that waited (for a block that outlasted that reset) asks the budget again when it wakes: it
+        // went into the spent window once in 40 calls, in some runs, when it did not.
         const run = yield* sequence("inflight-limit", "limit=10&window=1", 40, { rateLimitHeaders: true }, 10)
-        expect(run.allowed + run.limited).toBe(40)
-        expect(run.limited).toBeLessThanOrEqual(1)
-        expect(count(run.outcomes, "200")).toBe(run.allowed)
+        expect([run.allowed, run.limited, count(run.outcomes, "200")]).toEqual([40, 0, 40])
       })
   )
 

@@ -278,26 +278,36 @@ export const admit = <A, E, R>(
       gate.store.rateLimitTake(gate.key, gate.limit, maxWaitMillis, counted),
       (taken): Effect.Effect<A, E | HttpFailure.ConnectionError, R> => {
         if (!taken.granted) return refused(gate, attempt, taken.waitMillis)
-        return counting(gate, attempt, taken.budget, (told, sending) => {
-          if (taken.waitMillis <= 0) {
-            return Effect.suspend(() => {
+        if (taken.waitMillis <= 0) {
+          return counting(gate, attempt, taken.budget, (told, sending) =>
+            Effect.suspend(() => {
               sending()
               return send(told, limitMillis)
             })
-          }
-          const { limit } = gate
-          const wait = Effect.sleep(Duration.millis(taken.waitMillis))
-          return Effect.zipRight(
-            Effect.zipRight(
-              tally(metrics.rateLimitWaits, gate.origin),
-              limit === undefined ? wait : Effect.onInterrupt(wait, () => gate.store.rateLimitRefund(gate.key, limit))
-            ),
-            Effect.suspend(() => {
-              sending()
-              return send(told, Math.min(limitMillis, gate.deadlineMillis - now - taken.waitMillis))
-            })
           )
-        })
+        }
+        const { budget } = taken
+        const { limit } = gate
+        const unsent =
+          budget === undefined
+            ? Effect.void
+            : gate.store.rateLimitEnded(gate.key, budget, { _tag: "Unanswered", sent: false })
+        const wait = Effect.onInterrupt(Effect.sleep(Duration.millis(taken.waitMillis)), () =>
+          Effect.zipRight(limit === undefined ? Effect.void : gate.store.rateLimitRefund(gate.key, limit), unsent)
+        )
+        const leftMillis = Math.min(limitMillis, gate.deadlineMillis - now - taken.waitMillis)
+        // Awake, an attempt counted in the budget asks it again (its token, if any, is taken): an
+        // answer heard meanwhile may have spent the window it waited for.
+        const after: Effect.Effect<A, E | HttpFailure.ConnectionError, R> =
+          budget === undefined
+            ? counting(gate, attempt, undefined, (told, sending) =>
+                Effect.suspend(() => {
+                  sending()
+                  return send(told, leftMillis)
+                })
+              )
+            : Effect.zipRight(unsent, admit({ ...gate, limit: undefined }, attempt, leftMillis, hedge, send))
+        return Effect.zipRight(Effect.zipRight(tally(metrics.rateLimitWaits, gate.origin), wait), after)
       }
     )
   })
