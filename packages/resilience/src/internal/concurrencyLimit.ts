@@ -22,13 +22,9 @@ type Waiter = Deferred.Deferred<void>
 type Limits = ResilienceStore.ResilienceStore.ConcurrencyLimits
 type OriginLimit = ResilienceStore.ResilienceStore.OriginConcurrency
 
-/**
- * Why an attempt was refused, unsent: the origin's permits were all taken and its queue full.
- * The cause of the `ConnectionError` `"ConcurrencyLimited"` it fails with.
- *
- * @internal
- */
-export class ConcurrencyLimitReached extends Data.TaggedError("ConcurrencyLimitReached")<{
+// Why an attempt was refused, unsent: the origin's permits were all taken and its queue full.
+// The cause of the `ConnectionError` "ConcurrencyLimited" it fails with.
+class ConcurrencyLimitReached extends Data.TaggedError("ConcurrencyLimitReached")<{
   readonly limit: number
   readonly queue: number
 }> {
@@ -161,7 +157,7 @@ type Permitted<A, E, R> = Effect.Effect<A, E | HttpFailure.ConnectionError, R>
  * Runs `send` under a permit of the attempt's origin: at once when one is free, after a wait in
  * the queue otherwise (interruptible, and no later than `deadlineMillis`, past which it fails as
  * the deadline does: a `ConnectionError` `"Timeout"`), or not at all when the queue is full
- * (a `ConnectionError` `"ConcurrencyLimited"`, its cause a {@link ConcurrencyLimitReached}). `send` hears the time left to the deadline once it waited
+ * (a `ConnectionError` `"ConcurrencyLimited"`, its cause a `ConcurrencyLimitReached`). `send` hears the time left to the deadline once it waited
  * (`Infinity` when it did not), to cut its own time limit to it. A permit is never lost: one
  * granted as the wait is interrupted is given back.
  *
