@@ -73,6 +73,36 @@ const readBlocks = (options: Options, blocks: string): Effect.Effect<void, unkno
 const uncounted = (local: Operations, key: string, budget: number | undefined): Effect.Effect<void> =>
   budget === undefined ? Effect.void : local.rateLimitEnded(key, budget, { _tag: "Unanswered", sent: false })
 
+// Writes a block to the fleet; one Redis did not take (the write failed or timed out) is kept with
+// its end, on the monotonic clock, and written again by `rewriteBlocks` while it lasts. Bounded as
+// the blocks themselves are.
+const blockWriter = (options: Options, keys: ReturnType<typeof SharedStore.rateLimitKeysFor>) => {
+  const unwritten = new Map<string, number>()
+  const writeBlock = (key: string, millis: number): Effect.Effect<void> =>
+    Effect.flatMap(
+      options.roundTrip(
+        options.evalScript(SharedStore.coolDownScript, keys.blocks, [
+          String(Math.ceil(Math.min(millis, CoolDown.maxMillis))),
+          keys.blockChannel,
+          key
+        ])
+      ),
+      (reply) =>
+        reply !== undefined || unwritten.size >= CoolDown.maxOrigins
+          ? Effect.void
+          : Effect.clockWith((clock) => Effect.sync(() => unwritten.set(key, monotonicMillis(clock) + millis)))
+    )
+  const rewriteBlocks = Effect.clockWith((clock) =>
+    Effect.suspend(() => {
+      const now = monotonicMillis(clock)
+      const blocks = [...unwritten].filter(([, endsAt]) => endsAt > now)
+      unwritten.clear()
+      return Effect.forEach(blocks, ([key, endsAt]) => writeBlock(key, endsAt - now), { discard: true })
+    })
+  )
+  return { writeBlock, rewriteBlocks }
+}
+
 /**
  * The store's rate limit on Redis, for the scope's life: it listens for blocks, and reads those in
  * force, before it is ready. A block Redis did not take (the write failed or timed out) is written
@@ -83,30 +113,7 @@ const uncounted = (local: Operations, key: string, budget: number | undefined): 
 export const make = (options: Options): Effect.Effect<Operations, never, Scope.Scope> =>
   Effect.gen(function* () {
     const keys = SharedStore.rateLimitKeysFor(options.prefix)
-    // Each key's block end, on the monotonic clock; bounded as the blocks themselves are.
-    const unwritten = new Map<string, number>()
-    const writeBlock = (key: string, millis: number): Effect.Effect<void> =>
-      Effect.flatMap(
-        options.roundTrip(
-          options.evalScript(SharedStore.coolDownScript, keys.blocks, [
-            String(Math.ceil(Math.min(millis, CoolDown.maxMillis))),
-            keys.blockChannel,
-            key
-          ])
-        ),
-        (reply) =>
-          reply !== undefined || unwritten.size >= CoolDown.maxOrigins
-            ? Effect.void
-            : Effect.clockWith((clock) => Effect.sync(() => unwritten.set(key, monotonicMillis(clock) + millis)))
-      )
-    const rewriteBlocks = Effect.clockWith((clock) =>
-      Effect.suspend(() => {
-        const now = monotonicMillis(clock)
-        const blocks = [...unwritten].filter(([, endsAt]) => endsAt > now)
-        unwritten.clear()
-        return Effect.forEach(blocks, ([key, endsAt]) => writeBlock(key, endsAt - now), { discard: true })
-      })
-    )
+    const { writeBlock, rewriteBlocks } = blockWriter(options, keys)
     yield* options.listen(
       keys.blockChannel,
       (message) => onBlockMessage(options, message),
