@@ -279,16 +279,17 @@ const added = (window: SampleWindow, sample: Sample): SampleWindow => {
   }
 }
 
-// A window closes once it spans twice its shortest RTT and holds enough samples; a drop is signal
-// enough with fewer. Shed answers come back fast: their RTT is no round trip's, the one answered before is.
-const shortestRtt = (window: SampleWindow, sample: Sample): number => {
-  const shortest = Math.min(window.minRttMillis, window.earlierMinRttMillis)
-  return Number.isFinite(shortest) ? shortest : sample.rttMillis
-}
+// The shortest RTT answered, in this window or else an earlier one: shed answers come back fast,
+// and their RTT is no round trip's.
+const answeredMinRtt = (window: SampleWindow): number =>
+  window.answered > 0 ? window.minRttMillis : window.earlierMinRttMillis
 
+// A window closes once it spans twice its shortest RTT and holds enough samples; a drop is signal
+// enough with fewer.
 const isComplete = (window: SampleWindow, sample: Sample): boolean => {
   const { minSamples, rttMultiple } = algorithmDefaults.window
-  const shortest = window.answered > 0 ? window.minRttMillis : shortestRtt(window, sample)
+  const answered = answeredMinRtt(window)
+  const shortest = Number.isFinite(answered) ? answered : sample.rttMillis
   return (
     (window.samples >= minSamples || window.dropped) &&
     sample.endedAtMillis - window.startedAtMillis >= rttMultiple * shortest
@@ -322,7 +323,7 @@ const gradient2 = (
   bounds: Bounds,
   state: Extract<AdaptiveState, { _tag: "Gradient2" }>,
   window: SampleWindow,
-  baselineRttMillis: number | undefined
+  baselineRttMillis: (() => number | undefined) | undefined
 ): Omit<Extract<AdaptiveState, { _tag: "Gradient2" }>, "window"> => {
   // A shed answer comes back fast and would read as a healthy server: a drop cuts, as AIMD's does.
   if (window.dropped || window.answered === 0) {
@@ -333,7 +334,8 @@ const gradient2 = (
   const ema = longRttAfter(state, short)
   if (short > 0 && ema.longRttMillis / short > 2) ema.longRttMillis *= 0.95
   // The average drifts up with a queue that lasts; the median of the last 30 s, slower.
-  const long = baselineRttMillis === undefined ? ema.longRttMillis : Math.min(ema.longRttMillis, baselineRttMillis)
+  const baseline = baselineRttMillis?.()
+  const long = baseline === undefined ? ema.longRttMillis : Math.min(ema.longRttMillis, baseline)
   if (window.maxInFlight < state.estimate / 2) return { ...state, ...ema }
   const gradient = short > 0 ? Math.max(0.5, Math.min(1, (rttTolerance * long) / short)) : 1
   const proposed = state.estimate * gradient + queueSize
@@ -344,9 +346,9 @@ const gradient2 = (
  * The state after one sample: the sample joins the window, and a window complete moves the limit
  * once, from its samples (AIMD: a drop cuts by a tenth, a window that used half of the limit adds
  * one; Gradient2: a drop cuts by a tenth, else the gradient of its mean RTT). A sample whose RTT is
- * not a number, or negative, teaches nothing. `baselineRttMillis`, when known, is the origin's usual
- * RTT (the median of its latency window): Gradient2 reads the lower of it and its own long average
- * as its long RTT.
+ * not a number, or negative, teaches nothing. `baselineRttMillis` gives, when known, the origin's
+ * usual RTT (the median of its latency window): Gradient2 reads the lower of it and its own long
+ * average as its long RTT, asked only when a window closes.
  *
  * @since 0.2.0
  * @category operations
@@ -355,12 +357,12 @@ export const update = (
   bounds: Bounds,
   state: AdaptiveState,
   sample: Sample,
-  baselineRttMillis?: number
+  baselineRttMillis?: () => number | undefined
 ): AdaptiveState => {
   if (!(sample.rttMillis >= 0) || !Number.isFinite(sample.endedAtMillis)) return state
   const window = added(state.window, sample)
   if (!isComplete(window, sample)) return { ...state, window }
-  const next = emptyWindow(sample.endedAtMillis, window.answered > 0 ? window.minRttMillis : window.earlierMinRttMillis)
+  const next = emptyWindow(sample.endedAtMillis, answeredMinRtt(window))
   return state._tag === "Aimd"
     ? { _tag: "Aimd", limit: aimd(bounds, state.limit, window), window: next }
     : { ...gradient2(bounds, state, window, baselineRttMillis), window: next }

@@ -169,7 +169,10 @@ const run = (
   samples: ReadonlyArray<Sample>,
   baselineRttMillis?: number
 ): AdaptiveState =>
-  samples.reduce((state, sample) => update(bounds, state, sample, baselineRttMillis), initialState(algorithm, bounds))
+  samples.reduce(
+    (state, sample) => update(bounds, state, sample, () => baselineRttMillis),
+    initialState(algorithm, bounds)
+  )
 
 type Answer = Omit<Sample, "endedAtMillis">
 
@@ -340,7 +343,7 @@ describe("adaptive limits' invariant", () => {
         (algorithm, limits, samples, baseline) => {
           let state = initialState(algorithm, limits)
           for (const sample of samples) {
-            state = update(limits, state, sample, baseline)
+            state = update(limits, state, sample, () => baseline)
             const limit = limitOf(state)
             expect(Number.isSafeInteger(limit)).toBe(true)
             expect(limit).toBeGreaterThanOrEqual(limits.min)

@@ -104,7 +104,10 @@ export declare namespace ResilienceStore {
     readonly bulkhead: ConcurrencyLimit.Bulkhead<Deferred.Deferred<void>>
     /** Teaches an adaptive limit a sample, with the origin's usual RTT when known; answers the waiters a higher limit grants. */
     readonly learn:
-      | ((sample: ConcurrencyLimit.Sample, baselineRttMillis?: number) => ReadonlyArray<Deferred.Deferred<void>>)
+      | ((
+          sample: ConcurrencyLimit.Sample,
+          baselineRttMillis?: () => number | undefined
+        ) => ReadonlyArray<Deferred.Deferred<void>>)
       | undefined
   }
 

@@ -124,7 +124,7 @@ export const simulateCapacityDrop = (
       limits,
       state,
       { rttMillis, inFlight: event.inFlightAtSend, dropped: shed, endedAtMillis: now },
-      window.percentile(baselinePercentile, now)
+      () => window.percentile(baselinePercentile, now)
     )
     const phase = phases[now < phaseMillis ? 0 : 1]
     const secondHalf = now % phaseMillis >= phaseMillis / 2

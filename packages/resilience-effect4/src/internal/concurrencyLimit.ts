@@ -98,8 +98,8 @@ const droppedOf = (exit: Exit.Exit<unknown, unknown>): boolean | undefined => {
 }
 
 /**
- * Where an attempt's RTT goes: the origin's latency window, which Gradient2 reads for the RTT
- * usual RTT; `recorded` when hedging records the attempt there already.
+ * Where an attempt's RTT goes: the origin's latency window, which Gradient2 reads for the
+ * origin's usual RTT; `recorded` when hedging records the attempt there already.
  *
  * @internal
  */
@@ -109,12 +109,12 @@ export interface Latencies {
   readonly recorded: boolean
 }
 
-// The origin's usual RTT, as Gradient2 reads it: the median of its latency window,
-// once it holds enough samples. An answer that was not shed is recorded first.
+// Records an answer that was not shed in the origin's latency window; gives the origin's usual RTT
+// as Gradient2 reads it when a window closes: the median, once the window holds enough samples.
 const baselineAfter = (latencies: Latencies, rttMillis: number, dropped: boolean, nowMillis: number) => {
   const windows = latencyWindows(latencies.clock)
   if (!dropped && !latencies.recorded) windows.get(latencies.origin, nowMillis).record(rttMillis, nowMillis)
-  return windows.peek(latencies.origin)?.percentile(ConcurrencyLimitCore.baselinePercentile, nowMillis)
+  return () => windows.peek(latencies.origin)?.percentile(ConcurrencyLimitCore.baselinePercentile, nowMillis)
 }
 
 // Runs the attempt holding its permit: given back when the attempt ends, however it ends; an
@@ -159,10 +159,10 @@ type Permitted<A, E, R> = Effect.Effect<A, E | HttpFailure.ConnectionError, R>
 /**
  * Runs `send` under a permit of the attempt's origin: at once when one is free, after a wait in
  * the queue otherwise (interruptible, and no later than `deadlineMillis`, past which it fails as
- * the deadline does: a `ConnectionError` `"Timeout"`), or not at all when the queue is full
- * (a `ConnectionError` `"ConcurrencyLimited"`, its cause a `ConcurrencyLimitReached`). `send` hears the time left to the deadline once it waited
- * (`Infinity` when it did not), to cut its own time limit to it. A permit is never lost: one
- * granted as the wait is interrupted is given back.
+ * the deadline does: a `ConnectionError` `"Timeout"`), or not at all when the queue is full (a
+ * `ConnectionError` `"ConcurrencyLimited"`, its cause a `ConcurrencyLimitReached`). `send` hears
+ * the time left to the deadline once it waited (`Infinity` when it did not), to cut its own time
+ * limit to it. A permit is never lost: one granted as the wait is interrupted is given back.
  *
  * @internal
  */

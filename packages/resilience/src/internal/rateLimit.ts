@@ -200,18 +200,17 @@ const learn = (
     : ended
 }
 
-const nothing = (): void => {}
-
-// The attempt as sent, told its response's headers when the call learns from them or the attempt
+// Sends the attempt, told its response's headers when the call learns from them or the attempt
 // counts in the key's budget; an attempt that ends with no response stops counting there (spent,
 // if it was sent: the server may have counted it).
-const counting = <A, E, R>(
+const sendCounted = <A, E, R>(
   gate: Gate,
   attempt: Attempt,
   budget: number | undefined,
-  run: (told: Attempt, sending: () => void) => Effect.Effect<A, E, R>
+  limitMillis: number,
+  send: (attempt: Attempt, limitMillis: number) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
-  if (budget === undefined && gate.headers === undefined) return run(attempt, nothing)
+  if (budget === undefined && gate.headers === undefined) return Effect.suspend(() => send(attempt, limitMillis))
   let answered = false
   let sent = false
   let sentAtMillis = 0
@@ -223,9 +222,10 @@ const counting = <A, E, R>(
         return learn(gate, headers, budget, sentAtMillis)
       })
   }
-  const exchange = run(told, () => {
+  const exchange = Effect.suspend(() => {
     sent = true
     sentAtMillis = monotonicMillis(gate.clock)
+    return send(told, limitMillis)
   })
   return budget === undefined
     ? exchange
@@ -257,8 +257,8 @@ const refused = (gate: Gate, attempt: Attempt, waitMillis: number): Effect.Effec
 /**
  * Sends an attempt once its token is there (and its key's block or spent budget is over): at once,
  * after a wait that ends before the call's deadline (its time limit cut to what is left then; a
- * wait interrupted gives the token back), or never: a `ConnectionError` "RateLimited". A hedge
- * never waits: a copy is worth sending only now.
+ * wait interrupted gives the token back; one counted in the budget asks it again when it wakes),
+ * or never: a `ConnectionError` "RateLimited". A hedge never waits: a copy is worth sending only now.
  *
  * @internal
  */
@@ -278,14 +278,7 @@ export const admit = <A, E, R>(
       gate.store.rateLimitTake(gate.key, gate.limit, maxWaitMillis, counted),
       (taken): Effect.Effect<A, E | HttpFailure.ConnectionError, R> => {
         if (!taken.granted) return refused(gate, attempt, taken.waitMillis)
-        if (taken.waitMillis <= 0) {
-          return counting(gate, attempt, taken.budget, (told, sending) =>
-            Effect.suspend(() => {
-              sending()
-              return send(told, limitMillis)
-            })
-          )
-        }
+        if (taken.waitMillis <= 0) return sendCounted(gate, attempt, taken.budget, limitMillis, send)
         const { budget } = taken
         const { limit } = gate
         const unsent =
@@ -300,12 +293,7 @@ export const admit = <A, E, R>(
         // answer heard meanwhile may have spent the window it waited for.
         const after: Effect.Effect<A, E | HttpFailure.ConnectionError, R> =
           budget === undefined
-            ? counting(gate, attempt, undefined, (told, sending) =>
-                Effect.suspend(() => {
-                  sending()
-                  return send(told, leftMillis)
-                })
-              )
+            ? sendCounted(gate, attempt, undefined, leftMillis, send)
             : Effect.zipRight(unsent, admit({ ...gate, limit: undefined }, attempt, leftMillis, hedge, send))
         return Effect.zipRight(Effect.zipRight(tally(metrics.rateLimitWaits, gate.origin), wait), after)
       }
