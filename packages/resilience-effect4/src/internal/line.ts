@@ -6,11 +6,14 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
+import * as Schedule from "effect/Schedule"
 import * as Tracer from "effect/Tracer"
 
 // Fiber-local values.
@@ -75,3 +78,28 @@ export const withFiberView = <A, E, R>(f: (view: FiberView) => Effect.Effect<A, 
  * @internal
  */
 export const turnOffTracing = "Effect.provideService(HttpClient.TracerPropagationEnabled, false)"
+
+// Schedules.
+
+/**
+ * `self`, its every wait replaced by `f(input, wait)`; it ends, with its last output, where `f`
+ * answers `undefined` (which must not depend on the wait).
+ *
+ * @internal
+ */
+export const stopOrDelay = <Out, In, E, R>(
+  self: Schedule.Schedule<Out, In, E, R>,
+  f: (input: In, delayMillis: number) => number | undefined
+): Schedule.Schedule<Out, In, E, R> =>
+  Schedule.fromStep(
+    Effect.map(
+      Schedule.toStep(self),
+      (step) => (now: number, input: In) =>
+        Effect.flatMap(step(now, input), ([out, delay]) => {
+          const wait = f(input, Duration.toMillis(delay))
+          return wait === undefined
+            ? Cause.done(out)
+            : Effect.succeed<[Out, Duration.Duration]>([out, Duration.millis(wait)])
+        })
+    )
+  )

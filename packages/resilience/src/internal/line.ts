@@ -7,10 +7,12 @@
  * @internal
  */
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import { globalValue } from "effect/GlobalValue"
 import * as LogLevel from "effect/LogLevel"
+import * as Schedule from "effect/Schedule"
 import type * as Tracer from "effect/Tracer"
 
 // Fiber-local values.
@@ -74,3 +76,21 @@ export const withFiberView = <A, E, R>(f: (view: FiberView) => Effect.Effect<A, 
  * @internal
  */
 export const turnOffTracing = "HttpClient.withTracerPropagation(false)"
+
+// Schedules.
+
+/**
+ * `self`, its every wait replaced by `f(input, wait)`; it ends, with its last output, where `f`
+ * answers `undefined` (which must not depend on the wait).
+ *
+ * @internal
+ */
+export const stopOrDelay = <Out, In, R>(
+  self: Schedule.Schedule<Out, In, R>,
+  f: (input: In, delayMillis: number) => number | undefined
+): Schedule.Schedule<Out, In, R> =>
+  Schedule.intersect(self, Schedule.identity<In>()).pipe(
+    Schedule.whileInput((input: In) => f(input, 0) !== undefined),
+    Schedule.modifyDelay(([, input], delay) => Duration.millis(f(input, Duration.toMillis(delay)) ?? 0)),
+    Schedule.map(([out]) => out)
+  )
