@@ -11,6 +11,8 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import * as Schedule from "effect/Schedule"
@@ -103,3 +105,27 @@ export const stopOrDelay = <Out, In, E, R>(
         })
     )
   )
+
+// Services and errors.
+
+/**
+ * A service's class, `class X extends line.Service<X, X.Service>()("key") {}`: a `Context.Service`
+ * on Effect 4.
+ *
+ * @internal
+ */
+export const Service =
+  <Self, Shape>() =>
+  <const Key extends string>(key: Key) =>
+    Context.Service<Self, Shape>()(key)
+
+/**
+ * The platform's failure of a request that got no response.
+ *
+ * @internal
+ */
+export const transportError = (
+  request: HttpClientRequest.HttpClientRequest,
+  cause: unknown
+): HttpClientError.HttpClientError =>
+  new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })

@@ -7,6 +7,9 @@
  * @internal
  */
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -94,3 +97,26 @@ export const stopOrDelay = <Out, In, R>(
     Schedule.modifyDelay(([, input], delay) => Duration.millis(f(input, Duration.toMillis(delay)) ?? 0)),
     Schedule.map(([out]) => out)
   )
+
+// Services and errors.
+
+/**
+ * A service's class, `class X extends line.Service<X, X.Service>()("key") {}`: a `Context.Tag` on
+ * Effect 3.
+ *
+ * @internal
+ */
+export const Service =
+  <Self, Shape>() =>
+  <const Key extends string>(key: Key) =>
+    Context.Tag(key)<Self, Shape>()
+
+/**
+ * The platform's failure of a request that got no response.
+ *
+ * @internal
+ */
+export const transportError = (
+  request: HttpClientRequest.HttpClientRequest,
+  cause: unknown
+): HttpClientError.HttpClientError => new HttpClientError.RequestError({ request, reason: "Transport", cause })
