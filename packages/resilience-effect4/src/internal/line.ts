@@ -129,3 +129,10 @@ export const transportError = (
   cause: unknown
 ): HttpClientError.HttpClientError =>
   new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
+
+/**
+ * Node's inspect writes these errors as their JSON: Effect 4's errors are inspected so already.
+ *
+ * @internal
+ */
+export const inspectAsJson = (..._errors: ReadonlyArray<{ readonly prototype: { toJSON(): unknown } }>): void => {}

@@ -14,6 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import { globalValue } from "effect/GlobalValue"
+import { NodeInspectSymbol } from "effect/Inspectable"
 import * as LogLevel from "effect/LogLevel"
 import * as Schedule from "effect/Schedule"
 import type * as Tracer from "effect/Tracer"
@@ -120,3 +121,21 @@ export const transportError = (
   request: HttpClientRequest.HttpClientRequest,
   cause: unknown
 ): HttpClientError.HttpClientError => new HttpClientError.RequestError({ request, reason: "Transport", cause })
+
+/**
+ * Node's inspect writes these errors as their JSON, as Effect 4 writes its errors: Effect 3's own
+ * inspect shows every field as it is (a request's URL and headers unredacted).
+ *
+ * @internal
+ */
+export const inspectAsJson = (...errors: ReadonlyArray<{ readonly prototype: { toJSON(): unknown } }>): void => {
+  for (const error of errors) {
+    Object.defineProperty(error.prototype, NodeInspectSymbol, {
+      value(this: { toJSON(): unknown }): unknown {
+        return this.toJSON()
+      },
+      configurable: true,
+      writable: true
+    })
+  }
+}
