@@ -150,6 +150,37 @@ layer(ChaosServer.layer())("GET /api/chaos/slow-body?length=false", (it) => {
   )
 })
 
+layer(ChaosServer.layer())("?status on the streamed bodies", (it) => {
+  it.effect("large-json and slow-body stream the same body under the status asked", () =>
+    Effect.gen(function* () {
+      const server = yield* ChaosServer.ChaosServer
+      const large = yield* get(server, "/api/chaos/large-json?bytes=200000&status=503")
+      expect(large.status).toBe(503)
+      expect(large.headers["content-length"]).toBe("200000")
+      expect(large.body).toHaveLength(200_000)
+      const slow = yield* get(server, "/api/chaos/slow-body?chunks=2&interval=0&status=429")
+      expect(slow.status).toBe(429)
+      expect(json(slow)).toEqual([
+        { chunk: 1, of: 2 },
+        { chunk: 2, of: 2 }
+      ])
+    })
+  )
+
+  for (const bad of ["204", "304", "199", "600", "abc"]) {
+    it.effect(`?status=${bad} is refused with 400`, () =>
+      Effect.gen(function* () {
+        const server = yield* ChaosServer.ChaosServer
+        for (const path of ["/api/chaos/large-json", "/api/chaos/slow-body"]) {
+          const response = yield* get(server, `${path}?status=${bad}`)
+          expect(response.status).toBe(400)
+          expect(json(response)).toEqual({ error: expect.stringContaining("status") })
+        }
+      })
+    )
+  }
+})
+
 describe("GET /api/chaos/redirect-loop", () => {
   it.live("redirects to itself with the same query and an empty body", () =>
     withServer((server) =>

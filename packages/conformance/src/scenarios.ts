@@ -20,8 +20,8 @@ const unavailable: ScriptStep = { status: 503 }
 const hang: ScriptStep = { hang: true }
 const reset: ScriptStep = { transportError: "socket hang up", code: "ECONNRESET" }
 const unavailableFor = (retryAfter: string): ScriptStep => ({ status: 503, headers: { "retry-after": retryAfter } })
-/** Over the 64 KiB a release reads: aborted, not drained. */
-const largeBody = "x".repeat(100_000)
+/** Over the 128 KiB a release reads: aborted, not drained. */
+const largeBody = "x".repeat(200_000)
 
 const succeeded = (atMillis: number, status = 200): Outcome => ({ atMillis, status })
 const transient = (atMillis: number, attempt: number, giveUpReason: GiveUpReason, status = 503): Outcome => ({
@@ -330,7 +330,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
   // Releasing what is not handed back.
   scenario({
     id: "large-bodies-aborted",
-    description: "A discarded 503 with a body over 64 KiB is aborted before the wait, not drained.",
+    description: "A discarded 503 with a body over 128 KiB is aborted before the wait, not drained.",
     policy: every100ms,
     script: [{ status: 503, body: largeBody }, ok],
     expected: {
@@ -342,7 +342,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
   }),
   scenario({
     id: "large-unread-success-aborted",
-    description: "A 200 the caller does not read, its body over 64 KiB: aborted when the caller's scope closes.",
+    description: "A 200 the caller does not read, its body over 128 KiB: aborted when the caller's scope closes.",
     script: [{ status: 200, body: largeBody }],
     expected: {
       sentAtMillis: [0],

@@ -22,17 +22,28 @@ import type { HeaderRecord } from "./RetryAfter.js"
 export const snippetMaxBytes = 8 * 1024
 
 /**
- * A discarded body up to this size (64 KiB) is read to its end so the connection can be reused;
- * a larger one costs more to read than a new connection, so it is aborted instead.
+ * A discarded body is read, and its chunks dropped, up to this many bytes (128 KiB, where undici's
+ * `dump()` stops), so the connection can be reused; past it, or when its declared length is larger,
+ * the read stops and the connection is closed: a new one costs less than reading on.
  *
  * @since 0.1.0
  * @category constants
  */
-export const drainMaxBytes = 64 * 1024
+export const drainMaxBytes = 128 * 1024
 
 /**
- * Releasing must not hold up the retry: a body that trickles for longer than this (500 ms) is
- * aborted, not waited for.
+ * A discarded body that declares at most this many bytes (16 KiB, what one read of a socket
+ * holds) is read whole, in one call of the platform's: that costs less than a stream of chunks.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const wholeReadMaxBytes = 16 * 1024
+
+/**
+ * The time (500 ms) a release bounds its read with where no attempt limit or deadline applies (a
+ * response left unread when its scope closes, a snippet for diagnostics): a body that trickles
+ * for longer is aborted, not waited for.
  *
  * @since 0.1.0
  * @category constants
@@ -68,7 +79,9 @@ const boundingLength = (headers: HeaderRecord): number | undefined =>
   isEncoded(headers) ? undefined : declaredLength(headers)
 
 /**
- * How to release a body nobody will read: by its declared length against {@link drainMaxBytes}.
+ * How to release a body nobody will read, by its declared length: nothing to read; over
+ * {@link drainMaxBytes}, abort; at most {@link wholeReadMaxBytes} and not encoded, read it whole;
+ * otherwise read and drop its chunks up to {@link drainMaxBytes}.
  *
  * @since 0.1.0
  * @category reading
@@ -77,7 +90,8 @@ export const releasePlan = (headers: HeaderRecord): "nothing" | "abort" | "read-
   const length = declaredLength(headers)
   if (length === 0) return "nothing"
   if (length !== undefined && length > drainMaxBytes) return "abort"
-  return boundingLength(headers) === undefined ? "read-at-most" : "read-whole"
+  const bounding = boundingLength(headers)
+  return bounding !== undefined && bounding <= wholeReadMaxBytes ? "read-whole" : "read-at-most"
 }
 
 /**

@@ -4,13 +4,19 @@ import * as ResponseBody from "../src/ResponseBody.js"
 describe("ResponseBody", () => {
   it("plans a release by the declared length", () => {
     expect(ResponseBody.releasePlan({ "content-length": "0" })).toBe("nothing")
-    expect(ResponseBody.releasePlan({ "content-length": String(64 * 1024) })).toBe("read-whole")
+    // Up to one socket read's worth is read whole; above, read and dropped up to the cap; past the cap, aborted.
+    expect(ResponseBody.releasePlan({ "content-length": String(ResponseBody.wholeReadMaxBytes) })).toBe("read-whole")
+    expect(ResponseBody.releasePlan({ "content-length": String(ResponseBody.wholeReadMaxBytes + 1) })).toBe(
+      "read-at-most"
+    )
+    expect(ResponseBody.releasePlan({ "content-length": String(ResponseBody.drainMaxBytes) })).toBe("read-at-most")
+    expect(ResponseBody.drainMaxBytes).toBe(128 * 1024)
     // Encoded bytes bound nothing once a transport decodes them.
     for (const encoding of ["gzip", " BR ", "deflate, gzip"]) {
       expect(ResponseBody.releasePlan({ "content-length": "100", "content-encoding": encoding })).toBe("read-at-most")
     }
     expect(ResponseBody.releasePlan({ "content-length": "100", "content-encoding": "identity" })).toBe("read-whole")
-    expect(ResponseBody.releasePlan({ "content-length": String(64 * 1024 + 1) })).toBe("abort")
+    expect(ResponseBody.releasePlan({ "content-length": String(ResponseBody.drainMaxBytes + 1) })).toBe("abort")
     expect(ResponseBody.releasePlan({ "content-length": "nope" })).toBe("read-at-most")
     expect(ResponseBody.releasePlan({})).toBe("read-at-most")
   })

@@ -1,6 +1,6 @@
 /**
- * The race that times every attempt and bounds the release of a discarded response, Effect 4:
- * with the live clock a forked `self` against a plain timer, otherwise `Effect.timeoutOrElse`.
+ * The race that times every attempt, Effect 4: Effect's own `Effect.timeoutOrElse` (public API
+ * only), and the outcomes the attempt loop relies on.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber } from "effect"

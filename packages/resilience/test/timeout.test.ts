@@ -1,6 +1,6 @@
 /**
- * The forked race that times every attempt and bounds the release of a discarded response: its
- * edge cases.
+ * The race that times every attempt (Effect's own `Effect.timeoutFail`, public API only): the
+ * outcomes the attempt loop relies on.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber, FiberRef, Logger, LogLevel, TestClock } from "effect"
@@ -92,7 +92,7 @@ describe("timeoutFail", () => {
       yield* FiberRef.set(ref, "before")
       yield* timeout.timeoutFail(FiberRef.set(ref, "attempt"), Duration.millis(1_000), late)
       expect(yield* FiberRef.get(ref)).toBe("attempt")
-      // Nothing changed, nothing joined (the fast path): the caller's value and interruptibility stay.
+      // Nothing changed: the caller's value and interruptibility stay.
       yield* timeout.timeoutFail(Effect.locally(Effect.void, ref, "inside"), Duration.millis(1_000), late)
       expect(yield* FiberRef.get(ref)).toBe("attempt")
       expect(
@@ -103,35 +103,6 @@ describe("timeoutFail", () => {
           )
         )
       ).toBe(false)
-    })
-  )
-})
-
-describe("timeoutFailRead", () => {
-  it.live("the same outcomes: on time the effect's exit, too late interrupted and onTimeout", () =>
-    Effect.gen(function* () {
-      expect(yield* timeout.timeoutFailRead(Effect.succeed(1), Duration.millis(1_000), late)).toBe(1)
-      expect(yield* Effect.exit(timeout.timeoutFailRead(Effect.fail("boom"), Duration.millis(1_000), late))).toEqual(
-        Exit.fail("boom")
-      )
-      const stopped = yield* Deferred.make<void>()
-      const exit = yield* Effect.exit(
-        timeout.timeoutFailRead(
-          Effect.onInterrupt(Effect.never, () => Deferred.succeed(stopped, undefined)),
-          Duration.millis(20),
-          late
-        )
-      )
-      expect(exit).toEqual(Exit.fail("late"))
-      expect(yield* Deferred.isDone(stopped)).toBe(true)
-    })
-  )
-
-  it.live("a body read's fiber-local state is not joined back: the caller's is left as it was", () =>
-    Effect.gen(function* () {
-      const ref = FiberRef.unsafeMake("before")
-      yield* timeout.timeoutFailRead(FiberRef.set(ref, "read"), Duration.millis(1_000), late)
-      expect(yield* FiberRef.get(ref)).toBe("before")
     })
   )
 })

@@ -3,6 +3,7 @@ import { BadRequest } from "./errors.js"
 import { type Answer, type Exchange, silent, sleep, takenOver } from "./exchange.js"
 import { prefixOf } from "./namespaces.js"
 import { booleanParam, integerParam } from "./params.js"
+import { forbidsContent, parseStatus } from "./status.js"
 
 /**
  * Hands the raw socket of the request to `sabotage` and answers nothing: node's response object is never
@@ -72,6 +73,18 @@ export const invalidJson = (): Answer => ({
   body: '{"tracks": {"items": [{"id": "1", "name": "Unfinished'
 })
 
+/**
+ * The `status` of a streamed body (200 unless given): 200-599, one that may carry content. A 503 whose body
+ * is large or trickles is what a client must release without reading it all.
+ */
+const bodyStatusParam = (query: URLSearchParams): number => {
+  const raw = query.get("status")
+  if (raw === null) return 200
+  const status = parseStatus("status", raw, { min: 200, max: 599 })
+  if (forbidsContent(status)) throw new BadRequest(`status ${status} carries no body`)
+  return status
+}
+
 const slowBodyLimits = {
   maxChunks: 1000,
   maxIntervalMillis: 10_000,
@@ -81,9 +94,10 @@ const slowBodyLimits = {
 const encoder = new TextEncoder()
 
 /**
- * `/api/chaos/slow-body?chunks=N&interval=MS&length=true`: headers at once, then a JSON array trickled one
- * element per chunk, `interval` ms apart. The whole body is valid JSON and, unless `length=false` (chunked
- * encoding), its `Content-Length` is declared, so a client can only fail by giving up, never by misreading.
+ * `/api/chaos/slow-body?chunks=N&interval=MS&length=true&status=200`: headers at once, then a JSON array
+ * trickled one element per chunk, `interval` ms apart. The whole body is valid JSON and, unless `length=false`
+ * (chunked encoding), its `Content-Length` is declared, so a client can only fail by giving up, never by
+ * misreading.
  *
  * @internal
  */
@@ -91,6 +105,7 @@ export const slowBody = ({ query }: Exchange): Answer => {
   const chunks = integerParam(query, "chunks", { min: 1, max: slowBodyLimits.maxChunks }, 10)
   const intervalMillis = integerParam(query, "interval", { min: 0, max: slowBodyLimits.maxIntervalMillis }, 200)
   const declareLength = booleanParam(query, "length", true)
+  const status = bodyStatusParam(query)
   const totalMillis = (chunks - 1) * intervalMillis
   if (totalMillis > slowBodyLimits.maxTotalMillis) {
     throw new BadRequest(`chunks x interval must stay under ${slowBodyLimits.maxTotalMillis} ms, got ${totalMillis} ms`)
@@ -102,7 +117,7 @@ export const slowBody = ({ query }: Exchange): Answer => {
   const contentLength = parts.reduce((total, part) => total + part.length, 0)
   return {
     _tag: "Streamed",
-    status: 200,
+    status,
     headers: {
       "content-type": "application/json",
       ...(declareLength ? { "content-length": String(contentLength) } : {})
@@ -144,8 +159,9 @@ function* largeJsonBody(bytes: number): Generator<Uint8Array> {
 }
 
 /**
- * `/api/chaos/large-json?bytes=N&length=true`: a 200 whose body is a valid JSON array of exactly `bytes` bytes,
- * streamed in 64 KiB chunks, with its `Content-Length` declared unless `length=false` (chunked encoding).
+ * `/api/chaos/large-json?bytes=N&length=true&status=200`: a 200 (or `status`) whose body is a valid JSON array
+ * of exactly `bytes` bytes, streamed in 64 KiB chunks, with its `Content-Length` declared unless `length=false`
+ * (chunked encoding).
  * Nothing is held in memory beyond one chunk; a chunk is produced only when the socket has taken the last.
  *
  * @internal
@@ -160,7 +176,7 @@ export const largeJson = ({ query }: Exchange): Answer => {
   const declareLength = booleanParam(query, "length", true)
   return {
     _tag: "Streamed",
-    status: 200,
+    status: bodyStatusParam(query),
     headers: { "content-type": "application/json", ...(declareLength ? { "content-length": String(bytes) } : {}) },
     body: async function* () {
       yield* largeJsonBody(bytes)

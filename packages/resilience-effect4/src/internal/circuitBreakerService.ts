@@ -9,7 +9,6 @@
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -115,8 +114,8 @@ const inStep = <A, E>(
   f: (nowMillis: number, probeLimitMillis: number | undefined, context: Context.Context<never>) => Effect.Effect<A, E>
 ): Effect.Effect<A, E> =>
   Effect.uninterruptible(
-    Effect.withFiber<A, E>((fiber) =>
-      f(monotonicMillis(fiber.getRef(Clock.Clock)), fiber.getRef(ProbeTimeLimit), fiber.context)
+    Effect.clockWith((clock) =>
+      Effect.withFiber<A, E>((fiber) => f(monotonicMillis(clock), fiber.getRef(ProbeTimeLimit), fiber.context))
     )
   )
 

@@ -9,75 +9,97 @@ import * as Stream from "effect/Stream"
 import * as HttpFailure from "../HttpFailure.js"
 import * as timeout from "./timeout.js"
 
-// Releasing must not hold up the retry: a body that trickles is aborted, not waited for. Bounded
-// in time, `undefined` when too late. Releasing runs in scope finalizers, which are
-// uninterruptible: the read itself is made interruptible, or the limit could never stop it.
-// Effect 4 joins no fiber-local state back from a forked fiber: its `timeoutFail` is already
-// what Effect 3's `timeoutFailRead` is.
-const withinReadTime = <A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E | undefined> =>
-  timeout.timeoutFail(Effect.interruptible(read), Duration.millis(Body.readTimeoutMillis), () => undefined)
+type ReadError = HttpClientError.HttpClientError
 
-// Reads at most `maxBytes` (plus the chunk that crosses it). Stopping early interrupts the
-// stream, which cancels the body and aborts the request.
+// A read bounded by `withinMillis` (`undefined` when too late), or by nothing of its own when it
+// is `Infinity`: Effect's only time bound is a race, a fork, which a read that some other limit
+// already bounds does without. Releasing runs in scope finalizers, which are uninterruptible: the
+// read itself is made interruptible, or no limit could stop it.
+const within = <A, E>(read: Effect.Effect<A, E>, withinMillis: number): Effect.Effect<A, E | undefined> =>
+  Number.isFinite(withinMillis)
+    ? timeout.timeoutFail(Effect.interruptible(read), Duration.millis(Math.max(0, withinMillis)), () => undefined)
+    : Effect.interruptible(read)
+
+// Reads at most `maxBytes` (plus the chunk that crosses it), handing each chunk to `onChunk`.
+// Stopping early interrupts the stream, which cancels the body and aborts the request: that
+// connection is closed.
+const readChunks = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number,
+  onChunk: (chunk: Uint8Array) => void
+): Effect.Effect<void, ReadError> =>
+  Effect.suspend(() => {
+    let seen = 0
+    return Stream.runForEachWhile(response.stream, (chunk) =>
+      Effect.sync(() => {
+        onChunk(chunk)
+        seen += chunk.byteLength
+        return seen <= maxBytes
+      })
+    )
+  })
+
+const ignoreChunk = (): void => undefined
+
+// Reads at most `maxBytes` (plus the chunk that crosses it), keeping what it read.
 const collectAtMost = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number
-): Effect.Effect<Body.Collected, HttpClientError.HttpClientError> =>
+): Effect.Effect<Body.Collected, ReadError> =>
   Effect.suspend(() => {
-    let seen = 0
-    return Stream.runFold(
-      Stream.takeUntil(response.stream, (chunk) => {
-        seen += chunk.byteLength
-        return seen > maxBytes
-      }),
-      () => new Body.Collected(),
-      (collected, chunk) => collected.push(chunk)
+    const collected = new Body.Collected()
+    return Effect.as(
+      readChunks(response, maxBytes, (chunk) => collected.push(chunk)),
+      collected
     )
   })
 
 const utf8 = new TextDecoder()
 
-// Never fails: `undefined` when the body could not be read in time.
-const readAtMost = (
-  response: HttpClientResponse.HttpClientResponse,
-  maxBytes: number
-): Effect.Effect<Body.Collected | undefined> =>
-  collectAtMost(response, maxBytes).pipe(
-    withinReadTime,
-    Effect.orElseSucceed(() => undefined)
-  )
-
 // Taking a body's stream and stopping it releases the request: the transport cancels it.
-const abortBody = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
-  Effect.ignore(withinReadTime(Stream.runHead(response.stream)))
+const abortBody = (response: HttpClientResponse.HttpClientResponse, withinMillis: number): Effect.Effect<void> =>
+  Effect.ignore(within(Stream.runHead(response.stream), withinMillis))
 
 /**
- * Releases a response nobody will read: a small body is read to its end (so keep-alive can
- * reuse the connection), a large or slow one is aborted. Never fails.
+ * Releases a response nobody will read, buffering nothing but a body that fits one socket read:
+ * its chunks are read and dropped up to 128 KiB (so keep-alive can reuse the connection), and past
+ * that, or when it declares more, the request is aborted and the connection closed. A small body
+ * that declares its length is read whole, in one call of the platform's, which costs less than a
+ * stream. Never fails.
+ *
+ * `withinMillis` bounds it in time (500 ms unless given; `Infinity`: nothing of its own, no race);
+ * a body that trickles past it is aborted.
  *
  * @internal
  */
-export const drain = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> => {
+export const drain = (
+  response: HttpClientResponse.HttpClientResponse,
+  withinMillis: number = Body.readTimeoutMillis
+): Effect.Effect<void> => {
   switch (Body.releasePlan(response.headers)) {
     case "nothing":
       return Effect.void
     case "abort":
-      return abortBody(response)
+      return abortBody(response, withinMillis)
     case "read-whole":
-      // An identity body's declared length bounds it: read it whole, without a stream around it.
-      return Effect.ignore(withinReadTime(response.arrayBuffer))
+      return Effect.ignore(within(response.arrayBuffer, withinMillis))
     case "read-at-most":
-      return Effect.asVoid(readAtMost(response, Body.drainMaxBytes))
+      return Effect.ignore(within(readChunks(response, Body.drainMaxBytes, ignoreChunk), withinMillis))
   }
 }
 
 /**
- * The first 8 KiB of a body as text, for diagnostics; empty when unreadable. Never fails.
+ * The first 8 KiB of a body as text, for diagnostics, read within 500 ms; empty when unreadable.
+ * Never fails.
  *
  * @internal
  */
 export const readSnippet = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string> =>
-  Effect.map(readAtMost(response, Body.snippetMaxBytes), Body.snippet)
+  collectAtMost(response, Body.snippetMaxBytes).pipe(
+    (read) => within(read, Body.readTimeoutMillis),
+    Effect.map(Body.snippet),
+    Effect.orElseSucceed(() => "")
+  )
 
 /**
  * The whole body as text, read no further than `maxBytes` decoded bytes: a body that declares
@@ -89,11 +111,11 @@ export const readSnippet = (response: HttpClientResponse.HttpClientResponse): Ef
 export const readTextAtMost = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number
-): Effect.Effect<string, HttpClientError.HttpClientError | HttpFailure.BodyTooLarge> => {
+): Effect.Effect<string, ReadError | HttpFailure.BodyTooLarge> => {
   const length = Body.declaredLength(response.headers)
   if (length !== undefined && length > maxBytes) {
     return Effect.andThen(
-      abortBody(response),
+      abortBody(response, Body.readTimeoutMillis),
       Effect.fail(new HttpFailure.BodyTooLarge({ limit: maxBytes, seen: length, declared: true }))
     )
   }

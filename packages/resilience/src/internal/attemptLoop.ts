@@ -64,13 +64,13 @@ const limitTime = <A, E, R>(
 
 /**
  * Releases the response behind a failure, if one is held: before any wait, and before a
- * failure is handed back.
+ * failure is handed back. `withinMillis` bounds the read (500 ms unless given).
  *
  * @internal
  */
-export const releaseHeld = (failure: HttpFailure.HttpFailure): Effect.Effect<void> => {
+export const releaseHeld = (failure: HttpFailure.HttpFailure, withinMillis?: number): Effect.Effect<void> => {
   const response = takeHeldResponse(failure)
-  return response === undefined ? Effect.void : drain(response)
+  return response === undefined ? Effect.void : drain(response, withinMillis)
 }
 
 /**
@@ -512,9 +512,12 @@ const retry = <A, E, R, E2, R2>(
       onAttemptFailure(call, attempt, failure)
     )
   )
-  return decisions
-    .report(decision)
-    .pipe(Effect.zipRight(releaseHeld(failure)), Effect.zipRight(sleep(answer.waitMillis)), Effect.zipRight(resend))
+  return decisions.report(decision).pipe(
+    // Bounded as the next attempt is: by the attempt limit and the deadline, after the wait.
+    Effect.zipRight(releaseHeld(failure, answer.limitMillis)),
+    Effect.zipRight(sleep(answer.waitMillis)),
+    Effect.zipRight(resend)
+  )
 }
 
 type SendAnswer = Extract<CallMachine.Answer, { _tag: "Send" }>

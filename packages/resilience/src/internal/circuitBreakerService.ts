@@ -6,8 +6,7 @@
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
+import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -113,11 +112,9 @@ const inStep = <A, E>(
   f: (nowMillis: number, probeLimitMillis: number | undefined, context: Context.Context<never>) => Effect.Effect<A, E>
 ): Effect.Effect<A, E> =>
   Effect.uninterruptible(
-    Effect.withFiberRuntime<A, E>((fiber) =>
-      f(
-        monotonicMillis(Context.get(fiber.currentDefaultServices, Clock.Clock)),
-        fiber.getFiberRef(currentProbeTimeLimit),
-        fiber.currentContext
+    Effect.clockWith((clock) =>
+      Effect.withFiberRuntime<A, E>((fiber) =>
+        f(monotonicMillis(clock), fiber.getFiberRef(currentProbeTimeLimit), fiber.currentContext)
       )
     )
   )
