@@ -106,6 +106,21 @@ const stoppedAtFirst = (
     }
   })
 
+/** A hedge's 503 does not end a call whose first copy still runs; played bare and inside a span. */
+const hedgeTransientCopy = scenario({
+  id: "hedge-transient-copy-does-not-end-call",
+  description:
+    "The hedge's 503 at 150 ms ends nothing: the first copy answers at 300 ms; the 503, held as the outcome had both failed, is released then.",
+  policy: hedgedAfter100ms,
+  script: [okAfter(300), { status: 503, body: "busy", delayMillis: 50 }],
+  expected: {
+    sentAtMillis: [0, 100],
+    outcomes: [succeeded(300)],
+    released: [drained(2, 300), drained(1, 300)],
+    metrics: counted(2, 0, {}, { hedges: 1 })
+  }
+})
+
 export const scenarios: ReadonlyArray<Scenario> = [
   // Waits: the backoff, Retry-After, their cap.
   retriedToSuccess(
@@ -637,19 +652,14 @@ export const scenarios: ReadonlyArray<Scenario> = [
       metrics: counted(2, 0, {}, { hedges: 1, hedgeWins: 1 })
     }
   }),
-  scenario({
-    id: "hedge-transient-copy-does-not-end-call",
+  hedgeTransientCopy,
+  {
+    ...hedgeTransientCopy,
+    id: "hedge-transient-copy-within-a-span",
     description:
-      "The hedge's 503 at 150 ms ends nothing: the first copy answers at 300 ms; the 503, held as the outcome had both failed, is released then.",
-    policy: hedgedAfter100ms,
-    script: [okAfter(300), { status: 503, body: "busy", delayMillis: 50 }],
-    expected: {
-      sentAtMillis: [0, 100],
-      outcomes: [succeeded(300)],
-      released: [drained(2, 300), drained(1, 300)],
-      metrics: counted(2, 0, {}, { hedges: 1 })
-    }
-  }),
+      "The same race inside a parent span, which changes nothing: the hedge's 503, held while the first copy runs, is released when that copy wins at 300 ms.",
+    withinSpan: true
+  },
   scenario({
     id: "hedge-never-for-post",
     description: "A POST without an Idempotency-Key is never hedged: one request, answered at 500 ms.",

@@ -83,6 +83,7 @@ const transientStatus = (
 /**
  * The response behind a transient status, held unread until the retry decision: released
  * before a wait, or handed back as it is by the platform-typed client when the call gives up.
+ * Keyed by the failure as `classifyResponse` made it.
  */
 const heldResponses = new WeakMap<HttpFailure.TransientStatus, HttpClientResponse.HttpClientResponse>()
 
@@ -91,8 +92,9 @@ export const takeHeldResponse = (
   failure: HttpFailure.HttpFailure
 ): HttpClientResponse.HttpClientResponse | undefined => {
   if (failure._tag !== "TransientStatus") return undefined
-  const response = heldResponses.get(failure)
-  heldResponses.delete(failure)
+  const made = failure
+  const response = heldResponses.get(made)
+  heldResponses.delete(made)
   return response
 }
 

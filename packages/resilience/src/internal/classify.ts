@@ -3,6 +3,7 @@ import { isUnrecoverableCause } from "@effect-http-resilience/core/TransportFail
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as HttpFailure from "../HttpFailure.js"
 import { readSnippet } from "./responseBody.js"
@@ -83,6 +84,7 @@ const transientStatus = (
 /**
  * The response behind a transient status, held unread until the retry decision: released
  * before a wait, or handed back as it is by the platform-typed client when the call gives up.
+ * Keyed by the failure as `classifyResponse` made it.
  */
 const heldResponses = new WeakMap<HttpFailure.TransientStatus, HttpClientResponse.HttpClientResponse>()
 
@@ -91,8 +93,11 @@ export const takeHeldResponse = (
   failure: HttpFailure.HttpFailure
 ): HttpClientResponse.HttpClientResponse | undefined => {
   if (failure._tag !== "TransientStatus") return undefined
-  const response = heldResponses.get(failure)
-  heldResponses.delete(failure)
+  // Inside a span, Effect 3 fails with a Proxy of the error (it answers the span's symbol) in
+  // place of the error itself: a WeakMap keyed by identity would not find the proxy.
+  const made = Cause.originalError(failure)
+  const response = heldResponses.get(made)
+  heldResponses.delete(made)
   return response
 }
 
