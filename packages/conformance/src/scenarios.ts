@@ -211,6 +211,23 @@ export const scenarios: ReadonlyArray<Scenario> = [
   ),
   retriedToSuccess(
     {
+      id: "rate-limit-field-read-to-16-members",
+      description:
+        "A 429's RateLimit field is read to its first 16 members, as a 200's is: the exhausted policy listed 17th (t=60) is not read, and the open ones' reset (1 s) is the wait.",
+      script: [
+        {
+          status: 429,
+          headers: {
+            ratelimit: [...Array.from({ length: 16 }, (_, i) => `"p${i}";r=5;t=1`), '"day";r=0;t=60'].join(", ")
+          }
+        },
+        ok
+      ]
+    },
+    [0, 1000]
+  ),
+  retriedToSuccess(
+    {
       id: "retry-after-over-cap-waits-max-delay",
       description: "Retry-After: 5 over a 1 s maxDelay, by default: wait the cap, then retry.",
       policy: { ...exact, maxDelay: 1000 },
