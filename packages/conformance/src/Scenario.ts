@@ -121,6 +121,8 @@ export interface Scenario {
   readonly script: readonly [ScriptStep, ...ReadonlyArray<ScriptStep>]
   /** When each call starts, one after the other: a call starts at its time or when the previous one ended. [[0]] */
   readonly calls?: ReadonlyArray<number>
+  /** The calls run inside a parent span (`Effect.withSpan`), which must change nothing. [false] */
+  readonly withinSpan?: boolean
   readonly expected: Expected
 }
 

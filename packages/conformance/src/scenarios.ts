@@ -106,6 +106,21 @@ const stoppedAtFirst = (
     }
   })
 
+/** A hedge's 503 does not end a call whose first copy still runs; played bare and inside a span. */
+const hedgeTransientCopy = scenario({
+  id: "hedge-transient-copy-does-not-end-call",
+  description:
+    "The hedge's 503 at 150 ms ends nothing: the first copy answers at 300 ms; the 503, held as the outcome had both failed, is released then.",
+  policy: hedgedAfter100ms,
+  script: [okAfter(300), { status: 503, body: "busy", delayMillis: 50 }],
+  expected: {
+    sentAtMillis: [0, 100],
+    outcomes: [succeeded(300)],
+    released: [drained(2, 300), drained(1, 300)],
+    metrics: counted(2, 0, {}, { hedges: 1 })
+  }
+})
+
 export const scenarios: ReadonlyArray<Scenario> = [
   // Waits: the backoff, Retry-After, their cap.
   retriedToSuccess(
@@ -193,6 +208,23 @@ export const scenarios: ReadonlyArray<Scenario> = [
       ]
     },
     [0, 100, 2100]
+  ),
+  retriedToSuccess(
+    {
+      id: "rate-limit-field-read-to-16-members",
+      description:
+        "A 429's RateLimit field is read to its first 16 members, as a 200's is: the exhausted policy listed 17th (t=60) is not read, and the open ones' reset (1 s) is the wait.",
+      script: [
+        {
+          status: 429,
+          headers: {
+            ratelimit: [...Array.from({ length: 16 }, (_, i) => `"p${i}";r=5;t=1`), '"day";r=0;t=60'].join(", ")
+          }
+        },
+        ok
+      ]
+    },
+    [0, 1000]
   ),
   retriedToSuccess(
     {
@@ -637,19 +669,14 @@ export const scenarios: ReadonlyArray<Scenario> = [
       metrics: counted(2, 0, {}, { hedges: 1, hedgeWins: 1 })
     }
   }),
-  scenario({
-    id: "hedge-transient-copy-does-not-end-call",
+  hedgeTransientCopy,
+  {
+    ...hedgeTransientCopy,
+    id: "hedge-transient-copy-within-a-span",
     description:
-      "The hedge's 503 at 150 ms ends nothing: the first copy answers at 300 ms; the 503, held as the outcome had both failed, is released then.",
-    policy: hedgedAfter100ms,
-    script: [okAfter(300), { status: 503, body: "busy", delayMillis: 50 }],
-    expected: {
-      sentAtMillis: [0, 100],
-      outcomes: [succeeded(300)],
-      released: [drained(2, 300), drained(1, 300)],
-      metrics: counted(2, 0, {}, { hedges: 1 })
-    }
-  }),
+      "The same race inside a parent span, which changes nothing: the hedge's 503, held while the first copy runs, is released when that copy wins at 300 ms.",
+    withinSpan: true
+  },
   scenario({
     id: "hedge-never-for-post",
     description: "A POST without an Idempotency-Key is never hedged: one request, answered at 500 ms.",

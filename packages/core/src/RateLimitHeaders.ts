@@ -19,6 +19,7 @@
 import * as CoolDown from "./CoolDown.js"
 import { type HeaderRecord, parseRateLimitReset } from "./RetryAfter.js"
 import * as Settings from "./Settings.js"
+import * as StructuredField from "./StructuredField.js"
 
 /**
  * What a response says of its rate limit: the most restrictive of the forms it carries.
@@ -61,50 +62,14 @@ const cappedSeconds = (seconds: number): number => Math.min(CoolDown.maxMillis, 
 const capped = (millis: number | undefined): number | undefined =>
   millis === undefined ? undefined : Math.min(CoolDown.maxMillis, millis)
 
-// A hostile field could list thousands of members; a real one has a handful.
-const maxMembers = 16
-
-/** Splits at `separator` outside quoted strings (which may hold it, escaped quotes included). */
-const splitOutsideQuotes = (value: string, separator: string): Array<string> => {
-  const parts: Array<string> = []
-  let start = 0
-  let quoted = false
-  for (let i = 0; i < value.length && parts.length < maxMembers; i++) {
-    const char = value[i]
-    if (quoted && char === "\\") i++
-    else if (char === '"') quoted = !quoted
-    else if (!quoted && char === separator) {
-      parts.push(value.slice(start, i))
-      start = i + 1
-    }
-  }
-  if (parts.length < maxMembers) parts.push(value.slice(start))
-  return parts
-}
-
-/** One member of a structured-field list: its item (a policy's name) and its parameters. */
-interface Member {
-  readonly item: string
-  readonly params: ReadonlyMap<string, string>
-}
-
-const parseMember = (text: string): Member => {
-  const [item = "", ...rest] = splitOutsideQuotes(text, ";")
-  const params = new Map<string, string>()
-  for (const param of rest) {
-    const equals = param.indexOf("=")
-    if (equals > 0) params.set(param.slice(0, equals).trim(), param.slice(equals + 1).trim())
-  }
-  return { item: item.trim(), params }
-}
-
 // The latest draft: `RateLimit: "default";r=50;t=30` names a policy of `RateLimit-Policy: "default";q=100;w=60`.
 // Without `t`, the policy's window `w` bounds when the quota resets.
 const ietfReadings = (field: string, policyField: string | undefined): Array<Announcement> => {
-  const policies = new Map<string, Member>()
-  for (const member of splitOutsideQuotes(policyField ?? "", ",").map(parseMember)) policies.set(member.item, member)
+  const policies = new Map<string, StructuredField.Member>()
+  for (const member of StructuredField.split(policyField ?? "", ",").map(StructuredField.parseMember))
+    policies.set(member.item, member)
   const readings: Array<Announcement> = []
-  for (const member of splitOutsideQuotes(field, ",").map(parseMember)) {
+  for (const member of StructuredField.split(field, ",").map(StructuredField.parseMember)) {
     const remaining = integerOf(member.params.get("r"))
     if (remaining === undefined) continue
     const policy = policies.get(member.item)
@@ -121,9 +86,12 @@ const ietfReadings = (field: string, policyField: string | undefined): Array<Ann
 // An intermediate draft's dictionary: `RateLimit: limit=100, remaining=50, reset=30`.
 const dictionaryReading = (field: string): Announcement | undefined => {
   const entries = new Map<string, string>()
-  for (const member of splitOutsideQuotes(field, ",")) {
-    const [key = "", value] = member.split("=")
-    entries.set(key.trim(), value ?? "")
+  for (const member of StructuredField.split(field, ",")) {
+    const equals = member.indexOf("=")
+    entries.set(
+      (equals === -1 ? member : member.slice(0, equals)).trim(),
+      equals === -1 ? "" : member.slice(equals + 1)
+    )
   }
   const remaining = integerOf(entries.get("remaining"))
   if (remaining === undefined) return undefined
@@ -137,7 +105,9 @@ const dictionaryReading = (field: string): Announcement | undefined => {
 
 // The first quota of a list such as `100, 100;w=60`.
 const firstQuota = (value: string | undefined): number | undefined =>
-  value === undefined ? undefined : integerOf(parseMember(splitOutsideQuotes(value, ",")[0] ?? "").item)
+  value === undefined
+    ? undefined
+    : integerOf(StructuredField.parseMember(StructuredField.split(value, ",")[0] ?? "").item)
 
 // The earliest draft: `RateLimit-Remaining: 50`, `RateLimit-Reset: 30` (seconds only).
 const draftReading = (headers: HeaderRecord): Announcement | undefined => {

@@ -1,9 +1,10 @@
 /**
  * What the libraries never write out: a URL's user info, the values of query parameters that
- * carry secrets, and secret headers. The rules are Effect 4's (`UrlParams.redactUrl`,
- * `Headers.redact`); the default query parameter names are OpenTelemetry's (Effect 4's) and the
- * names APIs put secrets in, so both lines redact at least as Effect 4 does wherever they write
- * a URL: failure messages, span events, log annotations and metric labels.
+ * carry secrets, secret headers, and secrets in a bad option's value. The rules are Effect 4's
+ * (`UrlParams.redactUrl`, `Headers.redact`); the default query parameter names are
+ * OpenTelemetry's (Effect 4's) and the names APIs put secrets in, so both lines redact at least
+ * as Effect 4 does wherever they write a URL: failure messages, span events, log annotations and
+ * metric labels.
  *
  * @example
  * ```ts
@@ -115,6 +116,16 @@ export const defaultUrlParamNames: ReadonlyArray<string> = [...openTelemetryUrlP
 export const defaultHeaderNames: ReadonlyArray<string> = ["authorization", "cookie", "set-cookie", "x-api-key"]
 
 /**
+ * The request headers that carry credentials: `authorization` (where the libraries put credentials
+ * written in a URL), `proxy-authorization` and `cookie`. {@link redactHeaders} redacts them
+ * whatever names it is given, so that no configuration writes them out.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const credentialHeaderNames: ReadonlyArray<string> = ["authorization", "proxy-authorization", "cookie"]
+
+/**
  * Whether a name is one to redact: a string pattern matches the whole name, ignoring case, with
  * `_` and `-` alike; a regular expression matches anywhere in it.
  *
@@ -220,7 +231,8 @@ const decodeQueryKey = (key: string): string => {
 }
 
 /**
- * Header values with the named ones written as `REDACTED`.
+ * Header values with the named ones, and always the {@link credentialHeaderNames}, written as
+ * `REDACTED`.
  *
  * @since 0.2.0
  * @category redacting
@@ -231,7 +243,33 @@ export const redactHeaders = (
 ): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const name of Object.keys(headers)) {
-    out[name] = isRedactedName(name, headerNames) ? redactedText : (headers[name] ?? "")
+    out[name] =
+      isRedactedName(name, headerNames) || isRedactedName(name, credentialHeaderNames)
+        ? redactedText
+        : (headers[name] ?? "")
   }
   return out
+}
+
+// The names of options and fields whose string values are secrets: the query parameters' and the
+// headers' that carry them.
+const secretValueNames: ReadonlyArray<string> = [
+  ...defaultUrlParamNames,
+  ...defaultHeaderNames,
+  ...credentialHeaderNames
+]
+
+/**
+ * A value as it may be written out: a string with its URL's user info and secret query parameters
+ * redacted ({@link redactUrl} with {@link defaultUrlParamNames}), or `REDACTED` when `name` (the
+ * option or field that holds it: `password`, `api_key`, `authorization`...) says it is a secret.
+ * Anything but a string is given back as it is.
+ *
+ * @since 0.2.0
+ * @category redacting
+ */
+export const redactValue = (value: unknown, name?: string): unknown => {
+  if (typeof value !== "string") return value
+  if (name !== undefined && isRedactedName(name, secretValueNames)) return redactedText
+  return value.includes("@") || value.includes("?") ? redactUrl(value, defaultUrlParamNames) : value
 }

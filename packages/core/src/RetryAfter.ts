@@ -13,6 +13,8 @@
  * @since 0.1.0
  */
 
+import * as StructuredField from "./StructuredField.js"
+
 /**
  * Response headers as both Effect lines keep them: a record of lower-case names.
  *
@@ -184,24 +186,22 @@ export const parseRateLimitReset = (value: string, nowMillis: number): number | 
   return parseDelaySeconds(trimmed)
 }
 
-const rateLimitItem = /(?:^|;)\s*(r|t)\s*=\s*(\d+)\s*(?=;|$)/g
-
 // The IETF RateLimit field: `"policy";r=0;t=30, "other";r=5;t=2`. The policy that is
-// exhausted (r=0) is the one that blocks; without r, the longest reset is the safe answer.
+// exhausted (r=0) is the one that blocks; without r, the longest reset is the safe answer. Read
+// as a 200's is (RateLimitHeaders): its first members only, however many a 429 lists.
 const parseRateLimitField = (value: string): number | undefined => {
   let exhaustedReset: number | undefined
   let anyReset: number | undefined
-  for (const item of value.split(",")) {
-    let remaining: number | undefined
-    let reset: number | undefined
-    for (const match of item.matchAll(rateLimitItem)) {
-      const n = Number(match[2])
-      if (match[1] === "r") remaining = n
-      else reset = n
+  for (const text of StructuredField.split(value, ",")) {
+    const member = StructuredField.parseMember(text)
+    const reset = member.params.get("t")
+    if (reset === undefined || !digitsOnly.test(reset)) continue
+    const seconds = Number(reset)
+    anyReset = Math.max(anyReset ?? 0, seconds)
+    const remaining = member.params.get("r")
+    if (remaining !== undefined && digitsOnly.test(remaining) && Number(remaining) === 0) {
+      exhaustedReset = Math.max(exhaustedReset ?? 0, seconds)
     }
-    if (reset === undefined) continue
-    anyReset = Math.max(anyReset ?? 0, reset)
-    if (remaining === 0) exhaustedReset = Math.max(exhaustedReset ?? 0, reset)
   }
   const seconds = exhaustedReset ?? anyReset
   return seconds === undefined ? undefined : delayOfSeconds(seconds)

@@ -13,6 +13,7 @@
  *
  * @since 0.1.0
  */
+import { redactValue } from "./Redaction.js"
 
 /**
  * A bad setting: which option (its full or relative name), why, and the value given.
@@ -100,15 +101,21 @@ const describedLength = 200
 /**
  * Names a value as the caller wrote it, shortened to 200 characters. JSON would print NaN and
  * Infinity as null and drop undefined, symbols and functions: a message would then blame a
- * value never given. `special` names values of the caller's own types (a `Duration`).
+ * value never given. `special` names values of the caller's own types (a `Duration`). No secret
+ * is written (`Redaction.redactValue`): a string's URL credentials and secret query parameters
+ * are redacted, and so is a string held by a secret's name (`name`, the option's, or a field's).
  *
  * @since 0.1.0
  * @category formatting
  */
-export const describeValue = (value: unknown, special?: (value: object) => string | undefined): string => {
+export const describeValue = (
+  value: unknown,
+  special?: (value: object) => string | undefined,
+  name?: string
+): string => {
   let described: string
   try {
-    described = describeNested(value, 0, special)
+    described = describeNested(value, 0, special, name)
   } catch {
     described = "a value that cannot be printed"
   }
@@ -118,7 +125,8 @@ export const describeValue = (value: unknown, special?: (value: object) => strin
 const describeNested = (
   value: unknown,
   depth: number,
-  special: ((value: object) => string | undefined) | undefined
+  special: ((value: object) => string | undefined) | undefined,
+  name?: string
 ): string => {
   switch (typeof value) {
     case "number":
@@ -126,7 +134,7 @@ const describeNested = (
     case "bigint":
       return `${value}n`
     case "string":
-      return JSON.stringify(value)
+      return JSON.stringify(redactValue(value, name))
     case "boolean":
     case "undefined":
       return String(value)
@@ -150,7 +158,7 @@ const describeNested = (
     if (entries.length === 0) return "{}"
     const shown = entries
       .slice(0, describedEntries)
-      .map(([key, item]) => `${key}: ${describeNested(item, depth + 1, special)}`)
+      .map(([key, item]) => `${key}: ${describeNested(item, depth + 1, special, key)}`)
     return `{ ${[...shown, ...(entries.length > describedEntries ? ["…"] : [])].join(", ")} }`
   }
   if (value instanceof Date) return `a Date (${Number.isNaN(value.getTime()) ? "invalid" : value.toISOString()})`
@@ -165,7 +173,25 @@ const describeNested = (
  * @category formatting
  */
 export const invalidMessage = (problem: InvalidSetting, special?: (value: object) => string | undefined): string =>
-  `Invalid retry policy option "${problem.option}": ${problem.reason} (got ${describeValue(problem.value, special)})`
+  `Invalid retry policy option "${problem.option}": ${problem.reason} (got ${describeInvalid(problem, special)})`
+
+/**
+ * The value of a bad option as its message writes it ({@link describeValue}), a secret redacted:
+ * what the option's own name (`layerRedis.password`) or a field's says is one, and a URL's
+ * credentials.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const describeInvalid = (problem: InvalidSetting, special?: (value: object) => string | undefined): string =>
+  describeValue(problem.value, special, lastName(problem.option))
+
+// An option's own name: the last of its path (`layerRedis.password`, `extra[0].reset`).
+const lastName = (option: string): string | undefined =>
+  option
+    .split(/[.[\]]/)
+    .filter((part) => part !== "")
+    .at(-1)
 
 /**
  * The message of a defect thrown by a caller's `isTransientStatus`.

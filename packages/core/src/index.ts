@@ -119,6 +119,14 @@ export * as RateLimitHeaders from "./RateLimitHeaders.js"
 export * as SharedStore from "./SharedStore.js"
 
 /**
+ * The rate-limit header fields' lists, read to a bound of members however many a response sends.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as StructuredField from "./StructuredField.js"
+
+/**
  * What is never written out: user info, signing query parameters, secret headers.
  *
  * @since 0.2.0

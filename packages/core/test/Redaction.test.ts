@@ -41,6 +41,28 @@ describe("Redaction", () => {
     ).toEqual({ authorization: "REDACTED", accept: "text/plain" })
   })
 
+  it("always redacts the headers that carry credentials, whatever the names given", () => {
+    const headers = { authorization: "Basic x", "proxy-authorization": "Basic y", cookie: "sid=z", "x-api-key": "k" }
+    expect(Redaction.redactHeaders(headers, [])).toEqual({
+      authorization: "REDACTED",
+      "proxy-authorization": "REDACTED",
+      cookie: "REDACTED",
+      "x-api-key": "k"
+    })
+    expect(Redaction.redactHeaders(headers, Redaction.defaultHeaderNames)["x-api-key"]).toBe("REDACTED")
+  })
+
+  it("redacts a value: a string's URL secrets, a string under a secret's name, nothing else", () => {
+    expect(Redaction.redactValue("https://u:p@host/x?sig=s&page=2")).toBe(
+      "https://REDACTED:REDACTED@host/x?sig=REDACTED&page=2"
+    )
+    expect(Redaction.redactValue("plain")).toBe("plain")
+    expect(Redaction.redactValue("hunter2", "client_secret")).toBe("REDACTED")
+    expect(Redaction.redactValue("hunter2", "Cookie")).toBe("REDACTED")
+    expect(Redaction.redactValue("1 second", "window")).toBe("1 second")
+    expect(Redaction.redactValue(7, "password")).toBe(7)
+  })
+
   it("never writes a URL's password or a named parameter's value (property)", () => {
     const word = fc.stringMatching(/^[A-Za-z0-9]{1,12}$/)
     fc.assert(

@@ -1,6 +1,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import * as RateLimitHeaders from "../src/RateLimitHeaders.js"
 import * as RetryAfter from "../src/RetryAfter.js"
+import { maxMembers } from "../src/StructuredField.js"
 
 const now = Date.parse("Sun, 06 Nov 1994 08:49:30 GMT")
 
@@ -43,6 +45,49 @@ describe("RetryAfter (milliseconds)", () => {
     expect(RetryAfter.fromHeaders({ "x-ratelimit-reset": String(later + 4_000) }, later)).toBe(4_000)
     expect(RetryAfter.fromHeaders({ ratelimit: '"minute";r=5;t=2, "day";r=0;t=60' }, now)).toBe(60_000)
     expect(RetryAfter.fromHeaders({}, now)).toBeUndefined()
+  })
+
+  describe("the RateLimit field, read to its first maxMembers members as a 200's is", () => {
+    const open = (i: number) => `"p${i}";r=5;t=1`
+    const field = (members: ReadonlyArray<string>) => ({ ratelimit: members.join(", ") })
+    const filler = Array.from({ length: maxMembers - 1 }, (_, i) => open(i))
+
+    it("reads an exhausted policy as the last member within the cap, and not past it", () => {
+      expect(RetryAfter.fromHeaders(field([...filler, '"day";r=0;t=60']), now)).toBe(60_000)
+      expect(RetryAfter.ofTransientResponse(429, field([...filler, '"day";r=0;t=60']), now)).toBe(60_000)
+      // One member more, and the exhausted policy is past the cap: the open ones' reset speaks.
+      expect(RetryAfter.fromHeaders(field([...filler, open(99), '"day";r=0;t=60']), now)).toBe(1_000)
+      expect(RetryAfter.ofTransientResponse(429, field([...filler, open(99), '"day";r=0;t=60']), now)).toBe(1_000)
+      // The 200 path (RateLimitHeaders) has the same bound: the policy past it is not read either.
+      expect(RateLimitHeaders.read(field([...filler, open(99), '"day";r=0;t=60']), now)?.remaining).toBe(5)
+    })
+
+    it("reads a member's parameters to the same bound", () => {
+      const params = Array.from({ length: maxMembers - 1 }, (_, i) => `x${i}=1`).join(";")
+      expect(RetryAfter.fromHeaders({ ratelimit: `"day";r=0;t=60;${params}` }, now)).toBe(60_000)
+      expect(RetryAfter.fromHeaders({ ratelimit: `"day";${params};r=0;t=60` }, now)).toBeUndefined()
+    })
+
+    it("whatever follows the first maxMembers members changes nothing, however long", () =>
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc
+              .record({ r: fc.integer({ min: 0, max: 3 }), t: fc.integer({ min: 0, max: 100 }) })
+              .map(({ r, t }) => `"p";r=${r};t=${t}`),
+            { minLength: maxMembers, maxLength: maxMembers }
+          ),
+          fc.array(
+            fc.integer({ min: 101, max: 10 ** 6 }).map((t) => `"late";r=0;t=${t}`),
+            { maxLength: 200 }
+          ),
+          (read, past) => {
+            expect(RetryAfter.fromHeaders(field([...read, ...past]), now)).toBe(
+              RetryAfter.fromHeaders(field(read), now)
+            )
+          }
+        )
+      ))
   })
 
   it("rate-limit reset headers count on a 429 only", () => {

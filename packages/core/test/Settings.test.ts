@@ -34,6 +34,15 @@ describe("Settings", () => {
     expect(Settings.describeValue(new Map())).toBe("an instance of Map")
     expect(Settings.describeValue({ d: 5 }, (value) => ("d" in value ? "5 units" : undefined))).toBe("5 units")
     expect(Settings.describeValue("x".repeat(500)).length).toBe(200)
+    // No secret: a URL's credentials and secret parameters, a string under a secret's name.
+    expect(Settings.describeValue("redis://user:hunter2@host:6379/0?token=T")).toBe(
+      '"redis://REDACTED:REDACTED@host:6379/0?token=REDACTED"'
+    )
+    expect(
+      Settings.describeValue({ url: "http://u:p@h/", password: "hunter2", nested: { api_key: "k", size: 1 } })
+    ).toBe('{ url: "http://REDACTED:REDACTED@h/", password: "REDACTED", nested: { api_key: "REDACTED", size: 1 } }')
+    expect(Settings.describeValue("hunter2", undefined, "Proxy-Authorization")).toBe('"REDACTED"')
+    expect(Settings.describeValue(42, undefined, "password")).toBe("42")
   })
 
   it("an options record: unknown names refused, values checked in order", () => {
@@ -105,5 +114,11 @@ describe("Settings", () => {
     expect(Settings.invalidMessage({ option: "maxAttempts", reason: "must be at least 1", value: 0 })).toBe(
       'Invalid retry policy option "maxAttempts": must be at least 1 (got 0)'
     )
+    // An option named as a secret: its string value is not written; the last name of its path counts.
+    const secret = { option: "layerRedis.password", reason: "is not an option", value: "hunter2" }
+    expect(Settings.invalidMessage(secret)).toBe(
+      'Invalid retry policy option "layerRedis.password": is not an option (got "REDACTED")'
+    )
+    expect(Settings.describeInvalid({ ...secret, option: "extra[0].token" })).toBe('"REDACTED"')
   })
 })

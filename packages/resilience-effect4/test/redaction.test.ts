@@ -6,11 +6,14 @@
  * the default names (OpenTelemetry's and the names APIs put secrets in) and with names
  * configured through `Redaction.withRedactedUrlParams`. The user info itself is sent as a header
  * (`urlCredentials`), so the URL written has none; refused, it is written `REDACTED:REDACTED`.
- * Over a real transport, its span included: `e2e/redaction.e2e.test.ts`.
+ * Issue #40, item 4: the platform's errors the library hands back (`layerHttpClient`) or keeps
+ * as a cause, the `authorization`, `proxy-authorization` and `cookie` headers whatever the
+ * platform's names, and every `InvalidRetryPolicy`, written every way, inside a fiber and
+ * outside any. Over a real transport, its span included: `e2e/redaction.e2e.test.ts`.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Logger, Metric, References } from "effect"
-import { HttpClientRequest } from "effect/http"
+import { Cause, Effect, Exit, Layer, Logger, Metric, References } from "effect"
+import { Headers, HttpClient, HttpClientRequest } from "effect/http"
 import * as Util from "node:util"
 import * as Redaction from "../src/Redaction.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
@@ -159,5 +162,165 @@ describe("Effect 4 redaction of what the library writes", () => {
       expect(labels).toContain(host)
       for (const secret of secrets) expect(labels.filter((label) => label.includes(secret))).toEqual([])
     })
+  )
+})
+
+// Every way an error is written: its message, as a string, as JSON, by node's inspect, and in
+// `Cause.pretty`; inside the fiber, and outside any (an error logged once the program ended).
+const writtenForms = (error: unknown) => {
+  const forms = () => [
+    error instanceof Error ? error.message : "",
+    String(error),
+    JSON.stringify(error),
+    Util.inspect(error, { depth: 10 }),
+    Cause.pretty(Cause.fail(error))
+  ]
+  return Effect.map(
+    Effect.promise(() => Promise.resolve().then(forms)),
+    (outside) => [...forms(), ...outside]
+  )
+}
+
+const errorOf = <A, E>(exit: Exit.Exit<A, E>): E => {
+  if (Exit.isSuccess(exit)) throw new Error("the call should have failed")
+  const failure = exit.cause.reasons.find(Cause.isFailReason)?.error
+  if (failure === undefined) throw new Error(`no failure in ${Cause.pretty(exit.cause)}`)
+  return failure
+}
+
+const expectNone = (forms: ReadonlyArray<string>, secrets: ReadonlyArray<string>) => {
+  for (const form of forms) for (const secret of secrets) expect(form).not.toContain(secret)
+}
+
+describe("Effect 4 redaction of the platform's errors, of credential headers, of bad options", () => {
+  const basic = Buffer.from("user:hunter2").toString("base64")
+  const ownHeaders = { "proxy-authorization": "Basic PROXYSECRET", cookie: "sid=COOKIESECRET" }
+  const credentials = ["hunter2", basic, "PROXYSECRET", "COOKIESECRET", "TOKEN123"]
+  const once = { maxAttempts: 1, retryBudget: "none" } as const
+
+  const platformClient = (transport: Layer.Layer<HttpClient.HttpClient>, policy: RetryPolicy.Options = once) =>
+    Effect.provide(
+      Effect.service(HttpClient.HttpClient),
+      ResilientHttpClient.layerHttpClient(policy).pipe(Layer.provide(transport))
+    )
+
+  it.effect(
+    "layerHttpClient: a call refused for CR/LF in its credentials fails with the platform's InvalidUrl error, written redacted",
+    () =>
+      Effect.gen(function* () {
+        const scripted = yield* Testing.scriptedHttpClient([{ status: 200 }])
+        const client = yield* platformClient(scripted.layer)
+        const error = errorOf(
+          yield* Effect.exit(Effect.scoped(client.get(`http://user:hun%0D%0Ater2@${host}/x?api_key=TOKEN123`)))
+        )
+        expect(error).toMatchObject({ _tag: "HttpClientError", reason: { _tag: "InvalidUrlError" } })
+        expect(error.message).toContain(`(GET http://REDACTED:REDACTED@${host}/x?api_key=REDACTED)`)
+        expect(yield* scripted.requests).toEqual([])
+        expectNone(yield* writtenForms(error), ["hun%0D%0Ater2", "ter2", "TOKEN123"])
+      })
+  )
+
+  it.effect(
+    "layerHttpClient: a transport failure's error writes no credential: not the Authorization made from the URL, nor the request's own",
+    () =>
+      Effect.gen(function* () {
+        const scripted = yield* Testing.scriptedHttpClient([{ transportError: "socket hang up", code: "ECONNRESET" }])
+        const client = yield* platformClient(scripted.layer)
+        const url = `http://user:hunter2@${host}/x?api_key=TOKEN123`
+        const error = errorOf(yield* Effect.exit(Effect.scoped(client.get(url, { headers: ownHeaders }))))
+        expect(error).toMatchObject({ _tag: "HttpClientError", reason: { _tag: "TransportError" } })
+        expect(error.request.headers.authorization).toBe(`Basic ${basic}`)
+        // The platform's JSON of an error writes no header, and the URL redacted by the library's names.
+        expect(JSON.parse(JSON.stringify(error))).toMatchObject({
+          reason: { request: { url: `http://${host}/x?api_key=REDACTED` } }
+        })
+        expect(error.message).toContain(`(GET http://${host}/x?api_key=REDACTED)`)
+        expectNone(yield* writtenForms(error), credentials)
+      })
+  )
+
+  it.effect(
+    "withResilience: a ConnectionError and the platform's error it keeps as its cause write no credential",
+    () =>
+      Effect.gen(function* () {
+        const scripted = yield* Testing.scriptedHttpClient([{ transportError: "socket hang up", code: "ECONNRESET" }])
+        const client = ResilientHttpClient.withResilience(scripted.client, once)
+        const url = `http://user:hunter2@${host}/x?api_key=TOKEN123`
+        const failure = errorOf(yield* Effect.exit(Effect.scoped(client.get(url, { headers: ownHeaders }))))
+        expect(failure).toMatchObject({ _tag: "ConnectionError", reason: "Transport" })
+        expect(JSON.parse(JSON.stringify(failure))).toMatchObject({
+          request: { headers: { authorization: "REDACTED", "proxy-authorization": "REDACTED", cookie: "REDACTED" } }
+        })
+        const cause = failure._tag === "ConnectionError" ? failure.cause : undefined
+        expectNone([...(yield* writtenForms(failure)), ...(yield* writtenForms(cause))], credentials)
+      })
+  )
+
+  it.effect(
+    "authorization, proxy-authorization and cookie stay redacted when the platform's header names leave them out",
+    () =>
+      Effect.gen(function* () {
+        const scripted = yield* Testing.scriptedHttpClient([{ status: 503 }])
+        const client = ResilientHttpClient.withResilience(scripted.client, once)
+        const request = HttpClientRequest.get(`http://${host}/x`, {
+          headers: { ...ownHeaders, authorization: "Bearer AUTHSECRET", "x-trace": "kept" }
+        })
+        const failure = errorOf(
+          yield* Effect.exit(Effect.scoped(client.execute(request))).pipe(
+            Effect.provideService(Headers.CurrentRedactedNames, [])
+          )
+        )
+        const written = yield* Effect.sync(() => JSON.parse(JSON.stringify(failure))).pipe(
+          Effect.provideService(Headers.CurrentRedactedNames, [])
+        )
+        expect(written).toMatchObject({
+          request: {
+            headers: {
+              authorization: "REDACTED",
+              "proxy-authorization": "REDACTED",
+              cookie: "REDACTED",
+              "x-trace": "kept"
+            }
+          }
+        })
+      })
+  )
+
+  it.effect(
+    "an InvalidRetryPolicy writes no secret: a URL's credentials in its value, nor a value under a secret's name",
+    () =>
+      Effect.gen(function* () {
+        const invalid = (options: unknown): unknown => {
+          try {
+            // Options as JavaScript or JSON may give them: unchecked by the compiler.
+            return RetryPolicy.make(JSON.parse(JSON.stringify(options)))
+          } catch (error) {
+            return error
+          }
+        }
+        const inUrl = invalid({ urlCredentials: `http://user:hunter2@${host}/?token=TOKEN123` })
+        expect(inUrl).toMatchObject({ _tag: "InvalidRetryPolicy", option: "urlCredentials" })
+        expect(inUrl instanceof Error ? inUrl.message : "").toContain(
+          `(got "http://REDACTED:REDACTED@${host}/?token=REDACTED")`
+        )
+        const named = invalid({ password: "hunter2" })
+        expect(named).toMatchObject({ _tag: "InvalidRetryPolicy", option: "password" })
+        expect(named instanceof Error ? named.message : "").toContain('(got "REDACTED")')
+        const nested = invalid({ rateLimit: { limit: 10, window: "1 second", token: "hunter2" } })
+        expect(nested).toMatchObject({ _tag: "InvalidRetryPolicy", option: "rateLimit.token" })
+        // A field of a record the message describes.
+        const field = invalid({ isTransientStatus: { password: "hunter2" } })
+        expect(field instanceof Error ? field.message : "").toContain('(got { password: "REDACTED" })')
+        // The same class where a layer fails with it.
+        const scripted = yield* Testing.scriptedHttpClient([{ status: 200 }])
+        const fromLayer = errorOf(
+          yield* Effect.exit(
+            platformClient(scripted.layer, JSON.parse(`{ "urlCredentials": "http://u:hunter2@${host}/" }`))
+          )
+        )
+        expect(fromLayer).toMatchObject({ _tag: "InvalidRetryPolicy", option: "urlCredentials" })
+        for (const error of [inUrl, named, nested, field, fromLayer])
+          expectNone(yield* writtenForms(error), ["hunter2", "TOKEN123"])
+      })
   )
 })

@@ -56,9 +56,10 @@ const play = (scenario: Conformance.Scenario) =>
       ),
       ResilientHttpClient.withResilience(scenario.policy)
     )
-    const call = client.execute(requestOf(scenario)).pipe(
-      Effect.map((response) => ({ status: response.status })),
-      Effect.scoped,
+    const execute = Effect.scoped(
+      Effect.map(client.execute(requestOf(scenario)), (response) => ({ status: response.status }))
+    )
+    const call = (scenario.withinSpan === true ? Effect.withSpan(execute, "caller") : execute).pipe(
       Effect.catchAll((failure) => Effect.succeed({ failure })),
       Effect.map(recorder.callEnded)
     )

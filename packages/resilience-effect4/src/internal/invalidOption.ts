@@ -20,6 +20,17 @@ export class InvalidRetryPolicy extends Data.TaggedError("InvalidRetryPolicy")<{
   override get message(): string {
     return Settings.invalidMessage(this, describeDuration)
   }
+  // The value as the message writes it, secrets redacted (a password, a URL's credentials): the
+  // value itself could be anything, a client with its options included.
+  override toJSON(): unknown {
+    return {
+      _tag: this._tag,
+      option: this.option,
+      reason: this.reason,
+      value: Settings.describeInvalid(this, describeDuration),
+      message: this.message
+    }
+  }
 }
 
 /** @internal */

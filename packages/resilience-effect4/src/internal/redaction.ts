@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { dual } from "effect/Function"
+import * as Headers from "effect/http/Headers"
 import * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as UrlParams from "effect/http/UrlParams"
@@ -40,6 +41,28 @@ export const withRedactedUrlParams = dual<
 /** @internal */
 export const redactUrl = (url: string): string => Redaction.redactUrl(url, urlParamNamesNow())
 
+// The transport's span writes a request's headers redacted by the platform's names: a request
+// with a credential header is sent with those names, the credential headers added when missing.
+const hasCredentialHeader = (request: HttpClientRequest.HttpClientRequest): boolean =>
+  request.headers.authorization !== undefined ||
+  request.headers["proxy-authorization"] !== undefined ||
+  request.headers.cookie !== undefined
+
+// As the platform matches a header name: a string whole, ignoring case; a RegExp anywhere.
+const platformRedacts = (name: string, names: Names): boolean =>
+  names.some((pattern) => (typeof pattern === "string" ? pattern.toLowerCase() === name : name.search(pattern) !== -1))
+
+const withCredentials = new WeakMap<Names, Names | undefined>()
+
+/** The platform's header names with the credential headers, if any is missing; made once per list. */
+const withCredentialHeaders = (names: Names): Names | undefined => {
+  if (withCredentials.has(names)) return withCredentials.get(names)
+  const missing = Redaction.credentialHeaderNames.filter((name) => !platformRedacts(name, names))
+  const extended = missing.length === 0 ? undefined : [...names, ...missing]
+  withCredentials.set(names, extended)
+  return extended
+}
+
 // The platform matches a string whole, ignoring case: as a regular expression it matches with
 // `_` and `-` alike too, as the library does.
 const asPlatformNames = (names: Names): Names =>
@@ -70,28 +93,101 @@ const forPlatform = (names: Names): Names => {
 export const inTransport = <A, E, R>(
   request: HttpClientRequest.HttpClientRequest,
   send: Effect.Effect<A, E, R>
-): Effect.Effect<A, E, R> =>
-  !request.url.includes("?") && request.urlParams.params.length === 0
+): Effect.Effect<A, E, R> => {
+  const query = request.url.includes("?") || request.urlParams.params.length > 0
+  const credentials = hasCredentialHeader(request)
+  return !query && !credentials
     ? send
-    : Effect.withFiber((fiber) =>
-        Effect.provideService(
-          send,
-          UrlParams.CurrentRedactedNames,
-          forPlatform(effectiveNames(fiber.getRef(UrlParams.CurrentRedactedNames)))
-        )
-      )
+    : Effect.withFiber((fiber) => {
+        const headerNames = credentials ? withCredentialHeaders(fiber.getRef(Headers.CurrentRedactedNames)) : undefined
+        const sent =
+          headerNames === undefined ? send : Effect.provideService(send, Headers.CurrentRedactedNames, headerNames)
+        return query
+          ? Effect.provideService(
+              sent,
+              UrlParams.CurrentRedactedNames,
+              forPlatform(effectiveNames(fiber.getRef(UrlParams.CurrentRedactedNames)))
+            )
+          : sent
+      })
+}
 
-// The platform's errors hold the request and name its URL in their message: written with the
-// library's names.
-const causeJson = (cause: unknown, url: string): unknown => {
-  if (!HttpClientError.isHttpClientError(cause)) return cause
+// The platform's names for headers, read from the fiber that writes the text, as the platform
+// reads them (its defaults outside any fiber).
+const headerNamesNow = (): Names => {
+  const fiber = Fiber.getCurrent()
+  return fiber === undefined ? Redaction.defaultHeaderNames : fiber.getRef(Headers.CurrentRedactedNames)
+}
+
+// Headers as the library writes them: the platform's names redacted, and `authorization`,
+// `proxy-authorization` and `cookie` whatever the names.
+const redactHeaders = (headers: Headers.Headers): Record<string, string> =>
+  Redaction.redactHeaders(headers, headerNamesNow())
+
+const requestJson = (request: HttpClientRequest.HttpClientRequest): Record<string, unknown> => ({
+  _id: "HttpClientRequest",
+  method: request.method,
+  url: redactUrl(request.url),
+  headers: redactHeaders(request.headers)
+})
+
+// A text the platform wrote a request's URL into (redacted by its own names), with
+// the URL redacted by the library's names.
+const withUrlRedacted = (text: string, url: string): string => {
   const asWritten = UrlParams.redactUrl(url)
-  return { _tag: cause._tag, message: cause.message.replaceAll(asWritten, redactUrl(url)) }
+  const redacted = redactUrl(url)
+  return asWritten === redacted ? text : text.replaceAll(asWritten, redacted)
+}
+
+// The platform's errors write a request's URL redacted by the platform's names (OpenTelemetry's
+// by default) in their message and JSON. The ones the library hands back, or keeps as a
+// failure's cause, are of this class: the platform's, with the same tag and reason, writing the
+// URL redacted by the library's names.
+class RedactedHttpClientError extends HttpClientError.HttpClientError {
+  override get message(): string {
+    return withUrlRedacted(this.reason.message, this.reason.request.url)
+  }
+  override toJSON(): unknown {
+    const { reason } = this
+    const json: Record<string, unknown> = {
+      _tag: reason._tag,
+      request: { _id: "HttpClientRequest", method: reason.request.method, url: redactUrl(reason.request.url) }
+    }
+    if (reason.description !== undefined) json.description = reason.description
+    if ("response" in reason) json.response = { _id: "HttpClientResponse", status: reason.response.status }
+    return {
+      _tag: this._tag,
+      reason: json,
+      message: this.message,
+      ...(this.cause === undefined ? {} : { cause: this.cause })
+    }
+  }
 }
 
 /**
+ * The platform's error of this reason, writing its request redacted.
+ *
+ * @internal
+ */
+export const clientError = (reason: HttpClientError.HttpClientErrorReason): HttpClientError.HttpClientError =>
+  new RedactedHttpClientError({ reason })
+
+/**
+ * A platform error as one that writes its request redacted: the same class, tag and reason.
+ *
+ * @internal
+ */
+export const redactedClientError = (error: HttpClientError.HttpClientError): HttpClientError.HttpClientError =>
+  error instanceof RedactedHttpClientError ? error : new RedactedHttpClientError({ reason: error.reason })
+
+// A failure's cause, if the platform's error: its tag and message, the URL redacted.
+const causeJson = (cause: unknown, url: string): unknown =>
+  HttpClientError.isHttpClientError(cause) ? { _tag: cause._tag, message: withUrlRedacted(cause.message, url) } : cause
+
+/**
  * A failure as JSON: its request's URL, and the one its cause names, redacted by the library's
- * names. Effect 4's platform writes a request's URL redacted by its own names.
+ * names, and its headers by the platform's with the credential headers always. The platform
+ * writes a request's URL redacted by its own names.
  *
  * @internal
  */
@@ -99,15 +195,11 @@ export const failureJson = (failure: {
   readonly _tag: string
   readonly message: string
   readonly request: HttpClientRequest.HttpClientRequest
+  readonly headers?: Headers.Headers
   readonly cause?: unknown
 }): Record<string, unknown> => {
-  const { request } = failure
-  const json: Record<string, unknown> = {
-    ...failure,
-    message: failure.message,
-    // The platform's headers write themselves redacted.
-    request: { _id: "HttpClientRequest", method: request.method, url: redactUrl(request.url), headers: request.headers }
-  }
-  if (failure.cause !== undefined) json.cause = causeJson(failure.cause, request.url)
+  const json: Record<string, unknown> = { ...failure, message: failure.message, request: requestJson(failure.request) }
+  if (failure.headers !== undefined) json.headers = redactHeaders(failure.headers)
+  if (failure.cause !== undefined) json.cause = causeJson(failure.cause, failure.request.url)
   return json
 }

@@ -270,7 +270,7 @@ export const withResilience = dual<
 
 /**
  * A failure as the platform's client would report it: the transport's own error when there was
- * one, with why the call stopped added to its description.
+ * one, with why the call stopped added to its description, writing its request redacted.
  */
 const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError.HttpClientError => {
   const description = describeOutcome(failure)
@@ -279,21 +279,21 @@ const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError.HttpCl
     const fields = { request: original.request, cause: original.cause, description }
     switch (original._tag) {
       case "TransportError":
-        return new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError(fields) })
+        return redaction.clientError(new HttpClientError.TransportError(fields))
       case "EncodeError":
-        return new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError(fields) })
+        return redaction.clientError(new HttpClientError.EncodeError(fields))
       case "InvalidUrlError":
-        return new HttpClientError.HttpClientError({ reason: new HttpClientError.InvalidUrlError(fields) })
+        return redaction.clientError(new HttpClientError.InvalidUrlError(fields))
       default:
-        return failure.cause
+        return redaction.redactedClientError(failure.cause)
     }
   }
   // Credentials in the URL that were not sent: what the platform calls an invalid URL.
   const refused = failure._tag === "ConnectionError" && HttpFailure.isUrlCredentialsRefused(failure.cause)
   const fields = { request: failure.request, cause: failure, description }
-  return new HttpClientError.HttpClientError({
-    reason: refused ? new HttpClientError.InvalidUrlError(fields) : new HttpClientError.TransportError(fields)
-  })
+  return redaction.clientError(
+    refused ? new HttpClientError.InvalidUrlError(fields) : new HttpClientError.TransportError(fields)
+  )
 }
 
 // A call that stops retrying hands back what the platform's client would have: the last

@@ -6,11 +6,15 @@
  * span (a tracer of the test's own: the transport's spans, the caller's span and its
  * events), every log line (a logger of the test's own, at debug level), every decision
  * (`observeDecisions`: the `Hedge`, the `Retry` and the `GiveUp`), every breaker state change
- * (`onStateChange`), and the failure (message, `Cause.pretty`, JSON, node's inspect).
+ * (`onStateChange`), and the failure (message, `Cause.pretty`, JSON, node's inspect). And
+ * (issue #40, item 4) the platform's error `layerHttpClient` hands back after a connection reset,
+ * written every way inside a fiber and outside any, with the transport's span: no password, no
+ * `Authorization` made from it, no `Proxy-Authorization` or `Cookie` of the request's own.
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Logger, References, Tracer } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, References, Tracer } from "effect"
+import { HttpClient } from "effect/http"
 import * as Util from "node:util"
 import { afterAll, beforeAll } from "vitest"
 import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
@@ -36,19 +40,34 @@ interface Written {
   readonly events: Array<unknown>
 }
 
+const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | undefined =>
+  Exit.isFailure(exit) ? exit.cause.reasons.find(Cause.isFailReason)?.error : undefined
+
+// A tracer that records every span, and what each was told.
+const recordSpans = Effect.gen(function* () {
+  const nativeSpans: Array<Tracer.NativeSpan> = []
+  const tracer = Tracer.make({
+    span(options) {
+      const span = new Tracer.NativeSpan(options)
+      nativeSpans.push(span)
+      return span
+    }
+  })
+  const written = (): Array<Written> =>
+    nativeSpans.map((span) => ({
+      span: span.name,
+      attributes: Object.fromEntries(span.attributes),
+      events: span.events.map(([event, , attributes]) => ({ event, ...attributes }))
+    }))
+  return yield* Effect.succeed({ tracer, written })
+})
+
 describe("Effect 4: no secret of the URL in what the library writes", () => {
   it.live("a hedged call to /status/503?api_key=SECRET-4711 with credentials that gives up at an open breaker", () =>
     Effect.gen(function* () {
       const decisions: Array<ResilientHttpClient.Decision> = []
       const changes: Array<CircuitBreaker.StateChange> = []
-      const nativeSpans: Array<Tracer.NativeSpan> = []
-      const tracer = Tracer.make({
-        span(options) {
-          const span = new Tracer.NativeSpan(options)
-          nativeSpans.push(span)
-          return span
-        }
-      })
+      const { tracer, written } = yield* recordSpans
       const logs: Array<unknown> = []
       const logger = Logger.make(({ fiber, message }) => {
         logs.push({ message, annotations: { ...fiber.getRef(References.CurrentLogAnnotations) } })
@@ -78,12 +97,8 @@ describe("Effect 4: no secret of the URL in what the library writes", () => {
       // The observer runs in a fiber of its own: wait for the change that opened the circuit.
       while (!changes.some((change) => change.to === "Open")) yield* Effect.sleep("5 millis")
 
-      const failure = Exit.isFailure(exit) ? exit.cause.reasons.find(Cause.isFailReason)?.error : undefined
-      const spans: Array<Written> = nativeSpans.map((span) => ({
-        span: span.name,
-        attributes: Object.fromEntries(span.attributes),
-        events: span.events.map(([event, , attributes]) => ({ event, ...attributes }))
-      }))
+      const failure = failureOf(exit)
+      const spans = written()
       // Three failures open the circuit: the third attempt's, or a hedge's before it.
       expect(failure).toMatchObject({ _tag: "TransientStatus", status: 503 })
       expect(["circuit-open", "attempts-exhausted"]).toContain(failure?.giveUpReason)
@@ -114,5 +129,47 @@ describe("Effect 4: no secret of the URL in what the library writes", () => {
         for (const secret of secrets) expect(written).not.toContain(secret)
       }
     }).pipe(Effect.provide(NodeHttpClient.layerUndici))
+  )
+
+  it.live("layerHttpClient: a connection reset, with credentials in the URL and a proxy's and a cookie's", () =>
+    Effect.gen(function* () {
+      const { tracer, written } = yield* recordSpans
+      const client = yield* Effect.provide(
+        Effect.service(HttpClient.HttpClient),
+        ResilientHttpClient.layerHttpClient({ maxAttempts: 1, retryBudget: "none" }).pipe(
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+      )
+      const url = `${server.url.replace("http://", "http://u:PASSWORD-4711@")}/api/chaos/reset?api_key=SECRET-4711`
+      const headers = { "proxy-authorization": "Basic PROXY-4711", cookie: "sid=COOKIE-4711" }
+      const exit = yield* Effect.exit(Effect.scoped(client.get(url, { headers }))).pipe(
+        Effect.withSpan("caller"),
+        // Effect 4's spans record no header unless asked.
+        Effect.provideService(HttpClient.TracerHeaderFilter, () => true),
+        Effect.withTracer(tracer)
+      )
+      const error = failureOf(exit)
+      expect(error).toMatchObject({ _tag: "HttpClientError", reason: { _tag: "TransportError" } })
+      const transport = written().filter((span) => span.span === "GET")
+      expect(transport.length).toBe(1)
+      expect(transport[0]?.attributes).toMatchObject({
+        "url.full": `${server.url}/api/chaos/reset?api_key=REDACTED`,
+        "http.request.header.proxy-authorization": expect.stringMatching(/redacted/i),
+        "http.request.header.cookie": expect.stringMatching(/redacted/i),
+        "http.request.header.authorization": expect.stringMatching(/redacted/i)
+      })
+      const forms = (): Array<string> => [
+        String(error),
+        JSON.stringify(error),
+        Util.inspect(error, { depth: 10 }),
+        Cause.pretty(Exit.isFailure(exit) ? exit.cause : Cause.empty),
+        JSON.stringify(written())
+      ]
+      // Inside the fiber, and outside any (an error logged once the program ended).
+      const everything = [...forms(), ...(yield* Effect.promise(() => Promise.resolve().then(forms)))]
+      for (const text of everything) {
+        for (const secret of [...secrets, "PROXY-4711", "COOKIE-4711"]) expect(text).not.toContain(secret)
+      }
+    })
   )
 })

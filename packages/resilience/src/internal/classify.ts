@@ -1,10 +1,12 @@
 // @generated from templates/src/internal/classify.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { isUnrecoverableCause } from "@effect-http-resilience/core/TransportFailure"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as HttpFailure from "../HttpFailure.js"
+import * as redaction from "./redaction.js"
 import { readSnippet } from "./responseBody.js"
 import * as retryAfter from "./retryAfter.js"
 
@@ -22,13 +24,23 @@ export interface Attempt {
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300
 
-/** @internal */
+/**
+ * A failure without a response. A platform error for its cause is kept as one that writes its
+ * request redacted (`redaction.redactedClientError`): `Cause.pretty` and node's inspect show it.
+ *
+ * @internal
+ */
 export const connectionError = (
   attempt: Attempt,
   reason: HttpFailure.ConnectionFailureReason,
   cause: unknown
 ): HttpFailure.ConnectionError =>
-  new HttpFailure.ConnectionError({ request: attempt.request, attempt: attempt.attempt, reason, cause })
+  new HttpFailure.ConnectionError({
+    request: attempt.request,
+    attempt: attempt.attempt,
+    reason,
+    cause: HttpClientError.isHttpClientError(cause) ? redaction.redactedClientError(cause) : cause
+  })
 
 /**
  * A limit's refusal of an attempt, unsent (the concurrency limit's or the rate limit's), and the
@@ -83,6 +95,7 @@ const transientStatus = (
 /**
  * The response behind a transient status, held unread until the retry decision: released
  * before a wait, or handed back as it is by the platform-typed client when the call gives up.
+ * Keyed by the failure as `classifyResponse` made it.
  */
 const heldResponses = new WeakMap<HttpFailure.TransientStatus, HttpClientResponse.HttpClientResponse>()
 
@@ -91,8 +104,11 @@ export const takeHeldResponse = (
   failure: HttpFailure.HttpFailure
 ): HttpClientResponse.HttpClientResponse | undefined => {
   if (failure._tag !== "TransientStatus") return undefined
-  const response = heldResponses.get(failure)
-  heldResponses.delete(failure)
+  // Inside a span, Effect 3 fails with a Proxy of the error (it answers the span's symbol) in
+  // place of the error itself: a WeakMap keyed by identity would not find the proxy.
+  const made = Cause.originalError(failure)
+  const response = heldResponses.get(made)
+  heldResponses.delete(made)
   return response
 }
 

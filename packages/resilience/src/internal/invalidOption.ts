@@ -6,6 +6,7 @@ import * as Settings from "@effect-http-resilience/core/Settings"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
+import { NodeInspectSymbol } from "effect/Inspectable"
 import * as Option from "effect/Option"
 
 const describeDuration = (value: object): string | undefined =>
@@ -19,6 +20,21 @@ export class InvalidRetryPolicy extends Data.TaggedError("InvalidRetryPolicy")<{
 }> {
   override get message(): string {
     return Settings.invalidMessage(this, describeDuration)
+  }
+  // The value as the message writes it, secrets redacted (a password, a URL's credentials): the
+  // value itself could be anything, a client with its options included.
+  override toJSON(): unknown {
+    return {
+      _tag: this._tag,
+      option: this.option,
+      reason: this.reason,
+      value: Settings.describeInvalid(this, describeDuration),
+      message: this.message
+    }
+  }
+  // As Effect 4's errors are inspected: as their JSON (Effect 3's would show the value as it is).
+  override [NodeInspectSymbol](): unknown {
+    return this.toJSON()
   }
 }
 

@@ -8,6 +8,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
 import { globalValue } from "effect/GlobalValue"
+import { NodeInspectSymbol } from "effect/Inspectable"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -39,6 +40,28 @@ export const withRedactedUrlParams = dual<
 
 /** @internal */
 export const redactUrl = (url: string): string => Redaction.redactUrl(url, urlParamNamesNow())
+
+// The transport's span writes a request's headers redacted by the platform's names: a request
+// with a credential header is sent with those names, the credential headers added when missing.
+const hasCredentialHeader = (request: HttpClientRequest.HttpClientRequest): boolean =>
+  request.headers.authorization !== undefined ||
+  request.headers["proxy-authorization"] !== undefined ||
+  request.headers.cookie !== undefined
+
+// As the platform matches a header name: a string whole, ignoring case; a RegExp anywhere.
+const platformRedacts = (name: string, names: Names): boolean =>
+  names.some((pattern) => (typeof pattern === "string" ? pattern.toLowerCase() === name : name.search(pattern) !== -1))
+
+const withCredentials = new WeakMap<Names, Names | undefined>()
+
+/** The platform's header names with the credential headers, if any is missing; made once per list. */
+const withCredentialHeaders = (names: Names): Names | undefined => {
+  if (withCredentials.has(names)) return withCredentials.get(names)
+  const missing = Redaction.credentialHeaderNames.filter((name) => !platformRedacts(name, names))
+  const extended = missing.length === 0 ? undefined : [...names, ...missing]
+  withCredentials.set(names, extended)
+  return extended
+}
 
 // The transport's span (the platform's `http.client`) writes `url.full` and `url.query` as they
 // are: a request whose URL has something to redact is sent under a tracer whose spans write
@@ -97,33 +120,125 @@ export const inTransport = <A, E, R>(
   request: HttpClientRequest.HttpClientRequest,
   send: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> =>
-  // No user info, no query, no parameters: nothing to redact, whatever the names (most calls).
-  !request.url.includes("@") && !request.url.includes("?") && request.urlParams.length === 0
+  // No user info, no query, no parameters, no credential header: nothing to redact, whatever
+  // the names (most calls).
+  !request.url.includes("@") &&
+  !request.url.includes("?") &&
+  request.urlParams.length === 0 &&
+  !hasCredentialHeader(request)
     ? send
     : Effect.withFiberRuntime((fiber) => {
         const names = fiber.getFiberRef(currentRedactedUrlParams)
+        const headerNames = hasCredentialHeader(request)
+          ? withCredentialHeaders(fiber.getFiberRef(Headers.currentRedactedNames))
+          : undefined
+        const sent = headerNames === undefined ? send : Effect.locally(send, Headers.currentRedactedNames, headerNames)
         return hasSomethingToRedact(request, names)
-          ? Effect.tracerWith((tracer) => Effect.withTracer(send, redactingTracer(tracer, names)))
-          : send
+          ? Effect.tracerWith((tracer) => Effect.withTracer(sent, redactingTracer(tracer, names)))
+          : sent
       })
 
+// The platform's names for headers, read from the fiber that writes the text, as the platform
+// reads them (its defaults outside any fiber).
 const headerNamesNow = (): Names =>
   Option.match(Fiber.getCurrentFiber(), {
     onNone: () => Redaction.defaultHeaderNames,
     onSome: (fiber) => fiber.getFiberRef(Headers.currentRedactedNames)
   })
 
-// The platform's errors hold the request and name its URL in their message: written with the
-// library's names.
-const causeJson = (cause: unknown, url: string): unknown => {
-  if (!HttpClientError.isHttpClientError(cause)) return cause
+// Headers as the library writes them: the platform's names redacted, and `authorization`,
+// `proxy-authorization` and `cookie` whatever the names.
+const redactHeaders = (headers: Headers.Headers): Record<string, string> =>
+  Redaction.redactHeaders(headers, headerNamesNow())
+
+const requestJson = (request: HttpClientRequest.HttpClientRequest): Record<string, unknown> => ({
+  method: request.method,
+  url: redactUrl(request.url),
+  headers: redactHeaders(request.headers)
+})
+
+// A text the platform wrote a request's URL into (as it is), with
+// the URL redacted by the library's names.
+const withUrlRedacted = (text: string, url: string): string => {
   const asWritten = url
-  return { _tag: cause._tag, message: cause.message.replaceAll(asWritten, redactUrl(url)) }
+  const redacted = redactUrl(url)
+  return asWritten === redacted ? text : text.replaceAll(asWritten, redacted)
+}
+
+// The platform's errors write their request as it is: its URL in their message, its URL and
+// headers in their JSON (and so in node's inspect, outside a fiber). The ones the library hands
+// back, or keeps as a failure's cause, are of these classes: the platform's, with the same tag
+// and fields, writing them redacted.
+const clientErrorJson = (error: HttpClientError.HttpClientError): Record<string, unknown> => {
+  const json: Record<string, unknown> = {
+    _tag: error._tag,
+    reason: error.reason,
+    message: error.message,
+    request: requestJson(error.request)
+  }
+  if (error.description !== undefined) json.description = error.description
+  if (error._tag === "ResponseError") {
+    json.response = { status: error.response.status, headers: redactHeaders(error.response.headers) }
+  }
+  if (error.cause !== undefined) json.cause = error.cause
+  return json
+}
+
+class RedactedRequestError extends HttpClientError.RequestError {
+  override get methodAndUrl(): string {
+    return `${this.request.method} ${redactUrl(this.request.url)}`
+  }
+  override toJSON(): unknown {
+    return clientErrorJson(this)
+  }
+  override [NodeInspectSymbol](): unknown {
+    return this.toJSON()
+  }
+}
+
+class RedactedResponseError extends HttpClientError.ResponseError {
+  override get methodAndUrl(): string {
+    return `${this.request.method} ${redactUrl(this.request.url)}`
+  }
+  override toJSON(): unknown {
+    return clientErrorJson(this)
+  }
+  override [NodeInspectSymbol](): unknown {
+    return this.toJSON()
+  }
 }
 
 /**
+ * The platform's `RequestError`, writing its request redacted.
+ *
+ * @internal
+ */
+export const requestError = (
+  fields: ConstructorParameters<typeof HttpClientError.RequestError>[0]
+): HttpClientError.RequestError => new RedactedRequestError(fields)
+
+/**
+ * A platform error as one that writes its request redacted: the same class, tag and fields.
+ *
+ * @internal
+ */
+export const redactedClientError = (error: HttpClientError.HttpClientError): HttpClientError.HttpClientError => {
+  if (error instanceof RedactedRequestError || error instanceof RedactedResponseError) return error
+  const { request, cause, description } = error
+  const optional = { ...(cause === undefined ? {} : { cause }), ...(description === undefined ? {} : { description }) }
+  return error._tag === "RequestError"
+    ? new RedactedRequestError({ request, reason: error.reason, ...optional })
+    : new RedactedResponseError({ request, response: error.response, reason: error.reason, ...optional })
+}
+
+// A failure's cause, if the platform's error: its tag and message, the URL redacted.
+const causeJson = (cause: unknown, url: string): unknown =>
+  HttpClientError.isHttpClientError(cause) ? { _tag: cause._tag, message: withUrlRedacted(cause.message, url) } : cause
+
+/**
  * A failure as JSON: its request's URL, and the one its cause names, redacted by the library's
- * names and every header redacted. Effect 3's platform writes a request's URL and headers as they are.
+ * names, and its headers by the platform's with the credential headers always. The platform
+ * writes a request's URL and headers as they are.
  *
  * @internal
  */
@@ -134,18 +249,8 @@ export const failureJson = (failure: {
   readonly headers?: Headers.Headers
   readonly cause?: unknown
 }): Record<string, unknown> => {
-  const { request } = failure
-  const headerNames = headerNamesNow()
-  const json: Record<string, unknown> = {
-    ...failure,
-    message: failure.message,
-    request: {
-      method: request.method,
-      url: redactUrl(request.url),
-      headers: Redaction.redactHeaders(request.headers, headerNames)
-    }
-  }
-  if (failure.headers !== undefined) json.headers = Redaction.redactHeaders(failure.headers, headerNames)
-  if (failure.cause !== undefined) json.cause = causeJson(failure.cause, request.url)
+  const json: Record<string, unknown> = { ...failure, message: failure.message, request: requestJson(failure.request) }
+  if (failure.headers !== undefined) json.headers = redactHeaders(failure.headers)
+  if (failure.cause !== undefined) json.cause = causeJson(failure.cause, failure.request.url)
   return json
 }

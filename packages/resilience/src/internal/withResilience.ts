@@ -260,14 +260,14 @@ export const withResilience = dual<
 
 /**
  * A failure as the platform's client would report it: the transport's own error when there was
- * one, with why the call stopped added to its description.
+ * one, with why the call stopped added to its description, writing its request redacted.
  */
 const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError.HttpClientError => {
   const description = describeOutcome(failure)
   if (failure._tag === "ConnectionError" && HttpClientError.isHttpClientError(failure.cause)) {
     const original = failure.cause
-    if (original._tag === "ResponseError") return original
-    return new HttpClientError.RequestError({
+    if (original._tag === "ResponseError") return redaction.redactedClientError(original)
+    return redaction.requestError({
       request: original.request,
       reason: original.reason,
       cause: original.cause,
@@ -276,7 +276,7 @@ const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError.HttpCl
   }
   // Credentials in the URL that were not sent: what the platform calls an invalid URL.
   const refused = failure._tag === "ConnectionError" && HttpFailure.isUrlCredentialsRefused(failure.cause)
-  return new HttpClientError.RequestError({
+  return redaction.requestError({
     request: failure.request,
     reason: refused ? "InvalidUrl" : "Transport",
     cause: failure,
