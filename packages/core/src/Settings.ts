@@ -94,14 +94,9 @@ export const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>
   return prototype === null || Object.getPrototypeOf(prototype) === null
 }
 
-/**
- * A value an error does not show, for it may hold a secret (a password in a URL, a client's
- * options given where a client was expected): the error names its kind only.
- *
- * @since 0.2.0
- * @category models
- */
-export class Withheld {
+// A value an error does not show, for it may hold a secret (a password in a URL, a client's
+// options given where a client was expected): the error names its kind only.
+class Withheld {
   readonly _tag = "Withheld"
   constructor(
     /** What the value was: "a string", "an object", ... */
@@ -111,7 +106,7 @@ export class Withheld {
 
 /**
  * The value as an error may show it, when it may hold a secret: strings, arrays and objects are
- * {@link Withheld}, named by their kind; numbers, booleans, `null` and `undefined` are shown.
+ * withheld, named by their kind; numbers, booleans, `null` and `undefined` are shown.
  *
  * @since 0.2.0
  * @category formatting

@@ -149,6 +149,8 @@ interface Store {
   readonly proofs: Map<string, Effect.Effect<boolean>>
   /** Each subscription, asked to subscribe afresh when an episode ends. */
   readonly listeners: Array<Listener>
+  /** Probes that found the connection lost, with no reason known, in this episode. */
+  lostProbes: number
   /** One shared budget per budget of the memory store, which keeps at most 256 settings. */
   readonly budgets: WeakMap<RetryBudget.RetryBudget.Service, RetryBudget.RetryBudget.Service>
   /** Cool-downs being published, in flight until written. */
@@ -202,9 +204,10 @@ const evalScript = (
 }
 
 // One warning per episode, saying why: the request, the kind of failure and what the error said.
-// A connection that dropped says nothing yet: the next failure says why, a probe (`probing`) that
-// finds it still lost says so, or the next answer ends the episode in silence
-// (SharedStore.Health). `withinMillis`: how long the request had.
+// A connection that dropped says nothing yet: the next failure says why, the second probe in a row
+// (`probing`) that finds it still lost says so (a Redis that is shutting down drops a connection
+// it has just taken), or the next answer ends the episode in silence (SharedStore.Health).
+// `withinMillis`: how long the request had.
 const degrade = (
   store: Store,
   request: SharedStore.StoreRequest,
@@ -213,7 +216,8 @@ const degrade = (
 ): Effect.Effect<void> =>
   Effect.suspend(() => {
     const { health, settings } = store
-    const quietly = options.probing !== true && SharedStore.failureKind(failure) === "lost"
+    const quietly =
+      SharedStore.failureKind(failure) === "lost" && !(options.probing === true && ++store.lostProbes >= 2)
     return health.failed(options.refused, quietly) === undefined
       ? Effect.void
       : Effect.andThen(
@@ -244,6 +248,7 @@ const resume = (store: Store): Effect.Effect<void> =>
     const ended = store.health.answered()
     if (ended === undefined) return Effect.void
     store.proofs.clear()
+    store.lostProbes = 0
     const stale = store.listeners.filter((listener) => !listener.fresh)
     for (const listener of store.listeners) listener.fresh = false
     return Effect.all(
@@ -797,6 +802,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       unwritten: new Map(),
       proofs: new Map(),
       listeners: [],
+      lostProbes: 0,
       budgets: new WeakMap(),
       publishing: new Set()
     }
