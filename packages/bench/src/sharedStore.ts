@@ -178,8 +178,8 @@ const runLine = async (
   const redis = await startRedis()
   try {
     const redisVersion = /redis_version:([^\r\n]+)/.exec(await redis.command("INFO", "server"))?.[1] ?? "unknown"
-    log(`shared store: ${label}, redis-server ${redisVersion} on ${redis.url}`)
-    const worker = await startWorkerProcess(library, server.origin, { exposeGc: false, redisUrl: redis.url })
+    log(`shared store: ${label}, redis-server ${redisVersion} on ${redis.adminUrl}`)
+    const worker = await startWorkerProcess(library, server.origin, { exposeGc: false, redisUrl: redis.adminUrl })
     try {
       const run = async (mode: ClientMode, concurrency: number, count: number): Promise<StoreRound> => {
         const result = await worker.run(okJob(mode, count, concurrency), jobTimeoutMillis(count))

@@ -95,6 +95,31 @@ export const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>
   return prototype === null || Object.getPrototypeOf(prototype) === null
 }
 
+// A value an error does not show, for it may hold a secret (a password in a URL, a client's
+// options given where a client was expected): the error names its kind only.
+class Withheld {
+  readonly _tag = "Withheld"
+  constructor(
+    /** What the value was: "a string", "an object", ... */
+    readonly kind: string
+  ) {}
+}
+
+/**
+ * The value as an error may show it, when it may hold a secret: strings, arrays and objects are
+ * withheld, named by their kind; numbers, booleans, `null` and `undefined` are shown.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const withheld = (value: unknown): unknown => {
+  if (typeof value === "string") return new Withheld("a string")
+  if (Array.isArray(value)) return new Withheld("an array")
+  if (typeof value === "object" && value !== null)
+    return new Withheld(isPlainObject(value) ? "an object" : describeValue(value))
+  return value
+}
+
 const describedEntries = 8
 const describedLength = 200
 
@@ -144,6 +169,7 @@ const describeNested = (
       return value.name === "" ? "an anonymous function" : `the function ${value.name}`
   }
   if (value === null || typeof value !== "object") return String(value)
+  if (value instanceof Withheld) return `${value.kind}, not shown as it may hold a secret`
   const named = special?.(value)
   if (named !== undefined) return named
   if (Array.isArray(value)) {

@@ -23,7 +23,16 @@
 import * as CoolDown from "./CoolDown.js"
 import { type FinagleSettings, finaglePrices } from "./RetryBudget.js"
 import type * as TokenBucket from "./TokenBucket.js"
-import { andThen, type Checked, type DurationCodec, durationMillis, invalid, optionsRecord, valid } from "./Settings.js"
+import {
+  andThen,
+  type Checked,
+  type DurationCodec,
+  durationMillis,
+  invalid,
+  optionsRecord,
+  valid,
+  withheld
+} from "./Settings.js"
 
 /**
  * The keys and channels of one prefix: several services, or tests, share a Redis by prefix.
@@ -74,10 +83,12 @@ export const settingsKey = (text: string): string => {
 
 /**
  * Starts or lengthens a cool-down and tells every process. KEYS: the prefix's cool-downs (a
- * sorted set, origin by end time on Redis's clock). ARGV: milliseconds, channel, origin.
- * Publishes `millis origin` only when the cool-down grew, and answers the milliseconds now left.
- * Each write drops the cool-downs that have ended, keeps at most {@link CoolDown.maxOrigins}
- * (the one that ends first goes, as in memory), and lets the set expire with its longest.
+ * sorted set, origin by end time on Redis's clock). ARGV: milliseconds, channel, origin, and `1`
+ * to publish even when the cool-down did not grow. Publishes `millis origin` when the cool-down
+ * grew (or `left origin` when asked to tell it again: a write whose first run may have stopped
+ * before its `PUBLISH`), and answers the milliseconds now left. Each write drops the cool-downs
+ * that have ended, keeps at most {@link CoolDown.maxOrigins} (the one that ends first goes, as in
+ * memory), and lets the set expire with its longest.
  *
  * @since 0.2.0
  * @category scripts
@@ -87,7 +98,10 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local millis = tonumber(ARGV[1])
 local left = (tonumber(redis.call('ZSCORE', KEYS[1], ARGV[3])) or 0) - now
-if left >= millis then return left end
+if left >= millis then
+  if ARGV[4] == '1' then redis.call('PUBLISH', ARGV[2], left .. ' ' .. ARGV[3]) end
+  return left
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZADD', KEYS[1], now + millis, ARGV[3])
 local over = redis.call('ZCARD', KEYS[1]) - ${CoolDown.maxOrigins}
@@ -233,6 +247,77 @@ export const readBudgetAnswer = (
 }
 
 /**
+ * What the store asked Redis, for a warning to name: a command (`PING`, `SUBSCRIBE <channel>`,
+ * `PUBLISH <channel>`), or one of this module's scripts, loaded (`SCRIPT LOAD`) or run (`EVALSHA`).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export interface StoreRequest {
+  readonly command: string
+  /** The script's text, when the command loads or runs one of this module's scripts. */
+  readonly script?: string | undefined
+}
+
+/**
+ * A request that failed, and why (`cause`): what a store keeps of a failure, so that its warning
+ * names the command Redis failed. It has no `message`: {@link errorReplyCode} reads the reply in
+ * its `cause`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class RequestFailure {
+  readonly _tag = "RequestFailure"
+  constructor(
+    readonly request: StoreRequest,
+    readonly cause: unknown
+  ) {}
+}
+
+/**
+ * A command a client did not send for want of a connection (node-redis' "The client is offline"),
+ * with `reason`: the last error that client's connection met, which says why it has none (a
+ * refused connection, a wrong password, a certificate). A reply code in `reason` is the
+ * connection's, not the command's: {@link errorReplyCode} does not read it.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class NotConnected {
+  readonly _tag = "NotConnected"
+  constructor(
+    readonly cause: unknown,
+    readonly reason: unknown
+  ) {}
+}
+
+// A failure and its causes, outermost first; a NotConnected's reason stands for the error it wraps.
+const chainOf = (failure: unknown): ReadonlyArray<object> => {
+  const chain: Array<object> = []
+  let current: unknown = failure
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    chain.push(current)
+    current =
+      current instanceof NotConnected && current.reason !== undefined
+        ? current.reason
+        : "cause" in current
+          ? current.cause
+          : undefined
+  }
+  return chain
+}
+
+const messageOf = (node: object): string | undefined =>
+  "message" in node && typeof node.message === "string" ? node.message : undefined
+
+const codeOf = (node: object): string | undefined =>
+  "code" in node && typeof node.code === "string" ? node.code : undefined
+
+// A reply's code is its first word, in capitals (RESP's simple error convention).
+const replyCodeOf = (node: object): string | undefined => /^([A-Z][A-Z0-9_-]+)(?: |$)/.exec(messageOf(node) ?? "")?.[1]
+
+/**
  * The code of the Redis error reply that a failure carries (`NOSCRIPT`, `WRONGTYPE`, `OOM`,
  * `NOAUTH`, ...), looked for in the failure and the chain of its `cause`s: clients wrap the
  * reply (Effect 3's `Effect.tryPromise` in an `UnknownException`, Effect 4's `Redis` service in
@@ -243,34 +328,171 @@ export const readBudgetAnswer = (
  */
 export const errorReplyCode = (failure: unknown): string | undefined => {
   let current: unknown = failure
-  // A reply's code is its first word, in capitals (RESP's simple error convention).
   for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
-    if ("message" in current && typeof current.message === "string") {
-      const code = /^([A-Z][A-Z0-9_-]+)(?: |$)/.exec(current.message)?.[1]
-      if (code !== undefined) return code
-    }
+    const code = replyCodeOf(current)
+    if (code !== undefined) return code
     current = "cause" in current ? current.cause : undefined
   }
   return undefined
 }
 
 /**
- * What a store's failure says, for a log line: the innermost message of the failure and its
- * `cause`s (a wrapper's "An unknown error occurred" says nothing), or "no answer in time" for a
- * round trip that timed out (`undefined`).
+ * What kind of failure a store met, for its warning and its choices: no answer in time
+ * (`undefined`, or a client's own timeout), a connection Redis's host refused, a host not found
+ * or not reached, a password Redis refused (`WRONGPASS`, `NOAUTH`), a TLS handshake that failed
+ * (a certificate not trusted, expired, for another name), Redis refusing the command (any other
+ * error reply: `NOPERM`, `OOM`, `WRONGTYPE`, a script's error), a connection that dropped with no
+ * reason known yet, or something else.
  *
  * @since 0.2.0
  * @category errors
  */
-export const describeFailure = (failure: unknown): string => {
-  if (failure === undefined) return "no answer in time"
-  let said = typeof failure === "object" && failure !== null ? undefined : String(failure)
-  let current: unknown = failure
-  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
-    if ("message" in current && typeof current.message === "string" && current.message !== "") said = current.message
-    current = "cause" in current ? current.cause : undefined
+export type FailureKind =
+  | "timeout"
+  | "connection-refused"
+  | "unreachable"
+  | "authentication"
+  | "tls"
+  | "refused"
+  | "lost"
+  | "other"
+
+const unreachableCodes = new Set(["ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN"])
+// Node's TLS errors: SELF_SIGNED_CERT_IN_CHAIN, CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID,
+// ERR_SSL_WRONG_VERSION_NUMBER, EPROTO (TLS spoken to a port that does not), ...
+const tlsCode = /CERT|SSL|TLS|^EPROTO$/
+// node-redis' ConnectionTimeoutError and SocketTimeoutError; Effect's TimeoutError.
+const timeoutMessage = /^(Connection timeout|Socket timeout)/
+const lostMessage = /^(Socket closed unexpectedly|The client is closed|The client is offline|Disconnects client)$/
+
+// Each kind, with the test that finds it in one error of the chain; the first kind found wins.
+const kindTests: ReadonlyArray<readonly [FailureKind, (node: object) => boolean]> = [
+  ["authentication", (node) => replyCodeOf(node) === "WRONGPASS" || replyCodeOf(node) === "NOAUTH"],
+  ["tls", (node) => tlsCode.test(codeOf(node) ?? "")],
+  ["connection-refused", (node) => codeOf(node) === "ECONNREFUSED"],
+  ["unreachable", (node) => unreachableCodes.has(codeOf(node) ?? "")],
+  [
+    "timeout",
+    (node) =>
+      codeOf(node) === "ETIMEDOUT" ||
+      timeoutMessage.test(messageOf(node) ?? "") ||
+      ("_tag" in node && node._tag === "TimeoutError")
+  ],
+  ["refused", (node) => replyCodeOf(node) !== undefined],
+  [
+    "lost",
+    (node) => lostMessage.test(messageOf(node) ?? "") || codeOf(node) === "ECONNRESET" || codeOf(node) === "EPIPE"
+  ]
+]
+
+const explain = (failure: unknown): { readonly kind: FailureKind; readonly node: object | undefined } => {
+  if (failure === undefined) return { kind: "timeout", node: undefined }
+  const chain = chainOf(failure)
+  for (const [kind, test] of kindTests) {
+    const node = chain.find(test)
+    if (node !== undefined) return { kind, node }
+  }
+  return { kind: "other", node: undefined }
+}
+
+/**
+ * The kind of a store's failure ({@link FailureKind}).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const failureKind = (failure: unknown): FailureKind => explain(failure).kind
+
+/**
+ * Whether a command failed before the client sent it, for want of a connection (node-redis' "The
+ * client is closed" or "The client is offline"): sending it on another connection cannot run it
+ * twice.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const neverSent = (failure: unknown): boolean =>
+  chainOf(failure).some(
+    (node) => node instanceof NotConnected || /^The client is (closed|offline)$/.test(messageOf(node) ?? "")
+  )
+
+const kindPhrases: Record<FailureKind, string> = {
+  timeout: "timed out",
+  "connection-refused": "connection refused",
+  unreachable: "Redis not reached",
+  authentication: "authentication failed",
+  tls: "TLS failed",
+  refused: "refused by Redis",
+  lost: "connection lost",
+  other: "failed"
+}
+
+const scriptName = (script: string): string => {
+  switch (script) {
+    case budgetScript:
+      return "the budget script"
+    case coolDownScript:
+      return "the cool-down script"
+    case readCoolDownsScript:
+      return "the cool-downs' read"
+    case rateLimitScript:
+      return "the rate-limit script"
+    default:
+      return "a script"
+  }
+}
+
+// The command a script's error names by its line (`@user_script:13`), read from the script.
+const failedScriptCommand = (script: string, chain: ReadonlyArray<object>): string | undefined => {
+  for (const node of chain) {
+    const line = /@user_script:\s?(\d+)/.exec(messageOf(node) ?? "")?.[1]
+    if (line !== undefined) return /redis\.call\('([A-Z]+)'/.exec(script.split("\n")[Number(line) - 1] ?? "")?.[1]
+  }
+  return undefined
+}
+
+const describeRequest = (request: StoreRequest, chain: ReadonlyArray<object>): string => {
+  if (request.script === undefined) return request.command
+  const name = scriptName(request.script)
+  if (request.command !== "EVALSHA") return `${request.command} of ${name}`
+  const at = failedScriptCommand(request.script, chain)
+  return `${name} (EVALSHA)${at === undefined ? "" : `, at its ${at}`}`
+}
+
+// The innermost message of the chain: a wrapper's "An unknown error occurred" says nothing.
+const innermostMessage = (failure: unknown, chain: ReadonlyArray<object>): string => {
+  let said = chain.length === 0 ? String(failure) : undefined
+  for (const node of chain) {
+    const message = messageOf(node)
+    if (message !== undefined && message !== "") said = message
   }
   return said ?? String(failure)
+}
+
+/**
+ * What a store's failure says, for its warning: its kind in words, what the error that shows it
+ * says (the reply, the certificate's error, the refused address), and the request it failed
+ * (`request`, or the innermost {@link RequestFailure}'s): "refused by Redis: NOPERM this user has
+ * no permissions to access one of the channels used as arguments (on SUBSCRIBE
+ * {orders}:channel:cooldowns)", "authentication failed: WRONGPASS invalid username-password pair
+ * or user is disabled. (on PING)", "timed out: no answer within 100 ms (on the budget script
+ * (EVALSHA))". A script's error names the command it stopped at.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const describeFailure = (failure: unknown, request?: StoreRequest, timeoutMillis?: number): string => {
+  const chain = chainOf(failure)
+  const { kind, node } = explain(failure)
+  const detail =
+    failure === undefined
+      ? timeoutMillis === undefined
+        ? "no answer in time"
+        : `no answer within ${timeoutMillis} ms`
+      : ((node === undefined ? undefined : messageOf(node)) ?? innermostMessage(failure, chain))
+  let failed = request
+  for (const link of chain) if (link instanceof RequestFailure) failed = link.request
+  return `${kindPhrases[kind]}: ${detail}${failed === undefined ? "" : ` (on ${describeRequest(failed, chain)})`}`
 }
 
 /**
@@ -395,6 +617,11 @@ export class PendingDeposits {
  * Whether the store answers: the first failure after answers says the store is degraded, the
  * first answer after failures that it is back; repeats say nothing, so each is logged once.
  *
+ * A connection that dropped (`quietly`: no reason known yet) makes the store degraded without a
+ * word: the next failure that says why (a refused connection, a wrong password, a certificate), or
+ * a probe that finds the connection still lost, says it; an answer first ends the episode in
+ * silence (`"recovered"`), a connection that came straight back.
+ *
  * An episode in which Redis refused the store's work (an error reply: `OOM`, `WRONGTYPE`)
  * `needsWork`: it is not over when a `PING` answers, but when that work goes through. Until then
  * the probe waits twice as long after each refusal, from the store's interval up to
@@ -408,24 +635,35 @@ export class Health {
   degraded = false
   /** Whether this episode ends only when the work Redis refused goes through. */
   needsWork = false
+  /** Whether this episode was said (a warning), so that its end is said too. */
+  announced = false
   private failures = 0
 
-  /** A round trip failed or took too long. `needsWork`: Redis refused it (an error reply). */
-  failed(needsWork = false): "degraded" | undefined {
+  /**
+   * A round trip failed or took too long. `needsWork`: Redis refused it (an error reply).
+   * `quietly`: the connection dropped, with no reason known yet: nothing to say.
+   */
+  failed(needsWork = false, quietly = false): "degraded" | undefined {
     if (needsWork) this.needsWork = true
-    if (this.degraded) return undefined
+    if (!this.degraded) this.failures = 0
     this.degraded = true
-    this.failures = 0
+    if (this.announced || quietly) return undefined
+    this.announced = true
     return "degraded"
   }
 
-  /** A round trip answered in time, or, when the episode `needsWork`, that work went through. */
-  answered(): "resumed" | undefined {
+  /**
+   * A round trip answered in time, or, when the episode `needsWork`, that work went through:
+   * `"resumed"` ends an episode that was said, `"recovered"` one that was not.
+   */
+  answered(): "resumed" | "recovered" | undefined {
     if (!this.degraded) return undefined
+    const said = this.announced
     this.degraded = false
     this.needsWork = false
+    this.announced = false
     this.failures = 0
-    return "resumed"
+    return said ? "resumed" : "recovered"
   }
 
   /** The work a probe tried was refused again: the next probe waits twice as long. */
@@ -504,7 +742,9 @@ export const resolveStoreSettings = <D>(
   more: ReadonlyArray<string>
 ): Checked<StoreSettings> =>
   andThen(
-    optionsRecord("layerRedis", input, ["prefix", "timeout", "syncInterval", "shareCircuitBreaker", ...more]),
+    withholdingValue(
+      optionsRecord("layerRedis", input, ["prefix", "timeout", "syncInterval", "shareCircuitBreaker", ...more])
+    ),
     (given) => {
       const prefix = given.prefix ?? storeDefaults.prefix
       if (typeof prefix !== "string" || !/^[^\s}]{1,100}$/.test(prefix)) {
@@ -532,6 +772,84 @@ export const resolveStoreSettings = <D>(
       )
     }
   )
+
+// A bad options record, or an option that is none, may be the client's options or a URL with its
+// password (`layerRedis("redis://:s3cret@host")`, `{ password }`): its value is not shown.
+const withholdingValue = <A>(checked: Checked<A>): Checked<A> =>
+  checked._tag === "Valid"
+    ? checked
+    : invalid(checked.problem.option, checked.problem.reason, withheld(checked.problem.value))
+
+const parseUrl = (text: string): URL | undefined => {
+  try {
+    return new URL(text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A Redis URL as an error may show it, never what could be a password: one that parses with a
+ * host shows its scheme and host (and port), its user info as `***` and any path as `/…`; one
+ * that does not parse, its scheme only (`"redis:…"`), for a password may be anywhere in it.
+ *
+ * @since 0.2.0
+ * @category settings
+ */
+export const redactRedisUrl = (url: string): string => {
+  const parsed = parseUrl(url)
+  if (parsed !== undefined && parsed.host !== "") {
+    const userinfo = parsed.username !== "" || parsed.password !== "" ? "***@" : ""
+    const rest = parsed.pathname.length > 1 || parsed.search !== "" || parsed.hash !== "" ? "/…" : ""
+    return `${parsed.protocol}//${userinfo}${parsed.host}${rest}`
+  }
+  const scheme = /^\s*([a-z][a-z\d+.-]*:)/i.exec(url)?.[1]
+  return scheme === undefined ? "…" : `${scheme}…`
+}
+
+const decodes = (component: string): boolean => {
+  try {
+    decodeURIComponent(component)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A `url` option, checked as node-redis will read it, so that a URL it cannot read fails the
+ * layer with a bad option rather than the client: a `redis://` or `rediss://` URL that parses,
+ * with a host, a user name and password that percent-decode, and no path but a database number.
+ * The URL shown in the failure is {@link redactRedisUrl}'s.
+ *
+ * @since 0.2.0
+ * @category settings
+ */
+export const checkRedisUrl = (option: string, input: unknown): Checked<string> => {
+  if (typeof input !== "string") return invalid(option, "must be a redis:// or rediss:// URL", withheld(input))
+  const shown = redactRedisUrl(input)
+  const parsed = parseUrl(input)
+  if (parsed === undefined) {
+    return invalid(
+      option,
+      "does not parse as a URL (a port above 65535, an IPv6 address without its brackets, a space in the host?)",
+      shown
+    )
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
+    return invalid(option, "must be a redis:// or rediss:// URL", shown)
+  }
+  if (parsed.hostname === "" || !/^\s*rediss?:\/\//i.test(input)) {
+    return invalid(option, "must name a host, as redis://host:6379 does", shown)
+  }
+  if (!decodes(parsed.username) || !decodes(parsed.password)) {
+    return invalid(option, "has a user name or password that is not valid percent-encoding", shown)
+  }
+  if (!/^(\/\d*)?$/.test(parsed.pathname)) {
+    return invalid(option, "may have no path but a database number, as redis://host:6379/0 does", shown)
+  }
+  return valid(input)
+}
 
 /**
  * How long a new store waits to be ready (connected, listening, and holding the cool-downs in
@@ -586,9 +904,11 @@ export const rateLimitKeysFor = (prefix: string) => {
 export const maxRateLimitWaitMillis = CoolDown.maxMillis
 
 /**
- * `TokenBucket`'s take and refund, atomically on Redis's clock. KEYS: the bucket. ARGV: `take` or
- * `refund`, the limit, the window (ms), the longest wait, and how long after now the take counts
- * from (a block in force). Answers `{ granted (0 or 1), wait (ms), rejected (0 or 1) }`.
+ * `TokenBucket`'s take and refund, atomically on Redis's clock. KEYS: the bucket. ARGV: `take`,
+ * `refund` or `peek` (neither: the bucket's state written as it stands, what a store that Redis
+ * refused runs to learn that Redis takes the script again), the limit, the window (ms), the
+ * longest wait, and how long after now the take counts from (a block in force). Answers
+ * `{ granted (0 or 1), wait (ms), rejected (0 or 1) }`.
  *
  * What it reads is checked first: units that are not whole, above the capacity or below a day of
  * reservations, or a time that is not whole or more than a day ahead, could not have come from
@@ -628,7 +948,7 @@ if ARGV[1] == 'take' then
   local sendAt = math.max(now, updated + math.ceil(math.max(0, window - units) / limit))
   wait = sendAt - now
   if wait <= tonumber(ARGV[4]) then units = units - window else granted = 0 end
-else
+elseif ARGV[1] == 'refund' then
   units = math.min(capacity, units + window)
 end
 redis.call('HSET', KEYS[1], 'u', string.format('%.0f', units), 't', string.format('%.0f', updated))

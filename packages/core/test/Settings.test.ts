@@ -45,6 +45,26 @@ describe("Settings", () => {
     expect(Settings.describeValue(42, undefined, "password")).toBe("42")
   })
 
+  it("a value that may hold a secret is named by its kind, never shown", () => {
+    for (const [value, kind] of [
+      ["redis://:s3cret@host", "a string"],
+      [{ password: "s3cret" }, "an object"],
+      [["s3cret"], "an array"]
+    ] as const) {
+      const shown = Settings.withheld(value)
+      const message = Settings.invalidMessage({
+        option: "layerRedis.password",
+        reason: "is not an option",
+        value: shown
+      })
+      expect(message).toBe(
+        `Invalid retry policy option "layerRedis.password": is not an option (got ${kind}, not shown as it may hold a secret)`
+      )
+      expect(JSON.stringify(shown)).not.toContain("s3cret")
+    }
+    expect(Settings.withheld(42)).toBe(42)
+  })
+
   it("an options record: unknown names refused, values checked in order", () => {
     expect(problemOf(Settings.optionsRecord("p", { ratoi: 1 }, ["ratio"]))).toEqual({
       option: "p.ratoi",

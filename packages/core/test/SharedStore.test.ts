@@ -160,6 +160,21 @@ describe("SharedStore", () => {
     expect([health.answered(), health.answered()]).toEqual(["resumed", undefined])
   })
 
+  it("says nothing of a connection that dropped until a failure says why, and nothing when it came straight back", () => {
+    const health = new SharedStore.Health()
+    // Dropped: degraded, quietly; dropped again, still quiet; then a refused connection says it.
+    expect([health.failed(false, true), health.failed(false, true)]).toEqual([undefined, undefined])
+    expect(health.degraded).toBe(true)
+    expect(health.announced).toBe(false)
+    expect(health.failed()).toBe("degraded")
+    expect(health.failed(false, true)).toBeUndefined()
+    expect(health.answered()).toBe("resumed")
+    // Dropped, then answered: an episode that was never said ends in silence.
+    expect(health.failed(false, true)).toBeUndefined()
+    expect(health.answered()).toBe("recovered")
+    expect(health.degraded).toBe(false)
+  })
+
   it("probes a Redis that does not answer every interval, and one that refuses its work less and less often", () => {
     const health = new SharedStore.Health()
     health.failed()
@@ -185,9 +200,13 @@ describe("SharedStore", () => {
     const reply = new Error("NOSCRIPT No matching script. Please use EVAL.")
     const effect3 = Object.assign(new Error("An unknown error occurred in Effect.tryPromise"), { cause: reply })
     const effect4 = { _tag: "RedisError", message: "", cause: reply }
-    for (const wrapped of [reply, effect3, effect4]) {
+    const named = new SharedStore.RequestFailure({ command: "EVALSHA", script: SharedStore.budgetScript }, effect4)
+    for (const wrapped of [reply, effect3, effect4, named]) {
       expect(SharedStore.errorReplyCode(wrapped)).toBe("NOSCRIPT")
-      expect(SharedStore.describeFailure(wrapped)).toBe("NOSCRIPT No matching script. Please use EVAL.")
+      expect(SharedStore.failureKind(wrapped)).toBe("refused")
+      expect(SharedStore.describeFailure(wrapped)).toMatch(
+        /^refused by Redis: NOSCRIPT No matching script\. Please use EVAL\./
+      )
     }
     expect(
       SharedStore.errorReplyCode(new Error("WRONGTYPE Operation against a key holding the wrong kind of value"))
@@ -202,11 +221,169 @@ describe("SharedStore", () => {
     ]) {
       expect(SharedStore.errorReplyCode(notAReply)).toBeUndefined()
     }
-    expect(SharedStore.describeFailure(undefined)).toBe("no answer in time")
+    expect(SharedStore.describeFailure(undefined)).toBe("timed out: no answer in time")
     // A cycle of causes ends.
     const cyclic: { message: string; cause?: unknown } = { message: "loop" }
     cyclic.cause = cyclic
-    expect(SharedStore.describeFailure(cyclic)).toBe("loop")
+    expect(SharedStore.describeFailure(cyclic)).toBe("failed: loop")
+  })
+
+  // node-redis' errors as the store meets them: a command failed at once for want of a
+  // connection, with the 'error' event that says why (SharedStore.NotConnected), or a reply.
+  const offline = Object.assign(new Error("The client is offline"), { name: "ClientOfflineError" })
+  const socketError = (message: string, code: string) => Object.assign(new Error(message), { code })
+  const scriptError = (line: number) =>
+    new Error(
+      `ERR The user executing the script can't run this command or subcommand script: 50ff, on @user_script:${line}.`
+    )
+
+  it("tells apart a refused connection, a wrong password, a certificate, a timeout, a refusal and a dropped connection", () => {
+    const cases: ReadonlyArray<readonly [unknown, SharedStore.FailureKind, string]> = [
+      [
+        new SharedStore.NotConnected(offline, socketError("connect ECONNREFUSED 127.0.0.1:6379", "ECONNREFUSED")),
+        "connection-refused",
+        "connection refused: connect ECONNREFUSED 127.0.0.1:6379"
+      ],
+      [
+        new SharedStore.NotConnected(
+          offline,
+          new Error("WRONGPASS invalid username-password pair or user is disabled.")
+        ),
+        "authentication",
+        "authentication failed: WRONGPASS invalid username-password pair or user is disabled."
+      ],
+      // Effect 4: the reserved connection's connect failed, in a RedisError.
+      [
+        {
+          _tag: "RedisError",
+          message: "",
+          cause: new Error("NOAUTH HELLO must be called with the client already authenticated")
+        },
+        "authentication",
+        "authentication failed: NOAUTH HELLO must be called with the client already authenticated"
+      ],
+      [
+        new SharedStore.NotConnected(
+          offline,
+          socketError("self-signed certificate in certificate chain", "SELF_SIGNED_CERT_IN_CHAIN")
+        ),
+        "tls",
+        "TLS failed: self-signed certificate in certificate chain"
+      ],
+      [
+        socketError("getaddrinfo ENOTFOUND redis.internal", "ENOTFOUND"),
+        "unreachable",
+        "Redis not reached: getaddrinfo ENOTFOUND redis.internal"
+      ],
+      [undefined, "timeout", "timed out: no answer within 100 ms"],
+      [
+        new SharedStore.NotConnected(offline, new Error("Connection timeout")),
+        "timeout",
+        "timed out: Connection timeout"
+      ],
+      [
+        new Error("NOPERM this user has no permissions to access one of the channels used as arguments"),
+        "refused",
+        "refused by Redis: NOPERM this user has no permissions to access one of the channels used as arguments"
+      ],
+      [
+        new SharedStore.NotConnected(offline, new Error("Socket closed unexpectedly")),
+        "lost",
+        "connection lost: Socket closed unexpectedly"
+      ],
+      [new SharedStore.NotConnected(offline, undefined), "lost", "connection lost: The client is offline"],
+      [new Error("The client is closed"), "lost", "connection lost: The client is closed"],
+      [new Error("something else"), "other", "failed: something else"]
+    ]
+    for (const [failure, kind, said] of cases) {
+      expect(SharedStore.failureKind(failure)).toBe(kind)
+      expect(SharedStore.describeFailure(failure, undefined, 100)).toBe(said)
+    }
+    // The connection's reply is not the command's: no refusal of the work.
+    expect(SharedStore.errorReplyCode(cases[1]![0])).toBeUndefined()
+    expect(SharedStore.neverSent(new Error("The client is closed"))).toBe(true)
+    expect(SharedStore.neverSent(cases[0]![0])).toBe(true)
+    expect(SharedStore.neverSent(new Error("Socket closed unexpectedly"))).toBe(false)
+  })
+
+  it("names the request a failure stopped, and for a script the command at the line Redis names", () => {
+    const ping = { command: "PING" }
+    expect(SharedStore.describeFailure(undefined, ping, 100)).toBe("timed out: no answer within 100 ms (on PING)")
+    const subscribe = { command: "SUBSCRIBE {orders}:channel:cooldowns" }
+    expect(
+      SharedStore.describeFailure(
+        new Error("NOPERM this user has no permissions to access one of the channels used as arguments"),
+        subscribe
+      )
+    ).toBe(
+      "refused by Redis: NOPERM this user has no permissions to access one of the channels used as arguments (on SUBSCRIBE {orders}:channel:cooldowns)"
+    )
+    // Each script's line of each command: the line Redis names is the command's.
+    for (const script of [
+      SharedStore.coolDownScript,
+      SharedStore.budgetScript,
+      SharedStore.rateLimitScript,
+      SharedStore.readCoolDownsScript
+    ]) {
+      script.split("\n").forEach((text, index) => {
+        const called = /redis\.call\('([A-Z]+)'/.exec(text)?.[1]
+        if (called === undefined) return
+        const failure = new SharedStore.RequestFailure({ command: "EVALSHA", script }, scriptError(index + 1))
+        expect(SharedStore.describeFailure(failure)).toMatch(
+          new RegExp(`^refused by Redis: ERR .* \\(on the .+ \\(EVALSHA\\), at its ${called}\\)$`)
+        )
+      })
+    }
+    const published = new SharedStore.RequestFailure(
+      { command: "EVALSHA", script: SharedStore.coolDownScript },
+      scriptError(
+        SharedStore.coolDownScript.split("\n").findIndex((text) => text.startsWith("redis.call('PUBLISH'")) + 1
+      )
+    )
+    expect(SharedStore.describeFailure(published)).toMatch(/\(on the cool-down script \(EVALSHA\), at its PUBLISH\)$/)
+    // The innermost request named wins: a script's load failed, not its run.
+    const load = new SharedStore.RequestFailure(
+      { command: "EVALSHA", script: SharedStore.budgetScript },
+      new SharedStore.RequestFailure(
+        { command: "SCRIPT LOAD", script: SharedStore.budgetScript },
+        new Error("NOPERM no script load")
+      )
+    )
+    expect(SharedStore.describeFailure(load, ping)).toBe(
+      "refused by Redis: NOPERM no script load (on SCRIPT LOAD of the budget script)"
+    )
+  })
+
+  it("checks a Redis URL as node-redis reads it, and never shows its password", () => {
+    expect(SharedStore.checkRedisUrl("layerRedis.url", "redis://u:s3cret@redis.internal:6379/0")).toEqual({
+      _tag: "Valid",
+      value: "redis://u:s3cret@redis.internal:6379/0"
+    })
+    for (const valid of ["rediss://redis.internal", "redis://[::1]:6379", "redis://:p%40ss@h"]) {
+      expect(SharedStore.checkRedisUrl("layerRedis.url", valid)._tag).toBe("Valid")
+    }
+    const bad: ReadonlyArray<readonly [unknown, string, unknown]> = [
+      ["redis://:s3cret@127.0.0.1:99999", "does not parse", "redis:…"],
+      ["redis://:s3cret@[::1:6379", "does not parse", "redis:…"],
+      ["redis:/:s3cret@host", "must name a host", "redis:…"],
+      ["http://:s3cret@host", "must be a redis:// or rediss:// URL", "http://***@host"],
+      ["redis://:%E0%A4%A@host", "percent-encoding", "redis://***@host"],
+      ["redis://:s3cret@host/s3cret", "database number", "redis://***@host/…"],
+      ["s3cret", "does not parse", "…"],
+      [42, "must be a redis:// or rediss:// URL", 42]
+    ]
+    for (const [input, reason, shown] of bad) {
+      const checked = SharedStore.checkRedisUrl("layerRedis.url", input)
+      expect(checked._tag).toBe("Invalid")
+      if (checked._tag !== "Invalid") continue
+      expect(checked.problem.option).toBe("layerRedis.url")
+      expect(checked.problem.reason).toContain(reason)
+      expect(checked.problem.value).toEqual(shown)
+      expect(JSON.stringify(checked)).not.toContain("s3cret")
+    }
+    expect(SharedStore.redactRedisUrl("rediss://user:s3cret@redis.internal:6380/2?x=1")).toBe(
+      "rediss://***@redis.internal:6380/…"
+    )
   })
 
   it("reads the options, naming a bad one", () => {
@@ -240,6 +417,17 @@ describe("SharedStore", () => {
     for (const [input, option] of problems) {
       const checked = SharedStore.resolveStoreSettings(input, millisCodec, [])
       expect(checked._tag === "Invalid" ? checked.problem.option : undefined).toBe(option)
+    }
+    // An option that is none, or options that are not a record, may be a URL or a client's
+    // options with their password: not shown.
+    for (const [input, option] of [
+      [{ password: "s3cret" }, "layerRedis.password"],
+      [{ socket: { password: "s3cret" } }, "layerRedis.socket"],
+      ["redis://:s3cret@host", "layerRedis"]
+    ] as const) {
+      const checked = SharedStore.resolveStoreSettings(input, millisCodec, [])
+      expect(checked._tag === "Invalid" ? checked.problem.option : undefined).toBe(option)
+      expect(JSON.stringify(checked)).not.toContain("s3cret")
     }
   })
 })

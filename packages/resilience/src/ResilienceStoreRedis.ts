@@ -32,7 +32,10 @@ import type * as RetryPolicy from "./RetryPolicy.js"
  * @category models
  */
 export interface RedisOptions {
-  /** Where Redis is, when the store makes its own client. [node-redis's default, `redis://localhost:6379`] */
+  /**
+   * Where Redis is, when the store makes its own client: a `redis://` or `rediss://` URL node-redis
+   * can read, or the layer fails naming it (its password never shown). [node-redis's default, `redis://localhost:6379`]
+   */
   readonly url?: string | undefined
   /** Your node-redis client, in place of `url`; give it `disableOfflineQueue: true`. [none] */
   readonly client?: RedisClient | undefined
@@ -62,6 +65,8 @@ export interface RedisClient {
   subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown>
   destroy(): void
   on(event: "error", listener: (error: Error) => void): unknown
+  /** Lets go of the store's listener on your `client` when the store closes. */
+  off?(event: "error", listener: (error: Error) => void): unknown
 }
 
 /**

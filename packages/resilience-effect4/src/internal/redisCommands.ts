@@ -4,8 +4,9 @@
 // on the shared client: node-redis queues a shared client's commands while Redis is down, and
 // `NodeRedis.layer` closes that client by waiting for its queue, which a Redis that stays down
 // never empties, so a program whose store had sent a command then could not end. A reserved
-// connection does not reconnect: a command on a dropped one fails at once, and the store
-// reserves a new one for the next.
+// connection does not reconnect: a command on a dropped one fails at once ("The client is closed",
+// never sent), and goes again on a new one, whose failure to connect says why Redis cannot be
+// reached (a refused connection, a password it no longer takes, a certificate not trusted).
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -50,18 +51,37 @@ export const make = (redis: Redis.Redis["Service"]): Effect.Effect<RedisCommands
         return Scope.close(dropped.scope, Exit.void)
       })
 
+    // A wrong password is an error reply on a connection that will never be let in: gone too.
+    const sendOn = (current: Held, command: string, args: ReadonlyArray<string>) =>
+      Effect.tapError(current.connection.send(command, ...args), (error) =>
+        SharedStore.errorReplyCode(error) === undefined || SharedStore.failureKind(error) === "authentication"
+          ? release(current)
+          : Effect.void
+      )
+
     return {
       send: (command, args) =>
         Effect.flatMap(connection, (current) =>
-          Effect.tapError(current.connection.send(command, ...args), (error) =>
-            SharedStore.errorReplyCode(error) === undefined ? release(current) : Effect.void
+          Effect.catch(sendOn(current, command, args), (error) =>
+            SharedStore.neverSent(error)
+              ? Effect.flatMap(connection, (fresh) => sendOn(fresh, command, args))
+              : Effect.fail(error)
           )
         ),
       subscribe: (channel, onMessage) =>
         // The service reconnects its subscriber and subscribes again by itself; a subscription
-        // that fails, or ends, fails its queue, and with it the delivery.
-        Effect.map(redis.subscribe(channel), (messages) =>
-          Effect.forever(Effect.flatMap(Queue.take(messages), (received) => onMessage(received.message)))
-        )
+        // that fails, or ends, fails its queue, and with it the delivery. One Redis refused
+        // (NOPERM), or could not make, has failed its queue before it is handed over: that is the
+        // subscription failing, for the store to say why.
+        Effect.flatMap(redis.subscribe(channel), (messages) => {
+          const first = Queue.takeUnsafe(messages)
+          if (first !== undefined && Exit.isFailure(first)) return Effect.failCause(first.cause)
+          const delivered = Effect.forever(
+            Effect.flatMap(Queue.take(messages), (received) => onMessage(received.message))
+          )
+          return Effect.succeed(
+            first === undefined ? delivered : Effect.andThen(onMessage(first.value.message), delivered)
+          )
+        })
     } satisfies RedisCommands
   })

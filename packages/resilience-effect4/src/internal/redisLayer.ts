@@ -33,7 +33,8 @@ const checkedCluster = (cluster: unknown): Settings.Checked<ResilienceStoreRedis
     : Settings.invalid(
         "layerRedis.cluster",
         "must be a node-redis cluster client (createCluster() of redis 5 or later)",
-        cluster
+        // Not shown: the cluster's options, with their password, may have come in its place.
+        Settings.withheld(cluster)
       )
 
 // A client of one node cannot serve a cluster: the prefix's slot may be on another master, which
@@ -62,10 +63,18 @@ const refuseClusterNode = (
 const onCluster = (cluster: ResilienceStoreRedis.RedisClusterClient, settings: SharedStore.StoreSettings) =>
   redisStore.make(redisCluster.make(cluster, SharedStore.keysFor(settings.prefix).slot), settings)
 
+// A `url` is `NodeRedis.layer`'s, not this layer's: refused saying so, without the URL (its
+// password).
 const checked = (options: ResilienceStoreRedis.RedisOptions | undefined) =>
-  Settings.andThen(SharedStore.resolveStoreSettings(options, durationCodec, ["cluster"]), (settings) =>
-    Settings.andThen(checkedCluster(options?.cluster), (cluster) => Settings.valid({ settings, cluster }))
-  )
+  Settings.isPlainObject(options) && "url" in options
+    ? Settings.invalid(
+        "layerRedis.url",
+        "is not an option on Effect 4: give the URL to NodeRedis.layer({ url }), which layerRedis runs on",
+        Settings.withheld(options.url)
+      )
+    : Settings.andThen(SharedStore.resolveStoreSettings(options, durationCodec, ["cluster"]), (settings) =>
+        Settings.andThen(checkedCluster(options?.cluster), (cluster) => Settings.valid({ settings, cluster }))
+      )
 
 /** @internal */
 export const make = (

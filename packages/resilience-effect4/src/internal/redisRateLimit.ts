@@ -11,10 +11,11 @@
 // process's attempts in flight, which the server's count of the whole fleet does not match.
 import * as CoolDown from "@effect-http-resilience/core/CoolDown"
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
-import * as Duration from "effect/Duration"
+import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as ResilienceStore from "../ResilienceStore.js"
+import type { Proof } from "./redisStore.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
@@ -28,13 +29,23 @@ export interface Options {
   readonly degraded: () => boolean
   /** Runs a script by its SHA, loading it when Redis has lost it. */
   readonly evalScript: (script: string, key: string, args: ReadonlyArray<string>) => Effect.Effect<unknown, unknown>
-  /** A round trip bounded by the store's timeout, that degrades the store when Redis does not answer. */
-  readonly roundTrip: <A>(request: Effect.Effect<A, unknown>) => Effect.Effect<{ readonly value: A } | undefined>
-  /** Listens on a channel as the store does, for the scope's life, running `then` after each subscription. */
+  /**
+   * A round trip bounded by the store's timeout, that degrades the store when Redis does not
+   * answer; what Redis refused, tried again by each probe as `proof` says.
+   */
+  readonly roundTrip: <A>(
+    request: SharedStore.StoreRequest,
+    work: Effect.Effect<A, unknown>,
+    proof?: Proof
+  ) => Effect.Effect<{ readonly value: A } | undefined>
+  /**
+   * Listens on a channel as the store does, for the scope's life, running `then` after each
+   * subscription: the subscription holds once `then` has gone through.
+   */
   readonly listen: (
     channel: string,
     onMessage: (message: string) => Effect.Effect<void>,
-    then: Effect.Effect<void>
+    then: Effect.Effect<void, unknown>
   ) => Effect.Effect<void, never, Scope.Scope>
   /** Counts what was read and not applied as read: a bucket, a block message or entry. */
   readonly rejected: (kind: "rate_limit_bucket" | "rate_limit_block", count?: number) => Effect.Effect<void>
@@ -42,7 +53,6 @@ export interface Options {
   readonly local: Operations
   /** Runs a write in the background; a store that closes waits for it (at most its timeout). */
   readonly inBackground: (publish: Effect.Effect<unknown>) => Effect.Effect<void>
-  readonly readyWithinMillis: number
 }
 
 // A block another process published, or one in force when this process (re)joined; one longer
@@ -74,33 +84,112 @@ const uncounted = (local: Operations, key: string, budget: number | undefined): 
   budget === undefined ? Effect.void : local.rateLimitEnded(key, budget, { _tag: "Unanswered", sent: false })
 
 // Writes a block to the fleet; one Redis did not take (the write failed or timed out) is kept with
-// its end, on the monotonic clock, and written again by `rewriteBlocks` while it lasts. Bounded as
-// the blocks themselves are.
+// its end, on the monotonic clock, and written again by `rewriteBlocks` while it lasts (told
+// again: the first write may have stopped before its PUBLISH). Bounded as the blocks themselves
+// are. One Redis refused is written again by each probe, for 1 ms once it has ended, which holds
+// no call back: what proves that Redis takes the script again.
 const blockWriter = (options: Options, keys: ReturnType<typeof SharedStore.rateLimitKeysFor>) => {
   const unwritten = new Map<string, number>()
-  const writeBlock = (key: string, millis: number): Effect.Effect<void> =>
-    Effect.flatMap(
-      options.roundTrip(
-        options.evalScript(SharedStore.coolDownScript, keys.blocks, [
-          String(Math.ceil(Math.min(millis, CoolDown.maxMillis))),
-          keys.blockChannel,
-          key
-        ])
-      ),
-      (reply) =>
-        reply !== undefined || unwritten.size >= CoolDown.maxOrigins
-          ? Effect.void
-          : Effect.clockWith((clock) => Effect.sync(() => unwritten.set(key, monotonicMillis(clock) + millis)))
-    )
+  const write = (key: string, millis: number, again: boolean) =>
+    options.evalScript(SharedStore.coolDownScript, keys.blocks, [
+      String(Math.ceil(Math.min(millis, CoolDown.maxMillis))),
+      keys.blockChannel,
+      key,
+      again ? "1" : "0"
+    ])
+  const writeBlock = (key: string, millis: number, again = false): Effect.Effect<void> =>
+    Effect.clockWith((clock) => {
+      const endsAt = monotonicMillis(clock) + millis
+      const proof: Proof = {
+        name: `rate-limit block ${key}`,
+        again: Effect.clockWith((later) => write(key, Math.max(endsAt - monotonicMillis(later), 1), true))
+      }
+      return Effect.flatMap(
+        options.roundTrip(running(SharedStore.coolDownScript), write(key, millis, again), proof),
+        (reply) =>
+          reply !== undefined || unwritten.size >= CoolDown.maxOrigins
+            ? Effect.void
+            : Effect.sync(() => {
+                unwritten.set(key, endsAt)
+              })
+      )
+    })
   const rewriteBlocks = Effect.clockWith((clock) =>
     Effect.suspend(() => {
       const now = monotonicMillis(clock)
       const blocks = [...unwritten].filter(([, endsAt]) => endsAt > now)
       unwritten.clear()
-      return Effect.forEach(blocks, ([key, endsAt]) => writeBlock(key, endsAt - now), { discard: true })
+      return Effect.forEach(blocks, ([key, endsAt]) => writeBlock(key, endsAt - now, true), { discard: true })
     })
   )
   return { writeBlock, rewriteBlocks }
+}
+
+const running = (script: string): SharedStore.StoreRequest => ({ command: "EVALSHA", script })
+
+// The bucket's script, `take`, `refund` or `peek`; one Redis refused is peeked at by each probe
+// (its state written as it stands, nothing taken), until Redis takes the script again.
+const bucketScript = (
+  options: Options,
+  bucket: string,
+  operation: "take" | "refund",
+  limit: TokenBucket.Limit,
+  more: readonly [maxWait: string, offset: string]
+) =>
+  options.roundTrip(
+    running(SharedStore.rateLimitScript),
+    options.evalScript(SharedStore.rateLimitScript, bucket, [
+      operation,
+      String(limit.limit),
+      String(limit.windowMillis),
+      ...more
+    ]),
+    {
+      name: `rate-limit bucket ${bucket}`,
+      again: options.evalScript(SharedStore.rateLimitScript, bucket, [
+        "peek",
+        String(limit.limit),
+        String(limit.windowMillis),
+        "0",
+        "0"
+      ])
+    }
+  )
+
+// A take from the fleet's bucket, once this process's memory (its blocks, its budget) granted it.
+const takeShared = (
+  options: Options,
+  keys: ReturnType<typeof SharedStore.rateLimitKeysFor>,
+  key: string,
+  limit: TokenBucket.Limit,
+  maxWaitMillis: number,
+  counted: boolean | undefined,
+  blocked: { readonly waitMillis: number; readonly budget?: number | undefined }
+) => {
+  const { local } = options
+  const unsent = uncounted(local, key, blocked.budget)
+  if (options.degraded()) return Effect.andThen(unsent, local.rateLimitTake(key, limit, maxWaitMillis, counted))
+  const maxWait = String(Math.min(maxWaitMillis - blocked.waitMillis, SharedStore.maxRateLimitWaitMillis))
+  return Effect.flatMap(
+    bucketScript(options, keys.bucket(limit, key), "take", limit, [maxWait, String(blocked.waitMillis)]),
+    (reply) => {
+      const answer = reply === undefined ? undefined : SharedStore.readRateLimitAnswer(reply.value)
+      if (answer === undefined) {
+        const unreadable = reply === undefined ? Effect.void : options.rejected("rate_limit_bucket")
+        return Effect.andThen(
+          Effect.andThen(unreadable, unsent),
+          local.rateLimitTake(key, limit, maxWaitMillis, counted)
+        )
+      }
+      return Effect.as(
+        Effect.andThen(
+          answer.rejected ? options.rejected("rate_limit_bucket") : Effect.void,
+          answer.granted ? Effect.void : unsent
+        ),
+        { granted: answer.granted, waitMillis: blocked.waitMillis + answer.waitMillis, budget: blocked.budget }
+      )
+    }
+  )
 }
 
 /**
@@ -114,67 +203,27 @@ export const make = (options: Options): Effect.Effect<Operations, never, Scope.S
   Effect.gen(function* () {
     const keys = SharedStore.rateLimitKeysFor(options.prefix)
     const { writeBlock, rewriteBlocks } = blockWriter(options, keys)
+    // The read must go through for the subscription to hold: the blocks in force are what a
+    // process that was not listening missed.
     yield* options.listen(
       keys.blockChannel,
       (message) => onBlockMessage(options, message),
-      Effect.ignore(
-        Effect.timeout(
-          Effect.andThen(rewriteBlocks, readBlocks(options, keys.blocks)),
-          Duration.millis(options.readyWithinMillis)
-        )
-      )
+      Effect.andThen(rewriteBlocks, readBlocks(options, keys.blocks))
     )
     const { local } = options
     return {
       rateLimitTake: (key, limit, maxWaitMillis, counted) =>
         // A block in force is this process's to know (every block reaches its memory), and so is the
         // budget: the attempt counts there first, and stops counting if the bucket refuses it.
-        Effect.flatMap(local.rateLimitTake(key, undefined, maxWaitMillis, counted), (blocked) => {
-          if (!blocked.granted || limit === undefined) return Effect.succeed(blocked)
-          const unsent = uncounted(local, key, blocked.budget)
-          if (options.degraded()) return Effect.andThen(unsent, local.rateLimitTake(key, limit, maxWaitMillis, counted))
-          const args = [
-            "take",
-            String(limit.limit),
-            String(limit.windowMillis),
-            String(Math.min(maxWaitMillis - blocked.waitMillis, SharedStore.maxRateLimitWaitMillis)),
-            String(blocked.waitMillis)
-          ]
-          return Effect.flatMap(
-            options.roundTrip(options.evalScript(SharedStore.rateLimitScript, keys.bucket(limit, key), args)),
-            (reply) => {
-              const answer = reply === undefined ? undefined : SharedStore.readRateLimitAnswer(reply.value)
-              if (answer === undefined) {
-                const unreadable = reply === undefined ? Effect.void : options.rejected("rate_limit_bucket")
-                return Effect.andThen(
-                  Effect.andThen(unreadable, unsent),
-                  local.rateLimitTake(key, limit, maxWaitMillis, counted)
-                )
-              }
-              return Effect.as(
-                Effect.andThen(
-                  answer.rejected ? options.rejected("rate_limit_bucket") : Effect.void,
-                  answer.granted ? Effect.void : unsent
-                ),
-                { granted: answer.granted, waitMillis: blocked.waitMillis + answer.waitMillis, budget: blocked.budget }
-              )
-            }
-          )
-        }),
+        Effect.flatMap(local.rateLimitTake(key, undefined, maxWaitMillis, counted), (blocked) =>
+          !blocked.granted || limit === undefined
+            ? Effect.succeed(blocked)
+            : takeShared(options, keys, key, limit, maxWaitMillis, counted, blocked)
+        ),
       rateLimitRefund: (key, limit) =>
         options.degraded()
           ? local.rateLimitRefund(key, limit)
-          : Effect.asVoid(
-              options.roundTrip(
-                options.evalScript(SharedStore.rateLimitScript, keys.bucket(limit, key), [
-                  "refund",
-                  String(limit.limit),
-                  String(limit.windowMillis),
-                  "0",
-                  "0"
-                ])
-              )
-            ),
+          : Effect.asVoid(bucketScript(options, keys.bucket(limit, key), "refund", limit, ["0", "0"])),
       // This process's memory at once; the fleet in the background, as a cool-down is told.
       rateLimitBlock: (key, millis) =>
         Effect.andThen(local.rateLimitBlock(key, millis), options.inBackground(writeBlock(key, millis))),

@@ -24,7 +24,7 @@ const afterPendingIo: Effect.Effect<void> = Effect.andThen(
  *
  * @internal
  */
-export const within = <A>(request: Effect.Effect<A, unknown>, millis: number): Effect.Effect<A, unknown> =>
+export const within = <A, R>(request: Effect.Effect<A, unknown, R>, millis: number): Effect.Effect<A, unknown, R> =>
   Effect.raceFirst(
     request,
     Effect.andThen(Effect.sleep(Duration.millis(millis)), Effect.andThen(afterPendingIo, Effect.fail(undefined)))

@@ -20,7 +20,7 @@ import type * as ResilienceStore from "../../src/ResilienceStore.js"
 import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 import * as RetryBudget from "../../src/RetryBudget.js"
 import { eventually } from "../support/eventually.js"
-import { type RedisClusterInstance, startRedisCluster } from "../support/redisServer.js"
+import { type RedisClusterInstance, startRedisCluster, storeUser } from "../support/redisServer.js"
 import { capturedLogs, type StoreOptions, storeOnCluster } from "../support/redisStores.js"
 
 let cluster: RedisClusterInstance
@@ -36,7 +36,8 @@ const origin = "http://api.example.test:80"
 // A cluster client of the process's own: connected, destroyed with the scope.
 const clusterClient = Effect.acquireRelease(
   Effect.promise(async () => {
-    const client = createCluster({ rootNodes: [...cluster.rootNodes] })
+    // As the store's least-privilege user (docs/overload.md's ACL), on every master.
+    const client = createCluster({ rootNodes: [...cluster.rootNodes], defaults: storeUser })
     client.on("error", () => {})
     await client.connect()
     return client

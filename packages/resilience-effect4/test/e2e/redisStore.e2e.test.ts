@@ -206,6 +206,12 @@ describe.skipIf(skipWithout(redisServer))(
             for (let i = 0; i < 3; i++)
               granted.push(yield* first.retryBudget(settings).tryRetry(origin, "transient-status"))
             expect(granted).toEqual([true, true, false])
+            // Said once a failure says why (a connection only dropped says nothing yet): a refused
+            // connection, at the latest when the next probe finds it.
+            yield* eventually(
+              Effect.sync(() => logs.degraded() >= 1),
+              "the warning"
+            )
             yield* eventually(
               Effect.map(degradedGauge, (value) => value === 1),
               "the degraded gauge"

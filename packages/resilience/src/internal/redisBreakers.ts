@@ -11,7 +11,8 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as circuitBreakerService from "./circuitBreakerService.js"
-import type { RedisCommands } from "./redisStore.js"
+import type { Proof, RedisCommands } from "./redisStore.js"
+import { monotonicMillis } from "./retryBudgetService.js"
 
 type Breaker = CircuitBreaker.CircuitBreaker.Service
 
@@ -28,8 +29,15 @@ export interface Options {
     channel: string,
     onMessage: (message: string) => Effect.Effect<void>
   ) => Effect.Effect<void, never, Scope.Scope>
-  /** A round trip bounded by the store's timeout, that degrades the store when Redis does not answer. */
-  readonly roundTrip: <A>(request: Effect.Effect<A, unknown>) => Effect.Effect<{ readonly value: A } | undefined>
+  /**
+   * A round trip bounded by the store's timeout, that degrades the store when Redis does not
+   * answer; what Redis refused, tried again by each probe as `proof` says.
+   */
+  readonly roundTrip: <A>(
+    request: SharedStore.StoreRequest,
+    work: Effect.Effect<A, unknown>,
+    proof?: Proof
+  ) => Effect.Effect<{ readonly value: A } | undefined>
   /** Counts a message on the channel that is no opening, or one past the breakers' cap. */
   readonly rejected: () => Effect.Effect<void>
   /** The memory store's breakers. */
@@ -46,20 +54,35 @@ interface Fleet {
   readonly followed: Map<Breaker, { readonly settingsKey: string; readonly controls: circuitBreakerService.Controls }>
 }
 
+const send = (fleet: Fleet, settingsKey: string, origin: string, breakMillis: number) =>
+  fleet.options.commands.send("PUBLISH", [
+    fleet.channel,
+    SharedStore.breakerOpenedMessage({ breakMillis, storeId: fleet.storeId, settingsKey, origin })
+  ])
+
+// An opening Redis refused is published again by each probe, for the break it has left: the fleet
+// hears it late rather than never. Once the break is over nothing is left to tell, and a PING
+// answered ends the episode.
 const publish = (fleet: Fleet, settingsKey: string, origin: string, breakMillis: number): Effect.Effect<void> =>
-  Effect.asVoid(
-    Effect.forkIn(
-      Effect.interruptible(
-        fleet.options.roundTrip(
-          fleet.options.commands.send("PUBLISH", [
-            fleet.channel,
-            SharedStore.breakerOpenedMessage({ breakMillis, storeId: fleet.storeId, settingsKey, origin })
-          ])
-        )
-      ),
-      fleet.scope
+  Effect.clockWith((clock) => {
+    const endsAt = monotonicMillis(clock) + breakMillis
+    const again = Effect.clockWith((later) => {
+      const left = endsAt - monotonicMillis(later)
+      return left > 0 ? send(fleet, settingsKey, origin, left) : Effect.void
+    })
+    const request: SharedStore.StoreRequest = { command: `PUBLISH ${fleet.channel}` }
+    return Effect.asVoid(
+      Effect.forkIn(
+        Effect.interruptible(
+          fleet.options.roundTrip(request, send(fleet, settingsKey, origin, breakMillis), {
+            name: `breaker ${settingsKey} ${origin}`,
+            again
+          })
+        ),
+        fleet.scope
+      )
     )
-  )
+  })
 
 const follow = (fleet: Fleet, breaker: Breaker): void => {
   const { followed } = fleet

@@ -32,7 +32,8 @@ const checkedCluster = (cluster: unknown): Settings.Checked<ResilienceStoreRedis
     : Settings.invalid(
         "layerRedis.cluster",
         "must be a node-redis cluster client (createCluster() of redis 5 or later)",
-        cluster
+        // Not shown: the cluster's options, with their password, may have come in its place.
+        Settings.withheld(cluster)
       )
 
 // A client of one node cannot serve a cluster: the prefix's slot may be on another master, which
@@ -64,18 +65,21 @@ const onCluster = (cluster: ResilienceStoreRedis.RedisClusterClient, settings: S
 const isClient = (u: unknown): u is ResilienceStoreRedis.RedisClient =>
   typeof u === "object" && u !== null && "sendCommand" in u && "duplicate" in u
 
+// A URL node-redis could not read fails here, named, never in node-redis as a defect; neither
+// shows its password (SharedStore.redactRedisUrl), nor do a client's options given as the client.
 const checked = (options: ResilienceStoreRedis.RedisOptions | undefined) =>
   Settings.andThen(
     SharedStore.resolveStoreSettings(options, durationCodec, ["url", "client", "cluster"]),
     (settings) => {
-      if (options?.url !== undefined && (typeof options.url !== "string" || !/^rediss?:\/\//.test(options.url))) {
-        return Settings.invalid("layerRedis.url", "must be a redis:// or rediss:// URL", options.url)
+      if (options?.url !== undefined) {
+        const url = SharedStore.checkRedisUrl("layerRedis.url", options.url)
+        if (url._tag === "Invalid") return url
       }
       if (options?.client !== undefined && !isClient(options.client)) {
         return Settings.invalid(
           "layerRedis.client",
           "must be a node-redis client (createClient() of redis 5 or later)",
-          options.client
+          Settings.withheld(options.client)
         )
       }
       if (options?.url !== undefined && options.client !== undefined) {

@@ -9,7 +9,10 @@
 // dropped, or cut, and counted. A retry the fleet does not answer in time is decided by this
 // process's share of the budget (fleetShares), which never lends again what the fleet lent.
 // Breakers stay per process; with `shareCircuitBreaker`, an opening is told to the fleet (see
-// redisBreakers).
+// redisBreakers). A subscription Redis refuses or drops is an episode as a failed command is: the
+// process would not hear the fleet, and the store says so, and subscribes afresh with each probe.
+// An episode in which Redis refused work ends only once each kind of work it refused goes through
+// (`proofs`), whatever the command: a Redis that answers PING and refuses a PUBLISH is not back.
 import * as CoolDown from "@effect-http-resilience/core/CoolDown"
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 import * as Deferred from "effect/Deferred"
@@ -38,12 +41,16 @@ type Service = ResilienceStore.ResilienceStore.Service
  * @internal
  */
 export interface RedisCommands {
-  /** One command and its reply; fails with whatever the client fails with. */
+  /**
+   * One command and its reply; fails with whatever the client fails with (a command it never sent
+   * for want of a connection as a `SharedStore.NotConnected`, with the connection's last error).
+   */
   readonly send: (command: string, args: ReadonlyArray<string>) => Effect.Effect<unknown, unknown>
   /**
-   * Subscribes to a channel for the scope's life. Succeeds with the delivery: an effect that
-   * hands each message to `onMessage`, and ends (or fails) once the subscription may have missed
-   * messages (its connection dropped, or it ended), so that the store subscribes afresh.
+   * Subscribes to a channel for the scope's life; fails when Redis refuses the subscription
+   * (`NOPERM`) or cannot be reached. Succeeds with the delivery: an effect that hands each message
+   * to `onMessage`, and ends (or fails) once the subscription may have missed messages (its
+   * connection dropped, or it ended), so that the store subscribes afresh.
    */
   readonly subscribe: (
     channel: string,
@@ -65,6 +72,28 @@ type Reply<A> =
 
 const answered = <A>(value: A): Reply<A> => ({ _tag: "Answered", value })
 const timedOut: Reply<never> = { _tag: "TimedOut" }
+const isAnswered = (reply: Reply<unknown>): boolean => reply._tag === "Answered"
+
+const ping: SharedStore.StoreRequest = { command: "PING" }
+const running = (script: string): SharedStore.StoreRequest => ({ command: "EVALSHA", script })
+
+/**
+ * Work Redis refused, to be tried again by each probe until it goes through: its name, and the
+ * work (a harmless run of the same commands, when the work itself has ended). @internal
+ */
+export interface Proof {
+  readonly name: string
+  readonly again: Effect.Effect<unknown, unknown>
+}
+
+/** A subscription of the store's, which the probe and the end of an episode ask to subscribe afresh. */
+interface Listener {
+  readonly channel: string
+  /** Requests to subscribe afresh, each answered with whether the subscription then holds. */
+  readonly requests: Queue.Queue<Deferred.Deferred<boolean>>
+  /** Whether a probe made it subscribe afresh in this episode: its end need not ask it again. */
+  fresh: boolean
+}
 
 /** Whether the Redis store is degraded: 1 while Redis does not answer, or refuses its commands. @internal */
 const degradedGauge = Metric.gauge("http.client.resilience.store.degraded", {
@@ -112,13 +141,16 @@ interface Store {
   readonly shas: Map<string, string>
   /**
    * Origins whose cool-down started here may not have reached Redis (the write failed or timed
-   * out): written again once the store answers, while they last.
+   * out): written again once the store answers, while they last; `true` for one Redis refused,
+   * written again (for 1 ms once it has ended) until Redis takes it.
    */
-  readonly unwritten: Set<string>
-  /** The budget key whose script Redis refused last: what a store that Redis refuses tries again. */
-  refusedBudget: { readonly key: string; readonly units: Units } | undefined
-  /** Each subscription's signal to subscribe afresh, given when the store answers again. */
-  readonly resubscribes: Array<Queue.Queue<void>>
+  readonly unwritten: Map<string, boolean>
+  /** What Redis refused in this episode, by name: each probe tries it again, until it goes through. */
+  readonly proofs: Map<string, Effect.Effect<boolean>>
+  /** Each subscription, asked to subscribe afresh when an episode ends. */
+  readonly listeners: Array<Listener>
+  /** Probes that found the connection lost, with no reason known, in this episode. */
+  lostProbes: number
   /** One shared budget per budget of the memory store, which keeps at most 256 settings. */
   readonly budgets: WeakMap<RetryBudget.RetryBudget.Service, RetryBudget.RetryBudget.Service>
   /** Cool-downs being published, in flight until written. */
@@ -133,10 +165,13 @@ const putBack = (store: Store, key: string, deposits: number, units: Units): voi
 }
 
 const loadScript = (store: Store, script: string): Effect.Effect<string, unknown> =>
-  Effect.map(store.commands.send("SCRIPT", ["LOAD", script]), (sha) => {
-    const loaded = String(sha)
-    store.shas.set(script, loaded)
-    return loaded
+  Effect.mapBoth(store.commands.send("SCRIPT", ["LOAD", script]), {
+    onFailure: (cause) => new SharedStore.RequestFailure({ command: "SCRIPT LOAD", script }, cause),
+    onSuccess: (sha) => {
+      const loaded = String(sha)
+      store.shas.set(script, loaded)
+      return loaded
+    }
   })
 
 // Scripts run by EVALSHA; loaded on first use, and again after Redis lost them (a restart,
@@ -156,21 +191,39 @@ const evalScript = (
     })
   const load = Effect.flatMap(loadScript(store, script), run)
   const sha = store.shas.get(script)
-  if (sha === undefined) return load
-  return Effect.catchAll(run(sha), (error) =>
-    SharedStore.errorReplyCode(error) === "NOSCRIPT" ? load : Effect.fail(error)
+  const attempt =
+    sha === undefined
+      ? load
+      : Effect.catchAll(run(sha), (error) =>
+          SharedStore.errorReplyCode(error) === "NOSCRIPT" ? load : Effect.fail(error)
+        )
+  // Named, so that a warning says which script Redis failed, and where.
+  return Effect.mapError(attempt, (cause) =>
+    cause instanceof SharedStore.RequestFailure ? cause : new SharedStore.RequestFailure(running(script), cause)
   )
 }
 
-const degrade = (store: Store, cause: unknown, refused: boolean): Effect.Effect<void> =>
+// One warning per episode, saying why: the request, the kind of failure and what the error said.
+// A connection that dropped says nothing yet: the next failure says why, the second probe in a row
+// (`probing`) that finds it still lost says so (a Redis that is shutting down drops a connection
+// it has just taken), or the next answer ends the episode in silence (SharedStore.Health).
+// `withinMillis`: how long the request had.
+const degrade = (
+  store: Store,
+  request: SharedStore.StoreRequest,
+  failure: unknown,
+  options: { readonly refused: boolean; readonly probing?: boolean; readonly withinMillis?: number }
+): Effect.Effect<void> =>
   Effect.suspend(() => {
     const { health, settings } = store
-    return health.failed(refused) === undefined
+    const quietly =
+      SharedStore.failureKind(failure) === "lost" && !(options.probing === true && ++store.lostProbes >= 2)
+    return health.failed(options.refused, quietly) === undefined
       ? Effect.void
       : Effect.andThen(
           setDegraded(1),
           Effect.logWarning(
-            `ResilienceStore on Redis is degraded (${SharedStore.describeFailure(cause)}): calls go on with this process's state, and ${
+            `ResilienceStore on Redis is degraded (${SharedStore.describeFailure(failure, request, options.withinMillis ?? settings.timeoutMillis)}): calls go on with this process's state, and ${
               health.needsWork
                 ? `what Redis refused is tried again in ${settings.syncIntervalMillis} ms, then twice as long after each refusal (at most ${Math.max(settings.syncIntervalMillis, SharedStore.maxProbeIntervalMillis)} ms)`
                 : `Redis is tried again every ${settings.syncIntervalMillis} ms`
@@ -179,53 +232,80 @@ const degrade = (store: Store, cause: unknown, refused: boolean): Effect.Effect<
         )
   })
 
+// Whether an answer ends the episode: not while work Redis refused has not gone through.
+const settled = (store: Store): boolean => !store.health.needsWork && store.proofs.size === 0
+
+// Asks a subscription to subscribe afresh, without waiting for it.
+const askAfresh = (listener: Listener): Effect.Effect<void> =>
+  Effect.flatMap(Deferred.make<boolean>(), (request) => Queue.offer(listener.requests, request))
+
 // Back: sharing resumes, the subscriptions start afresh (each then reads the cool-downs in
-// force, those published while it was cut off among them), and the cool-downs Redis may not
-// have taken are written again.
+// force, those published while it was cut off among them), but those a probe just made, and the
+// cool-downs Redis may not have taken are written again. An episode that was never said (a
+// connection that came straight back) ends without a word.
 const resume = (store: Store): Effect.Effect<void> =>
-  Effect.suspend(() =>
-    store.health.answered() === undefined
-      ? Effect.void
-      : Effect.all(
-          [
-            setDegraded(0),
-            Effect.logInfo("ResilienceStore on Redis answers again: sharing resumed"),
-            Effect.forEach(store.resubscribes, (signal) => Queue.offer(signal, undefined), { discard: true }),
-            Effect.forkIn(Effect.asVoid(rewrite(store, true)), store.scope)
-          ],
-          { discard: true }
-        )
-  )
+  Effect.suspend(() => {
+    const ended = store.health.answered()
+    if (ended === undefined) return Effect.void
+    store.proofs.clear()
+    store.lostProbes = 0
+    const stale = store.listeners.filter((listener) => !listener.fresh)
+    for (const listener of store.listeners) listener.fresh = false
+    return Effect.all(
+      [
+        ended === "resumed"
+          ? Effect.andThen(setDegraded(0), Effect.logInfo("ResilienceStore on Redis answers again: sharing resumed"))
+          : Effect.void,
+        Effect.forEach(stale, askAfresh, { discard: true }),
+        Effect.forkIn(Effect.asVoid(rewrite(store, true)), store.scope)
+      ],
+      { discard: true }
+    )
+  })
 
 // A round trip bounded by the timeout. No answer in time is told apart from a failure: a
 // command that timed out may still run (a paused Redis runs it when it resumes). An answer
 // ends an episode in which Redis did not answer; one in which it refused work ends only when
 // that work goes through (`probe`): a Redis that answers PING and refuses the store's scripts
 // (OOM, a key of the wrong type) is not back. `refusals: false`: the round trip is a PING,
-// whose error reply (Redis loading, or wanting a password) says nothing of the work.
+// whose error reply (Redis loading, or wanting a password) says nothing of the work. A wrong
+// password is no refusal of the work either: the connection is refused, whatever it carries.
 const exchange = <A>(
   store: Store,
-  request: Effect.Effect<A, unknown>,
-  options: { readonly resumes?: boolean; readonly refusals?: boolean } = {}
+  request: SharedStore.StoreRequest,
+  work: Effect.Effect<A, unknown>,
+  options: { readonly resumes?: boolean; readonly refusals?: boolean; readonly probing?: boolean } = {}
 ): Effect.Effect<Reply<A>> => {
   const onAnswer = (value: A) =>
-    Effect.as(options.resumes === false || store.health.needsWork ? Effect.void : resume(store), answered(value))
+    Effect.as(options.resumes === false || !settled(store) ? Effect.void : resume(store), answered(value))
   const onFailure = (failure: unknown): Effect.Effect<Reply<A>> => {
-    if (failure === undefined) return Effect.as(degrade(store, failure, false), timedOut)
-    const refusal = options.refusals !== false && SharedStore.errorReplyCode(failure) !== undefined
-    return Effect.as(degrade(store, failure, refusal), { _tag: "Failed", refused: refusal })
+    const refused =
+      failure !== undefined && options.refusals !== false && SharedStore.failureKind(failure) === "refused"
+    const probing = options.probing === true
+    return Effect.as(
+      degrade(store, request, failure, { refused, probing }),
+      failure === undefined ? timedOut : { _tag: "Failed", refused }
+    )
   }
-  return Effect.flatMap(Effect.either(storeTimeout.within(request, store.settings.timeoutMillis)), (answer) =>
+  return Effect.flatMap(Effect.either(storeTimeout.within(work, store.settings.timeoutMillis)), (answer) =>
     Either.isRight(answer) ? onAnswer(answer.right) : onFailure(answer.left)
   )
 }
 
-// The answer, or `undefined` when Redis failed or was too slow.
+// The answer, or `undefined` when Redis failed or was too slow. Work Redis refused is tried again
+// by each probe as `proof` says, until it goes through.
 const roundTrip = <A>(
   store: Store,
-  request: Effect.Effect<A, unknown>
+  request: SharedStore.StoreRequest,
+  work: Effect.Effect<A, unknown>,
+  proof?: Proof
 ): Effect.Effect<{ readonly value: A } | undefined> =>
-  Effect.map(exchange(store, request), (reply) => (reply._tag === "Answered" ? reply : undefined))
+  Effect.map(exchange(store, request, work), (reply) => {
+    if (reply._tag === "Failed" && reply.refused && proof !== undefined) {
+      store.proofs.set(proof.name, Effect.map(exchange(store, request, proof.again, { resumes: false }), isAnswered))
+    }
+    return reply._tag === "Answered" ? reply : undefined
+  })
 
 // Sends deposits with the budget script. They go back to the batch when Redis surely did not
 // count them (the command failed, or no answer came before the script was even sent); once
@@ -245,7 +325,7 @@ const sendDeposits = (
     const script = evalScript(store, SharedStore.budgetScript, key, budgetArgs(deposits, units, retry), () => {
       sent = true
     })
-    return Effect.flatMap(exchange(store, script, { resumes }), (reply) => {
+    return Effect.flatMap(exchange(store, running(SharedStore.budgetScript), script, { resumes }), (reply) => {
       if (reply._tag === "Answered") {
         const answer = SharedStore.readBudgetAnswer(reply.value)
         const counted =
@@ -254,7 +334,9 @@ const sendDeposits = (
       }
       return Effect.sync(() => {
         if (reply._tag === "Failed" || !sent) putBack(store, key, deposits, units)
-        if (reply._tag === "Failed" && reply.refused) store.refusedBudget = { key, units }
+        if (reply._tag === "Failed" && reply.refused) {
+          store.proofs.set(`budget ${key}`, Effect.map(sendDeposits(store, key, 0, units, false, false), isAnswered))
+        }
         return reply
       })
     })
@@ -304,37 +386,49 @@ const readCoolDowns = (store: Store): Effect.Effect<void, unknown> =>
 
 // Writes and publishes this process's cool-down; one Redis may not have taken is kept, to
 // be written again once the store answers (the script lengthens, never shortens, so writing
-// one twice does no harm).
-const writeCoolDown = (store: Store, origin: string, millis: number, resumes = true): Effect.Effect<Reply<unknown>> =>
+// one twice does no harm). `again`: written before, so published even if it did not grow (the
+// first write may have stopped before its PUBLISH).
+const writeCoolDown = (
+  store: Store,
+  origin: string,
+  millis: number,
+  options: { readonly resumes?: boolean; readonly again?: boolean } = {}
+): Effect.Effect<Reply<unknown>> =>
   Effect.tap(
     exchange(
       store,
+      running(SharedStore.coolDownScript),
       evalScript(store, SharedStore.coolDownScript, store.keys.coolDowns, [
         String(Math.ceil(millis)),
         store.keys.channel,
-        origin
+        origin,
+        options.again === true ? "1" : "0"
       ]),
-      { resumes }
+      { resumes: options.resumes !== false }
     ),
     (reply) =>
       Effect.sync(() => {
-        if (reply._tag !== "Answered" && store.unwritten.size < CoolDown.maxOrigins) store.unwritten.add(origin)
+        if (reply._tag === "Answered" || (store.unwritten.size >= CoolDown.maxOrigins && !store.unwritten.has(origin)))
+          return
+        store.unwritten.set(origin, store.unwritten.get(origin) === true || (reply._tag === "Failed" && reply.refused))
       })
   )
 
-// The cool-downs kept unwritten, those still in force, written again.
+// The cool-downs kept unwritten, those still in force, written again. One Redis refused that has
+// ended since is written for 1 ms, which holds no call back: the write proves that Redis takes
+// the script again, as an episode of refusals needs.
 const rewrite = (store: Store, resumes: boolean): Effect.Effect<Array<Reply<unknown>>> =>
   Effect.suspend(() => {
-    const origins = [...store.unwritten]
+    const entries = [...store.unwritten]
     store.unwritten.clear()
     return Effect.flatMap(
-      Effect.forEach(origins, (origin) =>
-        Effect.map(store.local.coolDownLeft(origin), (left) => [origin, left] as const)
+      Effect.forEach(entries, ([origin, refused]) =>
+        Effect.map(store.local.coolDownLeft(origin), (left) => [origin, left, refused] as const)
       ),
       (lefts) =>
         Effect.forEach(
-          lefts.filter(([, left]) => left > 0),
-          ([origin, left]) => writeCoolDown(store, origin, left, resumes)
+          lefts.filter(([, left, refused]) => left > 0 || refused),
+          ([origin, left]) => writeCoolDown(store, origin, Math.max(left, 1), { resumes, again: true })
         )
     )
   })
@@ -473,37 +567,40 @@ const takeBatch = (store: Store): Array<readonly [string, number, Units]> => {
 const flush = (store: Store): Effect.Effect<void> =>
   Effect.suspend(() => {
     const batch = takeBatch(store)
-    if (batch.length === 0) return Effect.asVoid(exchange(store, store.commands.send("PING", []), { refusals: false }))
+    if (batch.length === 0)
+      return Effect.asVoid(exchange(store, ping, store.commands.send("PING", []), { refusals: false }))
     return Effect.forEach(batch, ([key, deposits, units]) => sendDeposits(store, key, deposits, units, false), {
       discard: true
     })
   })
 
 // While degraded: is Redis back? It is when a PING answers, unless it refused work in this
-// episode: then that work (the deposits since, the budget key it refused, the cool-downs it
-// did not take) must go through too, or the store would take a Redis that answers PING and
-// refuses the rest (OOM, a key of the wrong type) as back, and flap.
+// episode, or a subscription is lost: then that work (the deposits since, what Redis refused, the
+// cool-downs it did not take, the subscriptions afresh) must go through too, or the store would
+// take a Redis that answers PING and refuses the rest (OOM, a key of the wrong type, an ACL
+// without PUBLISH) as back, and flap.
 const probe = (store: Store): Effect.Effect<void> =>
   Effect.gen(function* () {
-    const ping = yield* exchange(store, store.commands.send("PING", []), { resumes: false, refusals: false })
-    if (ping._tag !== "Answered") return
-    if (!store.health.needsWork) return yield* resume(store)
-    const batch = takeBatch(store)
-    const again = store.refusedBudget
-    const work: Array<Effect.Effect<Reply<unknown>>> = batch.map(([key, deposits, units]) =>
-      sendDeposits(store, key, deposits, units, false, false)
+    const pong = yield* exchange(store, ping, store.commands.send("PING", []), {
+      resumes: false,
+      refusals: false,
+      probing: true
+    })
+    if (pong._tag !== "Answered") return
+    if (settled(store)) return yield* resume(store)
+    const deposits = yield* Effect.forEach(takeBatch(store), ([key, deposits, units]) =>
+      Effect.map(sendDeposits(store, key, deposits, units, false, false), isAnswered)
     )
-    if (again !== undefined && !batch.some(([key]) => key === again.key)) {
-      work.push(sendDeposits(store, again.key, 0, again.units, false, false))
-    }
-    const replies = [...(yield* Effect.all(work)), ...(yield* rewrite(store, false))]
-    if (replies.every((reply) => reply._tag === "Answered")) {
-      store.refusedBudget = undefined
-      return yield* resume(store)
-    }
-    if (replies.some((reply) => reply._tag === "TimedOut" || (reply._tag === "Failed" && reply.refused))) {
-      store.health.workFailedAgain()
-    }
+    const proven = yield* Effect.forEach([...store.proofs], ([name, proof]) =>
+      Effect.tap(proof, (held) =>
+        Effect.sync(() => {
+          if (held) store.proofs.delete(name)
+        })
+      )
+    )
+    const rewritten = (yield* rewrite(store, false)).map(isAnswered)
+    if ([...deposits, ...proven, ...rewritten].every(Boolean) && store.proofs.size === 0) return yield* resume(store)
+    store.health.workFailedAgain()
   })
 
 // Every `syncInterval`: a flush, or while degraded a probe, spaced out after each refusal.
@@ -523,56 +620,132 @@ const syncForever = (store: Store): Effect.Effect<never> => {
   )
 }
 
-// Listens on a channel for the scope's life, then runs `then`; subscribes afresh, and runs
-// `then` again, whenever the subscription may have missed messages (its delivery ended) and
-// whenever the store answers again after an episode, tried every `syncInterval` until it
-// holds. The store is ready once the first subscription and its `then` are done, or after
-// `readyWithinMillis`.
+// Answers the requests to subscribe afresh that wait, with whether the subscription holds.
+const answerRequests = (listener: Listener, waiting: ReadonlyArray<Deferred.Deferred<boolean>>, held: boolean) =>
+  Effect.flatMap(Queue.takeAll(listener.requests), (queued) =>
+    Effect.forEach([...waiting, ...queued], (request) => Deferred.succeed(request, held), { discard: true })
+  )
+
+// A subscription asked afresh by a probe, and whether it then holds; a subscription that does not
+// answer within twice its bound counts as not holding.
+const resubscribe = (store: Store, listener: Listener): Effect.Effect<boolean> =>
+  Effect.flatMap(Deferred.make<boolean>(), (request) =>
+    Effect.andThen(
+      Queue.offer(listener.requests, request),
+      Effect.map(
+        Effect.raceFirst(
+          Deferred.await(request),
+          Effect.as(Effect.sleep(Duration.millis(2 * SharedStore.readyWithinMillis(store.settings))), false)
+        ),
+        (held) => {
+          if (held) listener.fresh = true
+          return held
+        }
+      )
+    )
+  )
+
+// How one subscription ended: asked to subscribe afresh, or deaf (refused, lost, never caught up).
+type Turn =
+  | { readonly _tag: "Asked"; readonly request: Deferred.Deferred<boolean> }
+  | { readonly _tag: "Deaf"; readonly failure: unknown; readonly held: boolean }
+
+// One subscription: subscribed and caught up (`then`) within `readyWithin`, then delivering until
+// its delivery ends or a request to subscribe afresh comes.
+const subscribeOnce = (
+  store: Store,
+  listener: Listener,
+  onMessage: (message: string) => Effect.Effect<void>,
+  then: Effect.Effect<void, unknown>,
+  waiting: ReadonlyArray<Deferred.Deferred<boolean>>,
+  ready: Deferred.Deferred<void>
+): Effect.Effect<Turn> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const subscribing = Effect.flatMap(store.commands.subscribe(listener.channel, onMessage), (delivery) =>
+        Effect.as(then, delivery)
+      )
+      const subscribed = yield* Effect.either(
+        storeTimeout.within(subscribing, SharedStore.readyWithinMillis(store.settings))
+      )
+      yield* answerRequests(listener, waiting, Either.isRight(subscribed))
+      yield* Deferred.succeed(ready, undefined)
+      if (Either.isLeft(subscribed)) return { _tag: "Deaf", failure: subscribed.left, held: false } satisfies Turn
+      const delivery = subscribed.right
+      return yield* Effect.raceFirst(
+        Effect.map(
+          Effect.either(delivery),
+          (ended): Turn => ({
+            _tag: "Deaf",
+            failure: Either.isLeft(ended) ? ended.left : new Error("the subscription ended"),
+            held: true
+          })
+        ),
+        Effect.map(Queue.take(listener.requests), (request): Turn => ({ _tag: "Asked", request }))
+      )
+    })
+  )
+
+// A subscription that failed or was lost: an episode, as a failed command is (the process does
+// not hear the fleet), and a subscription for each probe to make afresh until one holds. One that
+// `held` and dropped may wait for the next failure to say why; one that could not be made says so.
+const deaf = (store: Store, listener: Listener, failure: unknown, held: boolean): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const request: SharedStore.StoreRequest = { command: `SUBSCRIBE ${listener.channel}` }
+    store.proofs.set(request.command, resubscribe(store, listener))
+    return degrade(store, request, failure, {
+      refused: SharedStore.failureKind(failure) === "refused",
+      probing: !held,
+      withinMillis: SharedStore.readyWithinMillis(store.settings)
+    })
+  })
+
+// Listens on a channel for the scope's life, running `then` after each subscription: subscribes
+// afresh whenever asked (a probe, the end of an episode), and, once the subscription failed or
+// was lost, when a probe asks. The store is ready once the first subscription held or failed, or
+// after `readyWithinMillis`.
 const listen = (
   store: Store,
   channel: string,
   onMessage: (message: string) => Effect.Effect<void>,
-  then: Effect.Effect<void> = Effect.void
+  then: Effect.Effect<void, unknown> = Effect.void
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const resubscribe = yield* Queue.sliding<void>(1)
-    store.resubscribes.push(resubscribe)
+    const listener: Listener = { channel, requests: yield* Queue.unbounded<Deferred.Deferred<boolean>>(), fresh: false }
+    store.listeners.push(listener)
     const ready = yield* Deferred.make<void>()
-    const subscribed = Effect.scoped(
-      Effect.gen(function* () {
-        // A signal given before this subscription is answered by it.
-        yield* Queue.poll(resubscribe)
-        const delivery = yield* store.commands.subscribe(channel, onMessage)
-        yield* then
-        yield* Deferred.succeed(ready, undefined)
-        yield* Effect.raceFirst(delivery, Queue.take(resubscribe))
-      })
+    let waiting: ReadonlyArray<Deferred.Deferred<boolean>> = []
+    const turn = Effect.flatMap(
+      Effect.suspend(() => subscribeOnce(store, listener, onMessage, then, waiting, ready)),
+      (ended): Effect.Effect<void> => {
+        if (ended._tag === "Asked") {
+          waiting = [ended.request]
+          return Effect.void
+        }
+        return Effect.andThen(
+          deaf(store, listener, ended.failure, ended.held),
+          Effect.map(Queue.take(listener.requests), (request) => {
+            waiting = [request]
+          })
+        )
+      }
     )
-    yield* Effect.forkScoped(
-      Effect.forever(
-        Effect.catchAll(subscribed, () => Effect.sleep(Duration.millis(store.settings.syncIntervalMillis)))
-      )
-    )
+    yield* Effect.forkScoped(Effect.forever(turn))
     yield* Effect.ignore(
       Effect.timeout(Deferred.await(ready), Duration.millis(SharedStore.readyWithinMillis(store.settings)))
     )
   })
 
 // Other processes' cool-downs, applied to this process's memory, and those in force (read
-// again after each subscription: what was published while it was down); and the budget's
-// script loaded, so that a retry's first question to the fleet is one round trip within its
+// again after each subscription: what was published while it was down, a read that must go
+// through for the subscription to hold); and the budget's script loaded, so that a retry's first question to the fleet is one round trip within its
 // timeout, not two.
 const listenForCoolDowns = (store: Store): Effect.Effect<void, never, Scope.Scope> =>
   listen(
     store,
     store.keys.channel,
     (message) => applyCoolDownMessage(store, message),
-    Effect.andThen(
-      Effect.ignore(
-        Effect.timeout(readCoolDowns(store), Duration.millis(SharedStore.readyWithinMillis(store.settings)))
-      ),
-      Effect.ignore(loadScript(store, SharedStore.budgetScript))
-    )
+    Effect.andThen(readCoolDowns(store), Effect.ignore(loadScript(store, SharedStore.budgetScript)))
   )
 
 // Publish this process's cool-downs (and rate-limit blocks) in the background: the call that met
@@ -626,9 +799,10 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       scope: yield* Effect.scope,
       unitsByKey: new Map(),
       shas: new Map(),
-      unwritten: new Set(),
-      refusedBudget: undefined,
-      resubscribes: [],
+      unwritten: new Map(),
+      proofs: new Map(),
+      listeners: [],
+      lostProbes: 0,
       budgets: new WeakMap(),
       publishing: new Set()
     }
@@ -639,7 +813,7 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       ? yield* redisBreakers.make({
           prefix: settings.prefix,
           commands,
-          roundTrip: (request) => roundTrip(store, request),
+          roundTrip: (request, work, proof) => roundTrip(store, request, work, proof),
           listen: (channel, onMessage) => listen(store, channel, onMessage),
           rejected: () => rejected("breaker_message"),
           local: store.local.circuitBreaker
@@ -649,12 +823,11 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       prefix: settings.prefix,
       degraded: () => store.health.degraded,
       evalScript: (script, key, args) => evalScript(store, script, key, args),
-      roundTrip: (request) => roundTrip(store, request),
+      roundTrip: (request, work, proof) => roundTrip(store, request, work, proof),
       listen: (channel, onMessage, then) => listen(store, channel, onMessage, then),
       rejected,
       local: store.local,
-      inBackground: (publish) => inBackground(store, publish),
-      readyWithinMillis: SharedStore.readyWithinMillis(settings)
+      inBackground: (publish) => inBackground(store, publish)
     })
     return {
       retryBudget: (budgetSettings) => retryBudgetOf(store, budgetSettings),

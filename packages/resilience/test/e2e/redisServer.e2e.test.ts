@@ -7,10 +7,11 @@
  * A real process on loopback; the waits are readiness waits, never timing assertions.
  */
 import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
+import { trusted } from "@effect-http-resilience/conformance/redisTls"
 import * as Net from "node:net"
 import { createClient } from "redis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RedisInstance, startRedis } from "../support/redisServer.js"
+import { documentedAcl, type RedisInstance, startRedis, storeUser } from "../support/redisServer.js"
 
 let redis: RedisInstance
 
@@ -22,8 +23,11 @@ afterAll(async () => {
 })
 
 /** Runs `body` with an instance of its own, stopped after it. */
-const withOwnRedis = async (body: (instance: RedisInstance) => Promise<void>): Promise<void> => {
-  const instance = await startRedis()
+const withOwnRedis = async (
+  body: (instance: RedisInstance) => Promise<void>,
+  options?: { readonly tls?: boolean }
+): Promise<void> => {
+  const instance = await startRedis(options)
   try {
     await body(instance)
   } finally {
@@ -32,8 +36,64 @@ const withOwnRedis = async (body: (instance: RedisInstance) => Promise<void>): P
 }
 
 describe.skipIf(skipWithout(redisServer))("startRedis", () => {
+  it("gives the store docs/overload.md's user: its prefixes' keys and the documented commands, nothing else", async () => {
+    expect(documentedAcl()).toMatch(/^ACL SETUSER \S+ on >\S+ resetkeys ~\{orders-api\}:\* /)
+    expect(redis.url).toBe(`redis://${storeUser.username}:${storeUser.password}@127.0.0.1:${redis.port}`)
+    const client = createClient({ url: redis.url })
+    client.on("error", () => {})
+    await client.connect()
+    try {
+      expect(await client.sendCommand(["PING"])).toBe("PONG")
+      expect(await client.sendCommand(["TIME"])).toHaveLength(2)
+      await expect(client.sendCommand(["SET", "{any-prefix}:cooldowns", "x"])).rejects.toThrow(/NOPERM/)
+      await expect(client.sendCommand(["ZADD", "not-a-prefix", "1", "x"])).rejects.toThrow(/NOPERM/)
+      await expect(client.sendCommand(["PUBLISH", "not-a-channel", "x"])).rejects.toThrow(/NOPERM/)
+    } finally {
+      client.destroy()
+    }
+    // What this test made Redis refuse is not the store's.
+    await redis.command("ACL", "LOG", "RESET")
+  })
+
+  it("fails to stop, once stopped, when Redis refused the store's user anything", async () => {
+    const instance = await startRedis()
+    const client = createClient({ url: instance.url })
+    client.on("error", () => {})
+    await client.connect()
+    await expect(client.sendCommand(["FLUSHALL"])).rejects.toThrow(/NOPERM/)
+    client.destroy()
+    await expect(instance.stop()).rejects.toThrow(/Redis refused the store's user .*: command flushall \(toplevel\)/)
+    await expect(instance.command("PING")).rejects.toThrow(/ECONNREFUSED/)
+  })
+
+  it("serves TLS on a port of its own, the trusted authority's certificate, then the untrusted one's", async () => {
+    await withOwnRedis(
+      async (instance) => {
+        const tls = instance.tls
+        expect(tls).toBeDefined()
+        const connect = async () => {
+          const client = createClient({
+            url: `rediss://127.0.0.1:${tls?.port}`,
+            socket: { ca: [trusted.ca], reconnectStrategy: false }
+          })
+          client.on("error", () => {})
+          try {
+            await client.connect()
+            return await client.sendCommand(["PING"])
+          } finally {
+            client.destroy()
+          }
+        }
+        expect(await connect()).toBe("PONG")
+        await tls?.serveUntrusted()
+        await expect(connect()).rejects.toThrow(/certificate/)
+      },
+      { tls: true }
+    )
+  })
+
   it("answers PING, SET and GET over raw RESP, on 127.0.0.1", async () => {
-    expect(redis.url).toBe(`redis://127.0.0.1:${redis.port}`)
+    expect(redis.adminUrl).toBe(`redis://127.0.0.1:${redis.port}`)
     expect(await redis.command("PING")).toBe("+PONG\r\n")
     expect(await redis.command("SET", "greeting", "hello there")).toBe("+OK\r\n")
     expect(await redis.command("GET", "greeting")).toBe("$11\r\nhello there\r\n")
@@ -129,7 +189,7 @@ describe.skipIf(skipWithout(redisServer))("startRedis", () => {
   })
 
   it("serves node-redis' client", async () => {
-    const client = createClient({ url: redis.url })
+    const client = createClient({ url: redis.adminUrl })
     await client.connect()
     try {
       expect(await client.set("client-key", "client-value")).toBe("OK")

@@ -12,8 +12,15 @@
  * afterAll(() => redis?.stop())
  * ```
  *
+ * The store runs as the least-privilege user docs/overload.md gives (its `ACL SETUSER` line, read
+ * from the guide, for any prefix): `url` is that user's, so that every Redis suite runs the store as
+ * an operator would, and `stop` fails, after stopping the server, when Redis refused that user
+ * anything (`ACL LOG`): a command the store sends that the guide's ACL lacks. `adminUrl`, and
+ * `command`, are the default user's, for what tests do around the store.
+ *
  * `stop` and `start` take it down and bring it back on the same port ("Redis restarted"), `kill`
- * ends it as a crash does (SIGKILL), `start({ requirepass })` brings it back asking for a password,
+ * ends it as a crash does (SIGKILL), `start({ requirepass })` brings it back asking for a password
+ * (and without the store's user, whose password the stores then lack),
  * and `command` sends one command over a raw RESP connection (`FLUSHALL`, `CLIENT PAUSE 500 WRITE`,
  * `DEBUG SLEEP 1`), authenticated when the server asks for a password. A server still running when the process exits is killed then, or when the
  * process dies by a signal, by a watchdog.
@@ -31,12 +38,55 @@ import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { trusted, untrusted } from "@effect-http-resilience/conformance/redisTls"
+
+/** The store's user on every server of this module: docs/overload.md's ACL, with this password. */
+export const storeUser = { username: "http-resilience-store", password: "store-test-password" } as const
+
+const guide = new URL("../../../../docs/overload.md", import.meta.url)
+
+/** docs/overload.md's `ACL SETUSER` line, as an operator copies it. */
+export const documentedAcl = (): string => {
+  const line = Fs.readFileSync(guide, "utf8")
+    .split("\n")
+    .find((text) => text.startsWith("ACL SETUSER "))
+  if (line === undefined) throw new Error(`docs/overload.md has no line starting "ACL SETUSER "`)
+  return line.trim()
+}
+
+/**
+ * The documented ACL line's arguments, for the store's user (its name and password this module's),
+ * on keys and channels of the prefixes `prefix` matches (a glob: `*` for every prefix), where the
+ * line has the guide's own prefix, `orders-api`.
+ */
+const aclFor = (prefix: string): Array<string> => {
+  const [acl, setuser, , ...rules] = documentedAcl().split(/\s+/)
+  return [
+    acl!,
+    setuser!,
+    storeUser.username,
+    ...rules.map((rule) =>
+      rule.startsWith(">") ? `>${storeUser.password}` : rule.replaceAll("{orders-api}", `{${prefix}}`)
+    )
+  ]
+}
 
 /** One redis-server, started by {@link startRedis}. */
 export interface RedisInstance {
-  /** `redis://127.0.0.1:<port>`, for node-redis' `createClient({ url })` or `NodeRedis.layer({ url })`. */
+  /**
+   * `redis://<store user>:<password>@127.0.0.1:<port>`, for the store: node-redis' `createClient({ url })`
+   * or `NodeRedis.layer({ url })` as the least-privilege user of docs/overload.md.
+   */
   readonly url: string
+  /** `redis://127.0.0.1:<port>`: the default user, allowed everything. */
+  readonly adminUrl: string
   readonly port: number
+  /**
+   * With `startRedis({ tls: true })`: a port that speaks TLS only, with a certificate for
+   * 127.0.0.1 that `trusted.ca` signed (@effect-http-resilience/conformance/redisTls);
+   * `serveUntrusted` has it serve, to new connections, one that `untrusted.ca` signed.
+   */
+  readonly tls: { readonly port: number; readonly serveUntrusted: () => Promise<void> } | undefined
   /**
    * Stops the server (SIGTERM, SIGKILL after 10 s) and waits for it to exit, or only waits when it
    * is ending by itself. Does nothing when it is stopped already.
@@ -52,7 +102,7 @@ export interface RedisInstance {
    */
   readonly start: (options?: { readonly requirepass?: string }) => Promise<void>
   /**
-   * Sends one command on a connection of its own and gives the raw RESP reply: `"+PONG\r\n"`,
+   * Sends one command, as the default user, on a connection of its own and gives the raw RESP reply: `"+PONG\r\n"`,
    * `"$5\r\nvalue\r\n"`, `":1\r\n"`. Fails on an error reply (`-ERR ...`), and when the server
    * is down or does not answer within 30 s.
    */
@@ -119,7 +169,7 @@ const isErrorCode = (error: unknown, code: string): boolean =>
 const sleep = (millis: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, millis))
 
 /** A port on 127.0.0.1 that no one listens on now: listen on port 0, read it, close. */
-const freePort = (): Promise<number> =>
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = Net.createServer()
     server.once("error", reject)
@@ -223,6 +273,70 @@ const sendCommand = (port: number, args: ReadonlyArray<string>, password?: strin
     ? exchange(port, encode(args), args.join(" "))
     : exchange(port, encode(["AUTH", password]) + encode(args), args.join(" "), 1)
 
+/** A RESP2 reply, read: a simple string or bulk string, an integer, null, or an array of them. */
+type Reply = string | number | null | ReadonlyArray<Reply>
+
+const parseAt = (buffer: Buffer, start: number): readonly [Reply, number] => {
+  const lineEnd = buffer.indexOf("\r\n", start)
+  const header = buffer.toString("utf8", start + 1, lineEnd)
+  const next = lineEnd + 2
+  switch (buffer.toString("latin1", start, start + 1)) {
+    case "$": {
+      const length = Number(header)
+      return length < 0 ? [null, next] : [buffer.toString("utf8", next, next + length), next + length + 2]
+    }
+    case "*": {
+      const items: Array<Reply> = []
+      let at = next
+      for (let item = 0; item < Number(header); item++) {
+        const [value, after] = parseAt(buffer, at)
+        items.push(value)
+        at = after
+      }
+      return [items, at]
+    }
+    case ":":
+      return [Number(header), next]
+    default:
+      return [header, next]
+  }
+}
+
+/** A raw RESP2 reply, read. */
+export const parseReply = (raw: string): Reply => parseAt(Buffer.from(raw, "utf8"), 0)[0]
+
+// node-redis sends CLIENT SETINFO on connecting and ignores a refusal (Redis 7.2 or later; 7.0
+// does not know the command): the guide's ACL leaves it out.
+const ignoredDenials = new Set(["client|setinfo"])
+
+/**
+ * What Redis refused the store's user (or `username`) since it started (`ACL LOG`): each entry's
+ * reason, object and context, but the refusals of its password (a test that changes it) and of
+ * what node-redis asks and needs not.
+ */
+export const storeUserDenials = async (
+  port: number,
+  password?: string,
+  username: string = storeUser.username
+): Promise<Array<string>> => {
+  const log = parseReply(await sendCommand(port, ["ACL", "LOG", "128"], password))
+  const entries = Array.isArray(log) ? log : []
+  return entries.flatMap((entry: Reply) => {
+    if (!Array.isArray(entry)) return []
+    const fields = new Map<Reply, Reply>()
+    for (let i = 0; i + 1 < entry.length; i += 2) fields.set(entry[i], entry[i + 1])
+    const object = String(fields.get("object"))
+    return fields.get("username") === username && fields.get("reason") !== "auth" && !ignoredDenials.has(object)
+      ? [`${String(fields.get("reason"))} ${object} (${String(fields.get("context"))})`]
+      : []
+  })
+}
+
+/** Makes the store's user on a server from the guide's ACL line, for the prefixes `prefix` matches. */
+const makeStoreUser = async (port: number, prefix = "*"): Promise<void> => {
+  await sendCommand(port, aclFor(prefix))
+}
+
 interface Launched {
   readonly child: ChildProcess
   /** Resolves when the process has exited. */
@@ -238,7 +352,7 @@ const launch = async (
   port: number,
   options: {
     readonly requirepass?: string | undefined
-    readonly more?: (dir: string) => ReadonlyArray<string>
+    readonly more?: ((dir: string) => ReadonlyArray<string>) | undefined
   } = {}
 ): Promise<Launched> => {
   const { requirepass } = options
@@ -358,49 +472,114 @@ const terminate = async (launched: Launched, signal: "SIGTERM" | "SIGKILL" = "SI
   clearTimeout(kill)
 }
 
+// The arguments that serve TLS on `port` with the trusted certificate, written in the server's
+// directory with the untrusted one (for `serveUntrusted`).
+const tlsArguments = (port: number) => (dir: string) => {
+  for (const [name, certificates] of [
+    ["trusted", trusted],
+    ["untrusted", untrusted]
+  ] as const) {
+    Fs.writeFileSync(Path.join(dir, `${name}-ca.crt`), certificates.ca)
+    Fs.writeFileSync(Path.join(dir, `${name}.crt`), certificates.cert)
+    Fs.writeFileSync(Path.join(dir, `${name}.key`), certificates.key, { mode: 0o600 })
+  }
+  return [
+    "--tls-port",
+    String(port),
+    "--tls-cert-file",
+    Path.join(dir, "trusted.crt"),
+    "--tls-key-file",
+    Path.join(dir, "trusted.key"),
+    "--tls-ca-cert-file",
+    Path.join(dir, "trusted-ca.crt"),
+    "--tls-auth-clients",
+    "no"
+  ]
+}
+
 /**
- * Starts a redis-server on a free loopback port and waits until it answers PING (up to 10 s).
+ * Starts a redis-server on a free loopback port, with the store's user of docs/overload.md, and
+ * waits until it answers PING (up to 10 s). `tls`: a second port speaks TLS ({@link RedisInstance}).
  * Fails when `redis-server` is not installed, saying how to install it.
  */
-export const startRedis = async (): Promise<RedisInstance> => {
+export const startRedis = async (options: { readonly tls?: boolean } = {}): Promise<RedisInstance> => {
   let port = 0
+  const tlsPort = options.tls === true ? await freePort() : undefined
+  const more = tlsPort === undefined ? undefined : tlsArguments(tlsPort)
   let current: Launched | undefined
   let password: string | undefined
   for (let attempt = 1; current === undefined; attempt++) {
     port = await freePort()
     try {
-      current = await launch(port)
+      current = await launch(port, { more })
     } catch (error) {
       if (!(error instanceof PortTaken) || attempt >= firstStartAttempts) throw error
     }
   }
-  // SIGTERM (then SIGKILL after `stopWithin`), or SIGKILL at once; waits for the exit.
+  await makeStoreUser(port)
+  // SIGTERM (then SIGKILL after `stopWithin`), or SIGKILL at once; waits for the exit. A server
+  // stopped, not killed, is asked first what it refused the store's user.
   const end = async (signal: "SIGTERM" | "SIGKILL"): Promise<void> => {
     const ending = current
     if (ending === undefined) return
     current = undefined
+    const alive = ending.child.exitCode === null && ending.child.signalCode === null
+    const denials = signal === "SIGTERM" && alive ? await storeUserDenials(port, password).catch(() => []) : []
     await terminate(ending, signal)
+    if (denials.length > 0) {
+      throw new Error(
+        `Redis refused the store's user (docs/overload.md's ACL) what the store sent: ${denials.join("; ")}`
+      )
+    }
   }
-  const start = async (options?: { readonly requirepass?: string }): Promise<void> => {
+  const start = async (startOptions?: { readonly requirepass?: string }): Promise<void> => {
     // A server that ended by itself (SHUTDOWN, a crash) counts as stopped.
     if (current !== undefined && current.child.exitCode === null && current.child.signalCode === null) {
       throw new Error(`redis-server on 127.0.0.1:${port} is running already`)
     }
     current = undefined
     await ensurePortFree(port)
-    password = options?.requirepass
+    password = startOptions?.requirepass
     try {
-      current = await launch(port, { requirepass: password })
+      current = await launch(port, { requirepass: password, more })
     } catch (error) {
       if (error instanceof PortTaken) {
         throw new Error(`redis-server cannot start again on 127.0.0.1:${port}: the port is taken (${error.message})`)
       }
       throw error
     }
+    // Asking for a password the stores lack: their user is not there either.
+    if (password === undefined) await makeStoreUser(port)
   }
+  const credentials = `${storeUser.username}:${storeUser.password}@`
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${credentials}127.0.0.1:${port}`,
+    adminUrl: `redis://127.0.0.1:${port}`,
     port,
+    tls:
+      tlsPort === undefined
+        ? undefined
+        : {
+            port: tlsPort,
+            serveUntrusted: async () => {
+              const reply = parseReply(await sendCommand(port, ["CONFIG", "GET", "dir"], password))
+              const dir = Array.isArray(reply) ? String(reply[1]) : ""
+              await sendCommand(
+                port,
+                [
+                  "CONFIG",
+                  "SET",
+                  "tls-cert-file",
+                  Path.join(dir, "untrusted.crt"),
+                  "tls-key-file",
+                  Path.join(dir, "untrusted.key"),
+                  "tls-ca-cert-file",
+                  Path.join(dir, "untrusted-ca.crt")
+                ],
+                password
+              )
+            }
+          },
     stop: () => end("SIGTERM"),
     kill: () => end("SIGKILL"),
     start,
@@ -410,7 +589,10 @@ export const startRedis = async (): Promise<RedisInstance> => {
 
 /** A Redis Cluster of three masters, started by {@link startRedisCluster}. */
 export interface RedisClusterInstance {
-  /** Each master's `redis://127.0.0.1:<port>`, for node-redis' `createCluster({ rootNodes })`. */
+  /**
+   * Each master's `redis://127.0.0.1:<port>`, for node-redis' `createCluster({ rootNodes })`; with
+   * `defaults: storeUser` (this module's), the cluster client is the store's least-privilege user.
+   */
   readonly rootNodes: ReadonlyArray<{ readonly url: string }>
   /** The masters' ports, in the order of the slots they hold (0-5460, 5461-10922, 10923-16383). */
   readonly ports: ReadonlyArray<number>
@@ -423,7 +605,10 @@ export interface RedisClusterInstance {
   readonly commandOn: (port: number, ...args: Array<string>) => Promise<string>
   /** {@link commandOn} after `AUTH password`, for a master given a `requirepass`. */
   readonly commandAs: (password: string, port: number, ...args: Array<string>) => Promise<string>
-  /** Stops every master and waits for them to exit. */
+  /**
+   * Stops every master and waits for them to exit; fails then when a master refused the store's
+   * user anything (`ACL LOG`), as {@link RedisInstance}'s `stop` does.
+   */
   readonly stop: () => Promise<void>
 }
 
@@ -459,7 +644,13 @@ export const startRedisCluster = async (): Promise<RedisClusterInstance> => {
   const masters: Array<{ readonly port: number; readonly launched: Launched }> = []
   const stop = async (): Promise<void> => {
     const stopping = masters.splice(0)
+    const denials = await Promise.all(stopping.map((master) => storeUserDenials(master.port).catch(() => [])))
     await Promise.all(stopping.map((master) => terminate(master.launched)))
+    if (denials.flat().length > 0) {
+      throw new Error(
+        `Redis refused the store's user (docs/overload.md's ACL) what the store sent: ${denials.flat().join("; ")}`
+      )
+    }
   }
   try {
     const taken = new Set<number>()
@@ -500,6 +691,7 @@ export const startRedisCluster = async (): Promise<RedisClusterInstance> => {
       }
       await sleep(retryEvery * 4)
     }
+    for (const master of masters) await makeStoreUser(master.port)
   } catch (error) {
     await stop()
     throw error
