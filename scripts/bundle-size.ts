@@ -186,8 +186,8 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     directory: Path.join(root, "packages/resilience"),
     transport: "@effect/platform",
     effectMajor: "3",
-    limitKiB: 34.0,
-    byPathLimitKiB: 33.3,
+    limitKiB: 34.5,
+    byPathLimitKiB: 33.7,
     targetKiB: 15
   },
   {
@@ -196,8 +196,8 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     directory: Path.join(root, "packages/resilience-effect4"),
     transport: "effect/http",
     effectMajor: "4",
-    limitKiB: 49.7,
-    byPathLimitKiB: 36.2,
+    limitKiB: 50.2,
+    byPathLimitKiB: 36.6,
     targetKiB: 25
   }
 ]
