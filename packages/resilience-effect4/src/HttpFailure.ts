@@ -26,6 +26,7 @@ import type * as Duration from "effect/Duration"
 import type * as Headers from "effect/http/Headers"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as Option from "effect/Option"
+import * as line from "./internal/line.js"
 import * as redaction from "./internal/redaction.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
@@ -206,6 +207,9 @@ export const isBodyTooLarge = (u: unknown): u is BodyTooLarge => u instanceof Bo
  * @category guards
  */
 export const isUrlCredentialsRefused = (u: unknown): u is UrlCredentialsRefused => u instanceof UrlCredentialsRefused
+
+// Node's inspect writes each as its JSON (request redacted), on both lines.
+line.inspectAsJson(ConnectionError, TransientStatus, PermanentStatus, DecodeError)
 
 /**
  * Whether a value is a {@link ConnectionError}.

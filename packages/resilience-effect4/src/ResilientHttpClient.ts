@@ -26,7 +26,6 @@ import type * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
-import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -36,6 +35,7 @@ import type * as Scope from "effect/Scope"
 import type * as HttpFailure from "./HttpFailure.js"
 import * as internal from "./internal/client.js"
 import * as decisions from "./internal/decisions.js"
+import * as line from "./internal/line.js"
 import * as combinator from "./internal/withResilience.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
@@ -56,7 +56,7 @@ export type PolicyInput =
  * @since 0.1.0
  * @category tags
  */
-export class ResilientHttpClient extends Context.Service<ResilientHttpClient, ResilientHttpClient.Service>()(
+export class ResilientHttpClient extends line.Service<ResilientHttpClient, ResilientHttpClient.Service>()(
   "effect-http-resilience-effect4/ResilientHttpClient"
 ) {}
 

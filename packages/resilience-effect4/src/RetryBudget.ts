@@ -15,11 +15,11 @@
  * @since 0.1.0
  */
 import * as Origin from "@effect-http-resilience/core/Origin"
-import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import type * as Result from "effect/Result"
+import * as Layer from "effect/Layer"
+import * as line from "./internal/line.js"
 import * as internal from "./internal/retryBudgetService.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
@@ -157,7 +157,7 @@ export const none: Strategy = internal.none
  * @since 0.1.0
  * @category tags
  */
-export class RetryBudget extends Context.Service<RetryBudget, RetryBudget.Service>()(
+export class RetryBudget extends line.Service<RetryBudget, RetryBudget.Service>()(
   "effect-http-resilience-effect4/RetryBudget"
 ) {}
 

@@ -22,11 +22,11 @@ import { describeFailure, describeRateLimited } from "@effect-http-resilience/co
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as UrlCredentials from "@effect-http-resilience/core/UrlCredentials"
 import * as Data from "effect/Data"
-import { NodeInspectSymbol } from "effect/Inspectable"
 import type * as Duration from "effect/Duration"
 import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as Option from "effect/Option"
+import * as line from "./internal/line.js"
 import * as redaction from "./internal/redaction.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
@@ -57,10 +57,6 @@ export class ConnectionError extends Data.TaggedError("ConnectionError")<{
   override toJSON(): unknown {
     return redaction.failureJson(this)
   }
-  // As Effect 4's errors are inspected, as their JSON: Effect 3's shows the request as it is (so in each class below).
-  override [NodeInspectSymbol](): unknown {
-    return this.toJSON()
-  }
 }
 
 /**
@@ -82,9 +78,6 @@ export class TransientStatus extends Data.TaggedError("TransientStatus")<{
   }
   override toJSON(): unknown {
     return redaction.failureJson(this)
-  }
-  override [NodeInspectSymbol](): unknown {
-    return this.toJSON()
   }
 }
 
@@ -108,9 +101,6 @@ export class PermanentStatus extends Data.TaggedError("PermanentStatus")<{
   override toJSON(): unknown {
     return redaction.failureJson(this)
   }
-  override [NodeInspectSymbol](): unknown {
-    return this.toJSON()
-  }
 }
 
 /**
@@ -131,9 +121,6 @@ export class DecodeError extends Data.TaggedError("DecodeError")<{
   }
   override toJSON(): unknown {
     return redaction.failureJson(this)
-  }
-  override [NodeInspectSymbol](): unknown {
-    return this.toJSON()
   }
 }
 
@@ -220,6 +207,9 @@ export const isBodyTooLarge = (u: unknown): u is BodyTooLarge => u instanceof Bo
  * @category guards
  */
 export const isUrlCredentialsRefused = (u: unknown): u is UrlCredentialsRefused => u instanceof UrlCredentialsRefused
+
+// Node's inspect writes each as its JSON (request redacted), on both lines.
+line.inspectAsJson(ConnectionError, TransientStatus, PermanentStatus, DecodeError)
 
 /**
  * Whether a value is a {@link ConnectionError}.

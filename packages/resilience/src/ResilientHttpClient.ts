@@ -26,7 +26,6 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -36,6 +35,7 @@ import type * as Scope from "effect/Scope"
 import type * as HttpFailure from "./HttpFailure.js"
 import * as internal from "./internal/client.js"
 import * as decisions from "./internal/decisions.js"
+import * as line from "./internal/line.js"
 import * as combinator from "./internal/withResilience.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
@@ -56,10 +56,9 @@ export type PolicyInput =
  * @since 0.1.0
  * @category tags
  */
-export class ResilientHttpClient extends Context.Tag("effect-http-resilience/ResilientHttpClient")<
-  ResilientHttpClient,
-  ResilientHttpClient.Service
->() {}
+export class ResilientHttpClient extends line.Service<ResilientHttpClient, ResilientHttpClient.Service>()(
+  "effect-http-resilience/ResilientHttpClient"
+) {}
 
 /**
  * The types that belong to the {@link ResilientHttpClient} service.

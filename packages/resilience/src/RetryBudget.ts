@@ -15,11 +15,11 @@
  * @since 0.2.0
  */
 import * as Origin from "@effect-http-resilience/core/Origin"
-import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as line from "./internal/line.js"
 import * as internal from "./internal/retryBudgetService.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
@@ -157,10 +157,9 @@ export const none: Strategy = internal.none
  * @since 0.2.0
  * @category tags
  */
-export class RetryBudget extends Context.Tag("effect-http-resilience/RetryBudget")<
-  RetryBudget,
-  RetryBudget.Service
->() {}
+export class RetryBudget extends line.Service<RetryBudget, RetryBudget.Service>()(
+  "effect-http-resilience/RetryBudget"
+) {}
 
 /**
  * The types that belong to the {@link RetryBudget} tag.

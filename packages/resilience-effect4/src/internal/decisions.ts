@@ -1,17 +1,13 @@
 // @generated from templates/src/internal/decisions.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as BrowserHints from "@effect-http-resilience/core/BrowserHints"
 import * as Telemetry from "@effect-http-resilience/core/Telemetry"
-import * as HttpClient from "effect/http/HttpClient"
 import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
-import * as LogLevel from "effect/LogLevel"
-import * as References from "effect/References"
-import * as Tracer from "effect/Tracer"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as ResilientHttpClient from "../ResilientHttpClient.js"
+import * as line from "./line.js"
 import { redactUrl } from "./redaction.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 
@@ -22,9 +18,9 @@ export type Decision = ResilientHttpClient.Decision
 export type DecisionObserver = (decision: Decision) => Effect.Effect<void>
 
 // The string key is the identity: two copies of this module share the observer.
-const CurrentObserver = Context.Reference<DecisionObserver | undefined>(
+const CurrentObserver = line.local<DecisionObserver | undefined>(
   "effect-http-resilience-effect4/DecisionObserver",
-  { defaultValue: () => undefined }
+  () => undefined
 )
 
 /** @internal */
@@ -32,13 +28,14 @@ export const observeDecisions = dual<
   (observer: DecisionObserver) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>,
   <A, E, R>(self: Effect.Effect<A, E, R>, observer: DecisionObserver) => Effect.Effect<A, E, R>
 >(2, (self, observer) =>
-  Effect.withFiber((fiber) => {
-    const outer = fiber.getRef(CurrentObserver)
+  Effect.flatMap(line.getLocal(CurrentObserver), (outer) =>
     // Observers nest: an inner one does not hide an outer one.
-    const both: DecisionObserver =
-      outer === undefined ? observer : (decision) => Effect.andThen(outer(decision), observer(decision))
-    return Effect.provideService(self, CurrentObserver, both)
-  })
+    line.withLocal(
+      self,
+      CurrentObserver,
+      outer === undefined ? observer : (decision: Decision) => Effect.andThen(outer(decision), observer(decision))
+    )
+  )
 )
 
 // The event's name and attributes are the shared core's: both lines report the same.
@@ -73,8 +70,6 @@ const observable = (decision: Decision): Decision => {
   return written
 }
 
-const turnOffTracing = "Effect.provideService(HttpClient.TracerPropagationEnabled, false)"
-
 // Browser hints given, by kind and origin: each is logged once.
 const hintsGiven = new BrowserHints.GivenOnce()
 
@@ -94,7 +89,12 @@ const browserHint = (failure: HttpFailure.HttpFailure, tracerPropagation: boolea
       : failure._tag === "ConnectionError" &&
           failure.reason === "Transport" &&
           BrowserHints.isFetchTypeError(failure.cause)
-        ? { _tag: "TransportTypeError", url: failure.request.url, tracerPropagation, turnOffTracing }
+        ? {
+            _tag: "TransportTypeError",
+            url: failure.request.url,
+            tracerPropagation,
+            turnOffTracing: line.turnOffTracing
+          }
         : undefined
   const hint = seen === undefined ? undefined : BrowserHints.hintFor(seen, page)
   return hint !== undefined && hintsGiven.first(`${hint.kind} ${hint.origin}`) ? hint.message : undefined
@@ -107,12 +107,11 @@ const browserHint = (failure: HttpFailure.HttpFailure, tracerPropagation: boolea
  * @internal
  */
 export const report = (decision: Decision): Effect.Effect<void> =>
-  Effect.withFiber((fiber) => {
-    const observer = fiber.getRef(CurrentObserver)
-    const logged = LogLevel.isLessThanOrEqualTo(fiber.getRef(References.MinimumLogLevel), "Debug")
-    const current = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+  line.withFiberView((fiber) => {
+    const observer = fiber.get(CurrentObserver)
+    const logged = fiber.debugLogged
     // An external span (propagated from elsewhere) cannot take events.
-    const span = current !== undefined && current._tag === "Span" ? current : undefined
+    const span = fiber.span !== undefined && fiber.span._tag === "Span" ? fiber.span : undefined
     if (observer === undefined && !logged && span === undefined) return Effect.void
     const { name, attributes } = eventOf(decision)
     const effects: Array<Effect.Effect<void>> = []
@@ -123,10 +122,7 @@ export const report = (decision: Decision): Effect.Effect<void> =>
     }
     if (logged) {
       effects.push(Effect.annotateLogs(Effect.logDebug(name), attributes))
-      const hint =
-        decision._tag === "Hedge"
-          ? undefined
-          : browserHint(decision.failure, fiber.getRef(HttpClient.TracerPropagationEnabled))
+      const hint = decision._tag === "Hedge" ? undefined : browserHint(decision.failure, fiber.tracerPropagation)
       if (hint !== undefined) effects.push(Effect.logDebug(hint))
     }
     if (observer !== undefined) effects.push(observer(observable(decision)))

@@ -1,13 +1,12 @@
 // @generated from templates/src/internal/retryAfterSchedule.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import { dual } from "effect/Function"
 import * as Result from "effect/Result"
+import { dual } from "effect/Function"
 import * as Schedule from "effect/Schedule"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
+import * as line from "./line.js"
 import * as retryPolicy from "./retryPolicy.js"
 
 /** @internal */
@@ -47,21 +46,10 @@ export const withRetryAfter = dual<
       capMillis: Duration.toMillis(policy.maxDelay),
       giveUpOverCap: policy.whenRetryAfterExceedsMaxDelay === "give-up"
     }
-    return Schedule.fromStep(
-      Effect.map(
-        Schedule.toStep(self),
-        (step) => (now: number, failure: HttpFailure.HttpFailure) =>
-          Effect.flatMap(step(now, failure), ([out, delay]) => {
-            const wait = RetrySchedule.withServerDelay(
-              Duration.toMillis(delay),
-              retryPolicy.serverDelayMillis(failure),
-              cap
-            )
-            return wait === undefined
-              ? Cause.done(out)
-              : Effect.succeed<[Out, Duration.Duration]>([out, Duration.millis(wait)])
-          })
-      )
+    // The rule is the shared core's: the server's delay replaces the wait, capped; over the cap
+    // under "give-up", no wait at all (the schedule stops).
+    return line.stopOrDelay(self, (failure, delayMillis) =>
+      RetrySchedule.withServerDelay(delayMillis, retryPolicy.serverDelayMillis(failure), cap)
     )
   }
 )

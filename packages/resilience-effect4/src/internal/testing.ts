@@ -4,11 +4,12 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Layer from "effect/Layer"
 import type * as Testing from "../Testing.js"
+import * as line from "./line.js"
 
 const answer = (
   request: HttpClientRequest.HttpClientRequest,
@@ -16,11 +17,7 @@ const answer = (
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
   if ("hang" in step) return Effect.never
   if ("transportError" in step) {
-    return Effect.fail(
-      new HttpClientError.HttpClientError({
-        reason: new HttpClientError.TransportError({ request, cause: ScriptedTransport.transportCause(step) })
-      })
-    )
+    return Effect.fail(line.transportError(request, ScriptedTransport.transportCause(step)))
   }
   return Effect.sync(() => HttpClientResponse.fromWeb(request, ScriptedTransport.toWebResponse(step)))
 }

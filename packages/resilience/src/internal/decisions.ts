@@ -1,17 +1,13 @@
 // @generated from templates/src/internal/decisions.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as BrowserHints from "@effect-http-resilience/core/BrowserHints"
 import * as Telemetry from "@effect-http-resilience/core/Telemetry"
-import * as HttpClient from "@effect/platform/HttpClient"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
-import { globalValue } from "effect/GlobalValue"
-import * as LogLevel from "effect/LogLevel"
-import * as Option from "effect/Option"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as ResilientHttpClient from "../ResilientHttpClient.js"
+import * as line from "./line.js"
 import { redactUrl } from "./redaction.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 
@@ -21,9 +17,10 @@ export type Decision = ResilientHttpClient.Decision
 /** @internal */
 export type DecisionObserver = (decision: Decision) => Effect.Effect<void>
 
-const currentDecisionObserver: FiberRef.FiberRef<Option.Option<DecisionObserver>> = globalValue(
-  Symbol.for("effect-http-resilience/currentDecisionObserver"),
-  () => FiberRef.unsafeMake<Option.Option<DecisionObserver>>(Option.none())
+// The string key is the identity: two copies of this module share the observer.
+const CurrentObserver = line.local<DecisionObserver | undefined>(
+  "effect-http-resilience/DecisionObserver",
+  () => undefined
 )
 
 /** @internal */
@@ -31,17 +28,12 @@ export const observeDecisions = dual<
   (observer: DecisionObserver) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>,
   <A, E, R>(self: Effect.Effect<A, E, R>, observer: DecisionObserver) => Effect.Effect<A, E, R>
 >(2, (self, observer) =>
-  Effect.flatMap(FiberRef.get(currentDecisionObserver), (outer) =>
-    Effect.locally(
+  Effect.flatMap(line.getLocal(CurrentObserver), (outer) =>
+    // Observers nest: an inner one does not hide an outer one.
+    line.withLocal(
       self,
-      currentDecisionObserver,
-      // Observers nest: an inner one does not hide an outer one.
-      Option.some(
-        Option.match(outer, {
-          onNone: () => observer,
-          onSome: (first) => (decision: Decision) => Effect.zipRight(first(decision), observer(decision))
-        })
-      )
+      CurrentObserver,
+      outer === undefined ? observer : (decision: Decision) => Effect.andThen(outer(decision), observer(decision))
     )
   )
 )
@@ -78,8 +70,6 @@ const observable = (decision: Decision): Decision => {
   return written
 }
 
-const turnOffTracing = "HttpClient.withTracerPropagation(false)"
-
 // Browser hints given, by kind and origin: each is logged once.
 const hintsGiven = new BrowserHints.GivenOnce()
 
@@ -99,7 +89,12 @@ const browserHint = (failure: HttpFailure.HttpFailure, tracerPropagation: boolea
       : failure._tag === "ConnectionError" &&
           failure.reason === "Transport" &&
           BrowserHints.isFetchTypeError(failure.cause)
-        ? { _tag: "TransportTypeError", url: failure.request.url, tracerPropagation, turnOffTracing }
+        ? {
+            _tag: "TransportTypeError",
+            url: failure.request.url,
+            tracerPropagation,
+            turnOffTracing: line.turnOffTracing
+          }
         : undefined
   const hint = seen === undefined ? undefined : BrowserHints.hintFor(seen, page)
   return hint !== undefined && hintsGiven.first(`${hint.kind} ${hint.origin}`) ? hint.message : undefined
@@ -112,13 +107,12 @@ const browserHint = (failure: HttpFailure.HttpFailure, tracerPropagation: boolea
  * @internal
  */
 export const report = (decision: Decision): Effect.Effect<void> =>
-  Effect.withFiberRuntime((fiber) => {
-    const observer = fiber.getFiberRef(currentDecisionObserver)
-    const logged = LogLevel.lessThanEqual(fiber.getFiberRef(FiberRef.currentMinimumLogLevel), LogLevel.Debug)
-    const current = fiber.currentSpan
+  line.withFiberView((fiber) => {
+    const observer = fiber.get(CurrentObserver)
+    const logged = fiber.debugLogged
     // An external span (propagated from elsewhere) cannot take events.
-    const span = current !== undefined && current._tag === "Span" ? current : undefined
-    if (Option.isNone(observer) && !logged && span === undefined) return Effect.void
+    const span = fiber.span !== undefined && fiber.span._tag === "Span" ? fiber.span : undefined
+    if (observer === undefined && !logged && span === undefined) return Effect.void
     const { name, attributes } = eventOf(decision)
     const effects: Array<Effect.Effect<void>> = []
     if (span !== undefined) {
@@ -128,12 +122,9 @@ export const report = (decision: Decision): Effect.Effect<void> =>
     }
     if (logged) {
       effects.push(Effect.annotateLogs(Effect.logDebug(name), attributes))
-      const hint =
-        decision._tag === "Hedge"
-          ? undefined
-          : browserHint(decision.failure, fiber.getFiberRef(HttpClient.currentTracerPropagation))
+      const hint = decision._tag === "Hedge" ? undefined : browserHint(decision.failure, fiber.tracerPropagation)
       if (hint !== undefined) effects.push(Effect.logDebug(hint))
     }
-    if (Option.isSome(observer)) effects.push(observer.value(observable(decision)))
+    if (observer !== undefined) effects.push(observer(observable(decision)))
     return Effect.all(effects, { discard: true })
   })

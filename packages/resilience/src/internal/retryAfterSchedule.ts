@@ -6,6 +6,7 @@ import { dual } from "effect/Function"
 import * as Schedule from "effect/Schedule"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
+import * as line from "./line.js"
 import * as retryPolicy from "./retryPolicy.js"
 
 /** @internal */
@@ -47,14 +48,8 @@ export const withRetryAfter = dual<
     }
     // The rule is the shared core's: the server's delay replaces the wait, capped; over the cap
     // under "give-up", no wait at all (the schedule stops).
-    const waitMillis = (failure: HttpFailure.HttpFailure, delayMillis: number) =>
+    return line.stopOrDelay(self, (failure, delayMillis) =>
       RetrySchedule.withServerDelay(delayMillis, retryPolicy.serverDelayMillis(failure), cap)
-    return Schedule.intersect(self, Schedule.identity<HttpFailure.HttpFailure>()).pipe(
-      Schedule.whileInput((failure: HttpFailure.HttpFailure) => waitMillis(failure, 0) !== undefined),
-      Schedule.modifyDelay(([, failure], delay) =>
-        Duration.millis(waitMillis(failure, Duration.toMillis(delay)) ?? cap.capMillis)
-      ),
-      Schedule.map(([out]) => out)
     )
   }
 )
