@@ -474,7 +474,8 @@ export const check = (input: unknown): Settings.Checked<Resolved | undefined> =>
   if (!Settings.isPlainObject(input)) {
     return Settings.invalid("concurrencyLimit", "must be { limit, queue? } or { adaptive: true, ... }", input)
   }
-  if (!("adaptive" in input)) return Settings.andThen(Settings.optionsRecord("concurrencyLimit", input, fixedNames), fixedOf)
+  if (!("adaptive" in input))
+    return Settings.andThen(Settings.optionsRecord("concurrencyLimit", input, fixedNames), fixedOf)
   if (input.adaptive !== true) {
     return Settings.invalid(
       "concurrencyLimit.adaptive",

@@ -89,13 +89,8 @@ export interface Stage<F extends Feature = Feature> {
   readonly [StageTypeId]: F
 }
 
-/**
- * Whether a value is a stage of `feature`, built by its module's constructor.
- *
- * @since 0.3.0
- * @category guards
- */
-export const isStage = <F extends Feature>(u: unknown, feature: F): u is Stage<F> =>
+// Whether a value is a stage of `feature`, built by its module's constructor.
+const isStage = <F extends Feature>(u: unknown, feature: F): u is Stage<F> =>
   typeof u === "object" && u !== null && StageTypeId in u && u[StageTypeId] === feature
 
 /**

@@ -412,7 +412,7 @@ describe("check: the concurrency option", () => {
   it("names a bad option in full", () => {
     expect(problemOf(check(32))?.option).toBe("concurrencyLimit")
     expect(problemOf(check({}))).toEqual({
-      option: "concurrency.limit",
+      option: "concurrencyLimit.limit",
       reason: `must be a whole number from 1 to ${bounds.maxLimit}: attempts in flight at once`,
       value: undefined
     })
@@ -428,12 +428,12 @@ describe("check: the concurrency option", () => {
     expect(problemOf(check({ adaptive: true, algorithm: "vegas" }))?.option).toBe("concurrencyLimit.algorithm")
     expect(problemOf(check({ adaptive: true, min: 0 }))?.option).toBe("concurrencyLimit.min")
     expect(problemOf(check({ adaptive: true, min: 10, max: 5 }))).toEqual({
-      option: "concurrency.max",
+      option: "concurrencyLimit.max",
       reason: `must be a whole number from 10 to ${bounds.maxLimit}: at least min`,
       value: 5
     })
     expect(problemOf(check({ adaptive: true, min: 10, max: 20, initial: 30 }))).toEqual({
-      option: "concurrency.initial",
+      option: "concurrencyLimit.initial",
       reason: "must be a whole number from 10 to 20: from min to max",
       value: 30
     })

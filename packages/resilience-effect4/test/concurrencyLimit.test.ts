@@ -85,8 +85,8 @@ describe("concurrency limit", () => {
       expect(refused?.message).toBe(
         `GET http://${host}/items: not sent: the concurrency limit for this origin (2 in flight) and its queue (1 waiting) are full`
       )
-      expect(yield* counterValue("http.client.resilience.concurrency.rejected", host)).toBe(1)
-      expect(yield* counterValue("http.client.resilience.concurrency.queued", host)).toBe(1)
+      expect(yield* counterValue("http.client.resilience.concurrency_limit.refusals", host)).toBe(1)
+      expect(yield* counterValue("http.client.resilience.concurrency_limit.waits", host)).toBe(1)
       expect(yield* counterValue("http.client.resilience.attempts", host)).toBe(3)
     })
   )
@@ -167,7 +167,7 @@ describe("concurrency limit", () => {
       yield* TestClock.adjust("10 seconds")
       expect(yield* Fiber.join(one)).toMatchObject({ at: 1000, outcome: "200" })
       expect(alone.exchanges.map((exchange) => exchange.at)).toEqual([0])
-      expect(yield* counterValue("http.client.resilience.concurrency.rejected", host)).toBe(1)
+      expect(yield* counterValue("http.client.resilience.concurrency_limit.refusals", host)).toBe(1)
       // With two permits, the hedge goes.
       const two = ScriptedHttpClient.make([ok(1000), ok(0)])
       const both = yield* start(ResilientHttpClient.withResilience(two.client, hedged(2)), `http://two.${host}/items`)
@@ -247,7 +247,7 @@ describe("concurrency limit", () => {
         // window of ten (2 + 2 + 2 + 2 + 2) and, having used the limit, add one.
         expect(limits).toEqual([4, 3, 2, 2, 2, 2, 3])
         expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
-        expect(yield* gaugeValue("http.client.resilience.concurrency.limit", "aimd.concurrency.test")).toBe(3)
+        expect(yield* gaugeValue("http.client.resilience.concurrency_limit.limit", "aimd.concurrency.test")).toBe(3)
       })
   )
 

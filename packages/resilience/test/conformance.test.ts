@@ -40,7 +40,7 @@ const bodies = {
 // A scenario's options are data; each opt-in stage is built by its module, as a user builds it.
 const policyOf = ({
   hedging,
-  concurrency,
+  concurrencyLimit,
   rateLimit,
   rateLimitHeaders,
   circuitBreaker,
@@ -48,14 +48,12 @@ const policyOf = ({
 }: Conformance.PolicyOptions): RetryPolicy.Options => ({
   ...options,
   ...(hedging === undefined ? {} : { hedging: Hedging.after(hedging.delay, { maxCopies: hedging.maxCopies }) }),
-  ...(concurrency === undefined
+  ...(concurrencyLimit === undefined
     ? {}
-    : { concurrencyLimit: ConcurrencyLimit.fixed(concurrency.limit, { queue: concurrency.queue }) }),
+    : { concurrencyLimit: ConcurrencyLimit.fixed(concurrencyLimit.limit, { queue: concurrencyLimit.queue }) }),
   ...(rateLimit === undefined ? {} : { rateLimit: RateLimit.tokenBucket(rateLimit) }),
-  ...(rateLimitHeaders === true ? { rateLimitHeaders: RateLimit.fromHeaders() } : {}),
-  ...(circuitBreaker === undefined || circuitBreaker === "none"
-    ? {}
-    : { circuitBreaker: CircuitBreaker.perOrigin(circuitBreaker) })
+  ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: RateLimit.fromHeaders(rateLimitHeaders) }),
+  ...(circuitBreaker === undefined ? {} : { circuitBreaker: CircuitBreaker.perOrigin(circuitBreaker) })
 })
 
 const requestOf = (scenario: Conformance.Scenario) =>

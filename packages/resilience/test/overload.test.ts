@@ -178,7 +178,10 @@ describe("circuit breaker", () => {
   it.effect("opens after the trip policy's failures; an open circuit ends a call at once, sending nothing", () =>
     Effect.gen(function* () {
       const scripted = ScriptedHttpClient.make([{ status: 503 }])
-      const client = ResilientHttpClient.withResilience(scripted.client, { ...fast, circuitBreaker: CircuitBreaker.perOrigin(breaker)})
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        ...fast,
+        circuitBreaker: CircuitBreaker.perOrigin(breaker)
+      })
       // Three attempts fail: the third opens the circuit.
       const first = yield* run(client.get(url), "1 second")
       expect(failureOf(first.exit)).toMatchObject({ attempt: 3, giveUpReason: "attempts-exhausted" })
@@ -201,7 +204,10 @@ describe("circuit breaker", () => {
       const client = ResilientHttpClient.withResilience(scripted.client, {
         ...fast,
         backoff: RetryPolicy.constant("1 second"),
-        circuitBreaker: CircuitBreaker.perOrigin({ tripPolicy: CircuitBreaker.consecutive(1), breakDuration: "5 seconds" })
+        circuitBreaker: CircuitBreaker.perOrigin({
+          tripPolicy: CircuitBreaker.consecutive(1),
+          breakDuration: "5 seconds"
+        })
       })
       const { endedAt, exit } = yield* run(client.get(url), "2 seconds")
       expect(failureOf(exit)).toMatchObject({
@@ -279,7 +285,10 @@ describe("circuit breaker", () => {
       const scripted = ScriptedHttpClient.make([{ status: 503 }])
       const breakerService = yield* CircuitBreaker.make({ tripPolicy: CircuitBreaker.consecutive(1) })
       yield* breakerService.isolate("http://api.test:80")
-      const client = ResilientHttpClient.withResilience(scripted.client, { ...fast, circuitBreaker: CircuitBreaker.perOrigin(breakerService)})
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        ...fast,
+        circuitBreaker: CircuitBreaker.perOrigin(breakerService)
+      })
       const { exit } = yield* run(client.execute(HttpClientRequest.get(url)), "1 second")
       expect(failureOf(exit)).toMatchObject({ reason: "CircuitOpen", giveUpReason: "circuit-open" })
       expect(scripted.exchanges).toHaveLength(0)

@@ -55,7 +55,7 @@ import * as timeout from "./timeout.js"
 // The stages' contract
 
 /** What a request sent is: a call's first, a retry, or a hedged copy. */
-export type SentKind = "first" | "retry" | "hedge"
+type SentKind = "first" | "retry" | "hedge"
 
 /** What a stage may fail an attempt with, unsent: a limit's refusal, a timeout, an open circuit. */
 export type Refusal = HttpFailure.ConnectionError | CircuitBreaker.CircuitOpen

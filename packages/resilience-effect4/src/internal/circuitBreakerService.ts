@@ -67,7 +67,7 @@ export const success: CircuitBreaker.Outcome = { _tag: "Success" }
 export const ignored: CircuitBreaker.Outcome = { _tag: "Ignored" }
 
 /** A failure without a `Retry-After`. @internal */
-export const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
+const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
 
 /** @internal */
 export const failure = (options?: { readonly retryAfter?: Duration.Input | undefined }): CircuitBreaker.Outcome =>
@@ -112,7 +112,7 @@ export const validate = (options?: CircuitBreaker.Options): Validated<CircuitBre
  *
  * @internal
  */
-export const ProbeTimeLimit = Context.Reference<number | undefined>("effect-http-resilience-effect4/ProbeTimeLimit", {
+const ProbeTimeLimit = Context.Reference<number | undefined>("effect-http-resilience-effect4/ProbeTimeLimit", {
   defaultValue: () => undefined
 })
 
@@ -284,7 +284,7 @@ const admit = <A>(
     const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
     if (admission._tag === "Rejected") {
       metrics.updateNow(
-        metrics.circuitBreakerRejections,
+        metrics.circuitBreakerRefusals,
         1,
         metrics.withCircuitStates(entry.labels, admission.state),
         context

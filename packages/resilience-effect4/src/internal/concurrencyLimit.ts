@@ -139,7 +139,7 @@ const droppedOf = (exit: Exit.Exit<unknown, unknown>): boolean | undefined => {
  *
  * @internal
  */
-export interface Latencies {
+interface Latencies {
   readonly origin: string
   readonly clock: Clock.Clock
   readonly recorded: boolean
@@ -180,7 +180,7 @@ const holding = <A, E, R>(
   )
 }
 
-const count = (metric: typeof metrics.concurrencyRejected, origin: string): Effect.Effect<void> =>
+const count = (metric: typeof metrics.concurrencyLimitRefusals, origin: string): Effect.Effect<void> =>
   Metric.update(Metric.withAttributes(metric, metrics.originAttributes(origin)), 1)
 
 // Origins past the label cap keep no gauge: their limits summed under one label mean nothing.
@@ -219,7 +219,7 @@ const withPermit = <A, E, R>(
       if (acquired === "rejected") {
         const full = new ConcurrencyLimitReached({ limit: entry.bulkhead.limit(), queue: limits.settings.queue })
         return Effect.andThen(
-          count(metrics.concurrencyRejected, origin),
+          count(metrics.concurrencyLimitRefusals, origin),
           Effect.fail(connectionError(attempt, "ConcurrencyLimited", full))
         )
       }
@@ -228,7 +228,7 @@ const withPermit = <A, E, R>(
         Exit.isSuccess(exit) || entry.bulkhead.cancel(waiter) ? Effect.void : releaseOne(entry)
       )
       return Effect.andThen(
-        count(metrics.concurrencyQueued, origin),
+        count(metrics.concurrencyLimitWaits, origin),
         Effect.flatMap(waited, () => {
           const sent = monotonicMillis(clock)
           return holding(entry, latencies, sent, restore(send(deadlineMillis - sent)))

@@ -65,7 +65,7 @@ export const success: CircuitBreaker.Outcome = { _tag: "Success" }
 export const ignored: CircuitBreaker.Outcome = { _tag: "Ignored" }
 
 /** A failure without a `Retry-After`. @internal */
-export const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
+const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
 
 /** @internal */
 export const failure = (options?: {
@@ -109,7 +109,7 @@ export const validate = (options?: CircuitBreaker.Options): Validated<CircuitBre
  *
  * @internal
  */
-export const currentProbeTimeLimit: FiberRef.FiberRef<number | undefined> = globalValue(
+const currentProbeTimeLimit: FiberRef.FiberRef<number | undefined> = globalValue(
   Symbol.for("effect-http-resilience/currentProbeTimeLimit"),
   () => FiberRef.unsafeMake<number | undefined>(undefined)
 )
@@ -286,7 +286,7 @@ const admit = <A>(
     const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
     if (admission._tag === "Rejected") {
       metrics.updateNow(
-        metrics.circuitBreakerRejections,
+        metrics.circuitBreakerRefusals,
         1,
         metrics.withCircuitStates(entry.labels, admission.state),
         context

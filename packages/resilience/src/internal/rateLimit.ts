@@ -100,7 +100,7 @@ const endingAt = (ending: ResilienceStore.ResilienceStore.RateLimitEnding, now: 
  *
  * @internal
  */
-export interface Gate {
+interface Gate {
   readonly store: Operations
   readonly clock: Clock.Clock
   readonly origin: string
