@@ -135,8 +135,12 @@ export const makeClient = async (id: Effect4LibraryId, mode: ClientMode, redisUr
     case "effect4-retry-transient":
       return effectClient(runtime, readJson(retryTransient(client)), counter?.read)
     case "effect4-http-resilience": {
-      const { ResilientHttpClient } = await import("effect-http-resilience-effect4")
-      const policy = policyFor(mode)
+      const [{ ResilientHttpClient }, { policyOptions }] = await Promise.all([
+        import("effect-http-resilience-effect4"),
+        import("./policyOptions.js")
+      ])
+      const spec = policyFor(mode)
+      const policy = spec === undefined ? undefined : policyOptions(spec)
       if (mode === "overload-per-call") {
         // The README's pattern: the `HttpClient` in context, made resilient inside each call's effect.
         const perCall = Effect.service(HttpClient.HttpClient).pipe(
@@ -170,11 +174,18 @@ export const makeClient = async (id: Effect4LibraryId, mode: ClientMode, redisUr
  * hedge the library sends.
  */
 export const makeHedgingClient = async (mode: HedgingMode): Promise<HedgingClient> => {
-  const { ResilientHttpClient } = await import("effect-http-resilience-effect4")
+  const [{ ResilientHttpClient }, { policyOptions }] = await Promise.all([
+    import("effect-http-resilience-effect4"),
+    import("./policyOptions.js")
+  ])
   const runtime = ManagedRuntime.make(NodeHttpClient.layerUndici)
   const transport = await runtime.runPromise(Effect.service(HttpClient.HttpClient))
   const resilient = await runtime.runPromise(
-    Effect.provideService(ResilientHttpClient.make(hedgingPolicyFor(mode)), HttpClient.HttpClient, transport)
+    Effect.provideService(
+      ResilientHttpClient.make(policyOptions(hedgingPolicyFor(mode))),
+      HttpClient.HttpClient,
+      transport
+    )
   )
   const delays = hedgeDelayRecorder()
   const observed = ResilientHttpClient.observeDecisions((decision) =>
@@ -195,14 +206,21 @@ export const makeHedgingClient = async (mode: HedgingMode): Promise<HedgingClien
  * read to its end; a caller refused unsent by the concurrency limit pauses before its next call.
  */
 export const runLimitsLoop = async (run: LimitsRun): Promise<LimitsRunResult> => {
-  const { HttpFailure, ResilienceStore, ResilientHttpClient } = await import("effect-http-resilience-effect4")
+  const [{ HttpFailure, ResilienceStore, ResilientHttpClient }, { policyOptions }] = await Promise.all([
+    import("effect-http-resilience-effect4"),
+    import("./policyOptions.js")
+  ])
   const isRefused = (error: unknown): boolean =>
     HttpFailure.isConnectionError(error) && error.reason === "ConcurrencyLimited"
   const runtime = ManagedRuntime.make(Layer.merge(NodeHttpClient.layerUndici, ResilienceStore.layerMemory()))
   try {
     const client = await runtime.runPromise(
       Effect.flatMap(Effect.service(HttpClient.HttpClient), (transport) =>
-        Effect.provideService(ResilientHttpClient.make(limitsPolicyFor(run.mode)), HttpClient.HttpClient, transport)
+        Effect.provideService(
+          ResilientHttpClient.make(policyOptions(limitsPolicyFor(run.mode))),
+          HttpClient.HttpClient,
+          transport
+        )
       )
     )
     const loop = closedLoopRecorder(run)

@@ -8,6 +8,7 @@ import { Cause, Context, Effect } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { ResilientHttpClient } from "effect-http-resilience-effect4"
 import { policyFor } from "@effect-http-resilience/bench/benchClient"
+import { policyOptions } from "./policyOptions.js"
 import { type Batch, type LineProfile, parseProfileArgs, runProfile } from "@effect-http-resilience/bench/profile"
 
 type Request = Parameters<typeof HttpClientResponse.fromWeb>[0]
@@ -38,7 +39,7 @@ const retryTransient = (client: HttpClient.HttpClient) =>
 type Policy = Parameters<typeof ResilientHttpClient.make>[0]
 // As on the Effect 3 line: the defaults as a plain record; a budget that never runs dry when every call retries.
 const happyPolicy: Policy = {}
-const retryPolicy: Policy = policyFor("retry")
+const retryPolicy: Policy = policyOptions(policyFor("retry") ?? {})
 
 /** Runs the calls with `context`'s services; a failure is recorded, not thrown. */
 const batchWith =

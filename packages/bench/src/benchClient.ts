@@ -79,12 +79,23 @@ export const indices = (count: number): ReadonlyArray<number> => {
 }
 
 /**
- * The policy options both lines of this library take in a bench mode (a plain record that both
- * `RetryPolicy.Options` accept).
+ * The policy of a bench mode, as plain data both lines read: each line's `policyOptions` builds its
+ * `RetryPolicy.Options` from it, each opt-in stage with its module's constructor.
  */
-export interface PolicyOptions {
+export interface PolicySpec {
   readonly retryBudget?: "none" | { readonly ratio: number }
+  /** `CircuitBreaker.perOrigin(this)`: these options (none: Polly's defaults). */
   readonly circuitBreaker?: Record<string, never>
+  /** `Hedging.after(delay)` or `Hedging.percentile(percentile)`. */
+  readonly hedging?: { readonly delay: `${number} millis` } | { readonly percentile: number }
+  /** `ConcurrencyLimit.fixed(limit)` or `ConcurrencyLimit.adaptive({ algorithm })`. */
+  readonly concurrencyLimit?:
+    | { readonly limit: number }
+    | { readonly adaptive: true; readonly algorithm?: "gradient2" | "aimd" }
+  /** `RateLimit.tokenBucket(this)`. */
+  readonly rateLimit?: { readonly limit: number; readonly window: `${number} seconds` }
+  /** `RateLimit.fromHeaders()`. */
+  readonly rateLimitHeaders?: true
 }
 
 /**
@@ -94,7 +105,7 @@ export interface PolicyOptions {
  * mode, whose benchmarks make every call fail at least once, a budget that never runs dry
  * (Finagle's, ratio 1000): every retry is made and still pays the budget's bookkeeping.
  */
-export const policyFor = (mode: ClientMode): PolicyOptions | undefined => {
+export const policyFor = (mode: ClientMode): PolicySpec | undefined => {
   switch (mode) {
     case "happy":
     case "happy-control":
@@ -148,18 +159,12 @@ export const hedgingDelays = {
   p95Millis: 5
 } as const
 
-/** A policy of the hedging section, as both lines' `RetryPolicy.Options` accept it. */
-export interface HedgingPolicyOptions {
-  readonly retryBudget?: "none"
-  readonly hedging?: { readonly delay: `${number} millis` | { readonly percentile: number } }
-}
-
 /**
  * This library's policy in each configuration of the hedging section: its defaults but for
  * `hedging` (2 copies at most, the default) and, in all but `percentile-budget`, no retry budget,
  * so that nothing but the delay decides whether a hedge goes.
  */
-export const hedgingPolicyFor = (mode: HedgingMode): HedgingPolicyOptions => {
+export const hedgingPolicyFor = (mode: HedgingMode): PolicySpec => {
   switch (mode) {
     case "off":
       return { retryBudget: "none" }
@@ -168,23 +173,14 @@ export const hedgingPolicyFor = (mode: HedgingMode): HedgingPolicyOptions => {
     case "fixed-p95":
       return { retryBudget: "none", hedging: { delay: `${hedgingDelays.p95Millis} millis` } }
     case "percentile":
-      return { retryBudget: "none", hedging: { delay: { percentile: 95 } } }
+      return { retryBudget: "none", hedging: { percentile: 95 } }
     case "percentile-budget":
-      return { hedging: { delay: { percentile: 95 } } }
+      return { hedging: { percentile: 95 } }
   }
 }
 
 /** The limits section's rate-limited route: 10 requests per 1 s window (a client `rateLimit` equal to it). */
 export const rateLimitRoute = { limit: 10, windowSeconds: 1 } as const
-
-/** A policy of the limits section, as both lines' `RetryPolicy.Options` accept it. */
-export interface LimitsPolicyOptions {
-  readonly concurrency?:
-    | { readonly limit: number }
-    | { readonly adaptive: true; readonly algorithm?: "gradient2" | "aimd" }
-  readonly rateLimit?: { readonly limit: number; readonly window: `${number} seconds` }
-  readonly rateLimitHeaders?: boolean
-}
 
 /**
  * This library's policy in each row of the limits section: its defaults (retries and budget on)
@@ -192,17 +188,17 @@ export interface LimitsPolicyOptions {
  * call beyond the limit is refused at once, unsent: shedding the excess at the client is what a
  * limit is for.
  */
-export const limitsPolicyFor = (mode: LimitsMode): LimitsPolicyOptions => {
+export const limitsPolicyFor = (mode: LimitsMode): PolicySpec => {
   const rateLimit = { limit: rateLimitRoute.limit, window: `${rateLimitRoute.windowSeconds} seconds` } as const
   switch (mode) {
     case "none":
       return {}
     case "fixed-32":
-      return { concurrency: { limit: 32 } }
+      return { concurrencyLimit: { limit: 32 } }
     case "adaptive-gradient2":
-      return { concurrency: { adaptive: true } }
+      return { concurrencyLimit: { adaptive: true } }
     case "adaptive-aimd":
-      return { concurrency: { adaptive: true, algorithm: "aimd" } }
+      return { concurrencyLimit: { adaptive: true, algorithm: "aimd" } }
     case "rate-limit-headers":
       return { rateLimitHeaders: true }
     case "rate-limit":

@@ -277,8 +277,12 @@ const makeEffectClient = async (id: LibraryId, mode: ClientMode): Promise<BenchC
       )
     }
     case "effect-http-resilience": {
-      const { ResilientHttpClient } = await import("effect-http-resilience")
-      const policy = policyFor(mode)
+      const [{ ResilientHttpClient }, { policyOptions }] = await Promise.all([
+        import("effect-http-resilience"),
+        import("./policyOptions.js")
+      ])
+      const spec = policyFor(mode)
+      const policy = spec === undefined ? undefined : policyOptions(spec)
       if (mode === "overload-per-call") {
         // The README's pattern: the `HttpClient` in context, made resilient inside each call's effect.
         const perCall = HttpClient.HttpClient.pipe(

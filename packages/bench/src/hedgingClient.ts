@@ -12,18 +12,24 @@ import { effectClient } from "./clients.js"
 import type { HedgingMode } from "./protocol.js"
 
 export const makeHedgingClient = async (mode: HedgingMode): Promise<HedgingClient> => {
-  const [Duration, Effect, ManagedRuntime, HttpClient, NodeHttpClient, { ResilientHttpClient }] = await Promise.all([
-    import("effect/Duration"),
-    import("effect/Effect"),
-    import("effect/ManagedRuntime"),
-    import("@effect/platform/HttpClient"),
-    import("@effect/platform-node/NodeHttpClient"),
-    import("effect-http-resilience")
-  ])
+  const [Duration, Effect, ManagedRuntime, HttpClient, NodeHttpClient, { ResilientHttpClient }, { policyOptions }] =
+    await Promise.all([
+      import("effect/Duration"),
+      import("effect/Effect"),
+      import("effect/ManagedRuntime"),
+      import("@effect/platform/HttpClient"),
+      import("@effect/platform-node/NodeHttpClient"),
+      import("effect-http-resilience"),
+      import("./policyOptions.js")
+    ])
   const runtime = ManagedRuntime.make(NodeHttpClient.layerUndici)
   const transport = await runtime.runPromise(HttpClient.HttpClient)
   const resilient = await runtime.runPromise(
-    Effect.provideService(ResilientHttpClient.make(hedgingPolicyFor(mode)), HttpClient.HttpClient, transport)
+    Effect.provideService(
+      ResilientHttpClient.make(policyOptions(hedgingPolicyFor(mode))),
+      HttpClient.HttpClient,
+      transport
+    )
   )
   const delays = hedgeDelayRecorder()
   const observed = ResilientHttpClient.observeDecisions((decision) =>

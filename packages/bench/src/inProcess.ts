@@ -19,6 +19,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { ResilientHttpClient } from "effect-http-resilience"
 import { policyFor } from "./benchClient.js"
+import { policyOptions } from "./policyOptions.js"
 import { node22Binary } from "./processes.js"
 import { type Batch, type LineProfile, parseProfileArgs, profileArgs, runProfile } from "./profile.js"
 
@@ -51,7 +52,7 @@ type Policy = Parameters<typeof ResilientHttpClient.make>[0]
 // The defaults as a plain record, as a program passes its options; in the retried rows a budget
 // that never runs dry, as in `pnpm bench` (every call there retries).
 const happyPolicy: Policy = {}
-const retryPolicy: Policy = policyFor("retry")
+const retryPolicy: Policy = policyOptions(policyFor("retry") ?? {})
 
 /** Runs the calls with `context`'s services; a failure is recorded, not thrown. */
 const batchWith =

@@ -59,26 +59,30 @@ interface LimitsConfiguration {
 /** The capacity rows, the baseline (no limit) first; each limit with the default queue (0). */
 export const capacityConfigurations: ReadonlyArray<LimitsConfiguration> = [
   { mode: "none", label: "no limit", option: "{}" },
-  { mode: "fixed-32", label: "fixed 32", option: "{ concurrency: { limit: 32 } }" },
-  { mode: "adaptive-gradient2", label: "adaptive (gradient2)", option: "{ concurrency: { adaptive: true } }" },
+  { mode: "fixed-32", label: "fixed 32", option: "{ concurrencyLimit: ConcurrencyLimit.fixed(32) }" },
+  {
+    mode: "adaptive-gradient2",
+    label: "adaptive (gradient2)",
+    option: "{ concurrencyLimit: ConcurrencyLimit.adaptive() }"
+  },
   {
     mode: "adaptive-aimd",
     label: "adaptive (AIMD)",
-    option: '{ concurrency: { adaptive: true, algorithm: "aimd" } }'
+    option: '{ concurrencyLimit: ConcurrencyLimit.adaptive({ algorithm: "aimd" }) }'
   }
 ]
 
-const rateLimitOption = `rateLimit: { limit: ${rateLimitRoute.limit}, window: "${rateLimitRoute.windowSeconds} seconds" }`
+const rateLimitOption = `rateLimit: RateLimit.tokenBucket({ limit: ${rateLimitRoute.limit}, window: "${rateLimitRoute.windowSeconds} seconds" })`
 
 /** The rate-limit rows. */
 export const rateLimitConfigurations: ReadonlyArray<LimitsConfiguration> = [
   { mode: "none", label: "defaults", option: "{}" },
-  { mode: "rate-limit-headers", label: "rateLimitHeaders", option: "{ rateLimitHeaders: true }" },
+  { mode: "rate-limit-headers", label: "rateLimitHeaders", option: "{ rateLimitHeaders: RateLimit.fromHeaders() }" },
   { mode: "rate-limit", label: "rateLimit = server's", option: `{ ${rateLimitOption} }` },
   {
     mode: "rate-limit-and-headers",
     label: "rateLimit = server's + rateLimitHeaders",
-    option: `{ ${rateLimitOption}, rateLimitHeaders: true }`
+    option: `{ ${rateLimitOption}, rateLimitHeaders: RateLimit.fromHeaders() }`
   }
 ]
 

@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { HttpFailure, ResilienceStore, ResilientHttpClient } from "effect-http-resilience"
 import { closedLoopRecorder, limitsPolicyFor } from "./benchClient.js"
+import { policyOptions } from "./policyOptions.js"
 import type { LimitsRun, LimitsRunResult } from "./protocol.js"
 
 /** A call the concurrency limit refused unsent (its queue full), told from every other failure. */
@@ -23,7 +24,11 @@ export const runLimitsLoop = async (run: LimitsRun): Promise<LimitsRunResult> =>
   try {
     const client = await runtime.runPromise(
       Effect.flatMap(HttpClient.HttpClient, (transport) =>
-        Effect.provideService(ResilientHttpClient.make(limitsPolicyFor(run.mode)), HttpClient.HttpClient, transport)
+        Effect.provideService(
+          ResilientHttpClient.make(policyOptions(limitsPolicyFor(run.mode))),
+          HttpClient.HttpClient,
+          transport
+        )
       )
     )
     const loop = closedLoopRecorder(run)

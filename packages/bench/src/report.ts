@@ -644,7 +644,7 @@ export const renderMarkdown = (results: BenchResults): string => {
         "client runs in a fresh process; in each phase a second batch follows the first at once, within the " +
         "retry budget's 10 s ttl, so its figure is the budget's once its floor (10 retries per second of ttl, " +
         "lent up front) is used up. Every client allows 3 attempts per call; got is told to retry at once. " +
-        "The breaker is `circuitBreaker: {}` (Polly's defaults: 10% failures of at least 100 attempts in 30 s, " +
+        "The breaker is `circuitBreaker: CircuitBreaker.perOrigin()` (Polly's defaults: 10% failures of at least 100 attempts in 30 s, " +
         "then 5 s open), with the default budget, on either line. Effect 4's `withCircuitBreaker` has no " +
         "defaults: it runs after `retryTransient` (as Effect's docs advise) with `rate({ threshold: 0.1, size: " +
         "100 })` (10% failures of the last 100 calls, at least 100 recorded) and 5 s open, so it counts calls " +
@@ -681,7 +681,7 @@ export const renderMarkdown = (results: BenchResults): string => {
         "each in a fresh process. The server counts the requests during the outage (which lasted " +
         `${fixed(breaker.measuredOutageMillis / 1000, 2)} s by its clock) and the time from its end to each ` +
         "client's first 2xx; `× calls / s`: requests per second during the outage over calls started per second. " +
-        "Calls failed: over the whole run. The breaker is `circuitBreaker: {}` (5 s break), with the default budget.",
+        "Calls failed: over the whole run. The breaker is `circuitBreaker: CircuitBreaker.perOrigin()` (5 s break), with the default budget.",
       "",
       breakerTable(breaker)
     )

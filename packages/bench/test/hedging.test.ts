@@ -120,8 +120,8 @@ describe("the hedging section's definitions", () => {
     expect(hedgingPolicyFor("off")).toEqual({ retryBudget: "none" })
     expect(hedgingPolicyFor("fixed-10ms")).toEqual({ retryBudget: "none", hedging: { delay: "10 millis" } })
     expect(hedgingPolicyFor("fixed-p95")).toEqual({ retryBudget: "none", hedging: { delay: "5 millis" } })
-    expect(hedgingPolicyFor("percentile")).toEqual({ retryBudget: "none", hedging: { delay: { percentile: 95 } } })
-    expect(hedgingPolicyFor("percentile-budget")).toEqual({ hedging: { delay: { percentile: 95 } } })
+    expect(hedgingPolicyFor("percentile")).toEqual({ retryBudget: "none", hedging: { percentile: 95 } })
+    expect(hedgingPolicyFor("percentile-budget")).toEqual({ hedging: { percentile: 95 } })
   })
 
   it("judges a row by same-round ratios and medians: p99 cut by 80% or more for at most 6% extra", () => {

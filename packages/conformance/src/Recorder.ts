@@ -100,10 +100,10 @@ const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricReading>
     retries: total(Telemetry.metrics.retries.name),
     giveUps,
     retryBudgetRefusals: total(Telemetry.metrics.retryBudgetRefusals.name),
-    circuitBreakerRejections: total(Telemetry.metrics.circuitBreakerRejections.name),
+    circuitBreakerRefusals: total(Telemetry.metrics.circuitBreakerRefusals.name),
     hedges: total(Telemetry.metrics.hedges.name),
     hedgeWins: total(Telemetry.metrics.hedgeWins.name),
-    concurrencyRejections: total(Telemetry.metrics.concurrencyRejected.name)
+    concurrencyLimitRefusals: total(Telemetry.metrics.concurrencyLimitRefusals.name)
   }
 }
 
@@ -111,7 +111,7 @@ const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricReading>
 const metricDelta = (before: MetricValues, after: MetricValues): MetricValues => {
   const hedges = (after.hedges ?? 0) - (before.hedges ?? 0)
   const hedgeWins = (after.hedgeWins ?? 0) - (before.hedgeWins ?? 0)
-  const concurrencyRejections = (after.concurrencyRejections ?? 0) - (before.concurrencyRejections ?? 0)
+  const concurrencyLimitRefusals = (after.concurrencyLimitRefusals ?? 0) - (before.concurrencyLimitRefusals ?? 0)
   const giveUps: Record<string, number> = {}
   for (const [reason, count] of Object.entries(after.giveUps)) {
     const added = count - (before.giveUps[reason] ?? 0)
@@ -122,11 +122,11 @@ const metricDelta = (before: MetricValues, after: MetricValues): MetricValues =>
     retries: after.retries - before.retries,
     giveUps,
     retryBudgetRefusals: after.retryBudgetRefusals - before.retryBudgetRefusals,
-    circuitBreakerRejections: after.circuitBreakerRejections - before.circuitBreakerRejections,
+    circuitBreakerRefusals: after.circuitBreakerRefusals - before.circuitBreakerRefusals,
     // Counters only some scenarios have are left out when they did not move.
     ...(hedges === 0 ? {} : { hedges }),
     ...(hedgeWins === 0 ? {} : { hedgeWins }),
-    ...(concurrencyRejections === 0 ? {} : { concurrencyRejections })
+    ...(concurrencyLimitRefusals === 0 ? {} : { concurrencyLimitRefusals })
   }
 }
 

@@ -35,15 +35,14 @@ export interface PolicyOptions {
     | { readonly ratio?: number; readonly minPerSecond?: number; readonly ttl?: number }
     | { readonly _tag: "TokenBucket"; readonly options: { readonly maxTokens?: number; readonly tokenRatio?: number } }
   readonly hedging?: { readonly delay: number; readonly maxCopies?: number }
-  readonly concurrency?: { readonly limit: number; readonly queue?: number }
+  readonly concurrencyLimit?: { readonly limit: number; readonly queue?: number }
   readonly rateLimit?: { readonly limit: number; readonly window: number }
-  readonly rateLimitHeaders?: boolean
-  readonly circuitBreaker?:
-    | "none"
-    | {
-        readonly tripPolicy?: { readonly _tag: "Consecutive"; readonly failures: number }
-        readonly breakDuration?: number
-      }
+  /** The headers read with no extra names (`RateLimit.fromHeaders()`). */
+  readonly rateLimitHeaders?: Record<string, never>
+  readonly circuitBreaker?: {
+    readonly tripPolicy?: { readonly _tag: "Consecutive"; readonly failures: number }
+    readonly breakDuration?: number
+  }
 }
 
 /**
@@ -89,13 +88,13 @@ export interface MetricValues {
   /** Give-ups by reason (a `GiveUpReason`); a reason with none is left out. */
   readonly giveUps: Readonly<Record<string, number>>
   readonly retryBudgetRefusals: number
-  readonly circuitBreakerRejections: number
+  readonly circuitBreakerRefusals: number
   /** Hedged copies sent; left out when none. */
   readonly hedges?: number
   /** Hedged copies that won; left out when none. */
   readonly hedgeWins?: number
   /** Attempts a full concurrency limit and queue refused; left out when none. */
-  readonly concurrencyRejections?: number
+  readonly concurrencyLimitRefusals?: number
 }
 
 /** Everything a line must do in a scenario. */

@@ -60,10 +60,10 @@ const counted = (
   overload: Partial<
     Pick<
       MetricValues,
-      "retryBudgetRefusals" | "circuitBreakerRejections" | "hedges" | "hedgeWins" | "concurrencyRejections"
+      "retryBudgetRefusals" | "circuitBreakerRefusals" | "hedges" | "hedgeWins" | "concurrencyLimitRefusals"
     >
   > = {}
-): MetricValues => ({ attempts, retries, giveUps, retryBudgetRefusals: 0, circuitBreakerRejections: 0, ...overload })
+): MetricValues => ({ attempts, retries, giveUps, retryBudgetRefusals: 0, circuitBreakerRefusals: 0, ...overload })
 
 /** A scenario, by default a GET under `exact` (default options, jitter off) and one call at 0. */
 const scenario = (
@@ -94,7 +94,7 @@ const retriedToSuccess = (
 const stoppedAtFirst = (
   fields: Pick<Scenario, "id" | "description" | "script"> & Partial<Pick<Scenario, "policy" | "request">>,
   giveUpReason: GiveUpReason,
-  overload: Partial<Pick<MetricValues, "retryBudgetRefusals" | "circuitBreakerRejections">> = {}
+  overload: Partial<Pick<MetricValues, "retryBudgetRefusals" | "circuitBreakerRefusals">> = {}
 ): Scenario =>
   scenario({
     ...fields,
@@ -478,7 +478,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
       sentAtMillis: [0],
       outcomes: [transient(100, 1, "circuit-open")],
       released: [drained(1, 0)],
-      metrics: counted(1, 0, { "circuit-open": 1 }, { circuitBreakerRejections: 1 })
+      metrics: counted(1, 0, { "circuit-open": 1 }, { circuitBreakerRefusals: 1 })
     }
   }),
   scenario({
@@ -490,7 +490,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
       sentAtMillis: [0, 100],
       outcomes: [transient(200, 2, "circuit-open")],
       released: drainedAsSent(0, 100),
-      metrics: counted(2, 1, { "circuit-open": 1 }, { circuitBreakerRejections: 1 })
+      metrics: counted(2, 1, { "circuit-open": 1 }, { circuitBreakerRefusals: 1 })
     }
   }),
   retriedToSuccess(
@@ -513,7 +513,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
       sentAtMillis: [0, 1000],
       outcomes: [transient(0, 1, "attempts-exhausted"), circuitOpen(500), succeeded(1000)],
       released: drainedAsSent(0, 1000),
-      metrics: counted(2, 0, { "attempts-exhausted": 1, "circuit-open": 1 }, { circuitBreakerRejections: 1 })
+      metrics: counted(2, 0, { "attempts-exhausted": 1, "circuit-open": 1 }, { circuitBreakerRefusals: 1 })
     }
   }),
   scenario({
@@ -531,7 +531,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
         succeeded(2000)
       ],
       released: drainedAsSent(0, 1000, 2000),
-      metrics: counted(3, 0, { "attempts-exhausted": 2, "circuit-open": 1 }, { circuitBreakerRejections: 1 })
+      metrics: counted(3, 0, { "attempts-exhausted": 2, "circuit-open": 1 }, { circuitBreakerRefusals: 1 })
     }
   }),
   scenario({
@@ -544,7 +544,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
       sentAtMillis: [0, 3000],
       outcomes: [transient(0, 1, "attempts-exhausted"), circuitOpen(1500), succeeded(3000)],
       released: drainedAsSent(0, 3000),
-      metrics: counted(2, 0, { "attempts-exhausted": 1, "circuit-open": 1 }, { circuitBreakerRejections: 1 })
+      metrics: counted(2, 0, { "attempts-exhausted": 1, "circuit-open": 1 }, { circuitBreakerRefusals: 1 })
     }
   }),
   // The client's rate limit (issue #34).
@@ -582,7 +582,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
     id: "rate-limit-headers-learnt",
     description:
       "rateLimitHeaders: a 200 saying X-RateLimit-Remaining: 0 with a reset in 3 s holds a call started at 1 s until 3 s.",
-    policy: { ...exact, rateLimitHeaders: true },
+    policy: { ...exact, rateLimitHeaders: {} },
     script: [{ status: 200, body: "ok", headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": "3" } }, ok],
     calls: [0, 1000],
     expected: {
@@ -596,7 +596,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
     id: "rate-limit-headers-budget",
     description:
       "rateLimitHeaders: a 503 at once saying X-RateLimit-Remaining: 1 (reset in 2 s) leaves one request: the hedge sent then is slow, and while it is in flight it spends that one, so no third copy goes 100 ms later.",
-    policy: { ...hedgedAfter100ms, hedging: { delay: 100, maxCopies: 3 }, rateLimitHeaders: true },
+    policy: { ...hedgedAfter100ms, hedging: { delay: 100, maxCopies: 3 }, rateLimitHeaders: {} },
     script: [{ ...unavailable, headers: { "x-ratelimit-remaining": "1", "x-ratelimit-reset": "2" } }, okAfter(500)],
     expected: {
       sentAtMillis: [0, 0],
@@ -708,13 +708,13 @@ export const scenarios: ReadonlyArray<Scenario> = [
     id: "concurrency-limit-refuses-hedge",
     description:
       "A limit of 2, no queue: the first copy and one hedge hold both permits; the third copy is refused unsent at 200 ms, which stops hedging; the first copy answers at 500 ms.",
-    policy: { ...hedgedAfter100ms, hedging: { delay: 100, maxCopies: 3 }, concurrency: { limit: 2 } },
+    policy: { ...hedgedAfter100ms, hedging: { delay: 100, maxCopies: 3 }, concurrencyLimit: { limit: 2 } },
     script: [okAfter(500), okAfter(500)],
     expected: {
       sentAtMillis: [0, 100],
       outcomes: [succeeded(500)],
       released: [drained(1, 500)],
-      metrics: counted(2, 0, {}, { hedges: 1, concurrencyRejections: 1 })
+      metrics: counted(2, 0, {}, { hedges: 1, concurrencyLimitRefusals: 1 })
     }
   })
 ]

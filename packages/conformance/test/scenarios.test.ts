@@ -93,7 +93,7 @@ describe("the conformance scenarios", () => {
       // Every request but each call's first is a retry or a hedge; a hedge wins at most once per call.
       expect(metrics.retries + (metrics.hedges ?? 0)).toBe(metrics.attempts - calls.length + skippedCalls(expected))
       expect(metrics.hedgeWins ?? 0).toBeLessThanOrEqual(Math.min(metrics.hedges ?? 0, calls.length))
-      if (scenario.policy.circuitBreaker === undefined) expect(metrics.circuitBreakerRejections).toBe(0)
+      if (scenario.policy.circuitBreaker === undefined) expect(metrics.circuitBreakerRefusals).toBe(0)
     })
 
     it("releases only responses that were sent, once each, no earlier than they were sent", () => {

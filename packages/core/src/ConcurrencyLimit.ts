@@ -418,12 +418,12 @@ const wholeIn = (option: string, value: unknown, min: number, max: number, what:
     : Settings.invalid(option, `must be a whole number from ${min} to ${max}: ${what}`, value)
 
 const queueOf = (value: unknown): Settings.Checked<number> =>
-  wholeIn("concurrency.queue", value ?? defaults.queue, 0, bounds.maxQueue, "calls waiting for a permit")
+  wholeIn("concurrencyLimit.queue", value ?? defaults.queue, 0, bounds.maxQueue, "calls waiting for a permit")
 
 const fixedOf = (given: Readonly<Record<string, unknown>>): Settings.Checked<Resolved> =>
   Settings.andThen(
     Settings.all({
-      limit: wholeIn("concurrency.limit", given.limit, 1, bounds.maxLimit, "attempts in flight at once"),
+      limit: wholeIn("concurrencyLimit.limit", given.limit, 1, bounds.maxLimit, "attempts in flight at once"),
       queue: queueOf(given.queue)
     }),
     ({ limit, queue }): Settings.Checked<Resolved> => Settings.valid({ _tag: "Fixed", limit, queue })
@@ -433,20 +433,20 @@ const adaptiveOf = (given: Readonly<Record<string, unknown>>): Settings.Checked<
   Settings.andThen(
     Settings.all({
       algorithm: Settings.choice<Algorithm>(
-        "concurrency.algorithm",
+        "concurrencyLimit.algorithm",
         ["gradient2", "aimd"],
         given.algorithm ?? defaults.algorithm
       ),
-      min: wholeIn("concurrency.min", given.min ?? defaults.min, 1, bounds.maxLimit, "the lowest limit"),
+      min: wholeIn("concurrencyLimit.min", given.min ?? defaults.min, 1, bounds.maxLimit, "the lowest limit"),
       queue: queueOf(given.queue)
     }),
     ({ algorithm, min, queue }) =>
       Settings.andThen(
-        wholeIn("concurrency.max", given.max ?? Math.max(defaults.max, min), min, bounds.maxLimit, "at least min"),
+        wholeIn("concurrencyLimit.max", given.max ?? Math.max(defaults.max, min), min, bounds.maxLimit, "at least min"),
         (max) =>
           Settings.andThen(
             wholeIn(
-              "concurrency.initial",
+              "concurrencyLimit.initial",
               given.initial ?? within({ min, max, initial: 0 }, defaults.initial),
               min,
               max,
@@ -472,22 +472,23 @@ const adaptiveNames = ["adaptive", "algorithm", "min", "max", "initial", "queue"
 export const check = (input: unknown): Settings.Checked<Resolved | undefined> => {
   if (input === undefined) return Settings.valid(undefined)
   if (!Settings.isPlainObject(input)) {
-    return Settings.invalid("concurrency", "must be { limit, queue? } or { adaptive: true, ... }", input)
+    return Settings.invalid("concurrencyLimit", "must be { limit, queue? } or { adaptive: true, ... }", input)
   }
-  if (!("adaptive" in input)) return Settings.andThen(Settings.optionsRecord("concurrency", input, fixedNames), fixedOf)
+  if (!("adaptive" in input))
+    return Settings.andThen(Settings.optionsRecord("concurrencyLimit", input, fixedNames), fixedOf)
   if (input.adaptive !== true) {
     return Settings.invalid(
-      "concurrency.adaptive",
+      "concurrencyLimit.adaptive",
       "must be true; for a fixed limit give { limit } alone",
       input.adaptive
     )
   }
   if ("limit" in input) {
     return Settings.invalid(
-      "concurrency.limit",
+      "concurrencyLimit.limit",
       "is for a fixed limit: with adaptive: true, give initial, min and max",
       input.limit
     )
   }
-  return Settings.andThen(Settings.optionsRecord("concurrency", input, adaptiveNames), adaptiveOf)
+  return Settings.andThen(Settings.optionsRecord("concurrencyLimit", input, adaptiveNames), adaptiveOf)
 }

@@ -1,7 +1,9 @@
 /**
  * The options of a retry policy, checked as both libraries check them, over each library's own
  * duration type: the same names, defaults, ranges and messages on either line. The retry budget
- * and circuit breaker options are the libraries' to check (they accept services too).
+ * is the libraries' to check (it accepts a service too). Each opt-in stage (hedging, the
+ * concurrency limit, the rate limit and its headers, the circuit breaker) is a value its own
+ * module builds and checks: here only its brand is, so that this check carries none of their code.
  *
  * @example
  * ```ts
@@ -12,12 +14,8 @@
  *
  * @since 0.1.0
  */
-import * as ConcurrencyLimit from "./ConcurrencyLimit.js"
-import * as Hedging from "./Hedging.js"
-import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import type * as RetrySchedule from "./RetrySchedule.js"
 import * as Settings from "./Settings.js"
-import * as TokenBucket from "./TokenBucket.js"
 
 /**
  * Whether a server's `Retry-After` replaces the backoff.
@@ -66,7 +64,37 @@ export type Backoff<D> =
   | { readonly _tag: "Exponential"; readonly base: D; readonly factor: number }
 
 /**
- * Every option but the budget and the breaker, resolved to its value or default.
+ * The key that marks an opt-in stage's value, and names its feature.
+ *
+ * @since 0.3.0
+ * @category type ids
+ */
+export const StageTypeId = "~effect-http-resilience/Stage" as const
+
+/**
+ * The opt-in stages, each the name of its option.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Feature = "hedging" | "concurrencyLimit" | "rateLimit" | "rateLimitHeaders" | "circuitBreaker"
+
+/**
+ * An opt-in stage's value, as its module builds it (checked there): the brand and its feature.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Stage<F extends Feature = Feature> {
+  readonly [StageTypeId]: F
+}
+
+// Whether a value is a stage of `feature`, built by its module's constructor.
+const isStage = <F extends Feature>(u: unknown, feature: F): u is Stage<F> =>
+  typeof u === "object" && u !== null && StageTypeId in u && u[StageTypeId] === feature
+
+/**
+ * Every option but the budget, resolved to its value or default.
  *
  * @since 0.1.0
  * @category models
@@ -87,13 +115,15 @@ export interface Resolved<D> {
   readonly maxBodyBytes: number
   readonly urlCredentials: UrlCredentialsMode
   /** Hedged copies of each attempt; `undefined`: off. */
-  readonly hedging: Hedging.Resolved | undefined
+  readonly hedging: Stage<"hedging"> | undefined
   /** A per-origin concurrency limit, fixed or adaptive; `undefined`: off. */
-  readonly concurrency: ConcurrencyLimit.Resolved | undefined
+  readonly concurrencyLimit: Stage<"concurrencyLimit"> | undefined
   /** The client's rate limit; `undefined`: off. */
-  readonly rateLimit: TokenBucket.Resolved | undefined
+  readonly rateLimit: Stage<"rateLimit"> | undefined
   /** Rate-limit headers read from every response; `undefined`: off. */
-  readonly rateLimitHeaders: RateLimitHeaders.Resolved | undefined
+  readonly rateLimitHeaders: Stage<"rateLimitHeaders"> | undefined
+  /** A circuit breaker per origin; `undefined`: off. */
+  readonly circuitBreaker: Stage<"circuitBreaker"> | undefined
 }
 
 /**
@@ -115,7 +145,7 @@ const optionNames: ReadonlyArray<string> = [
   "maxBodyBytes",
   "urlCredentials",
   "hedging",
-  "concurrency",
+  "concurrencyLimit",
   "rateLimit",
   "rateLimitHeaders",
   "retryBudget",
@@ -226,13 +256,26 @@ const predicateOf = (
       })
     : Settings.invalid("isTransientStatus", "must be a function from status code to boolean", input)
 
-// The limits on outgoing load (issue #34), each off by default.
-// The options that are off unless given: hedging and the limits on outgoing load.
-const optionalFeaturesOf = <D>(options: Readonly<Record<string, unknown>>, codec: Settings.DurationCodec<D>) => ({
-  hedging: Hedging.check(options.hedging, codec),
-  concurrency: ConcurrencyLimit.check(options.concurrency),
-  rateLimit: TokenBucket.check(options.rateLimit, codec),
-  rateLimitHeaders: RateLimitHeaders.check(options.rateLimitHeaders)
+// The opt-in stages: each a value built by its module (`Hedging.after`, ...), or left out (off).
+const stageBuilders: Readonly<Record<Feature, string>> = {
+  hedging: "Hedging.after or Hedging.percentile",
+  concurrencyLimit: "ConcurrencyLimit.fixed or ConcurrencyLimit.adaptive",
+  rateLimit: "RateLimit.tokenBucket",
+  rateLimitHeaders: "RateLimit.fromHeaders",
+  circuitBreaker: "CircuitBreaker.perOrigin"
+}
+
+const stageOf = <F extends Feature>(feature: F, input: unknown): Settings.Checked<Stage<F> | undefined> =>
+  input === undefined || isStage(input, feature)
+    ? Settings.valid(input)
+    : Settings.invalid(feature, `must be built with ${stageBuilders[feature]}; leave it out for none`, input)
+
+const stagesOf = (options: Readonly<Record<string, unknown>>) => ({
+  hedging: stageOf("hedging", options.hedging),
+  concurrencyLimit: stageOf("concurrencyLimit", options.concurrencyLimit),
+  rateLimit: stageOf("rateLimit", options.rateLimit),
+  rateLimitHeaders: stageOf("rateLimitHeaders", options.rateLimitHeaders),
+  circuitBreaker: stageOf("circuitBreaker", options.circuitBreaker)
 })
 
 /**
@@ -320,7 +363,7 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       ["basic-auth", "refuse"],
       given("urlCredentials", defaults.urlCredentials)
     ),
-    ...optionalFeaturesOf(options, codec)
+    ...stagesOf(options)
   })
 }
 
@@ -341,9 +384,10 @@ export const toSchedulePolicy = <D>(
     | "maxBodyBytes"
     | "urlCredentials"
     | "hedging"
-    | "concurrency"
+    | "concurrencyLimit"
     | "rateLimit"
     | "rateLimitHeaders"
+    | "circuitBreaker"
   >,
   toMillis: (duration: D) => number
 ): RetrySchedule.Policy => ({

@@ -128,23 +128,23 @@ export const metrics = {
     description: "Circuit breaker state changes ({transition})."
   },
   /** Attributes: origin, state. */
-  circuitBreakerRejections: {
-    name: "http.client.resilience.circuit_breaker.rejections",
-    description: "Attempts rejected by a circuit breaker without being sent ({attempt})."
+  circuitBreakerRefusals: {
+    name: "http.client.resilience.circuit_breaker.refusals",
+    description: "Attempts a circuit breaker refused, unsent ({attempt})."
   },
   /** Attempts a concurrency limit refused, its queue full. Attributes: origin. */
-  concurrencyRejected: {
-    name: "http.client.resilience.concurrency.rejected",
+  concurrencyLimitRefusals: {
+    name: "http.client.resilience.concurrency_limit.refusals",
     description: "Attempts not sent because the origin's concurrency limit and its queue were full ({attempt})."
   },
   /** Attempts that waited in a concurrency limit's queue. Attributes: origin. */
-  concurrencyQueued: {
-    name: "http.client.resilience.concurrency.queued",
+  concurrencyLimitWaits: {
+    name: "http.client.resilience.concurrency_limit.waits",
     description: "Attempts that waited in the queue of the origin's concurrency limit for a permit ({attempt})."
   },
   /** The adaptive concurrency limit in force. Attributes: origin. */
   concurrencyLimit: {
-    name: "http.client.resilience.concurrency.limit",
+    name: "http.client.resilience.concurrency_limit.limit",
     description:
       "The adaptive concurrency limit in force for the origin: attempts allowed in flight at once ({attempt})."
   }

@@ -410,30 +410,30 @@ describe("check: the concurrency option", () => {
   })
 
   it("names a bad option in full", () => {
-    expect(problemOf(check(32))?.option).toBe("concurrency")
+    expect(problemOf(check(32))?.option).toBe("concurrencyLimit")
     expect(problemOf(check({}))).toEqual({
-      option: "concurrency.limit",
+      option: "concurrencyLimit.limit",
       reason: `must be a whole number from 1 to ${bounds.maxLimit}: attempts in flight at once`,
       value: undefined
     })
     for (const limit of [0, 2.5, -1, Number.NaN, "8", bounds.maxLimit + 1]) {
-      expect(problemOf(check({ limit }))?.option).toBe("concurrency.limit")
+      expect(problemOf(check({ limit }))?.option).toBe("concurrencyLimit.limit")
     }
-    expect(problemOf(check({ limit: 8, queue: -1 }))?.option).toBe("concurrency.queue")
-    expect(problemOf(check({ limit: 8, min: 2 }))?.option).toBe("concurrency.min")
-    expect(problemOf(check({ adaptive: false }))?.option).toBe("concurrency.adaptive")
+    expect(problemOf(check({ limit: 8, queue: -1 }))?.option).toBe("concurrencyLimit.queue")
+    expect(problemOf(check({ limit: 8, min: 2 }))?.option).toBe("concurrencyLimit.min")
+    expect(problemOf(check({ adaptive: false }))?.option).toBe("concurrencyLimit.adaptive")
     expect(problemOf(check({ adaptive: true, limit: 8 }))?.reason).toBe(
       "is for a fixed limit: with adaptive: true, give initial, min and max"
     )
-    expect(problemOf(check({ adaptive: true, algorithm: "vegas" }))?.option).toBe("concurrency.algorithm")
-    expect(problemOf(check({ adaptive: true, min: 0 }))?.option).toBe("concurrency.min")
+    expect(problemOf(check({ adaptive: true, algorithm: "vegas" }))?.option).toBe("concurrencyLimit.algorithm")
+    expect(problemOf(check({ adaptive: true, min: 0 }))?.option).toBe("concurrencyLimit.min")
     expect(problemOf(check({ adaptive: true, min: 10, max: 5 }))).toEqual({
-      option: "concurrency.max",
+      option: "concurrencyLimit.max",
       reason: `must be a whole number from 10 to ${bounds.maxLimit}: at least min`,
       value: 5
     })
     expect(problemOf(check({ adaptive: true, min: 10, max: 20, initial: 30 }))).toEqual({
-      option: "concurrency.initial",
+      option: "concurrencyLimit.initial",
       reason: "must be a whole number from 10 to 20: from min to max",
       value: 30
     })

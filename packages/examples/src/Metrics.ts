@@ -29,7 +29,7 @@ import { CircuitBreaker, RetryPolicy } from "effect-http-resilience"
 export const policy: RetryPolicy.RetryPolicy = RetryPolicy.make({
   maxAttempts: 3,
   backoff: RetryPolicy.exponential("100 millis"),
-  circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(5), breakDuration: "5 seconds" }
+  circuitBreaker: CircuitBreaker.perOrigin({ tripPolicy: CircuitBreaker.consecutive(5), breakDuration: "5 seconds" })
 })
 
 /**

@@ -128,7 +128,7 @@ layer(Live, { excludeTestServices: true })("the library's metrics exported throu
           value: 1
         }
       ])
-      expect(pointsOf(second, "http.client.resilience.circuit_breaker.rejections")).toEqual([
+      expect(pointsOf(second, "http.client.resilience.circuit_breaker.refusals")).toEqual([
         { attributes: { ...origin, [state]: "open" }, value: 2 }
       ])
       // Cumulative: the first export's give-ups are still there, with the two circuit-open ones.

@@ -18,19 +18,17 @@
  *
  * @since 0.1.0
  */
-import type * as ConcurrencyLimit from "@effect-http-resilience/core/ConcurrencyLimit"
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
-import type * as HedgingCore from "@effect-http-resilience/core/Hedging"
-import type * as RateLimitHeadersCore from "@effect-http-resilience/core/RateLimitHeaders"
 import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
 import type * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
-import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
-import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as Duration from "effect/Duration"
 import type * as Result from "effect/Result"
 import type * as Schedule from "effect/Schedule"
 import type * as CircuitBreaker from "./CircuitBreaker.js"
+import type * as ConcurrencyLimit from "./ConcurrencyLimit.js"
+import type * as Hedging from "./Hedging.js"
 import type * as HttpFailure from "./HttpFailure.js"
+import type * as RateLimit from "./RateLimit.js"
 import type * as RetryBudget from "./RetryBudget.js"
 import * as retryAfterSchedule from "./internal/retryAfterSchedule.js"
 import * as internal from "./internal/retryPolicy.js"
@@ -103,110 +101,6 @@ export type UrlCredentialsMode = RetryPolicyOptions.UrlCredentialsMode
 export type OverCapMode = RetryPolicyOptions.OverCapMode
 
 /**
- * A hedging delay learnt per origin: the latency at `percentile` (0 to 100) of its last 30 s.
- *
- * @since 0.1.0
- * @category models
- */
-export interface PercentileDelay {
-  readonly percentile: number
-  /** The shortest delay. [1 millisecond] */
-  readonly floor?: Duration.Input | undefined
-  /** The delay until the origin has 20 samples. [2 seconds] */
-  readonly fallback?: Duration.Input | undefined
-}
-
-/**
- * Hedged requests: another copy of an attempt that has not answered after `delay` (docs/hedging.md).
- *
- * @since 0.1.0
- * @category models
- */
-export interface HedgingOptions {
-  readonly delay: Duration.Input | PercentileDelay
-  /** Copies in flight at most, the first included; 1 to 5. [2] */
-  readonly maxCopies?: number | undefined
-}
-
-/**
- * The `hedging` option resolved: `maxCopies`, and the delay in milliseconds, fixed or learnt.
- *
- * @since 0.1.0
- * @category models
- */
-export type HedgingSettings = HedgingCore.Resolved
-
-/**
- * A concurrency limit per origin: `{ limit, queue? }` (queue [0]), or `{ adaptive: true, algorithm?,
- * min?, max?, initial?, queue? }` (`"gradient2"` or `"aimd"`, [20] within [1, 200]); docs/limits.md.
- *
- * @since 0.1.0
- * @category models
- */
-export type ConcurrencyOptions =
-  | { readonly limit: number; readonly queue?: number | undefined }
-  | {
-      readonly adaptive: true
-      readonly algorithm?: ConcurrencyLimit.Algorithm | undefined
-      readonly min?: number | undefined
-      readonly max?: number | undefined
-      readonly initial?: number | undefined
-      readonly queue?: number | undefined
-    }
-
-/**
- * The `concurrency` option resolved: a fixed limit, or an adaptive one within its bounds.
- *
- * @since 0.1.0
- * @category models
- */
-export type ConcurrencySettings = ConcurrencyLimit.Resolved
-
-/**
- * A client-side rate limit: `limit` attempts per `window` per origin, or per `key` (docs/limits.md).
- *
- * @since 0.1.0
- * @category models
- */
-export interface RateLimitOptions {
-  /** Tokens per window, and the burst; 1 to 1,000,000. */
-  readonly limit: number
-  /** 1 millisecond to 1 day. */
-  readonly window: Duration.Input
-  /** One bucket for every origin (a name), or one per result of the request (a function). [each origin's] */
-  readonly key?: string | ((request: HttpClientRequest.HttpClientRequest) => string) | undefined
-}
-
-/**
- * The `rateLimit` option resolved, with its key function when the key is one.
- *
- * @since 0.1.0
- * @category models
- */
-export interface RateLimitSettings extends TokenBucket.Resolved {
-  readonly keyOf: ((request: HttpClientRequest.HttpClientRequest) => string) | undefined
-}
-
-/**
- * Rate-limit headers a server names its own way, read besides the standard ones.
- *
- * @since 0.1.0
- * @category models
- */
-export interface RateLimitHeadersOptions {
-  /** At most 8 sets of names; `reset` in seconds or a Unix time. [none] */
-  readonly extra?: ReadonlyArray<RateLimitHeadersCore.HeaderNames> | undefined
-}
-
-/**
- * The `rateLimitHeaders` option resolved: the extra header names, lower case.
- *
- * @since 0.1.0
- * @category models
- */
-export type RateLimitHeadersSettings = RateLimitHeadersCore.Resolved
-
-/**
  * The options of a retry policy, each optional, its default in brackets; `null` is an error.
  *
  * @since 0.1.0
@@ -243,16 +137,16 @@ export interface Options {
   readonly urlCredentials?: UrlCredentialsMode | undefined
   /** Each origin's retry budget, or `"none"`. [`RetryBudget.finagle()`: ratio 0.1, minPerSecond 10, ttl 10 s] */
   readonly retryBudget?: RetryBudget.Input | RetryBudget.RetryBudget.Service | undefined
-  /** Hedged requests, paid from `retryBudget`. [off] */
-  readonly hedging?: HedgingOptions | undefined
-  /** Attempts in flight per origin, each holding a permit until it ends; past the queue, `"concurrency-limit"`. [off] */
-  readonly concurrency?: ConcurrencyOptions | undefined
-  /** A token bucket per origin or key, kept by the store: each attempt waits for a token within the deadline. [off] */
-  readonly rateLimit?: RateLimitOptions | undefined
-  /** Reads `RateLimit`/`X-RateLimit-*` on every response: a remaining 0 holds the origin until the reset. [false] */
-  readonly rateLimitHeaders?: boolean | RateLimitHeadersOptions | undefined
-  /** A circuit breaker per origin, each attempt a sample: its options or a service. [`"none"`] */
-  readonly circuitBreaker?: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none" | undefined
+  /** Hedged requests, paid from `retryBudget`: `Hedging.after` or `Hedging.percentile`. [off] */
+  readonly hedging?: Hedging.Hedging | undefined
+  /** Attempts in flight per origin: `ConcurrencyLimit.fixed` or `ConcurrencyLimit.adaptive`. [off] */
+  readonly concurrencyLimit?: ConcurrencyLimit.ConcurrencyLimit | undefined
+  /** A token bucket per origin or key, kept by the store: `RateLimit.tokenBucket`. [off] */
+  readonly rateLimit?: RateLimit.TokenBucket | undefined
+  /** What a server's rate-limit headers say, kept by the store: `RateLimit.fromHeaders`. [off] */
+  readonly rateLimitHeaders?: RateLimit.FromHeaders | undefined
+  /** A circuit breaker per origin, each attempt a sample: `CircuitBreaker.perOrigin`. [off] */
+  readonly circuitBreaker?: CircuitBreaker.PerOrigin | undefined
 }
 
 /**
@@ -278,15 +172,16 @@ export interface RetryPolicy {
   readonly maxBodyBytes: number
   readonly urlCredentials: UrlCredentialsMode
   /** `undefined`: no hedging. */
-  readonly hedging: HedgingSettings | undefined
+  readonly hedging: Hedging.Hedging | undefined
   /** `undefined`: no concurrency limit. */
-  readonly concurrency: ConcurrencySettings | undefined
+  readonly concurrencyLimit: ConcurrencyLimit.ConcurrencyLimit | undefined
   /** `undefined`: no rate limit. */
-  readonly rateLimit: RateLimitSettings | undefined
+  readonly rateLimit: RateLimit.TokenBucket | undefined
   /** `undefined`: rate-limit headers are not read. */
-  readonly rateLimitHeaders: RateLimitHeadersSettings | undefined
+  readonly rateLimitHeaders: RateLimit.FromHeaders | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
-  readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
+  /** `undefined`: no circuit breaker. */
+  readonly circuitBreaker: CircuitBreaker.PerOrigin | undefined
 }
 
 /**

@@ -58,7 +58,7 @@ describe("RetryPolicy options, Effect 4", () => {
     expect([Duration.toMillis(policy.attemptTimeout), Duration.toMillis(policy.totalTimeout)]).toEqual([10_000, 30_000])
     expect(policy.maxBodyBytes).toBe(16 * 1024 * 1024)
     expect(policy.retryBudget).toMatchObject({ _tag: "Finagle", ratio: 0.1, minPerSecond: 10 })
-    expect(policy.circuitBreaker).toBe("none")
+    expect(policy.circuitBreaker).toBeUndefined()
   })
 
   const invalid: ReadonlyArray<readonly [string, RetryPolicy.Options, string, string]> = [

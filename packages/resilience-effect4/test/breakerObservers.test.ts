@@ -43,7 +43,11 @@ const untilObserved = (done: () => boolean) =>
 
 /** One GET through a breaker whose first failure opens it, one attempt per call. */
 const clientOf = (scripted: ScriptedHttpClient.ScriptedHttpClient, breaker: CircuitBreaker.CircuitBreaker.Service) =>
-  ResilientHttpClient.withResilience(scripted.client, { jitter: "none", maxAttempts: 1, circuitBreaker: breaker })
+  ResilientHttpClient.withResilience(scripted.client, {
+    jitter: "none",
+    maxAttempts: 1,
+    circuitBreaker: CircuitBreaker.perOrigin(breaker)
+  })
 
 /** Runs `call` in a fiber of its own under a `limit` (the caller's `Effect.timeout`): whether it timed out, and when it returned. */
 const timed = <A, E>(call: Effect.Effect<A, E>, limit: Duration.Input) =>

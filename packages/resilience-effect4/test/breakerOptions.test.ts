@@ -18,7 +18,11 @@ describe("CircuitBreaker breakDuration and maxBreakDuration, on Effect 4", () =>
     const long = settingsOf({ breakDuration: "1 minute" })
     expect([Duration.toMillis(long.breakDuration), Duration.toMillis(long.maxBreakDuration)]).toEqual([60_000, 60_000])
     // The same through a policy, as a client takes it.
-    expect(Result.isSuccess(RetryPolicy.validate({ circuitBreaker: { breakDuration: "1 minute" } }))).toBe(true)
+    expect(
+      Result.isSuccess(
+        RetryPolicy.validate({ circuitBreaker: CircuitBreaker.perOrigin({ breakDuration: "1 minute" }) })
+      )
+    ).toBe(true)
   })
 
   it.effect("both set, the cap below the break: InvalidRetryPolicy names both options and both values", () =>

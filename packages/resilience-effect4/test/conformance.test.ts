@@ -10,7 +10,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Metric, Stream } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
+import * as CircuitBreaker from "../src/CircuitBreaker.js"
+import * as ConcurrencyLimit from "../src/ConcurrencyLimit.js"
+import * as Hedging from "../src/Hedging.js"
+import * as RateLimit from "../src/RateLimit.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
+import type * as RetryPolicy from "../src/RetryPolicy.js"
 import * as Testing from "../src/Testing.js"
 
 const counters: Effect.Effect<ReadonlyArray<Conformance.MetricReading>> = Effect.map(Metric.snapshot, (snapshots) =>
@@ -26,6 +31,25 @@ const bodies = {
   text: HttpBody.text("payload"),
   stream: HttpBody.stream(Stream.make(new TextEncoder().encode("payload")))
 }
+
+// A scenario's options are data; each opt-in stage is built by its module, as a user builds it.
+const policyOf = ({
+  hedging,
+  concurrencyLimit,
+  rateLimit,
+  rateLimitHeaders,
+  circuitBreaker,
+  ...options
+}: Conformance.PolicyOptions): RetryPolicy.Options => ({
+  ...options,
+  ...(hedging === undefined ? {} : { hedging: Hedging.after(hedging.delay, { maxCopies: hedging.maxCopies }) }),
+  ...(concurrencyLimit === undefined
+    ? {}
+    : { concurrencyLimit: ConcurrencyLimit.fixed(concurrencyLimit.limit, { queue: concurrencyLimit.queue }) }),
+  ...(rateLimit === undefined ? {} : { rateLimit: RateLimit.tokenBucket(rateLimit) }),
+  ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: RateLimit.fromHeaders(rateLimitHeaders) }),
+  ...(circuitBreaker === undefined ? {} : { circuitBreaker: CircuitBreaker.perOrigin(circuitBreaker) })
+})
 
 const requestOf = (scenario: Conformance.Scenario) =>
   HttpClientRequest.make(scenario.request.method)(Conformance.urlOf(scenario), {
@@ -49,7 +73,7 @@ const play = (scenario: Conformance.Scenario) =>
           )
         })
       ),
-      ResilientHttpClient.withResilience(scenario.policy)
+      ResilientHttpClient.withResilience(policyOf(scenario.policy))
     )
     const execute = Effect.scoped(
       Effect.map(client.execute(requestOf(scenario)), (response) => ({ status: response.status }))

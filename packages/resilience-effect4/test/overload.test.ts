@@ -88,7 +88,7 @@ describe("the retry budget, Effect 4", () => {
 
 describe("the circuit breaker, Effect 4", () => {
   const breakerPolicy = (breaker: CircuitBreaker.CircuitBreaker.Service) =>
-    ({ ...fast, maxAttempts: 1, retryBudget: "none", circuitBreaker: breaker }) as const
+    ({ ...fast, maxAttempts: 1, retryBudget: "none", circuitBreaker: CircuitBreaker.perOrigin(breaker) }) as const
 
   it.effect("opens after consecutive failures; an open circuit ends the call unsent, saying so", () =>
     Effect.gen(function* () {
@@ -217,12 +217,12 @@ describe("the circuit breaker, Effect 4", () => {
   )
 
   it("bad breaker options are InvalidRetryPolicy naming the option in full", () => {
-    expect(() => RetryPolicy.make({ circuitBreaker: { breakDuration: "1 millis" } })).toThrow(
+    expect(() => RetryPolicy.make({ circuitBreaker: CircuitBreaker.perOrigin({ breakDuration: "1 millis" }) })).toThrow(
       /"circuitBreaker.breakDuration": must be from 500 millis to 1 day/
     )
-    expect(() => RetryPolicy.make({ circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(0) } })).toThrow(
-      /"circuitBreaker.tripPolicy.failures"/
-    )
+    expect(() =>
+      RetryPolicy.make({ circuitBreaker: CircuitBreaker.perOrigin({ tripPolicy: CircuitBreaker.consecutive(0) }) })
+    ).toThrow(/"circuitBreaker.tripPolicy.failures"/)
   })
 })
 

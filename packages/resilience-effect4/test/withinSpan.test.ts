@@ -12,6 +12,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { HttpClient, HttpClientRequest } from "effect/http"
+import * as Hedging from "../src/Hedging.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
 import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
@@ -25,7 +26,7 @@ const policyOf = (hedged: boolean): RetryPolicy.Options => ({
   backoff: RetryPolicy.constant("100 millis"),
   jitter: "none",
   retryBudget: "none",
-  ...(hedged ? { hedging: { delay: "50 millis" } } : {})
+  ...(hedged ? { hedging: Hedging.after("50 millis") } : {})
 })
 
 // What a call handed back: the status and body of a response, read in the caller's scope.

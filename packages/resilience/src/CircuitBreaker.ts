@@ -1,19 +1,22 @@
 // @generated from templates/src/CircuitBreaker.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * A circuit breaker per origin with Polly v8's sampling semantics and defaults: an open circuit
- * rejects attempts at once with {@link CircuitOpen}, then lets one probe through.
+ * rejects attempts at once with {@link CircuitOpen}, then lets one probe through. A policy's
+ * `circuitBreaker` option takes {@link perOrigin}; left out, there is no breaker.
  *
  * @example
  * ```ts
- * import { CircuitBreaker } from "effect-http-resilience"
+ * import { CircuitBreaker, RetryPolicy } from "effect-http-resilience"
  *
  * const options: CircuitBreaker.SamplingOptions = { failureRatio: 0.5, minimumThroughput: 20, samplingDuration: "10 seconds" }
- * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.sampling(options) })
+ * const policy = RetryPolicy.make({ circuitBreaker: CircuitBreaker.perOrigin({ tripPolicy: CircuitBreaker.sampling(options) }) })
+ * const BreakerLive = CircuitBreaker.layer({ tripPolicy: CircuitBreaker.consecutive(5) })
  * ```
  *
  * @since 0.2.0
  */
 import * as Origin from "@effect-http-resilience/core/Origin"
+import type { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
@@ -22,7 +25,9 @@ import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import type { Send } from "./internal/attemptLoop.js"
 import * as internal from "./internal/circuitBreakerService.js"
+import type * as ResilienceStore from "./ResilienceStore.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
 /**
@@ -273,6 +278,43 @@ export declare namespace CircuitBreaker {
  */
 export const make: (options?: Options) => Effect.Effect<CircuitBreaker.Service, RetryPolicy.InvalidRetryPolicy> =
   internal.make
+
+/**
+ * The breaker stage, for a policy's `circuitBreaker` option.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PerOrigin {
+  readonly [StageTypeId]: "circuitBreaker"
+  /** @internal */
+  readonly breakerIn: (store: ResilienceStore.ResilienceStore.Service) => Effect.Effect<CircuitBreaker.Service>
+  /** @internal */
+  readonly isClosed: (store: ResilienceStore.ResilienceStore.Service, origin: string) => Effect.Effect<boolean>
+  /** @internal */
+  readonly wrap: (next: Send) => Send
+}
+
+/**
+ * A breaker per origin for a policy: with options, the one the store keeps for them (shared by
+ * every policy with the same options and `onStateChange`); with a service, that service. Bad
+ * options throw `InvalidRetryPolicy`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const perOrigin: (options?: Options | CircuitBreaker.Service) => PerOrigin = internal.perOrigin
+
+/**
+ * The breaker a {@link perOrigin} stage uses in `store`: the circuits its calls go through.
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const fromStore = (
+  store: ResilienceStore.ResilienceStore.Service,
+  stage: PerOrigin
+): Effect.Effect<CircuitBreaker.Service> => stage.breakerIn(store)
 
 /**
  * The service as a layer: what one built layer provides shares its circuits.

@@ -50,14 +50,29 @@ export declare namespace ResilienceStore {
   export interface Service {
     /** The retry budget with these settings, shared by every client of the store. */
     readonly retryBudget: (settings: RetryBudget.Settings) => RetryBudget.RetryBudget.Service
-    /** The circuit breaker with these options (and this `onStateChange`): one per options. */
-    readonly circuitBreaker: (options: CircuitBreaker.Options) => Effect.Effect<CircuitBreaker.CircuitBreaker.Service>
     /** Starts, or lengthens, the origin's cool-down: `millis` from now. */
     readonly coolDown: (origin: string, millis: number) => Effect.Effect<void>
     /** Milliseconds left of the origin's cool-down; 0 when there is none. */
     readonly coolDownLeft: (origin: string) => Effect.Effect<number>
-    /** The per-origin concurrency limits of this setting; this process's own in any store. */
-    readonly concurrencyLimit: (settings: ConcurrencyLimit.Resolved) => ConcurrencyLimits
+    /**
+     * What an opt-in stage keeps in this store under `key` (a breaker, a concurrency limit, rate-limit
+     * buckets), made by `make` the first time it is asked; this process's, in any store. The stage brings
+     * its own code: a store carries none of a stage it is never asked for.
+     */
+    readonly keep: <S>(key: string, make: () => S) => S
+    /** The rate limit's operations, when the store shares them (on Redis); without, each process keeps its own. */
+    readonly rateLimit?: RateLimitOperations | undefined
+    /** Tells the fleet of a breaker's openings and applies theirs to it, when the store shares breakers. */
+    readonly shareCircuitBreaker?: ((breaker: CircuitBreaker.CircuitBreaker.Service) => Effect.Effect<void>) | undefined
+  }
+
+  /**
+   * The rate limit's operations on its buckets, blocks and budgets, per key.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  export interface RateLimitOperations {
     /**
      * Takes a token of `key`'s bucket (`limit` undefined: only a block or a budget holds it) within
      * `maxWaitMillis`. A granted take counts in the key's budget (`budget` says where, for `rateLimitEnded`):
@@ -82,7 +97,7 @@ export declare namespace ResilienceStore {
   }
 
   /**
-   * One `concurrency` setting's limits, per origin, forgotten after an hour idle.
+   * One `concurrencyLimit` setting's limits, per origin, forgotten after an hour idle.
    *
    * @since 0.2.0
    * @category models

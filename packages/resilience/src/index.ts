@@ -28,6 +28,22 @@
 export * as CircuitBreaker from "./CircuitBreaker.js"
 
 /**
+ * A limit on attempts in flight per origin, fixed or adaptive.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as ConcurrencyLimit from "./ConcurrencyLimit.js"
+
+/**
+ * Hedged requests: another copy of a slow attempt.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as Hedging from "./Hedging.js"
+
+/**
  * The failures a resilient HTTP call can end with.
  *
  * @since 0.1.0
@@ -58,6 +74,14 @@ export * as ResilienceStore from "./ResilienceStore.js"
  * @category modules
  */
 export * as Redaction from "./Redaction.js"
+
+/**
+ * A client-side rate limit, and what a server's rate-limit headers teach.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as RateLimit from "./RateLimit.js"
 
 /**
  * How long a server asks a client to wait: `Retry-After` and the rate-limit reset headers.

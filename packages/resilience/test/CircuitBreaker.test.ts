@@ -492,7 +492,7 @@ describe("CircuitBreaker: observing state changes", () => {
         MetricLabel.make("http.client.resilience.circuit_breaker.previous_state", "closed"),
         MetricLabel.make("http.client.resilience.circuit_breaker.state", "open")
       ])
-      const rejected = Metric.taggedWithLabels(metrics.circuitBreakerRejections, [
+      const rejected = Metric.taggedWithLabels(metrics.circuitBreakerRefusals, [
         ...labels,
         MetricLabel.make("http.client.resilience.circuit_breaker.state", "open")
       ])

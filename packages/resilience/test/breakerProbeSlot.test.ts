@@ -36,7 +36,7 @@ const resilient = (transport: HttpClient.HttpClient, breaker: CircuitBreaker.Cir
     jitter: "none",
     maxAttempts: 1,
     attemptTimeout: "10 seconds",
-    circuitBreaker: breaker
+    circuitBreaker: CircuitBreaker.perOrigin(breaker)
   })
 
 /** How a call ended: its status, or its failure's tag and reason. */

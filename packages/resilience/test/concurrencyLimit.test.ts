@@ -9,6 +9,8 @@ import { describe, expect, it } from "@effect/vitest"
 import type { HttpClient } from "@effect/platform"
 import { HttpClientRequest } from "@effect/platform"
 import { Effect, Either, Fiber, type Scope, TestClock } from "effect"
+import * as ConcurrencyLimit from "../src/ConcurrencyLimit.js"
+import * as Hedging from "../src/Hedging.js"
 import type * as HttpFailure from "../src/HttpFailure.js"
 import * as ResilienceStore from "../src/ResilienceStore.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
@@ -50,9 +52,9 @@ const start = (
 
 /** The origin's bulkhead in `store`, for `options`' concurrency setting. */
 const bulkheadOf = (store: ResilienceStore.ResilienceStore.Service, options: RetryPolicy.Options, origin: string) => {
-  const concurrency = RetryPolicy.make(options).concurrency
-  if (concurrency === undefined) throw new Error("no concurrency option")
-  return store.concurrencyLimit(concurrency).forOrigin(origin, 0).bulkhead
+  const concurrency = RetryPolicy.make(options).concurrencyLimit
+  if (concurrency === undefined) throw new Error("no concurrencyLimit option")
+  return ConcurrencyLimit.fromStore(store, concurrency).forOrigin(origin, 0).bulkhead
 }
 
 const base = { jitter: "none", retryBudget: "none" } as const
@@ -64,7 +66,7 @@ describe("concurrency limit", () => {
       const scripted = ScriptedHttpClient.make([ok(1000)])
       const client = ResilientHttpClient.withResilience(scripted.client, {
         ...base,
-        concurrency: { limit: 2, queue: 1 }
+        concurrencyLimit: ConcurrencyLimit.fixed(2, { queue: 1 })
       })
       const url = `http://${host}/items`
       const calls = yield* Effect.forEach([0, 1, 2, 3], (i) => start(client, url, i))
@@ -82,8 +84,8 @@ describe("concurrency limit", () => {
       expect(refused?.message).toBe(
         `GET http://${host}/items: not sent: the concurrency limit for this origin (2 in flight) and its queue (1 waiting) are full`
       )
-      expect(yield* counterValue("http.client.resilience.concurrency.rejected", host)).toBe(1)
-      expect(yield* counterValue("http.client.resilience.concurrency.queued", host)).toBe(1)
+      expect(yield* counterValue("http.client.resilience.concurrency_limit.refusals", host)).toBe(1)
+      expect(yield* counterValue("http.client.resilience.concurrency_limit.waits", host)).toBe(1)
       expect(yield* counterValue("http.client.resilience.attempts", host)).toBe(3)
     })
   )
@@ -93,7 +95,7 @@ describe("concurrency limit", () => {
       const scripted = ScriptedHttpClient.make([ok(1000)])
       const client = ResilientHttpClient.withResilience(scripted.client, {
         ...base,
-        concurrency: { limit: 1, queue: 1 }
+        concurrencyLimit: ConcurrencyLimit.fixed(1, { queue: 1 })
       })
       const url = "http://interrupted.concurrency.test/items"
       const held = yield* start(client, url)
@@ -112,9 +114,13 @@ describe("concurrency limit", () => {
   it.effect("a queued call whose deadline passes fails as the deadline does, unsent", () =>
     Effect.gen(function* () {
       const scripted = ScriptedHttpClient.make([ok(1000)])
-      const concurrency = { limit: 1, queue: 1 }
-      const client = ResilientHttpClient.withResilience(scripted.client, { ...base, concurrency })
-      const hurried = ResilientHttpClient.withResilience(scripted.client, { ...base, concurrency, totalTimeout: 300 })
+      const concurrencyLimit = ConcurrencyLimit.fixed(1, { queue: 1 })
+      const client = ResilientHttpClient.withResilience(scripted.client, { ...base, concurrencyLimit })
+      const hurried = ResilientHttpClient.withResilience(scripted.client, {
+        ...base,
+        concurrencyLimit,
+        totalTimeout: 300
+      })
       const url = "http://deadline.concurrency.test/items"
       const held = yield* start(client, url)
       const late = yield* start(hurried, url, 1)
@@ -135,7 +141,7 @@ describe("concurrency limit", () => {
       const client = ResilientHttpClient.withResilience(scripted.client, {
         ...base,
         backoff: RetryPolicy.constant(500),
-        concurrency: { limit: 1, queue: 5 }
+        concurrencyLimit: ConcurrencyLimit.fixed(1, { queue: 5 })
       })
       const url = "http://retries.concurrency.test/items"
       const retried = yield* start(client, url)
@@ -152,15 +158,15 @@ describe("concurrency limit", () => {
       const host = "hedged.concurrency.test"
       const hedged = (limit: number) => ({
         ...base,
-        hedging: { delay: 100 },
-        concurrency: { limit, queue: 0 }
+        hedging: Hedging.after(100),
+        concurrencyLimit: ConcurrencyLimit.fixed(limit, { queue: 0 })
       })
       const alone = ScriptedHttpClient.make([ok(1000)])
       const one = yield* start(ResilientHttpClient.withResilience(alone.client, hedged(1)), `http://${host}/items`)
       yield* TestClock.adjust("10 seconds")
       expect(yield* Fiber.join(one)).toMatchObject({ at: 1000, outcome: "200" })
       expect(alone.exchanges.map((exchange) => exchange.at)).toEqual([0])
-      expect(yield* counterValue("http.client.resilience.concurrency.rejected", host)).toBe(1)
+      expect(yield* counterValue("http.client.resilience.concurrency_limit.refusals", host)).toBe(1)
       // With two permits, the hedge goes.
       const two = ScriptedHttpClient.make([ok(1000), ok(0)])
       const both = yield* start(ResilientHttpClient.withResilience(two.client, hedged(2)), `http://two.${host}/items`)
@@ -177,7 +183,7 @@ describe("concurrency limit", () => {
         ...base,
         attemptTimeout: 700,
         backoff: RetryPolicy.constant(50),
-        concurrency: { limit: 3, queue: 20 }
+        concurrencyLimit: ConcurrencyLimit.fixed(3, { queue: 20 })
       }
       const script: Array<ScriptedHttpClient.Answer> = [
         ok(100),
@@ -218,7 +224,7 @@ describe("concurrency limit", () => {
         const options: RetryPolicy.Options = {
           ...base,
           maxAttempts: 1,
-          concurrency: { adaptive: true, algorithm: "aimd", initial: 4, queue: 0 }
+          concurrencyLimit: ConcurrencyLimit.adaptive({ algorithm: "aimd", initial: 4, queue: 0 })
         }
         const url = "http://aimd.concurrency.test/items"
         const bulkhead = bulkheadOf(store, options, "http://aimd.concurrency.test:80")
@@ -240,7 +246,7 @@ describe("concurrency limit", () => {
         // window of ten (2 + 2 + 2 + 2 + 2) and, having used the limit, add one.
         expect(limits).toEqual([4, 3, 2, 2, 2, 2, 3])
         expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
-        expect(yield* gaugeValue("http.client.resilience.concurrency.limit", "aimd.concurrency.test")).toBe(3)
+        expect(yield* gaugeValue("http.client.resilience.concurrency_limit.limit", "aimd.concurrency.test")).toBe(3)
       })
   )
 
@@ -250,7 +256,7 @@ describe("concurrency limit", () => {
       const options: RetryPolicy.Options = {
         ...base,
         maxAttempts: 1,
-        concurrency: { adaptive: true, algorithm: "aimd", initial: 2, queue: 0 }
+        concurrencyLimit: ConcurrencyLimit.adaptive({ algorithm: "aimd", initial: 2, queue: 0 })
       }
       const unavailable: ScriptedHttpClient.Answer = { status: 503, delayMillis: 10 }
       const scripted = ScriptedHttpClient.make([unavailable, unavailable, ok(100), ok(100)])
@@ -275,7 +281,11 @@ describe("concurrency limit", () => {
   it.effect("adaptive (Gradient2): the limit comes down as latency grows tenfold, and goes up once it is back", () =>
     Effect.gen(function* () {
       const store = ResilienceStore.makeMemory()
-      const options: RetryPolicy.Options = { ...base, maxAttempts: 1, concurrency: { adaptive: true, queue: 100 } }
+      const options: RetryPolicy.Options = {
+        ...base,
+        maxAttempts: 1,
+        concurrencyLimit: ConcurrencyLimit.adaptive({ queue: 100 })
+      }
       const url = "http://gradient.concurrency.test/items"
       const bulkhead = bulkheadOf(store, options, "http://gradient.concurrency.test:80")
       // Rounds of 20 calls at once, each answered in `delayMillis`; the limit after them.
@@ -307,12 +317,9 @@ describe("concurrency limit", () => {
     "an adaptive limit records each answered attempt once in its origin's latency window, hedged or not; a 503 not",
     () =>
       Effect.gen(function* () {
-        const adaptive: RetryPolicy.Options = { ...base, maxAttempts: 1, concurrency: { adaptive: true } }
+        const adaptive: RetryPolicy.Options = { ...base, maxAttempts: 1, concurrencyLimit: ConcurrencyLimit.adaptive() }
         // A percentile delay whose fallback no call reaches: hedging records each attempt too.
-        const hedged: RetryPolicy.Options = {
-          ...adaptive,
-          hedging: { delay: { percentile: 95, fallback: "1 second" } }
-        }
+        const hedged: RetryPolicy.Options = { ...adaptive, hedging: Hedging.percentile(95, { fallback: "1 second" }) }
         const samples = (host: string) =>
           Effect.clockWith((clock) =>
             Effect.sync(() => latencyWindows(clock).peek(`http://${host}:80`)?.count(clock.unsafeCurrentTimeMillis()))
@@ -334,21 +341,29 @@ describe("concurrency limit", () => {
       })
   )
 
-  it("an invalid concurrency option is an InvalidRetryPolicy naming it", () => {
-    const invalid = (concurrency: unknown) =>
-      Either.getLeft(RetryPolicy.validate({ concurrency } as RetryPolicy.Options))
-    expect(invalid({ limit: 0 })).toMatchObject({ _tag: "Some", value: { option: "concurrency.limit" } })
-    expect(invalid({ limit: 2, queue: -1 })).toMatchObject({ _tag: "Some", value: { option: "concurrency.queue" } })
-    expect(invalid({ adaptive: true, min: 10, initial: 5 })).toMatchObject({
-      _tag: "Some",
-      value: { option: "concurrency.initial" }
-    })
-    expect(invalid({ adaptive: true, limit: 5 })).toMatchObject({
-      _tag: "Some",
-      value: { option: "concurrency.limit" }
-    })
-    expect(RetryPolicy.make().concurrency).toBeUndefined()
-    expect(RetryPolicy.make({ concurrency: { adaptive: true } }).concurrency).toEqual({
+  it("an invalid concurrencyLimit is an InvalidRetryPolicy naming it", () => {
+    const invalid = (build: () => unknown): unknown => {
+      try {
+        build()
+        return undefined
+      } catch (error) {
+        return error
+      }
+    }
+    const named = (option: string) => ({ _tag: "InvalidRetryPolicy", option })
+    expect(invalid(() => ConcurrencyLimit.fixed(0))).toMatchObject(named("concurrencyLimit.limit"))
+    expect(invalid(() => ConcurrencyLimit.fixed(2, { queue: -1 }))).toMatchObject(named("concurrencyLimit.queue"))
+    expect(invalid(() => ConcurrencyLimit.adaptive({ min: 10, initial: 5 }))).toMatchObject(
+      named("concurrencyLimit.initial")
+    )
+    expect(invalid(() => ConcurrencyLimit.adaptive({ initial: 5, ...{ limit: 5 } }))).toMatchObject(
+      named("concurrencyLimit.limit")
+    )
+    expect(
+      Either.getLeft(RetryPolicy.validate({ concurrencyLimit: { limit: 2 } } as unknown as RetryPolicy.Options))
+    ).toMatchObject({ _tag: "Some", value: named("concurrencyLimit") })
+    expect(RetryPolicy.make().concurrencyLimit).toBeUndefined()
+    expect(RetryPolicy.make({ concurrencyLimit: ConcurrencyLimit.adaptive() }).concurrencyLimit?.settings).toEqual({
       _tag: "Adaptive",
       algorithm: "gradient2",
       queue: 0,

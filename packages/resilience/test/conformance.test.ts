@@ -9,7 +9,12 @@ import * as Conformance from "@effect-http-resilience/conformance"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Metric, MetricState, Stream, TestClock } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import * as CircuitBreaker from "../src/CircuitBreaker.js"
+import * as ConcurrencyLimit from "../src/ConcurrencyLimit.js"
+import * as Hedging from "../src/Hedging.js"
+import * as RateLimit from "../src/RateLimit.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
+import type * as RetryPolicy from "../src/RetryPolicy.js"
 import * as Testing from "../src/Testing.js"
 
 const counters: Effect.Effect<ReadonlyArray<Conformance.MetricReading>> = Effect.map(Metric.snapshot, (pairs) =>
@@ -31,6 +36,25 @@ const bodies = {
   text: HttpBody.text("payload"),
   stream: HttpBody.stream(Stream.make(new TextEncoder().encode("payload")))
 }
+
+// A scenario's options are data; each opt-in stage is built by its module, as a user builds it.
+const policyOf = ({
+  hedging,
+  concurrencyLimit,
+  rateLimit,
+  rateLimitHeaders,
+  circuitBreaker,
+  ...options
+}: Conformance.PolicyOptions): RetryPolicy.Options => ({
+  ...options,
+  ...(hedging === undefined ? {} : { hedging: Hedging.after(hedging.delay, { maxCopies: hedging.maxCopies }) }),
+  ...(concurrencyLimit === undefined
+    ? {}
+    : { concurrencyLimit: ConcurrencyLimit.fixed(concurrencyLimit.limit, { queue: concurrencyLimit.queue }) }),
+  ...(rateLimit === undefined ? {} : { rateLimit: RateLimit.tokenBucket(rateLimit) }),
+  ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: RateLimit.fromHeaders(rateLimitHeaders) }),
+  ...(circuitBreaker === undefined ? {} : { circuitBreaker: CircuitBreaker.perOrigin(circuitBreaker) })
+})
 
 const requestOf = (scenario: Conformance.Scenario) =>
   HttpClientRequest.make(scenario.request.method)(Conformance.urlOf(scenario), {
@@ -54,7 +78,7 @@ const play = (scenario: Conformance.Scenario) =>
           )
         })
       ),
-      ResilientHttpClient.withResilience(scenario.policy)
+      ResilientHttpClient.withResilience(policyOf(scenario.policy))
     )
     const execute = Effect.scoped(
       Effect.map(client.execute(requestOf(scenario)), (response) => ({ status: response.status }))

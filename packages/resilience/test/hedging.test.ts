@@ -8,6 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { HttpClient } from "@effect/platform"
 import { HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Either, Fiber, type Scope, TestClock } from "effect"
+import * as Hedging from "../src/Hedging.js"
 import type * as HttpFailure from "../src/HttpFailure.js"
 import * as CircuitBreaker from "../src/CircuitBreaker.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
@@ -99,7 +100,7 @@ describe("hedging, Effect 3", () => {
   it.effect("a slow first copy is beaten by its hedge, sent exactly `delay` later; the loser is aborted", () =>
     Effect.gen(function* () {
       const run = yield* play("beaten", [slow("slow", 500), slow("fast", 10)], {
-        hedging: { delay: "100 millis" },
+        hedging: Hedging.after("100 millis"),
         retryBudget: "none"
       })
       expect(run.outcome).toBe("200 fast")
@@ -120,7 +121,10 @@ describe("hedging, Effect 3", () => {
 
   it.effect("a first copy that answers before the delay sends no hedge", () =>
     Effect.gen(function* () {
-      const run = yield* play("quick", [slow("quick", 99)], { hedging: { delay: "100 millis" }, retryBudget: "none" })
+      const run = yield* play("quick", [slow("quick", 99)], {
+        hedging: Hedging.after("100 millis"),
+        retryBudget: "none"
+      })
       expect([run.outcome, run.at, run.exchanges.length, run.decisions]).toEqual(["200 quick", 99, 1, []])
     })
   )
@@ -128,7 +132,7 @@ describe("hedging, Effect 3", () => {
   it.effect("a first copy that answers at the very moment the delay ends sends no hedge", () =>
     Effect.gen(function* () {
       const run = yield* play("same-instant", [slow("first", 100)], {
-        hedging: { delay: "100 millis" },
+        hedging: Hedging.after("100 millis"),
         retryBudget: "none"
       })
       expect([run.outcome, run.at, run.exchanges.length, run.decisions]).toEqual(["200 first", 100, 1, []])
@@ -142,7 +146,7 @@ describe("hedging, Effect 3", () => {
         const run = yield* play(
           "fail-at-delay",
           [{ status: 503, delayMillis: 100 }, slow("second", 1000), slow("third", 1)],
-          { hedging: { delay: "100 millis", maxCopies: 3 }, retryBudget: "none" }
+          { hedging: Hedging.after("100 millis", { maxCopies: 3 }), retryBudget: "none" }
         )
         expect(run.sentAt).toEqual([0, 100, 200])
         expect([run.outcome, run.at]).toEqual(["200 third", 201])
@@ -154,7 +158,7 @@ describe("hedging, Effect 3", () => {
     () =>
       Effect.gen(function* () {
         const run = yield* play("three", [slow("one", 1000), slow("two", 1000), slow("three", 30)], {
-          hedging: { delay: "100 millis", maxCopies: 3 },
+          hedging: Hedging.after("100 millis", { maxCopies: 3 }),
           retryBudget: "none"
         })
         expect([run.outcome, run.at]).toEqual(["200 three", 230])
@@ -173,7 +177,7 @@ describe("hedging, Effect 3", () => {
   it.effect("copies answering at once: one wins, the other's response is released", () =>
     Effect.gen(function* () {
       const run = yield* play("tie", [slow("first", 300), slow("second", 200)], {
-        hedging: { delay: "100 millis" },
+        hedging: Hedging.after("100 millis"),
         retryBudget: "none"
       })
       expect(run.at).toBe(300)
@@ -186,7 +190,7 @@ describe("hedging, Effect 3", () => {
   it.effect("a transient failure of one copy does not end the call while another is in flight", () =>
     Effect.gen(function* () {
       const run = yield* play("transient", [{ status: 503, delayMillis: 150 }, slow("second", 100)], {
-        hedging: { delay: "100 millis" },
+        hedging: Hedging.after("100 millis"),
         retryBudget: "none"
       })
       expect([run.outcome, run.at]).toEqual(["200 second", 200])
@@ -199,7 +203,7 @@ describe("hedging, Effect 3", () => {
   it.effect("a transient failure before the delay sends the next copy at once", () =>
     Effect.gen(function* () {
       const run = yield* play("at-once", [{ status: 502, delayMillis: 40 }, slow("second", 10)], {
-        hedging: { delay: "100 millis" },
+        hedging: Hedging.after("100 millis"),
         retryBudget: "none"
       })
       expect([run.outcome, run.at]).toEqual(["200 second", 50])
@@ -215,7 +219,7 @@ describe("hedging, Effect 3", () => {
     () =>
       Effect.gen(function* () {
         const run = yield* play("503-at-once", [{ status: 503 }, slow("second", 500)], {
-          hedging: { delay: "100 millis", maxCopies: 3 },
+          hedging: Hedging.after("100 millis", { maxCopies: 3 }),
           retryBudget: "none"
         })
         expect(run.sentAt).toEqual([0, 0, 100])
@@ -230,7 +234,7 @@ describe("hedging, Effect 3", () => {
   it.effect("every copy failing at once (503s, no wait): the retry goes its backoff after the last failure", () =>
     Effect.gen(function* () {
       const run = yield* play("all-503-at-once", [{ status: 503 }, { status: 503 }, slow("retried", 5)], {
-        hedging: { delay: "100 millis" },
+        hedging: Hedging.after("100 millis"),
         retryBudget: "none",
         backoff: RetryPolicy.constant("1 second")
       })
@@ -246,7 +250,7 @@ describe("hedging, Effect 3", () => {
       Effect.gen(function* () {
         const scripted = ScriptedHttpClient.make([slow("earlier", 10), { status: 503 }, slow("second", 500)])
         const client = ResilientHttpClient.withResilience(scripted.client, {
-          hedging: { delay: "100 millis" },
+          hedging: Hedging.after("100 millis"),
           retryBudget: "none"
         })
         const url = "http://after-earlier.hedging.test/items"
@@ -274,7 +278,7 @@ describe("hedging, Effect 3", () => {
       const run = yield* play(
         "all-fail",
         [{ status: 503, delayMillis: 150 }, { status: 503, delayMillis: 60 }, slow("retried", 5)],
-        { hedging: { delay: "100 millis" }, retryBudget: "none", backoff: RetryPolicy.constant("1 second") }
+        { hedging: Hedging.after("100 millis"), retryBudget: "none", backoff: RetryPolicy.constant("1 second") }
       )
       expect([run.outcome, run.at]).toEqual(["200 retried", 1165])
       expect(run.sentAt).toEqual([0, 100, 1160])
@@ -289,7 +293,7 @@ describe("hedging, Effect 3", () => {
         { status: 502, delayMillis: 10 }
       ])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        hedging: { delay: "100 millis" },
+        hedging: Hedging.after("100 millis"),
         retryBudget: "none",
         maxAttempts: 1
       })
@@ -313,7 +317,7 @@ describe("hedging, Effect 3", () => {
           { status: 502, delayMillis: 10 },
           slow("ok", 5)
         ],
-        { hedging: { delay: "100 millis" }, retryBudget: "none", backoff: RetryPolicy.constant("100 millis") }
+        { hedging: Hedging.after("100 millis"), retryBudget: "none", backoff: RetryPolicy.constant("100 millis") }
       )
       expect([run.outcome, run.at]).toEqual(["200 ok", 2155])
       expect(run.decisions).toEqual(["hedge: attempt 2 (copy 2) after 100 ms", "retry after attempt 1 in 2000 ms"])
@@ -325,7 +329,7 @@ describe("hedging, Effect 3", () => {
       const run = yield* play(
         "pushback",
         [slow("first", 500), { status: 429, headers: { "retry-after": "1" }, delayMillis: 10 }, slow("third", 1)],
-        { hedging: { delay: "100 millis", maxCopies: 3 }, retryBudget: "none" }
+        { hedging: Hedging.after("100 millis", { maxCopies: 3 }), retryBudget: "none" }
       )
       expect([run.outcome, run.at]).toEqual(["200 first", 500])
       expect(run.sentAt).toEqual([0, 100])
@@ -335,7 +339,7 @@ describe("hedging, Effect 3", () => {
   it.effect("the budget pays for each hedge: refused, the call goes on with what is in flight", () =>
     Effect.gen(function* () {
       const run = yield* play("refused", [slow("slow", 500), slow("fast", 10)], {
-        hedging: { delay: "100 millis" },
+        hedging: Hedging.after("100 millis"),
         retryBudget: RetryBudget.finagle({ ratio: 0, minPerSecond: 0 })
       })
       expect([run.outcome, run.at, run.exchanges.length, run.decisions]).toEqual(["200 slow", 500, 1, []])
@@ -345,7 +349,7 @@ describe("hedging, Effect 3", () => {
 
   it.effect("POST is never hedged; a POST with an Idempotency-Key is", () =>
     Effect.gen(function* () {
-      const options: Options = { hedging: { delay: "100 millis" }, retryBudget: "none", retryNonIdempotent: true }
+      const options: Options = { hedging: Hedging.after("100 millis"), retryBudget: "none", retryNonIdempotent: true }
       const post = yield* play("post", [slow("slow", 500), slow("fast", 10)], options, (url) =>
         HttpClientRequest.post(url)
       )
@@ -366,9 +370,9 @@ describe("hedging, Effect 3", () => {
       // The first request is slow; another call's 503 at 10 ms opens the circuit before the hedge is due.
       const scripted = ScriptedHttpClient.make([slow("slow", 500), { status: 503 }, slow("fast", 10)])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        hedging: { delay: "100 millis" },
+        hedging: Hedging.after("100 millis"),
         retryBudget: "none",
-        circuitBreaker: breaker,
+        circuitBreaker: CircuitBreaker.perOrigin(breaker),
         maxAttempts: 1
       })
       const url = "http://open.hedging.test/items"
@@ -388,7 +392,7 @@ describe("hedging, Effect 3", () => {
         // Every answer a 503 at once: each failed copy asks for the next at once, and each is paid for.
         const scripted = ScriptedHttpClient.make([{ status: 503 }])
         const client = ResilientHttpClient.withResilience(scripted.client, {
-          hedging: { delay: "100 millis" },
+          hedging: Hedging.after("100 millis"),
           backoff: RetryPolicy.constant(0)
         })
         const calls = 500
@@ -416,7 +420,7 @@ describe("hedging, Effect 3", () => {
         slow("fast", 1)
       ])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        hedging: { delay: "100 millis" },
+        hedging: Hedging.after("100 millis"),
         retryBudget: "none",
         maxAttempts: 1
       })
@@ -437,7 +441,7 @@ describe("hedging, Effect 3", () => {
       const learning = Array.from({ length: 40 }, () => slow("sample", 40))
       const scripted = ScriptedHttpClient.make([...learning, slow("late", 100), slow("hedge", 5)])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        hedging: { delay: { percentile: 95, fallback: "30 millis" } },
+        hedging: Hedging.percentile(95, { fallback: "30 millis" }),
         retryBudget: "none"
       })
       const url = "http://learnt.hedging.test/items"
@@ -485,7 +489,7 @@ describe("hedging, Effect 3", () => {
           const run = yield* play(
             `property-${i}`,
             answers.map((delayMillis, k) => slow(`copy ${k + 1}`, delayMillis)),
-            { hedging: { delay: Duration.millis(delay), maxCopies }, retryBudget: "none" }
+            { hedging: Hedging.after(Duration.millis(delay), { maxCopies }), retryBudget: "none" }
           )
           expect({ at: run.at, sentAt: run.sentAt }).toEqual({ at: end, sentAt })
           expect(winners).toContain(run.outcome)
@@ -497,19 +501,26 @@ describe("hedging, Effect 3", () => {
 
   it.effect("bad hedging options are an InvalidRetryPolicy naming the field", () =>
     Effect.sync(() => {
-      const problem = (hedging: unknown) => {
-        const validated = RetryPolicy.validate({ hedging } as Options)
-        return Either.isLeft(validated) ? validated.left.option : undefined
+      const problem = (build: () => unknown) => {
+        try {
+          build()
+          return undefined
+        } catch (error) {
+          return error instanceof RetryPolicy.InvalidRetryPolicy ? error.option : "not an InvalidRetryPolicy"
+        }
       }
-      expect(problem({ delay: "100 millis", maxCopies: 0 })).toBe("hedging.maxCopies")
-      expect(problem({ delay: "100 millis", maxCopies: 1.5 })).toBe("hedging.maxCopies")
-      expect(problem({ delay: -1 })).toBe("hedging.delay")
-      expect(problem({ delay: { percentile: 101 } })).toBe("hedging.delay.percentile")
-      expect(problem({ delay: { percentile: 0 } })).toBe("hedging.delay.percentile")
-      expect(problem({ delay: { percentile: 95, flor: 5 } })).toBe("hedging.delay.flor")
-      expect(problem({})).toBe("hedging.delay")
-      expect(problem({ delay: "100 millis" })).toBeUndefined()
-      expect(RetryPolicy.make({ hedging: { delay: "100 millis" } }).hedging).toEqual({
+      expect(problem(() => Hedging.after("100 millis", { maxCopies: 0 }))).toBe("hedging.maxCopies")
+      expect(problem(() => Hedging.after("100 millis", { maxCopies: 1.5 }))).toBe("hedging.maxCopies")
+      expect(problem(() => Hedging.after(-1))).toBe("hedging.delay")
+      expect(problem(() => Hedging.percentile(101))).toBe("hedging.delay.percentile")
+      expect(problem(() => Hedging.percentile(0))).toBe("hedging.delay.percentile")
+      expect(problem(() => Hedging.percentile(95, { fallback: "1 second", ...{ flor: 5 } }))).toBe("hedging.delay.flor")
+      // @ts-expect-error: the delay is required
+      expect(problem(() => Hedging.after())).toBe("hedging.delay")
+      expect(problem(() => Hedging.after("100 millis"))).toBeUndefined()
+      const unbuilt = RetryPolicy.validate({ hedging: { delay: "100 millis" } } as unknown as Options)
+      expect(Either.isLeft(unbuilt) ? unbuilt.left.option : undefined).toBe("hedging")
+      expect(RetryPolicy.make({ hedging: Hedging.after("100 millis") }).hedging?.settings).toEqual({
         maxCopies: 2,
         delay: { _tag: "Fixed", millis: 100 }
       })

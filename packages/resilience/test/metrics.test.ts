@@ -55,7 +55,7 @@ const name = {
   refusals: "http.client.resilience.retry_budget.refusals",
   state: "http.client.resilience.circuit_breaker.state",
   transitions: "http.client.resilience.circuit_breaker.transitions",
-  rejections: "http.client.resilience.circuit_breaker.rejections"
+  rejections: "http.client.resilience.circuit_breaker.refusals"
 } as const
 
 const originOf = (host: string) => ({ "url.scheme": "http", "server.address": host, "server.port": "8080" })
@@ -216,7 +216,10 @@ describe("metrics of the circuit breaker", () => {
   it.effect("an origin's circuit is reported closed from its first call, with nothing else recorded", () =>
     Effect.gen(function* () {
       const host = "closed.test"
-      const { client } = clientOver([{ status: 503 }, { status: 200 }], { ...fast, circuitBreaker: {} })
+      const { client } = clientOver([{ status: 503 }, { status: 200 }], {
+        ...fast,
+        circuitBreaker: CircuitBreaker.perOrigin({})
+      })
       expect(Exit.isSuccess(yield* settle(client.get(`http://${host}:8080/r`)))).toBe(true)
       yield* expectSeries(name.state, host, gauge(host, "closed", []))
       yield* expectSeries(name.transitions, host, [])
@@ -231,7 +234,10 @@ describe("metrics of the circuit breaker", () => {
       const get = { "http.request.method": "GET" }
       const { client, scripted } = clientOver([{ status: 503 }, { status: 200 }], {
         ...fast,
-        circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(1), breakDuration: "5 seconds" }
+        circuitBreaker: CircuitBreaker.perOrigin({
+          tripPolicy: CircuitBreaker.consecutive(1),
+          breakDuration: "5 seconds"
+        })
       })
 
       // t = 0: the first attempt's 503 opens the circuit; its retry is rejected without being sent.
@@ -271,7 +277,10 @@ describe("metrics of the circuit breaker", () => {
       const url = `http://${host}:8080/r`
       const { client, scripted } = clientOver([{ status: 503 }, { hang: true }], {
         ...fast,
-        circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(1), breakDuration: "5 seconds" }
+        circuitBreaker: CircuitBreaker.perOrigin({
+          tripPolicy: CircuitBreaker.consecutive(1),
+          breakDuration: "5 seconds"
+        })
       })
       yield* settle(client.get(url), "6 seconds")
       const probe = yield* Effect.fork(Effect.scoped(client.get(url)))
@@ -291,7 +300,10 @@ describe("metrics of the circuit breaker", () => {
       const host = "isolated.test"
       const url = `http://${host}:8080/r`
       const breaker = yield* CircuitBreaker.make()
-      const { client, scripted } = clientOver([{ status: 200 }], { ...fast, circuitBreaker: breaker })
+      const { client, scripted } = clientOver([{ status: 200 }], {
+        ...fast,
+        circuitBreaker: CircuitBreaker.perOrigin(breaker)
+      })
       yield* breaker.isolate(CircuitBreaker.originOf(url))
       yield* settle(client.get(url))
       yield* settle(client.get(url))

@@ -162,7 +162,7 @@ describe("retry budget", () => {
       expect(error.option).toBe("retryBudget.ratio")
       expect(() =>
         ResilientHttpClient.withResilience(ScriptedHttpClient.make([]).client, {
-          circuitBreaker: { breakDuration: "-1 seconds" }
+          circuitBreaker: CircuitBreaker.perOrigin({ breakDuration: "-1 seconds" })
         })
       ).toThrow(RetryPolicy.InvalidRetryPolicy)
     })
@@ -178,7 +178,10 @@ describe("circuit breaker", () => {
   it.effect("opens after the trip policy's failures; an open circuit ends a call at once, sending nothing", () =>
     Effect.gen(function* () {
       const scripted = ScriptedHttpClient.make([{ status: 503 }])
-      const client = ResilientHttpClient.withResilience(scripted.client, { ...fast, circuitBreaker: breaker })
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        ...fast,
+        circuitBreaker: CircuitBreaker.perOrigin(breaker)
+      })
       // Three attempts fail: the third opens the circuit.
       const first = yield* run(client.get(url), "1 second")
       expect(failureOf(first.exit)).toMatchObject({ attempt: 3, giveUpReason: "attempts-exhausted" })
@@ -201,7 +204,10 @@ describe("circuit breaker", () => {
       const client = ResilientHttpClient.withResilience(scripted.client, {
         ...fast,
         backoff: RetryPolicy.constant("1 second"),
-        circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(1), breakDuration: "5 seconds" }
+        circuitBreaker: CircuitBreaker.perOrigin({
+          tripPolicy: CircuitBreaker.consecutive(1),
+          breakDuration: "5 seconds"
+        })
       })
       const { endedAt, exit } = yield* run(client.get(url), "2 seconds")
       expect(failureOf(exit)).toMatchObject({
@@ -222,7 +228,7 @@ describe("circuit breaker", () => {
       const breakerService = yield* CircuitBreaker.make(breaker)
       const client = ResilientHttpClient.withResilience(scripted.client, {
         ...fast,
-        circuitBreaker: breakerService
+        circuitBreaker: CircuitBreaker.perOrigin(breakerService)
       })
       yield* run(client.get(url), "1 second")
       expect(yield* breakerService.state("http://api.test:80")).toMatchObject({ _tag: "Open" })
@@ -241,7 +247,7 @@ describe("circuit breaker", () => {
       const client = ResilientHttpClient.withResilience(scripted.client, {
         ...fast,
         retryBudget: "none",
-        circuitBreaker: breakerService
+        circuitBreaker: CircuitBreaker.perOrigin(breakerService)
       })
       yield* run(client.get(url))
       yield* run(client.get(url))
@@ -261,7 +267,7 @@ describe("circuit breaker", () => {
       const client = ResilientHttpClient.withResilience(scripted.client, {
         ...fast,
         maxAttempts: 1,
-        circuitBreaker: breakerService
+        circuitBreaker: CircuitBreaker.perOrigin(breakerService)
       })
       yield* run(client.get(url), "1 second")
       const rejected = failureOf((yield* run(client.get(url), "1 second")).exit)
@@ -279,7 +285,10 @@ describe("circuit breaker", () => {
       const scripted = ScriptedHttpClient.make([{ status: 503 }])
       const breakerService = yield* CircuitBreaker.make({ tripPolicy: CircuitBreaker.consecutive(1) })
       yield* breakerService.isolate("http://api.test:80")
-      const client = ResilientHttpClient.withResilience(scripted.client, { ...fast, circuitBreaker: breakerService })
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        ...fast,
+        circuitBreaker: CircuitBreaker.perOrigin(breakerService)
+      })
       const { exit } = yield* run(client.execute(HttpClientRequest.get(url)), "1 second")
       expect(failureOf(exit)).toMatchObject({ reason: "CircuitOpen", giveUpReason: "circuit-open" })
       expect(scripted.exchanges).toHaveLength(0)

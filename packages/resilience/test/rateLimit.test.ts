@@ -9,7 +9,9 @@ import { describe, expect, it } from "@effect/vitest"
 import type { HttpClient } from "@effect/platform"
 import { HttpClientRequest } from "@effect/platform"
 import { Effect, Either, Fiber, type Scope, TestClock } from "effect"
+import * as Hedging from "../src/Hedging.js"
 import * as HttpFailure from "../src/HttpFailure.js"
+import * as RateLimit from "../src/RateLimit.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../src/RetryPolicy.js"
 import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
@@ -79,9 +81,17 @@ const learnThenCall = (headers: Record<string, string>, options: RetryPolicy.Opt
   })
 
 const ok: ScriptedHttpClient.Answer = { status: 200, body: "ok" }
-const twoPerSecond: RetryPolicy.Options = { rateLimit: { limit: 2, window: "1 second" } }
+const twoPerSecond: RetryPolicy.Options = { rateLimit: RateLimit.tokenBucket({ limit: 2, window: "1 second" }) }
 
-const invalidOption = (options: RetryPolicy.Options): string | undefined => {
+// A bad option, as its stage's constructor throws it or the policy's check returns it.
+const invalidOption = (build: () => RetryPolicy.Options): string | undefined => {
+  let options: RetryPolicy.Options
+  try {
+    options = build()
+  } catch (error) {
+    if (error instanceof RetryPolicy.InvalidRetryPolicy) return error.option
+    throw error
+  }
   const validated = RetryPolicy.validate(options)
   return Either.isLeft(validated) ? validated.left.option : undefined
 }
@@ -102,7 +112,7 @@ describe("rate limit, Effect 3", () => {
       const url = "http://deadline.rate.test/items"
       const scripted = ScriptedHttpClient.make([ok])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        rateLimit: { limit: 1, window: "10 seconds" },
+        rateLimit: RateLimit.tokenBucket({ limit: 1, window: "10 seconds" }),
         totalTimeout: "5 seconds"
       })
       expect(yield* callOf(client, url)).toBe("200 ok")
@@ -136,7 +146,11 @@ describe("rate limit, Effect 3", () => {
       Effect.gen(function* () {
         const run = yield* play(
           [{ status: 503 }],
-          { rateLimit: { limit: 1, window: "1 minute" }, backoff: RetryPolicy.constant(0), totalTimeout: "30 seconds" },
+          {
+            rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 minute" }),
+            backoff: RetryPolicy.constant(0),
+            totalTimeout: "30 seconds"
+          },
           ["http://retry-deadline.rate.test/items"]
         )
         // What the server did, as with the breaker and the concurrency limit; why it ended: the rate limit.
@@ -148,25 +162,29 @@ describe("rate limit, Effect 3", () => {
   it.effect("hedges take tokens, and never wait for one: without a token now, no hedge goes", () =>
     Effect.gen(function* () {
       const slow: ScriptedHttpClient.Answer = { status: 200, body: "slow", delayMillis: 500 }
-      const hedging = { delay: "100 millis" } as const
-      const two = yield* play([slow, ok], { rateLimit: { limit: 2, window: "1 second" }, hedging }, [
-        "http://hedge2.rate.test/"
-      ])
+      const hedging = Hedging.after("100 millis")
+      const two = yield* play(
+        [slow, ok],
+        { rateLimit: RateLimit.tokenBucket({ limit: 2, window: "1 second" }), hedging },
+        ["http://hedge2.rate.test/"]
+      )
       expect([two.outcomes, two.sentAt]).toEqual([["200 ok"], [0, 100]])
-      const one = yield* play([slow, ok], { rateLimit: { limit: 1, window: "1 second" }, hedging }, [
-        "http://hedge1.rate.test/"
-      ])
+      const one = yield* play(
+        [slow, ok],
+        { rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 second" }), hedging },
+        ["http://hedge1.rate.test/"]
+      )
       expect([one.outcomes, one.sentAt]).toEqual([["200 slow"], [0]])
     })
   )
 
   it.effect("a key: every origin of the policy takes from one bucket", () =>
     Effect.gen(function* () {
-      const run = yield* play([ok], { rateLimit: { limit: 1, window: "1 second", key: "api-key-1" } }, [
-        "http://a.rate.test/",
-        "http://b.rate.test/",
-        "http://c.rate.test/"
-      ])
+      const run = yield* play(
+        [ok],
+        { rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 second", key: "api-key-1" }) },
+        ["http://a.rate.test/", "http://b.rate.test/", "http://c.rate.test/"]
+      )
       expect(run.sentAt).toEqual([0, 1000, 2000])
     })
   )
@@ -175,7 +193,13 @@ describe("rate limit, Effect 3", () => {
     Effect.gen(function* () {
       const run = yield* play(
         [ok],
-        { rateLimit: { limit: 1, window: "1 second", key: (request) => new URL(request.url).pathname } },
+        {
+          rateLimit: RateLimit.tokenBucket({
+            limit: 1,
+            window: "1 second",
+            key: (request) => new URL(request.url).pathname
+          })
+        },
         ["http://keys.rate.test/a", "http://keys.rate.test/b", "http://keys.rate.test/a"]
       )
       expect(run.sentAt).toEqual([0, 0, 1000])
@@ -186,7 +210,7 @@ describe("rate limit, Effect 3", () => {
     Effect.gen(function* () {
       const scripted = ScriptedHttpClient.make([ok])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        rateLimit: { limit: 1, window: "1 second", key: () => "" }
+        rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 second", key: () => "" })
       })
       const failure = yield* Effect.flip(
         Effect.scoped(client.execute(HttpClientRequest.get("http://badkey.rate.test/")))
@@ -200,9 +224,9 @@ describe("rate limit, Effect 3", () => {
   it.effect("headers: remaining 0 with a reset of 3 s hold the origin's next call exactly 3 s", () =>
     Effect.gen(function* () {
       const headers = { "x-ratelimit-remaining": "0", "x-ratelimit-reset": "3" }
-      expect(yield* learnThenCall(headers, { rateLimitHeaders: true }, "http://learnt.rate.test/items")).toEqual([
-        0, 3000
-      ])
+      expect(
+        yield* learnThenCall(headers, { rateLimitHeaders: RateLimit.fromHeaders() }, "http://learnt.rate.test/items")
+      ).toEqual([0, 3000])
       // Off by default: the same headers hold nothing.
       expect(yield* learnThenCall(headers, {}, "http://unlearnt.rate.test/items")).toEqual([0, 0])
     })
@@ -211,16 +235,18 @@ describe("rate limit, Effect 3", () => {
   it.effect("the IETF fields, read from a 200, block the call that follows until the reset", () =>
     Effect.gen(function* () {
       const headers = { ratelimit: '"default";r=0;t=2', "ratelimit-policy": '"default";q=5;w=2' }
-      expect(yield* learnThenCall(headers, { rateLimitHeaders: true }, "http://ietf.rate.test/items")).toEqual([
-        0, 2000
-      ])
+      expect(
+        yield* learnThenCall(headers, { rateLimitHeaders: RateLimit.fromHeaders() }, "http://ietf.rate.test/items")
+      ).toEqual([0, 2000])
     })
   )
 
   it.effect("a remaining count above 0 holds nothing", () =>
     Effect.gen(function* () {
       const headers = { "x-ratelimit-remaining": "1", "x-ratelimit-reset": "3" }
-      expect(yield* learnThenCall(headers, { rateLimitHeaders: true }, "http://left.rate.test/items")).toEqual([0, 0])
+      expect(
+        yield* learnThenCall(headers, { rateLimitHeaders: RateLimit.fromHeaders() }, "http://left.rate.test/items")
+      ).toEqual([0, 0])
     })
   )
 
@@ -238,7 +264,7 @@ describe("rate limit, Effect 3", () => {
         })
         const scripted = ScriptedHttpClient.make([left(2, 2, 0), left(1, 1, 1000), left(0, 1, 1000), left(9, 2, 1000)])
         const client = ResilientHttpClient.withResilience(scripted.client, {
-          rateLimitHeaders: true,
+          rateLimitHeaders: RateLimit.fromHeaders(),
           retryBudget: "none"
         })
         expect(yield* callOf(client, url)).toBe("200 ok")
@@ -265,7 +291,7 @@ describe("rate limit, Effect 3", () => {
         ok
       ])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        rateLimitHeaders: true,
+        rateLimitHeaders: RateLimit.fromHeaders(),
         retryBudget: "none",
         maxAttempts: 1
       })
@@ -291,7 +317,7 @@ describe("rate limit, Effect 3", () => {
         { "ratelimit-remaining": "00000000000000000000", "ratelimit-reset": "5" }
       ]
       for (const headers of hostile) {
-        expect(yield* learnThenCall(headers, { rateLimitHeaders: true }, url)).toEqual([0, 0])
+        expect(yield* learnThenCall(headers, { rateLimitHeaders: RateLimit.fromHeaders() }, url)).toEqual([0, 0])
       }
     })
   )
@@ -300,10 +326,10 @@ describe("rate limit, Effect 3", () => {
     Effect.gen(function* () {
       const url = "http://capped.rate.test/items"
       const scripted = ScriptedHttpClient.make([ok])
-      const client = ResilientHttpClient.withResilience(scripted.client, { rateLimitHeaders: true })
+      const client = ResilientHttpClient.withResilience(scripted.client, { rateLimitHeaders: RateLimit.fromHeaders() })
       const tenYears = { status: 200, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": "315360000" } }
       const learnt = ResilientHttpClient.withResilience(ScriptedHttpClient.make([tenYears]).client, {
-        rateLimitHeaders: true
+        rateLimitHeaders: RateLimit.fromHeaders()
       })
       yield* callOf(learnt, url)
       const failure = yield* Effect.flip(Effect.scoped(client.execute(HttpClientRequest.get(url))))
@@ -316,7 +342,7 @@ describe("rate limit, Effect 3", () => {
   it.effect("a server's own header names, added with extra", () =>
     Effect.gen(function* () {
       const options: RetryPolicy.Options = {
-        rateLimitHeaders: { extra: [{ remaining: "X-Quota-Left", reset: "X-Quota-Reset" }] }
+        rateLimitHeaders: RateLimit.fromHeaders({ extra: [{ remaining: "X-Quota-Left", reset: "X-Quota-Reset" }] })
       }
       const headers = { "x-quota-left": "0", "x-quota-reset": "4" }
       expect(yield* learnThenCall(headers, options, "http://extra.rate.test/items")).toEqual([0, 4000])
@@ -328,7 +354,7 @@ describe("rate limit, Effect 3", () => {
       const url = "http://refund.rate.test/items"
       const scripted = ScriptedHttpClient.make([ok])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        rateLimit: { limit: 1, window: "1 second" }
+        rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 second" })
       })
       yield* callOf(client, url)
       const waiting = yield* Effect.fork(callOf(client, url))
@@ -344,19 +370,35 @@ describe("rate limit, Effect 3", () => {
   )
 
   it("bad options are InvalidRetryPolicy naming the option", () => {
-    expect(invalidOption({ rateLimit: { limit: 0, window: "1 second" } })).toBe("rateLimit.limit")
-    expect(invalidOption({ rateLimit: { limit: 1.5, window: "1 second" } })).toBe("rateLimit.limit")
+    expect(invalidOption(() => ({ rateLimit: RateLimit.tokenBucket({ limit: 0, window: "1 second" }) }))).toBe(
+      "rateLimit.limit"
+    )
+    expect(invalidOption(() => ({ rateLimit: RateLimit.tokenBucket({ limit: 1.5, window: "1 second" }) }))).toBe(
+      "rateLimit.limit"
+    )
     // @ts-expect-error: the window is required
-    expect(invalidOption({ rateLimit: { limit: 10 } })).toBe("rateLimit.window")
-    expect(invalidOption({ rateLimit: { limit: 10, window: "2 days" } })).toBe("rateLimit.window")
-    expect(invalidOption({ rateLimit: { limit: 10, window: "1 second", key: "" } })).toBe("rateLimit.key")
+    expect(invalidOption(() => ({ rateLimit: RateLimit.tokenBucket({ limit: 10 }) }))).toBe("rateLimit.window")
+    expect(invalidOption(() => ({ rateLimit: RateLimit.tokenBucket({ limit: 10, window: "2 days" }) }))).toBe(
+      "rateLimit.window"
+    )
+    expect(
+      invalidOption(() => ({ rateLimit: RateLimit.tokenBucket({ limit: 10, window: "1 second", key: "" }) }))
+    ).toBe("rateLimit.key")
     // @ts-expect-error: a header name, not a number
-    expect(invalidOption({ rateLimitHeaders: { extra: [{ remaining: 5 }] } })).toBe(
+    expect(invalidOption(() => ({ rateLimitHeaders: RateLimit.fromHeaders({ extra: [{ remaining: 5 }] }) }))).toBe(
       "rateLimitHeaders.extra[0].remaining"
     )
     // @ts-expect-error: true, false or a record
-    expect(invalidOption({ rateLimitHeaders: "yes" })).toBe("rateLimitHeaders")
-    expect(invalidOption({ rateLimit: { limit: 10, window: "1 second" }, rateLimitHeaders: true })).toBe(undefined)
+    expect(invalidOption(() => ({ rateLimitHeaders: RateLimit.fromHeaders("yes") }))).toBe("rateLimitHeaders")
+    expect(
+      invalidOption(() => ({
+        rateLimit: RateLimit.tokenBucket({ limit: 10, window: "1 second" }),
+        rateLimitHeaders: RateLimit.fromHeaders()
+      }))
+    ).toBe(undefined)
+    expect(
+      invalidOption(() => ({ rateLimit: { limit: 10, window: "1 second" } }) as unknown as RetryPolicy.Options)
+    ).toBe("rateLimit")
     expect(RetryPolicy.defaults.rateLimit).toBe(undefined)
     expect(RetryPolicy.defaults.rateLimitHeaders).toBe(undefined)
   })

@@ -72,7 +72,10 @@ describe("ResilienceStore: one budget and breaker per origin, however often the 
   it.effect("clients built per call share a breaker: the one that trips it stops the next, unsent", () =>
     Effect.gen(function* () {
       const scripted = ScriptedHttpClient.make([{ status: 503 }])
-      const options = { ...fast, circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(2) } }
+      const options = {
+        ...fast,
+        circuitBreaker: CircuitBreaker.perOrigin({ tripPolicy: CircuitBreaker.consecutive(2) })
+      }
       const first = yield* run(perCall(scripted.client, options), "1 second")
       expect(failureOf(first)).toMatchObject({ giveUpReason: "circuit-open", attempt: 2 })
       const second = yield* run(perCall(scripted.client, options), "1 second")
@@ -86,18 +89,25 @@ describe("ResilienceStore: one budget and breaker per origin, however often the 
       const store = ResilienceStore.makeMemory()
       const observe = () => Effect.void
       const options = { tripPolicy: CircuitBreaker.consecutive(1), onStateChange: observe }
-      const first = yield* store.circuitBreaker(options)
-      expect(yield* store.circuitBreaker({ ...options })).toBe(first)
+      const first = yield* CircuitBreaker.fromStore(store, CircuitBreaker.perOrigin(options))
+      expect(yield* CircuitBreaker.fromStore(store, CircuitBreaker.perOrigin({ ...options }))).toBe(first)
       // A callback written anew for each client is a breaker of its own, and the table stays bounded.
-      for (let i = 0; i < 256; i++) yield* store.circuitBreaker({ ...options, onStateChange: () => Effect.void })
-      expect(yield* store.circuitBreaker(options)).not.toBe(first)
+      for (let i = 0; i < 256; i++)
+        yield* CircuitBreaker.fromStore(
+          store,
+          CircuitBreaker.perOrigin({ ...options, onStateChange: () => Effect.void })
+        )
+      expect(yield* CircuitBreaker.fromStore(store, CircuitBreaker.perOrigin(options))).not.toBe(first)
     })
   )
 
   it.effect("layerMemory gives what runs under it a store of its own", () =>
     Effect.gen(function* () {
       const scripted = ScriptedHttpClient.make([{ status: 503 }])
-      const options = { ...fast, circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(1) } }
+      const options = {
+        ...fast,
+        circuitBreaker: CircuitBreaker.perOrigin({ tripPolicy: CircuitBreaker.consecutive(1) })
+      }
       yield* run(perCall(scripted.client, options), "1 second")
       expect(scripted.exchanges).toHaveLength(1)
       // The default store's circuit is open; an isolated store's is not.

@@ -26,7 +26,7 @@ const checked: Result.Result<RetryPolicy.RetryPolicy, RetryPolicy.InvalidRetryPo
 const policy = RetryPolicy.make({
   backoff: RetryPolicy.exponential("250 millis"),
   retryBudget: RetryBudget.tokenBucket(),
-  circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(5) }
+  circuitBreaker: CircuitBreaker.perOrigin({ tripPolicy: CircuitBreaker.consecutive(5) })
 })
 
 // A validated policy or a Schedule cannot fail the layer; plain options can.

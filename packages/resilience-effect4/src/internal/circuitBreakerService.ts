@@ -8,12 +8,14 @@
 // `effect/persistence` (and the `Schema` its errors are made of): a call's path does not.
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
+import { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
 import { dual } from "effect/Function"
 import * as EffectBreaker from "effect/persistence/CircuitBreaker"
 import * as Queue from "effect/Queue"
@@ -21,8 +23,12 @@ import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
-import { durationCodec, fromChecked, type InvalidRetryPolicy, type Validated } from "./invalidOption.js"
+import * as HttpFailure from "../HttpFailure.js"
+import type * as ResilienceStore from "../ResilienceStore.js"
+import type { Send } from "./attemptLoop.js"
+import { durationCodec, fromChecked, type InvalidRetryPolicy, orThrow, type Validated } from "./invalidOption.js"
 import * as metrics from "./metrics.js"
+import { serverDelayMillis } from "./retryPolicy.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 import * as stateObservers from "./stateObservers.js"
 
@@ -60,7 +66,7 @@ export const success: CircuitBreaker.Outcome = { _tag: "Success" }
 export const ignored: CircuitBreaker.Outcome = { _tag: "Ignored" }
 
 /** A failure without a `Retry-After`. @internal */
-export const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
+const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
 
 /** @internal */
 export const failure = (options?: { readonly retryAfter?: Duration.Input | undefined }): CircuitBreaker.Outcome =>
@@ -105,7 +111,7 @@ export const validate = (options?: CircuitBreaker.Options): Validated<CircuitBre
  *
  * @internal
  */
-export const ProbeTimeLimit = Context.Reference<number | undefined>("effect-http-resilience-effect4/ProbeTimeLimit", {
+const ProbeTimeLimit = Context.Reference<number | undefined>("effect-http-resilience-effect4/ProbeTimeLimit", {
   defaultValue: () => undefined
 })
 
@@ -277,7 +283,7 @@ const admit = <A>(
     const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
     if (admission._tag === "Rejected") {
       metrics.updateNow(
-        metrics.circuitBreakerRejections,
+        metrics.circuitBreakerRefusals,
         1,
         metrics.withCircuitStates(entry.labels, admission.state),
         context
@@ -634,3 +640,90 @@ export const make = (
       }
     })
   )
+
+// ---------------------------------------------------------------------------------------------
+// The breaker stage
+
+// A callback's identity is part of a breaker's settings: two clients with different observers
+// do not share a breaker, so neither misses its own state changes.
+const callbackIds = new WeakMap<object, number>()
+let nextCallbackId = 0
+const callbackId = (callback: object | undefined): number => {
+  if (callback === undefined) return 0
+  let id = callbackIds.get(callback)
+  if (id === undefined) {
+    id = ++nextCallbackId
+    callbackIds.set(callback, id)
+  }
+  return id
+}
+
+const isService = (input: unknown): input is CircuitBreaker.CircuitBreaker.Service =>
+  Predicate.hasProperty(input, "acquire") && typeof input.acquire === "function"
+
+// What an attempt tells the breaker (the shared core's rule, in this line's `Outcome`): anything
+// but an `HttpFailure` (an interruption, another error) says nothing about the origin.
+const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome => {
+  if (exit._tag === "Success") return success
+  const reason = exit.cause.reasons[0]
+  const failure = exit.cause.reasons.length === 1 && reason?._tag === "Fail" ? reason.error : undefined
+  if (!HttpFailure.isHttpFailure(failure)) return ignored
+  const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
+  if (outcome._tag !== "Failure") return outcome
+  return outcome.retryAfterMillis === undefined
+    ? failed
+    : { _tag: "Failure", retryAfter: Duration.millis(outcome.retryAfterMillis) }
+}
+
+/**
+ * The breaker stage: each attempt below it goes through its origin's circuit, which may reject it
+ * unsent; the breaker hears the attempt's time limit, so that a probe keeps its slot while within
+ * it. With options, the store keeps one breaker per settings (and `onStateChange`), shared by
+ * every policy with the same; with a service, that service.
+ *
+ * @internal
+ */
+export const perOrigin = (
+  input?: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service
+): CircuitBreaker.PerOrigin => {
+  let breakerIn: (
+    store: ResilienceStore.ResilienceStore.Service
+  ) => Effect.Effect<CircuitBreaker.CircuitBreaker.Service>
+  if (isService(input)) {
+    const given = Effect.succeed(input)
+    breakerIn = () => given
+  } else {
+    const settings = orThrow(CircuitBreakerCore.resolveOptions(input, durationCodec), "circuitBreaker")
+    const key = `circuitBreaker ${callbackId(input?.onStateChange)} ${JSON.stringify(settings)}`
+    const make = () => makeService(makeBreaker(settings, input?.onStateChange))
+    breakerIn = (store) =>
+      Effect.suspend(() => {
+        const breaker = store.keep(key, make)
+        const share = store.shareCircuitBreaker
+        return share === undefined ? Effect.succeed(breaker) : Effect.as(share(breaker), breaker)
+      })
+  }
+  const wrap =
+    (next: Send): Send =>
+    (call, attempt, limitMillis, kind) =>
+      Effect.flatMap(breakerIn(call.store), (circuits) =>
+        Effect.provideService(
+          circuits.execute(
+            Effect.suspend(() => next(call, attempt, limitMillis, kind)),
+            call.origin.key,
+            breakerOutcome
+          ),
+          ProbeTimeLimit,
+          limitMillis
+        )
+      )
+  return {
+    [StageTypeId]: "circuitBreaker",
+    breakerIn,
+    isClosed: (store, origin) =>
+      Effect.flatMap(breakerIn(store), (circuits) =>
+        Effect.map(circuits.state(origin), (state) => state._tag === "Closed")
+      ),
+    wrap
+  }
+}

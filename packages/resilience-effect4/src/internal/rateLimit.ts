@@ -7,6 +7,7 @@
 import * as CoolDown from "@effect-http-resilience/core/CoolDown"
 import * as RateLimitBudget from "@effect-http-resilience/core/RateLimitBudget"
 import * as RateLimitHeaders from "@effect-http-resilience/core/RateLimitHeaders"
+import { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
 import * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
 import type * as Headers from "effect/http/Headers"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -15,17 +16,16 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as HttpFailure from "../HttpFailure.js"
+import type * as RateLimit from "../RateLimit.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
+import type { Call, Send } from "./attemptLoop.js"
 import { type Attempt, connectionError } from "./classify.js"
 import { InvalidRetryPolicy } from "./invalidOption.js"
 import * as metrics from "./metrics.js"
-import type { ResolvedPolicy } from "./policyInput.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 import { remember } from "./settingsTable.js"
 
-type Service = ResilienceStore.ResilienceStore.Service
-
-type Operations = Pick<Service, "rateLimitTake" | "rateLimitRefund" | "rateLimitBlock" | "rateLimitEnded">
+type Operations = ResilienceStore.ResilienceStore.RateLimitOperations
 
 const settingsKey = (limit: TokenBucket.Limit): string => `${limit.limit}/${limit.windowMillis}`
 
@@ -101,8 +101,8 @@ const endingAt = (ending: ResilienceStore.ResilienceStore.RateLimitEnding, now: 
  *
  * @internal
  */
-export interface Gate {
-  readonly store: Service
+interface Gate {
+  readonly store: Operations
   readonly clock: Clock.Clock
   readonly origin: string
   readonly key: string
@@ -111,14 +111,14 @@ export interface Gate {
   /** What a key function returned that is no key: every attempt fails unsent. */
   readonly badKey: InvalidRetryPolicy | undefined
   /** The `rateLimitHeaders` option: every response's headers are read when it is on. */
-  readonly headers: NonNullable<ResolvedPolicy["rateLimitHeaders"]> | undefined
+  readonly headers: RateLimit.HeadersSettings | undefined
 }
 
 const isKey = (value: unknown): value is string =>
   typeof value === "string" && value.length >= 1 && value.length <= TokenBucket.bounds.maxKeyLength
 
 const keyOf = (
-  settings: NonNullable<ResolvedPolicy["rateLimit"]> | undefined,
+  settings: RateLimit.Settings | undefined,
   request: HttpClientRequest.HttpClientRequest,
   origin: string
 ): unknown => {
@@ -128,29 +128,20 @@ const keyOf = (
   return key._tag === "PerRequest" && settings.keyOf !== undefined ? settings.keyOf(request) : origin
 }
 
-/**
- * The call's gate, or `undefined` when its policy has no rate limit and reads no headers.
- *
- * @internal
- */
-export const gateFor = (
-  policy: ResolvedPolicy,
-  request: HttpClientRequest.HttpClientRequest,
-  origin: string,
-  store: Service,
-  clock: Clock.Clock,
-  deadlineMillis: number
-): Gate | undefined => {
-  const { rateLimit, rateLimitHeaders } = policy
-  if (rateLimit === undefined && rateLimitHeaders === undefined) return undefined
-  const key = keyOf(rateLimit, request, origin)
-  const gate: Gate = {
-    store,
-    clock,
+// The call's gate: its key worked out once (a key function is asked once per call), its store's
+// rate-limit operations (this process's, kept in the store, unless the store shares them).
+const gateOf = <A, E, R>(call: Call<A, E, R>): Gate => {
+  const { policy, store } = call
+  const limit = policy.rateLimit?.settings
+  const origin = call.origin.key
+  const key = keyOf(limit, call.request, origin)
+  return {
+    store: store.rateLimit ?? store.keep("rateLimit", makeMemory),
+    clock: call.clock,
     origin,
     key: isKey(key) ? key : origin,
-    limit: rateLimit,
-    deadlineMillis,
+    limit,
+    deadlineMillis: call.machine.deadlineMillis,
     badKey: isKey(key)
       ? undefined
       : new InvalidRetryPolicy({
@@ -158,10 +149,46 @@ export const gateFor = (
           reason: `returned no key: it must return a name of 1 to ${TokenBucket.bounds.maxKeyLength} characters`,
           value: key
         }),
-    headers: rateLimitHeaders
+    headers: policy.rateLimitHeaders?.settings
   }
-  return gate
 }
+
+const gates = new WeakMap<object, Gate>()
+
+// The rate limit and its headers are one stage: one token, one key, whichever option is set.
+const wrap =
+  (next: Send): Send =>
+  (call, attempt, limitMillis, kind) => {
+    let gate = gates.get(call)
+    if (gate === undefined) {
+      gate = gateOf(call)
+      gates.set(call, gate)
+    }
+    return admit(gate, attempt, limitMillis, kind === "hedge", (admitted, limit) => next(call, admitted, limit, kind))
+  }
+
+/**
+ * The rate-limit stage: each attempt below it takes a token of its key's bucket (and waits out
+ * its key's block or spent budget) just before it is sent.
+ *
+ * @internal
+ */
+export const tokenBucket = (settings: RateLimit.Settings): RateLimit.TokenBucket => ({
+  [StageTypeId]: "rateLimit",
+  settings,
+  wrap
+})
+
+/**
+ * The rate-limit headers' stage: the same stage, reading every response's rate-limit headers.
+ *
+ * @internal
+ */
+export const fromHeaders = (settings: RateLimit.HeadersSettings): RateLimit.FromHeaders => ({
+  [StageTypeId]: "rateLimitHeaders",
+  settings,
+  wrap
+})
 
 // What a response announces of the key's quota, when the call reads it and it says when it resets.
 const announcement = (gate: Gate, headers: Headers.Headers): RateLimitHeaders.Announcement | undefined => {
@@ -263,7 +290,7 @@ const refused = (gate: Gate, attempt: Attempt, waitMillis: number): Effect.Effec
  *
  * @internal
  */
-export const admit = <A, E, R>(
+const admit = <A, E, R>(
   gate: Gate,
   attempt: Attempt,
   limitMillis: number,

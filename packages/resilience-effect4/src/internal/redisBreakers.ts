@@ -40,8 +40,6 @@ export interface Options {
   ) => Effect.Effect<{ readonly value: A } | undefined>
   /** Counts a message on the channel that is no opening, or one past the breakers' cap. */
   readonly rejected: () => Effect.Effect<void>
-  /** The memory store's breakers. */
-  readonly local: (options: CircuitBreaker.Options) => Effect.Effect<Breaker>
 }
 
 /** One store's following of its breakers, for its scope's life. */
@@ -127,15 +125,13 @@ const unfollowAll = (fleet: Fleet): Effect.Effect<void> =>
   })
 
 /**
- * The store's `circuitBreaker`, over its memory store's, for the scope's life: its breakers'
- * openings are published (each forked in the scope, bounded by the store's timeout, never waited
- * for by a call), and the fleet's are applied to them.
+ * The store's `shareCircuitBreaker`, for the scope's life: the breakers its memory store keeps
+ * have their openings published (each forked in the scope, bounded by the store's timeout, never
+ * waited for by a call), and the fleet's applied to them.
  *
  * @internal
  */
-export const make = (
-  options: Options
-): Effect.Effect<(options: CircuitBreaker.Options) => Effect.Effect<Breaker>, never, Scope.Scope> =>
+export const make = (options: Options): Effect.Effect<(breaker: Breaker) => Effect.Effect<void>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const fleet: Fleet = {
       options,
@@ -146,6 +142,5 @@ export const make = (
     }
     yield* options.listen(fleet.channel, (message) => onMessage(fleet, message))
     yield* Effect.addFinalizer(() => unfollowAll(fleet))
-    return (breakerOptions) =>
-      Effect.tap(options.local(breakerOptions), (breaker) => Effect.sync(() => follow(fleet, breaker)))
+    return (breaker) => Effect.sync(() => follow(fleet, breaker))
   })

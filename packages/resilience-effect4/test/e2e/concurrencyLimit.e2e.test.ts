@@ -1,7 +1,7 @@
 // @generated from templates/test/e2e/concurrencyLimit.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * The per-origin concurrency limit (issue #34) over real loopback sockets, through undici, against
- * the chaos server's capacity route at a capacity of 4: with `concurrency: { limit: 4 }` the server
+ * the chaos server's capacity route at a capacity of 4: with `concurrencyLimit: ConcurrencyLimit.fixed(4)` the server
  * never holds more than 4 of 16 calls at once and sheds none; without it, it holds more. The
  * server's own counts are read, never a time.
  */
@@ -10,6 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
+import * as ConcurrencyLimit from "../../src/ConcurrencyLimit.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import type * as RetryPolicy from "../../src/RetryPolicy.js"
 
@@ -47,7 +48,10 @@ const burst = (options: RetryPolicy.Options, baseMillis: number) =>
 describe("concurrency limit over real sockets", () => {
   it.live("limit 4 against a server of capacity 4: never more than 4 held, none shed", () =>
     Effect.gen(function* () {
-      const { statuses, capacity: server } = yield* burst({ concurrency: { limit: capacity, queue: calls } }, 50)
+      const { statuses, capacity: server } = yield* burst(
+        { concurrencyLimit: ConcurrencyLimit.fixed(capacity, { queue: calls }) },
+        50
+      )
       expect(statuses).toEqual(Array.from({ length: calls }, () => 200))
       expect(server).toMatchObject({ requests: calls, served: calls, overloaded: 0 })
       expect(server.peakInFlight).toBeLessThanOrEqual(capacity)

@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
 import * as HttpFailure from "../../src/HttpFailure.js"
+import * as RateLimit from "../../src/RateLimit.js"
 import * as ResilienceStore from "../../src/ResilienceStore.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import type * as RetryPolicy from "../../src/RetryPolicy.js"
@@ -73,7 +74,7 @@ describe("Effect 4 rate limit against the chaos server", () => {
         // The reset is a minute away, past the default 30 s total timeout: no call may wait for it.
         for (const headers of ["both", "ietf", "x"]) {
           const run = yield* sequence(`learnt-${headers}`, `limit=10&window=60&headers=${headers}`, 25, {
-            rateLimitHeaders: true
+            rateLimitHeaders: RateLimit.fromHeaders()
           })
           expect([run.allowed, run.limited, count(run.outcomes, "200"), count(run.outcomes, "RateLimited")]).toEqual([
             10, 0, 10, 15
@@ -93,7 +94,7 @@ describe("Effect 4 rate limit against the chaos server", () => {
             `inflight-${headers}`,
             `limit=10&window=60&headers=${headers}`,
             25,
-            { rateLimitHeaders: true },
+            { rateLimitHeaders: RateLimit.fromHeaders() },
             5
           )
           expect([run.allowed, run.limited, count(run.outcomes, "200"), count(run.outcomes, "RateLimited")]).toEqual([
@@ -107,7 +108,13 @@ describe("Effect 4 rate limit against the chaos server", () => {
     "learning the headers of a 1 s window with 5 calls in flight: 25 calls wait for the resets and all pass, no 429",
     () =>
       Effect.gen(function* () {
-        const run = yield* sequence("inflight-waits", "limit=10&window=1", 25, { rateLimitHeaders: true }, 5)
+        const run = yield* sequence(
+          "inflight-waits",
+          "limit=10&window=1",
+          25,
+          { rateLimitHeaders: RateLimit.fromHeaders() },
+          5
+        )
         expect([run.allowed, run.limited, count(run.outcomes, "200")]).toEqual([25, 0, 25])
       })
   )
@@ -121,14 +128,22 @@ describe("Effect 4 rate limit against the chaos server", () => {
         // and the next ten calls would go into a spent window (8 to 18 429s in 60 calls). And a call
         // that waited (for a block that outlasted that reset) asks the budget again when it wakes: it
         // went into the spent window once in 40 calls, in some runs, when it did not.
-        const run = yield* sequence("inflight-limit", "limit=10&window=1", 40, { rateLimitHeaders: true }, 10)
+        const run = yield* sequence(
+          "inflight-limit",
+          "limit=10&window=1",
+          40,
+          { rateLimitHeaders: RateLimit.fromHeaders() },
+          10
+        )
         expect([run.allowed, run.limited, count(run.outcomes, "200")]).toEqual([40, 0, 40])
       })
   )
 
   it.live("learning the headers of a 1 s window: 25 calls wait for each reset and all pass, no 429", () =>
     Effect.gen(function* () {
-      const run = yield* sequence("learnt-waits", "limit=10&window=1", 25, { rateLimitHeaders: true })
+      const run = yield* sequence("learnt-waits", "limit=10&window=1", 25, {
+        rateLimitHeaders: RateLimit.fromHeaders()
+      })
       expect([run.allowed, run.limited, count(run.outcomes, "200")]).toEqual([25, 0, 25])
     })
   )
@@ -136,8 +151,8 @@ describe("Effect 4 rate limit against the chaos server", () => {
   it.live("a client limit at the server's with its headers learnt: 25 calls, no 429", () =>
     Effect.gen(function* () {
       const run = yield* sequence("limited-learnt", "limit=10&window=1", 25, {
-        rateLimit: { limit: 10, window: "1 second" },
-        rateLimitHeaders: true
+        rateLimit: RateLimit.tokenBucket({ limit: 10, window: "1 second" }),
+        rateLimitHeaders: RateLimit.fromHeaders()
       })
       expect([run.allowed, run.limited, count(run.outcomes, "200")]).toEqual([25, 0, 25])
     })
@@ -148,7 +163,7 @@ describe("Effect 4 rate limit against the chaos server", () => {
     () =>
       Effect.gen(function* () {
         const run = yield* sequence("limited", "limit=10&window=60", 25, {
-          rateLimit: { limit: 10, window: "1 minute" },
+          rateLimit: RateLimit.tokenBucket({ limit: 10, window: "1 minute" }),
           totalTimeout: "5 seconds"
         })
         expect([run.allowed, run.limited, count(run.outcomes, "RateLimited")]).toEqual([10, 0, 15])

@@ -64,13 +64,16 @@ const publishes = Effect.map(
 const observed = (store: ResilienceStore.ResilienceStore.Service) =>
   Effect.gen(function* () {
     const changes: Array<CircuitBreaker.StateChange> = []
-    const breaker = yield* store.circuitBreaker({
-      ...breakerOptions,
-      onStateChange: (change) =>
-        Effect.sync(() => {
-          changes.push(change)
-        })
-    })
+    const breaker = yield* CircuitBreaker.fromStore(
+      store,
+      CircuitBreaker.perOrigin({
+        ...breakerOptions,
+        onStateChange: (change) =>
+          Effect.sync(() => {
+            changes.push(change)
+          })
+      })
+    )
     return { breaker, changes }
   })
 
@@ -93,15 +96,15 @@ describe.skipIf(skipWithout(redisServer))(
             const scripted = yield* Testing.scriptedHttpClient([{ status: 200 }])
             const client = ResilientHttpClient.withResilience(scripted.client, {
               maxAttempts: 1,
-              circuitBreaker: breakerOptions
+              circuitBreaker: CircuitBreaker.perOrigin(breakerOptions)
             })
             const call = Effect.scoped(client.get(`${origin}/items`)).pipe(
               Effect.provideService(ResilienceStore.ResilienceStore, second)
             )
             expect((yield* call).status).toBe(200)
 
-            yield* fail(yield* first.circuitBreaker(breakerOptions), origin)
-            const secondBreaker = yield* second.circuitBreaker(breakerOptions)
+            yield* fail(yield* CircuitBreaker.fromStore(first, CircuitBreaker.perOrigin(breakerOptions)), origin)
+            const secondBreaker = yield* CircuitBreaker.fromStore(second, CircuitBreaker.perOrigin(breakerOptions))
             yield* eventually(isOpen(secondBreaker, origin), "the second process's breaker open")
             const state = yield* secondBreaker.state(origin)
             // For the break the first one opened for (a minute), less the time the message took.
@@ -111,7 +114,10 @@ describe.skipIf(skipWithout(redisServer))(
             expect((yield* scripted.requests).length).toBe(1)
             // Another origin, and breakers of other settings, are untouched.
             expect(yield* isOpen(secondBreaker, other)).toBe(false)
-            const otherSettings = yield* second.circuitBreaker({ ...breakerOptions, breakDuration: "2 minutes" })
+            const otherSettings = yield* CircuitBreaker.fromStore(
+              second,
+              CircuitBreaker.perOrigin({ ...breakerOptions, breakDuration: "2 minutes" })
+            )
             expect(yield* isOpen(otherSettings, origin)).toBe(false)
           })
         )
@@ -125,9 +131,9 @@ describe.skipIf(skipWithout(redisServer))(
             const prefix = freshPrefix()
             const first = yield* storeOn(prefix)
             const second = yield* storeOn(prefix)
-            const secondBreaker = yield* second.circuitBreaker(breakerOptions)
+            const secondBreaker = yield* CircuitBreaker.fromStore(second, CircuitBreaker.perOrigin(breakerOptions))
             yield* Effect.promise(() => redis.command("CONFIG", "RESETSTAT"))
-            const firstBreaker = yield* first.circuitBreaker(breakerOptions)
+            const firstBreaker = yield* CircuitBreaker.fromStore(first, CircuitBreaker.perOrigin(breakerOptions))
             yield* fail(firstBreaker, origin)
             expect(yield* isOpen(firstBreaker, origin)).toBe(true)
             // A cool-down published after the opening has reached the second process: an opening

@@ -16,6 +16,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { NodeHttpClient, NodeRedis } from "@effect/platform-node"
 import { type Duration, Effect, Layer } from "effect"
 import * as HttpFailure from "../../src/HttpFailure.js"
+import * as RateLimit from "../../src/RateLimit.js"
 import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import { afterAll, beforeAll } from "vitest"
@@ -146,7 +147,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a block learnt from headers 
       Effect.gen(function* () {
         const prefix = `learnt-rate-${process.pid}-${++runs}`
         const url = `${chaos.namespace().url}/api/chaos/rate-limit/fleet-learnt?limit=1&window=60&headers=x`
-        const options = { maxAttempts: 1, retryAfterScope: "call", rateLimitHeaders: true } as const
+        const options = { maxAttempts: 1, retryAfterScope: "call", rateLimitHeaders: RateLimit.fromHeaders() } as const
         const before = yield* Effect.promise(() => chaos.stats())
         expect(yield* onStore(outcomeOf(url), prefix, options)).toBe("200")
         expect(yield* onStore(outcomeOf(url), prefix, options)).toBe("RateLimited")
@@ -165,14 +166,14 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 the remaining count is this 
     "25 calls, 5 in flight, against a limit of 10 a minute: 10 pass, 15 fail RateLimited unsent, no 429, with or without the fleet's bucket",
     () =>
       Effect.gen(function* () {
-        for (const rateLimit of [undefined, { limit: 20, window: "1 minute" } as const]) {
+        for (const rateLimit of [undefined, RateLimit.tokenBucket({ limit: 20, window: "1 minute" })]) {
           const prefix = `budget-rate-${process.pid}-${++runs}`
           const url = `${chaos.namespace().url}/api/chaos/rate-limit/fleet-budget?limit=10&window=60&headers=both`
           // The fleet's bucket (20) is looser than the server: only the budget keeps the 11th call back.
           const options = {
             maxAttempts: 1,
             retryAfterScope: "call",
-            rateLimitHeaders: true,
+            rateLimitHeaders: RateLimit.fromHeaders(),
             ...(rateLimit === undefined ? {} : { rateLimit })
           } as const
           const before = yield* Effect.promise(() => chaos.stats())
@@ -211,7 +212,12 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a rate limit while Redis doe
           yield* Effect.promise(() => redis.command("CLIENT", "PAUSE", "3000", "ALL"))
           return [first, yield* outcomeOf(url), yield* outcomeOf(url)]
         })
-        const outcomes = yield* onStore(calls, prefix, { rateLimit: { limit: 1, window: "1 minute" } }, "100 millis")
+        const outcomes = yield* onStore(
+          calls,
+          prefix,
+          { rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 minute" }) },
+          "100 millis"
+        )
         expect(outcomes).toEqual(["200", "200", "RateLimited"])
         yield* Effect.promise(() => redis.command("CLIENT", "UNPAUSE"))
       })
@@ -223,7 +229,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a block learnt while Redis d
     Effect.gen(function* () {
       const prefix = `unwritten-rate-${process.pid}-${++runs}`
       const url = `${chaos.namespace().url}/api/chaos/rate-limit/fleet-unwritten?limit=1&window=60&headers=x`
-      const options = { maxAttempts: 1, retryAfterScope: "call", rateLimitHeaders: true } as const
+      const options = { maxAttempts: 1, retryAfterScope: "call", rateLimitHeaders: RateLimit.fromHeaders() } as const
       const blocks = `{${prefix}}:ratelimit-blocks`
       const held = Effect.gen(function* () {
         // Redis paused past the store's timeout (100 ms): the block (remaining 0, a minute) stays here.
@@ -270,7 +276,9 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a rate-limit bucket read fro
         )
       )
       const outcomes = yield* Effect.all([outcome, outcome]).pipe(
-        Effect.provide(ResilientHttpClient.layer({ rateLimit: { limit: 1, window: "1 minute" } })),
+        Effect.provide(
+          ResilientHttpClient.layer({ rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 minute" }) })
+        ),
         Effect.provide(
           ResilienceStoreRedis.layerRedis({ prefix, timeout: "2 seconds" }).pipe(
             Layer.provide(NodeRedis.layer({ url: redis.url }))

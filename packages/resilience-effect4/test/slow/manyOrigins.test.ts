@@ -72,7 +72,7 @@ describe(`${calls} distinct failing origins`, () => {
           jitter: "none",
           attemptTimeout: "infinity",
           totalTimeout: "infinity",
-          circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(2) }
+          circuitBreaker: CircuitBreaker.perOrigin({ tripPolicy: CircuitBreaker.consecutive(2) })
         })
         const call = (origin: string) => Effect.scoped(Effect.flip(client.get(`http://${origin}.test/items`)))
 

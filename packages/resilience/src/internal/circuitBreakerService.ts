@@ -5,6 +5,7 @@
 // that made it, so that they all see changes in the order they happened even when fibers race.
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
+import { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -12,6 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
 import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
 import { globalValue } from "effect/GlobalValue"
@@ -19,8 +21,12 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
-import { durationCodec, fromChecked, type InvalidRetryPolicy, type Validated } from "./invalidOption.js"
+import * as HttpFailure from "../HttpFailure.js"
+import type * as ResilienceStore from "../ResilienceStore.js"
+import type { Send } from "./attemptLoop.js"
+import { durationCodec, fromChecked, type InvalidRetryPolicy, orThrow, type Validated } from "./invalidOption.js"
 import * as metrics from "./metrics.js"
+import { serverDelayMillis } from "./retryPolicy.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 import * as stateObservers from "./stateObservers.js"
 
@@ -58,7 +64,7 @@ export const success: CircuitBreaker.Outcome = { _tag: "Success" }
 export const ignored: CircuitBreaker.Outcome = { _tag: "Ignored" }
 
 /** A failure without a `Retry-After`. @internal */
-export const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
+const failed: CircuitBreaker.Outcome = { _tag: "Failure" }
 
 /** @internal */
 export const failure = (options?: {
@@ -102,7 +108,7 @@ export const validate = (options?: CircuitBreaker.Options): Validated<CircuitBre
  *
  * @internal
  */
-export const currentProbeTimeLimit: FiberRef.FiberRef<number | undefined> = globalValue(
+const currentProbeTimeLimit: FiberRef.FiberRef<number | undefined> = globalValue(
   Symbol.for("effect-http-resilience/currentProbeTimeLimit"),
   () => FiberRef.unsafeMake<number | undefined>(undefined)
 )
@@ -277,7 +283,7 @@ const admit = <A>(
     const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
     if (admission._tag === "Rejected") {
       metrics.updateNow(
-        metrics.circuitBreakerRejections,
+        metrics.circuitBreakerRefusals,
         1,
         metrics.withCircuitStates(entry.labels, admission.state),
         context
@@ -474,3 +480,89 @@ export const make = (
       }
     })
   )
+
+// ---------------------------------------------------------------------------------------------
+// The breaker stage
+
+// A callback's identity is part of a breaker's settings: two clients with different observers
+// do not share a breaker, so neither misses its own state changes.
+const callbackIds = new WeakMap<object, number>()
+let nextCallbackId = 0
+const callbackId = (callback: object | undefined): number => {
+  if (callback === undefined) return 0
+  let id = callbackIds.get(callback)
+  if (id === undefined) {
+    id = ++nextCallbackId
+    callbackIds.set(callback, id)
+  }
+  return id
+}
+
+const isService = (input: unknown): input is CircuitBreaker.CircuitBreaker.Service =>
+  Predicate.hasProperty(input, "acquire") && typeof input.acquire === "function"
+
+// What an attempt tells the breaker (the shared core's rule, in this line's `Outcome`): anything
+// but an `HttpFailure` (an interruption, another error) says nothing about the origin.
+const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome => {
+  if (exit._tag === "Success") return success
+  const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+  if (!HttpFailure.isHttpFailure(failure)) return ignored
+  const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
+  if (outcome._tag !== "Failure") return outcome
+  return outcome.retryAfterMillis === undefined
+    ? failed
+    : { _tag: "Failure", retryAfter: Duration.millis(outcome.retryAfterMillis) }
+}
+
+/**
+ * The breaker stage: each attempt below it goes through its origin's circuit, which may reject it
+ * unsent; the breaker hears the attempt's time limit, so that a probe keeps its slot while within
+ * it. With options, the store keeps one breaker per settings (and `onStateChange`), shared by
+ * every policy with the same; with a service, that service.
+ *
+ * @internal
+ */
+export const perOrigin = (
+  input?: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service
+): CircuitBreaker.PerOrigin => {
+  let breakerIn: (
+    store: ResilienceStore.ResilienceStore.Service
+  ) => Effect.Effect<CircuitBreaker.CircuitBreaker.Service>
+  if (isService(input)) {
+    const given = Effect.succeed(input)
+    breakerIn = () => given
+  } else {
+    const settings = orThrow(CircuitBreakerCore.resolveOptions(input, durationCodec), "circuitBreaker")
+    const key = `circuitBreaker ${callbackId(input?.onStateChange)} ${JSON.stringify(settings)}`
+    const make = () => makeService(makeBreaker(settings, input?.onStateChange))
+    breakerIn = (store) =>
+      Effect.suspend(() => {
+        const breaker = store.keep(key, make)
+        const share = store.shareCircuitBreaker
+        return share === undefined ? Effect.succeed(breaker) : Effect.as(share(breaker), breaker)
+      })
+  }
+  const wrap =
+    (next: Send): Send =>
+    (call, attempt, limitMillis, kind) =>
+      Effect.flatMap(breakerIn(call.store), (circuits) =>
+        Effect.locally(
+          circuits.execute(
+            Effect.suspend(() => next(call, attempt, limitMillis, kind)),
+            call.origin.key,
+            breakerOutcome
+          ),
+          currentProbeTimeLimit,
+          limitMillis
+        )
+      )
+  return {
+    [StageTypeId]: "circuitBreaker",
+    breakerIn,
+    isClosed: (store, origin) =>
+      Effect.flatMap(breakerIn(store), (circuits) =>
+        Effect.map(circuits.state(origin), (state) => state._tag === "Closed")
+      ),
+    wrap
+  }
+}

@@ -1,17 +1,20 @@
 // @generated from templates/src/internal/concurrencyLimit.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 // The per-origin concurrency limit (bulkhead), fixed or adaptive: the store keeps one table of
-// origins per `concurrency` setting; `withPermit` runs one attempt under a permit of its origin.
+// origins per `concurrencyLimit` setting; `withPermit` runs one attempt under a permit of its origin.
 // The accounting and the algorithms are the core's `ConcurrencyLimit`; this parks and wakes waiters.
 import * as ConcurrencyLimitCore from "@effect-http-resilience/core/ConcurrencyLimit"
 import { idleTimeToLiveMillis, OriginTable } from "@effect-http-resilience/core/Origin"
+import { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
 import type * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as ConcurrencyLimit from "../ConcurrencyLimit.js"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
+import type { Send } from "./attemptLoop.js"
 import { type Attempt, connectionError } from "./classify.js"
 import { latencyWindows } from "./latencyWindows.js"
 import * as metrics from "./metrics.js"
@@ -55,15 +58,48 @@ const isIdle = (entry: OriginLimit, nowMillis: number, lastUsedMillis: number): 
 
 const isBusy = (entry: OriginLimit): boolean => entry.bulkhead.inFlight() > 0 || entry.bulkhead.queued() > 0
 
+// One setting's origins, in this process: bounded as the budgets' and breakers' tables are, and
+// never dropping an origin with a permit held or an attempt waiting.
+const makeLimits = (settings: ConcurrencyLimitCore.Resolved): Limits => {
+  const table = new OriginTable<OriginLimit>(() => originLimit(settings), isIdle, { isPinned: isBusy })
+  return { settings, forOrigin: (origin, nowMillis) => table.get(origin, nowMillis) }
+}
+
+const keyOf = (settings: ConcurrencyLimitCore.Resolved): string => `concurrencyLimit ${JSON.stringify(settings)}`
+
 /**
- * One `concurrency` setting's origins, in this process: bounded as the budgets' and breakers'
- * tables are, and never dropping an origin with a permit held or an attempt waiting.
+ * The limits `store` keeps for a stage: one table of origins per setting, this process's in any store.
  *
  * @internal
  */
-export const makeLimits = (settings: ConcurrencyLimitCore.Resolved): Limits => {
-  const table = new OriginTable<OriginLimit>(() => originLimit(settings), isIdle, { isPinned: isBusy })
-  return { settings, forOrigin: (origin, nowMillis) => table.get(origin, nowMillis) }
+export const limitsIn = (
+  store: ResilienceStore.ResilienceStore.Service,
+  stage: ConcurrencyLimit.ConcurrencyLimit
+): Limits => store.keep(keyOf(stage.settings), () => makeLimits(stage.settings))
+
+/**
+ * The concurrency-limit stage: each attempt below it holds a permit of its origin while it runs,
+ * its time limit cut to the deadline once it waited for one.
+ *
+ * @internal
+ */
+export const stage = (settings: ConcurrencyLimitCore.Resolved): ConcurrencyLimit.ConcurrencyLimit => {
+  const key = keyOf(settings)
+  const make = () => makeLimits(settings)
+  const wrap =
+    (next: Send): Send =>
+    (call, attempt, limitMillis, kind) => {
+      const hedging = call.policy.hedging
+      const latencies = {
+        origin: call.origin.key,
+        clock: call.clock,
+        recorded: call.hedged && hedging !== undefined && hedging.settings.delay._tag === "Percentile"
+      }
+      return withPermit(call.store.keep(key, make), latencies, call.machine.deadlineMillis, attempt, (left) =>
+        next(call, attempt, Math.min(limitMillis, left), kind)
+      )
+    }
+  return { [StageTypeId]: "concurrencyLimit", settings, wrap }
 }
 
 const wake = (waiters: ReadonlyArray<Waiter>): Effect.Effect<void> =>
@@ -100,7 +136,7 @@ const droppedOf = (exit: Exit.Exit<unknown, unknown>): boolean | undefined => {
  *
  * @internal
  */
-export interface Latencies {
+interface Latencies {
   readonly origin: string
   readonly clock: Clock.Clock
   readonly recorded: boolean
@@ -141,7 +177,7 @@ const holding = <A, E, R>(
   )
 }
 
-const count = (metric: typeof metrics.concurrencyRejected, origin: string): Effect.Effect<void> =>
+const count = (metric: typeof metrics.concurrencyLimitRefusals, origin: string): Effect.Effect<void> =>
   Effect.sync(() => metric.unsafeUpdate(1, metrics.originLabels(origin)))
 
 // Origins past the label cap keep no gauge: their limits summed under one label mean nothing.
@@ -163,7 +199,7 @@ type Permitted<A, E, R> = Effect.Effect<A, E | HttpFailure.ConnectionError, R>
  *
  * @internal
  */
-export const withPermit = <A, E, R>(
+const withPermit = <A, E, R>(
   limits: Limits,
   latencies: Latencies,
   deadlineMillis: number,
@@ -180,7 +216,7 @@ export const withPermit = <A, E, R>(
       if (acquired === "rejected") {
         const full = new ConcurrencyLimitReached({ limit: entry.bulkhead.limit(), queue: limits.settings.queue })
         return Effect.zipRight(
-          count(metrics.concurrencyRejected, origin),
+          count(metrics.concurrencyLimitRefusals, origin),
           Effect.fail(connectionError(attempt, "ConcurrencyLimited", full))
         )
       }
@@ -189,7 +225,7 @@ export const withPermit = <A, E, R>(
         Exit.isSuccess(exit) || entry.bulkhead.cancel(waiter) ? Effect.void : releaseOne(entry)
       )
       return Effect.zipRight(
-        count(metrics.concurrencyQueued, origin),
+        count(metrics.concurrencyLimitWaits, origin),
         Effect.flatMap(waited, () => {
           const sent = monotonicMillis(clock)
           return holding(entry, latencies, sent, restore(send(deadlineMillis - sent)))

@@ -3,13 +3,14 @@ import * as HedgeRace from "@effect-http-resilience/core/HedgeRace"
 import * as Hedging from "@effect-http-resilience/core/Hedging"
 import * as Idempotency from "@effect-http-resilience/core/Idempotency"
 import type { OriginTable } from "@effect-http-resilience/core/Origin"
+import { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as CircuitBreaker from "../CircuitBreaker.js"
+import type * as HedgingModule from "../Hedging.js"
+import { type Call, coolDownLeft, type Refusal, releaseHeld, type Send, tellCoolDown, withdraw } from "./attemptLoop.js"
 import { type Attempt, limitRefusalOf } from "./classify.js"
 import * as decisions from "./decisions.js"
 import { latencyWindows } from "./latencyWindows.js"
 import * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -29,7 +30,7 @@ import { serverDelayMillis } from "./retryPolicy.js"
  *
  * @internal
  */
-export const isHedgeable = (request: HttpClientRequest.HttpClientRequest): boolean =>
+const isHedgeable = (request: HttpClientRequest.HttpClientRequest): boolean =>
   Idempotency.isIdempotent(request) && !Idempotency.hasOneShotBody(request)
 
 // A response came back (of any status), or none within the time limit: the time is the
@@ -293,101 +294,85 @@ const failureOf = <E>(cause: Cause.Cause<E>): E | undefined => {
 const failuresOf = <E>(cause: Cause.Cause<E>): ReadonlyArray<E> => Array.from(Cause.failures(cause))
 
 /**
- * What a call's attempt loop lends its hedged attempts.
- *
- * - `hedge`: a hedged copy, sent as attempt `attempt` under `limitMillis`, through the breaker
- *   and counted as a hedge.
- * - `lastSent`: the number of the last request the call sent.
- * - `pay`: the origin's retry budget pays for one hedge (`false`: refused).
- * - `tellCoolDown`: a copy's 429 cools its origin down, as any attempt's does.
- * - `release`: frees a losing copy's success; `releaseFailure` what a failure holds.
- * - `hedgeWon`: counts a hedge whose response won.
+ * The hedging stage: around the attempt below it (permit, token, breaker, time limit, transport),
+ * a request the policy hedges is raced as copies of that attempt. Copy 1 is the attempt as it
+ * would go alone; each further copy goes when the delay passes and it may: within the deadline,
+ * the origin not cooling down, its circuit closed, and the budget paying (a hedge is a retry
+ * after a timeout). A copy that goes is a `Hedge` decision.
  *
  * @internal
  */
-export interface CallHedges<A, E, R> {
-  readonly settings: Hedging.Resolved
-  readonly policy: ResolvedPolicy
-  readonly request: HttpClientRequest.HttpClientRequest
-  readonly clock: Clock.Clock
-  readonly origin: string
-  readonly deadlineMillis: number
-  readonly hedge: (attempt: Attempt, limitMillis: number) => Effect.Effect<A, E, R>
-  readonly lastSent: () => number
-  readonly pay: Effect.Effect<boolean>
-  readonly coolDownLeft: Effect.Effect<number>
-  readonly breaker: Effect.Effect<CircuitBreaker.CircuitBreaker.Service> | undefined
-  readonly tellCoolDown: (failure: HttpFailure.HttpFailure) => Effect.Effect<unknown>
-  readonly release: (value: A) => Effect.Effect<void>
-  readonly releaseFailure: (failure: HttpFailure.HttpFailure) => Effect.Effect<void>
-  readonly hedgeWon: Effect.Effect<void>
-}
+export const stage = (settings: Hedging.Resolved): HedgingStage => ({
+  [StageTypeId]: "hedging",
+  settings,
+  hedges: isHedgeable,
+  wrap: (next) => (call, attempt, limitMillis, kind) =>
+    call.hedged
+      ? hedged(call, settings, next, next(call, attempt, limitMillis, kind))
+      : next(call, attempt, limitMillis, kind)
+})
 
-/**
- * One attempt of a call raced as hedged copies: `first` is copy 1, as the loop would send it
- * alone; each further copy goes when the delay passes and it may: within the deadline, the
- * origin not cooling down, its circuit closed, and the budget paying. A copy that goes is a
- * `Hedge` decision.
- *
- * @internal
- */
-export const attempt = <A, E, R>(call: CallHedges<A, E, R>, first: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+type HedgingStage = HedgingModule.Hedging
+
+const hedged = <A, E, R>(
+  call: Call<A, E, R>,
+  settings: Hedging.Resolved,
+  next: Send,
+  first: Effect.Effect<A, E | Refusal, R>
+): Effect.Effect<A, E | Refusal, R> =>
   Effect.suspend(() => {
-    const { clock, origin, settings } = call
+    const { clock } = call
+    const origin = call.origin.key
+    const deadlineMillis = call.machine.deadlineMillis
     const windows = settings.delay._tag === "Percentile" ? latencyWindows(clock) : undefined
     const delayMillis = Hedging.delayMillis(settings, windows?.peek(origin), monotonicMillis(clock))
-    const circuitClosed =
-      call.breaker === undefined
-        ? Effect.succeed(true)
-        : Effect.flatMap(call.breaker, (circuits) =>
-            Effect.map(circuits.state(origin), (state) => state._tag === "Closed")
-          )
+    const breaker = call.policy.circuitBreaker
+    const circuitClosed = breaker === undefined ? Effect.succeed(true) : breaker.isClosed(call.store, origin)
+    const paid = (copy: number): Effect.Effect<boolean> =>
+      Effect.tap(withdraw(call, "timeout", false), (paid) =>
+        paid
+          ? decisions.report({
+              _tag: "Hedge",
+              request: call.request,
+              attempt: call.lastSent + 1,
+              copy,
+              delay: Duration.millis(delayMillis)
+            })
+          : Effect.void
+      )
     const mayHedge = (copy: number): Effect.Effect<boolean> =>
       Effect.suspend(() => {
-        if (call.deadlineMillis - monotonicMillis(clock) <= 0) return Effect.succeed(false)
-        return Effect.flatMap(call.coolDownLeft, (coolDown) =>
+        if (deadlineMillis - monotonicMillis(clock) <= 0) return Effect.succeed(false)
+        return Effect.flatMap(coolDownLeft(call), (coolDown) =>
           coolDown > 0
             ? Effect.succeed(false)
-            : Effect.flatMap(circuitClosed, (closed) =>
-                closed
-                  ? Effect.tap(call.pay, (paid) =>
-                      paid
-                        ? decisions.report({
-                            _tag: "Hedge",
-                            request: call.request,
-                            attempt: call.lastSent() + 1,
-                            copy,
-                            delay: Duration.millis(delayMillis)
-                          })
-                        : Effect.void
-                    )
-                  : Effect.succeed(false)
-              )
+            : Effect.flatMap(circuitClosed, (closed) => (closed ? paid(copy) : Effect.succeed(false)))
         )
       })
-    const copyOf = (copy: number): Effect.Effect<A, E, R> => {
+    const copyOf = (copy: number): Effect.Effect<A, E | Refusal, R> => {
       if (copy === 1) return first
       return Effect.suspend(() => {
-        const hedge: Attempt = { request: call.request, attempt: call.lastSent() + 1 }
-        const limitMillis = Math.min(
-          call.policy.limits.attemptTimeoutMillis,
-          call.deadlineMillis - monotonicMillis(clock)
+        const hedge: Attempt = { request: call.request, attempt: call.lastSent + 1 }
+        const limitMillis = Math.min(call.policy.limits.attemptTimeoutMillis, deadlineMillis - monotonicMillis(clock))
+        return Effect.annotateSpans(
+          next(call, hedge, limitMillis, "hedge"),
+          "http.request.resend_count",
+          hedge.attempt - 1
         )
-        return Effect.annotateSpans(call.hedge(hedge, limitMillis), "http.request.resend_count", hedge.attempt - 1)
       })
     }
-    return race<A, E, R>({
+    return race<A, E | Refusal, R>({
       settings: { maxCopies: settings.maxCopies, delayMillis },
       send: (copy) => {
         const sent = Effect.tapError(copyOf(copy), (error) =>
-          HttpFailure.isHttpFailure(error) ? call.tellCoolDown(error) : Effect.void
+          HttpFailure.isHttpFailure(error) ? tellCoolDown(call, error) : Effect.void
         )
         return windows === undefined ? sent : timed(sent, windows, origin)
       },
       mayHedge,
       outcomeOf: (error, copy) => outcomeOf(error, copy, call.policy),
       release: call.release,
-      releaseFailure: (error) => (HttpFailure.isHttpFailure(error) ? call.releaseFailure(error) : Effect.void),
-      won: (copy) => (copy === 1 ? Effect.void : call.hedgeWon)
+      releaseFailure: (error) => (HttpFailure.isHttpFailure(error) ? releaseHeld(error) : Effect.void),
+      won: (copy) => (copy === 1 ? Effect.void : call.origin.hedgeWon)
     })
   })

@@ -62,3 +62,15 @@ export const durationCodec: Settings.DurationCodec<Duration.Duration> = {
   toMillis: Duration.toMillis,
   describe: describeDuration
 }
+
+/**
+ * A stage constructor's checked options, or the {@link InvalidRetryPolicy} it throws, as
+ * `RetryPolicy.make` does.
+ *
+ * @internal
+ */
+export const orThrow = <A>(checked: Settings.Checked<A | undefined>, option: string): A => {
+  if (checked._tag === "Invalid") throw new InvalidRetryPolicy(checked.problem)
+  if (checked.value === undefined) throw new InvalidRetryPolicy({ option, reason: "is required", value: undefined })
+  return checked.value
+}

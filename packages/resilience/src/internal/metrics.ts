@@ -59,14 +59,14 @@ export const circuitBreakerState = Metric.gauge(Telemetry.metrics.circuitBreaker
 /** State changes. Attributes: origin, previous_state, state. @internal */
 export const circuitBreakerTransitions = counter(Telemetry.metrics.circuitBreakerTransitions)
 
-/** Attempts an open, half-open or isolated circuit rejected. Attributes: origin, state. @internal */
-export const circuitBreakerRejections = counter(Telemetry.metrics.circuitBreakerRejections)
+/** Attempts an open, half-open or isolated circuit refused. Attributes: origin, state. @internal */
+export const circuitBreakerRefusals = counter(Telemetry.metrics.circuitBreakerRefusals)
 
 /** Attempts a full concurrency limit and queue refused, unsent. Attributes: origin. @internal */
-export const concurrencyRejected = counter(Telemetry.metrics.concurrencyRejected)
+export const concurrencyLimitRefusals = counter(Telemetry.metrics.concurrencyLimitRefusals)
 
 /** Attempts that waited in a concurrency limit's queue. Attributes: origin. @internal */
-export const concurrencyQueued = counter(Telemetry.metrics.concurrencyQueued)
+export const concurrencyLimitWaits = counter(Telemetry.metrics.concurrencyLimitWaits)
 
 /** The adaptive concurrency limit in force, set at each change. Attributes: origin. @internal */
 export const concurrencyLimit = Metric.gauge(Telemetry.metrics.concurrencyLimit.name, {

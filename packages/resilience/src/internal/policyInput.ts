@@ -1,21 +1,21 @@
 // @generated from templates/src/internal/policyInput.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import type * as CallMachine from "@effect-http-resilience/core/CallMachine"
-import type * as Hedging from "@effect-http-resilience/core/Hedging"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as Schedule from "effect/Schedule"
-import type * as CircuitBreaker from "../CircuitBreaker.js"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
+import * as attemptLoop from "./attemptLoop.js"
 import type { InvalidRetryPolicy } from "./invalidOption.js"
 import { withRetryAfter } from "./retryAfterSchedule.js"
 import * as retryPolicy from "./retryPolicy.js"
 
 /**
  * What a policy input comes to, for the attempt loop: the schedule that decides waits, what
- * must never be retried whatever the schedule says, the call's limits, and which budget and
- * breaker to ask of the store.
+ * must never be retried whatever the schedule says, the call's limits, which budget to ask of the
+ * store, and the attempt: the policy's stages composed once.
  *
  * @internal
  */
@@ -29,15 +29,17 @@ export interface ResolvedPolicy {
   readonly urlCredentials: RetryPolicy.UrlCredentialsMode
   /** Whether a 429's `Retry-After` cools its origin down for every call sharing the store. */
   readonly shareRetryAfter: boolean
-  /** Hedged copies of each attempt of a request that may be hedged; `undefined`: off. */
-  readonly hedging: Hedging.Resolved | undefined
-  /** The per-origin concurrency limit; `undefined`: off. */
-  readonly concurrency: RetryPolicy.ConcurrencySettings | undefined
-  /** The client's rate limit and the rate-limit headers read; `undefined`: off. */
-  readonly rateLimit: RetryPolicy.RateLimitSettings | undefined
-  readonly rateLimitHeaders: RetryPolicy.RateLimitHeadersSettings | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
-  readonly circuitBreaker: CircuitBreaker.Options | CircuitBreaker.CircuitBreaker.Service | "none"
+  /** The opt-in stages, as the policy has them; `undefined`: off. */
+  readonly hedging: RetryPolicy.RetryPolicy["hedging"]
+  readonly concurrencyLimit: RetryPolicy.RetryPolicy["concurrencyLimit"]
+  readonly rateLimit: RetryPolicy.RetryPolicy["rateLimit"]
+  readonly rateLimitHeaders: RetryPolicy.RetryPolicy["rateLimitHeaders"]
+  readonly circuitBreaker: RetryPolicy.RetryPolicy["circuitBreaker"]
+  /** One attempt through the policy's stages (see `attemptLoop`), composed once. */
+  readonly send: attemptLoop.Send
+  /** Whether a request is hedged: the policy hedges, and the request may be. */
+  readonly hedges: (request: HttpClientRequest.HttpClientRequest) => boolean
 }
 
 /**
@@ -64,13 +66,17 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   maxBodyBytes: policy.maxBodyBytes,
   urlCredentials: policy.urlCredentials,
   shareRetryAfter: policy.retryAfter === "respect" && policy.retryAfterScope === "origin",
+  retryBudget: policy.retryBudget,
   hedging: policy.hedging,
-  concurrency: policy.concurrency,
+  concurrencyLimit: policy.concurrencyLimit,
   rateLimit: policy.rateLimit,
   rateLimitHeaders: policy.rateLimitHeaders,
-  retryBudget: policy.retryBudget,
-  circuitBreaker: policy.circuitBreaker
+  circuitBreaker: policy.circuitBreaker,
+  send: attemptLoop.compose(policy),
+  hedges: policy.hedging === undefined ? never : policy.hedging.hedges
 })
+
+const never = (): boolean => false
 
 // A caller's own schedule decides when and how long, with the default Retry-After handling
 // and cap applied; what must never be retried stays out of its reach, and the default time

@@ -18,9 +18,7 @@ import type * as ResilienceStore from "../ResilienceStore.js"
 import type { Proof } from "./redisStore.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 
-type Service = ResilienceStore.ResilienceStore.Service
-
-type Operations = Pick<Service, "rateLimitTake" | "rateLimitRefund" | "rateLimitBlock" | "rateLimitEnded">
+type Operations = ResilienceStore.ResilienceStore.RateLimitOperations
 
 /** What the store lends its shared rate limit. @internal */
 export interface Options {

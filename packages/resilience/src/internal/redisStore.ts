@@ -27,6 +27,7 @@ import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import * as fleetShares from "./fleetShares.js"
 import * as redisBreakers from "./redisBreakers.js"
+import * as rateLimitMemory from "./rateLimit.js"
 import * as redisRateLimit from "./redisRateLimit.js"
 import { makeMemory } from "./resilienceStore.js"
 import * as retryBudgetService from "./retryBudgetService.js"
@@ -809,16 +810,15 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
     yield* Effect.forkScoped(syncForever(store))
     yield* listenForCoolDowns(store)
     yield* Effect.addFinalizer(() => awaitPublishing(store))
-    const circuitBreaker = settings.shareCircuitBreaker
+    const shareCircuitBreaker = settings.shareCircuitBreaker
       ? yield* redisBreakers.make({
           prefix: settings.prefix,
           commands,
           roundTrip: (request, work, proof) => roundTrip(store, request, work, proof),
           listen: (channel, onMessage) => listen(store, channel, onMessage),
-          rejected: () => rejected("breaker_message"),
-          local: store.local.circuitBreaker
+          rejected: () => rejected("breaker_message")
         })
-      : store.local.circuitBreaker
+      : undefined
     const rateLimit = yield* redisRateLimit.make({
       prefix: settings.prefix,
       degraded: () => store.health.degraded,
@@ -826,12 +826,11 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
       roundTrip: (request, work, proof) => roundTrip(store, request, work, proof),
       listen: (channel, onMessage, then) => listen(store, channel, onMessage, then),
       rejected,
-      local: store.local,
+      local: rateLimitMemory.makeMemory(),
       inBackground: (publish) => inBackground(store, publish)
     })
     return {
       retryBudget: (budgetSettings) => retryBudgetOf(store, budgetSettings),
-      circuitBreaker,
       // A day at most, here and for the fleet, as the memory store keeps it.
       coolDown: (origin, millis) =>
         Effect.andThen(
@@ -839,8 +838,9 @@ export const make = (commands: RedisCommands, settings: Settings): Effect.Effect
           publishCoolDown(store, origin, Math.min(millis, CoolDown.maxMillis))
         ),
       coolDownLeft: store.local.coolDownLeft,
-      // Attempts in flight are this process's: the limit is too, never shared through Redis.
-      concurrencyLimit: store.local.concurrencyLimit,
-      ...rateLimit
+      // What stages keep is this process's (attempts in flight, unshared breakers): never on Redis.
+      keep: store.local.keep,
+      rateLimit,
+      shareCircuitBreaker
     } satisfies Service
   })

@@ -10,11 +10,9 @@ import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
 import * as ScheduleDecision from "effect/ScheduleDecision"
 import * as ScheduleInterval from "effect/ScheduleInterval"
-import type * as CircuitBreaker from "../CircuitBreaker.js"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
-import * as circuitBreakerService from "./circuitBreakerService.js"
 import {
   durationCodec,
   fromChecked,
@@ -60,42 +58,27 @@ const hooks: RetryPolicyOptions.Hooks<Duration.Duration> = {
 const isBudgetService = (input: unknown): input is RetryBudget.RetryBudget.Service =>
   Predicate.hasProperty(input, "tryRetry") && typeof input.tryRetry === "function"
 
-const isBreakerService = (input: unknown): input is CircuitBreaker.CircuitBreaker.Service =>
-  Predicate.hasProperty(input, "acquire") && typeof input.acquire === "function"
-
-// A service is shared as it is; anything else is a budget's or a breaker's options, checked now.
+// A service is shared as it is; anything else is a budget's options, checked now.
 const budgetOf = (input: RetryPolicy.Options["retryBudget"]): Validated<RetryPolicy.RetryPolicy["retryBudget"]> =>
   isBudgetService(input) ? Either.right(input) : retryBudgetService.validate(input)
 
-const breakerOf = (
-  input: RetryPolicy.Options["circuitBreaker"]
-): Validated<RetryPolicy.RetryPolicy["circuitBreaker"]> => {
-  if (input === undefined || input === "none") return Either.right("none")
-  if (isBreakerService(input)) return Either.right(input)
-  return Either.map(circuitBreakerService.validate(input), () => input)
-}
-
-// The core checked the rate limit; a key that is a function of the request is kept here.
-const rateLimitOf = (
-  checked: RetryPolicyOptions.Resolved<Duration.Duration>["rateLimit"],
-  input: RetryPolicy.Options["rateLimit"]
-): RetryPolicy.RetryPolicy["rateLimit"] =>
-  checked === undefined ? undefined : { ...checked, keyOf: typeof input?.key === "function" ? input.key : undefined }
-
+// The core checked that each opt-in stage is one (its module checked the rest when it built it);
+// the policy keeps the stage values as given, typed as this line's.
 /** @internal */
 export const validate = (options?: RetryPolicy.Options): Validated<RetryPolicy.RetryPolicy> =>
   Either.flatMap(fromChecked(RetryPolicyOptions.check(options, hooks)), (resolved) =>
-    Either.flatMap(budgetOf(options?.retryBudget), (retryBudget) =>
-      Either.map(
-        breakerOf(options?.circuitBreaker),
-        (circuitBreaker): RetryPolicy.RetryPolicy => ({
-          [TypeId]: TypeId,
-          ...resolved,
-          rateLimit: rateLimitOf(resolved.rateLimit, options?.rateLimit),
-          retryBudget,
-          circuitBreaker
-        })
-      )
+    Either.map(
+      budgetOf(options?.retryBudget),
+      (retryBudget): RetryPolicy.RetryPolicy => ({
+        [TypeId]: TypeId,
+        ...resolved,
+        hedging: options?.hedging,
+        concurrencyLimit: options?.concurrencyLimit,
+        rateLimit: options?.rateLimit,
+        rateLimitHeaders: options?.rateLimitHeaders,
+        circuitBreaker: options?.circuitBreaker,
+        retryBudget
+      })
     )
   )
 

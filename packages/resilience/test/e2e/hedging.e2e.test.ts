@@ -12,6 +12,7 @@ import { Effect, type Layer } from "effect"
 import { FetchHttpClient, type HttpClient, HttpClientRequest } from "@effect/platform"
 import { afterAll, beforeAll } from "vitest"
 import { type ChaosNamespace, type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
+import * as Hedging from "../../src/Hedging.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import { eventually } from "../support/eventually.js"
 
@@ -31,7 +32,7 @@ const transports: ReadonlyArray<readonly [string, Layer.Layer<HttpClient.HttpCli
 
 // A hedge 100 ms after a copy that has not answered; no budget to refuse it. The default attempt
 // time limit (10 s) is past the slow copies: without a hedge, the call would wait for them.
-const policy = { hedging: { delay: "100 millis" }, retryBudget: "none" } as const
+const policy = { hedging: Hedging.after("100 millis"), retryBudget: "none" } as const
 
 interface Latency {
   readonly key: string
@@ -166,7 +167,7 @@ for (const [name, transport] of transports) {
         Effect.gen(function* () {
           const namespace = chaos.namespace()
           // Half a second between the copies, each waiting 1.5 s: the first answers well before the hedge would.
-          const client = yield* ResilientHttpClient.make({ ...policy, hedging: { delay: "500 millis" } })
+          const client = yield* ResilientHttpClient.make({ ...policy, hedging: Hedging.after("500 millis") })
           const request = HttpClientRequest.post(`${namespace.url}/api/orders?succeedAfter=0&delay=1.5`).pipe(
             HttpClientRequest.setHeader("idempotency-key", "order-1"),
             HttpClientRequest.bodyUnsafeJson({ sku: "A-1", quantity: 1 })

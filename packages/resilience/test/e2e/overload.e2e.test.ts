@@ -52,7 +52,10 @@ layer(ChaosServer.layer(), { excludeTestServices: true })("overload protection o
       const guarded = yield* outage({
         ...fast,
         retryBudget: "none",
-        circuitBreaker: { tripPolicy: CircuitBreaker.consecutive(5), breakDuration: "30 seconds" }
+        circuitBreaker: CircuitBreaker.perOrigin({
+          tripPolicy: CircuitBreaker.consecutive(5),
+          breakDuration: "30 seconds"
+        })
       })
       // Five failed attempts open the circuit (a few more were in flight at that moment).
       expect(guarded.perCall * calls).toBeLessThan(5 + 16 * 3)

@@ -19,6 +19,7 @@ import * as Util from "node:util"
 import { afterAll, beforeAll } from "vitest"
 import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
 import * as CircuitBreaker from "../../src/CircuitBreaker.js"
+import * as Hedging from "../../src/Hedging.js"
 import * as ResilienceStore from "../../src/ResilienceStore.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 import * as RetryPolicy from "../../src/RetryPolicy.js"
@@ -103,11 +104,11 @@ describe("Effect 3: no secret of the URL in what the library writes", () => {
         jitter: "none",
         retryBudget: "none",
         // Every copy waits 50 ms at the server: a hedge goes after 10 ms.
-        hedging: { delay: "10 millis" },
-        circuitBreaker: {
+        hedging: Hedging.after("10 millis"),
+        circuitBreaker: CircuitBreaker.perOrigin({
           tripPolicy: CircuitBreaker.consecutive(3),
           onStateChange: (change) => Effect.sync(() => changes.push(change))
-        }
+        })
       })
       const url = `${server.url.replace("http://", "http://u:PASSWORD-4711@")}/api/status/503?api_key=SECRET-4711&retryAfter=0&delay=0.05`
       const exit = yield* Effect.exit(Effect.scoped(client.get(url))).pipe(

@@ -22,6 +22,7 @@ import * as RetryBudget from "../../src/RetryBudget.js"
 import { eventually } from "../support/eventually.js"
 import { documentedAcl, type RedisInstance, startRedis, storeUserDenials } from "../support/redisServer.js"
 import { capturedLogs, storeOn } from "../support/redisStores.js"
+import type * as ResilienceStore from "../../src/ResilienceStore.js"
 
 let redis: RedisInstance
 beforeAll(async () => {
@@ -66,6 +67,14 @@ const budget = Either.getOrThrow(
   RetryBudget.validate(RetryBudget.finagle({ ratio: 0.5, minPerSecond: 1, ttl: "2 seconds" }))
 )
 const origin = "http://api.example.test:80"
+// The Redis store shares the rate limit: its operations are there, or the test is wrong.
+const sharedRateLimit = (
+  store: ResilienceStore.ResilienceStore.Service
+): ResilienceStore.ResilienceStore.RateLimitOperations => {
+  if (store.rateLimit === undefined) throw new Error("the Redis store shares no rate limit")
+  return store.rateLimit
+}
+
 const breakerOptions: CircuitBreaker.Options = { tripPolicy: CircuitBreaker.consecutive(1), breakDuration: "1 minute" }
 const limit = { limit: 10, windowMillis: 1000 }
 
@@ -116,16 +125,21 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 the store's ACL, docs/overlo
           const a = yield* storeOn(url, prefix, options)
           const b = yield* storeOn(url, prefix, options)
           // A process follows the openings of the breakers it has.
-          const breaker = yield* b.circuitBreaker(breakerOptions)
+          const breaker = yield* CircuitBreaker.fromStore(b, CircuitBreaker.perOrigin(breakerOptions))
           // The budget: deposits, and a retry, which deletes both buckets set up.
           for (let i = 0; i < 4; i++) yield* a.retryBudget(budget).onRequest(origin)
           expect(yield* a.retryBudget(budget).tryRetry(origin, "transient-status")).toBe(true)
           // A cool-down, past 10,000 origins; a breaker's opening; the rate limit and a block.
           yield* a.coolDown(origin, 60_000)
-          yield* Effect.ignore((yield* a.circuitBreaker(breakerOptions)).execute(Effect.fail("refused"), origin))
-          expect((yield* a.rateLimitTake("orders", limit, 0)).granted).toBe(true)
-          yield* a.rateLimitRefund("orders", limit)
-          yield* a.rateLimitBlock("blocked", 60_000)
+          yield* Effect.ignore(
+            (yield* CircuitBreaker.fromStore(a, CircuitBreaker.perOrigin(breakerOptions))).execute(
+              Effect.fail("refused"),
+              origin
+            )
+          )
+          expect((yield* sharedRateLimit(a).rateLimitTake("orders", limit, 0)).granted).toBe(true)
+          yield* sharedRateLimit(a).rateLimitRefund("orders", limit)
+          yield* sharedRateLimit(a).rateLimitBlock("blocked", 60_000)
           yield* eventually(
             Effect.map(b.coolDownLeft(origin), (left) => left > 0),
             "the cool-down heard"
@@ -135,13 +149,13 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 the store's ACL, docs/overlo
             "the opening heard"
           )
           yield* eventually(
-            Effect.map(b.rateLimitTake("blocked", undefined, 0), (take) => !take.granted),
+            Effect.map(sharedRateLimit(b).rateLimitTake("blocked", undefined, 0), (take) => !take.granted),
             "the block heard"
           )
           // A process that joins reads both.
           const late = yield* storeOn(url, prefix, options)
           expect(yield* late.coolDownLeft(origin)).toBeGreaterThan(0)
-          expect((yield* late.rateLimitTake("blocked", undefined, 0)).granted).toBe(false)
+          expect((yield* sharedRateLimit(late).rateLimitTake("blocked", undefined, 0)).granted).toBe(false)
         })
       ).pipe(Effect.provide(logs.layer))
       const calls = yield* commandCalls

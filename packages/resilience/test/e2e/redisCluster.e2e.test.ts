@@ -190,8 +190,13 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 ResilienceStoreRedis.layerRe
             Effect.map(listeners(SharedStore.keysFor(prefix).breakerChannel), (count) => count === 2),
             "both stores listening"
           )
-          yield* Effect.ignore((yield* first.circuitBreaker(breakerOptions)).execute(Effect.fail("refused"), origin))
-          const breaker = yield* second.circuitBreaker(breakerOptions)
+          yield* Effect.ignore(
+            (yield* CircuitBreaker.fromStore(first, CircuitBreaker.perOrigin(breakerOptions))).execute(
+              Effect.fail("refused"),
+              origin
+            )
+          )
+          const breaker = yield* CircuitBreaker.fromStore(second, CircuitBreaker.perOrigin(breakerOptions))
           yield* eventually(
             Effect.map(breaker.state(origin), (state) => state._tag === "Open"),
             "the second process's breaker open"

@@ -131,7 +131,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 a store never deaf in silenc
           Effect.gen(function* () {
             const a = yield* storeOn(redis.url, prefix, fast)
             const b = yield* storeOn(redis.url, prefix, fast)
-            const breakers = yield* a.circuitBreaker(breakerOptions)
+            const breakers = yield* CircuitBreaker.fromStore(a, CircuitBreaker.perOrigin(breakerOptions))
             yield* command("ACL", "LOG", "RESET")
             yield* denying(
               "publish",

@@ -10,6 +10,7 @@ import { redisServer, skipWithout } from "@effect-http-resilience/conformance/sy
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Layer } from "effect"
 import { afterAll, beforeAll } from "vitest"
+import * as ConcurrencyLimit from "../../src/ConcurrencyLimit.js"
 import * as ResilienceStore from "../../src/ResilienceStore.js"
 import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
@@ -71,14 +72,16 @@ describe.skipIf(skipWithout(redisServer))(
           const prefix = freshPrefix()
           const first = yield* storeOn(prefix)
           const second = yield* storeOn(prefix)
-          const settings = { _tag: "Fixed", limit: 1, queue: 0 } as const
-          const held = first.concurrencyLimit(settings).forOrigin(origin, 0).bulkhead
+          const settings = ConcurrencyLimit.fixed(1)
+          const held = ConcurrencyLimit.fromStore(first, settings).forOrigin(origin, 0).bulkhead
           expect(held.acquire(yield* Deferred.make<void>())).toBe("granted")
           expect(held.acquire(yield* Deferred.make<void>())).toBe("rejected")
           // The same setting, the same Redis and prefix: another process's permits are its own.
-          const other = second.concurrencyLimit(settings).forOrigin(origin, 0).bulkhead
+          const other = ConcurrencyLimit.fromStore(second, settings).forOrigin(origin, 0).bulkhead
           expect(other.acquire(yield* Deferred.make<void>())).toBe("granted")
-          expect(first.concurrencyLimit(settings)).toBe(first.concurrencyLimit({ ...settings }))
+          expect(ConcurrencyLimit.fromStore(first, settings)).toBe(
+            ConcurrencyLimit.fromStore(first, ConcurrencyLimit.fixed(1))
+          )
         })
       )
     )

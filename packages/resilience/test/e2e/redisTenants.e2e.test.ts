@@ -59,12 +59,12 @@ const breakerOptions: CircuitBreaker.Options = { tripPolicy: CircuitBreaker.cons
 const coolingDown = (store: ResilienceStore.ResilienceStore.Service, origin: string) =>
   Effect.map(store.coolDownLeft(origin), (left) => left > 0)
 const breakerOpen = (store: ResilienceStore.ResilienceStore.Service, origin: string) =>
-  Effect.flatMap(store.circuitBreaker(breakerOptions), (breaker) =>
+  Effect.flatMap(CircuitBreaker.fromStore(store, CircuitBreaker.perOrigin(breakerOptions)), (breaker) =>
     Effect.map(breaker.state(origin), (state) => state._tag === "Open")
   )
 // Opens the store's breaker for `origin` by its own decision: one failed attempt.
 const trip = (store: ResilienceStore.ResilienceStore.Service, origin: string) =>
-  Effect.flatMap(store.circuitBreaker(breakerOptions), (breaker) =>
+  Effect.flatMap(CircuitBreaker.fromStore(store, CircuitBreaker.perOrigin(breakerOptions)), (breaker) =>
     Effect.ignore(breaker.execute(Effect.fail("refused"), origin))
   )
 const retries = (store: ResilienceStore.ResilienceStore.Service, origin: string, times: number) =>

@@ -169,7 +169,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 the fleet store checks what 
             breakDuration: "1 minute",
             maxBreakDuration: "2 minutes"
           }
-          const breaker = yield* store.circuitBreaker(breakerOptions)
+          const breaker = yield* CircuitBreaker.fromStore(store, CircuitBreaker.perOrigin(breakerOptions))
           const controls = circuitBreakerService.controlsOf(breaker)
           expect(controls).toBeDefined()
           const settingsKey = SharedStore.settingsKey(JSON.stringify(controls?.settings))

@@ -11,6 +11,7 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as HttpFailure from "../../src/HttpFailure.js"
+import * as RateLimit from "../../src/RateLimit.js"
 import * as ResilienceStore from "../../src/ResilienceStore.js"
 import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
@@ -42,7 +43,10 @@ const program = Effect.gen(function* () {
 const outcomes = await Effect.runPromise(
   program.pipe(
     Effect.provide(
-      ResilientHttpClient.layer({ maxAttempts: 1, rateLimit: { limit: Number(limit), window: Number(window) } })
+      ResilientHttpClient.layer({
+        maxAttempts: 1,
+        rateLimit: RateLimit.tokenBucket({ limit: Number(limit), window: Number(window) })
+      })
     ),
     Effect.provide(Layer.merge(storeLayer, NodeHttpClient.layerUndici))
   )
