@@ -192,14 +192,7 @@ export const run = <A, E, R, E2, R2>(
   Effect.flatMap(ResilienceStore.ResilienceStore, (given) =>
     Effect.clockWith((clock) => {
       const call = startCall(policy, request, attemptOnce, release, clock, given)
-      const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Outcome<A, E, E2, R | R2> =>
-        Effect.andThen(
-          Effect.andThen(
-            call.origin.giveUp(reason),
-            decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
-          ),
-          giveUp(failure, reason)
-        )
+      const stop = stopping(call.origin, giveUp)
       const attempt = (
         answer: SendAnswer,
         previous: HttpFailure.HttpFailure | undefined
@@ -247,6 +240,21 @@ export const run = <A, E, R, E2, R2>(
   )
 
 type SendAnswer = Extract<CallMachine.Answer, { _tag: "Send" }>
+
+// How a call stops: its give-up counted and reported, then `giveUp` handed the failure as it came.
+const stopping =
+  <A, E2, R2>(
+    origin: Origin,
+    giveUp: (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) => Effect.Effect<A, E2, R2>
+  ) =>
+  (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Effect.Effect<A, E2, R2> =>
+    Effect.andThen(
+      Effect.andThen(
+        origin.giveUp(reason),
+        decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
+      ),
+      giveUp(failure, reason)
+    )
 
 type ScheduleStep = (
   now: number,
