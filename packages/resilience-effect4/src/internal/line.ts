@@ -10,12 +10,18 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as LogLevel from "effect/LogLevel"
+import * as Metric from "effect/Metric"
+import * as Pull from "effect/Pull"
 import * as References from "effect/References"
+import type * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 
 // Fiber-local values.
@@ -49,6 +55,16 @@ export const withLocal = <A, E, R, V>(
   local: Local<V>,
   value: V
 ): Effect.Effect<A, E, R> => Effect.provideService(effect, local, value)
+
+/**
+ * `f` given `local`'s value and the fiber's context.
+ *
+ * @internal
+ */
+export const withLocalAndContext = <V, A, E, R>(
+  local: Local<V>,
+  f: (value: V, context: Context.Context<never>) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => Effect.withFiber((fiber) => f(fiber.getRef(local), fiber.context))
 
 /**
  * What a report reads of the fiber it runs in: its locals, whether debug logs are written, the
@@ -106,6 +122,47 @@ export const stopOrDelay = <Out, In, E, R>(
     )
   )
 
+/**
+ * What a schedule answers an input: its output, and the wait before the next attempt
+ * (`undefined`: the schedule is done).
+ *
+ * @internal
+ */
+export interface Stepped {
+  readonly out: unknown
+  readonly delayMillis: number | undefined
+}
+
+/**
+ * One run of a schedule, stepped at each input: the run keeps its state.
+ *
+ * @internal
+ */
+export type ScheduleRun<In> = (nowMillis: number, input: In) => Effect.Effect<Stepped>
+
+/** @internal */
+export const runSchedule = <In>(schedule: Schedule.Schedule<unknown, In>): ScheduleRun<In> => {
+  // Made at the first step: its state is this run's.
+  let made: ((now: number, input: In) => Pull.Pull<[unknown, Duration.Duration], never, unknown>) | undefined
+  return (nowMillis, input) =>
+    Effect.suspend(() =>
+      Effect.flatMap(
+        made === undefined
+          ? Effect.map(Schedule.toStep(schedule), (step) => {
+              made = step
+              return step
+            })
+          : Effect.succeed(made),
+        (step) =>
+          Pull.matchEffect(step(nowMillis, input), {
+            onSuccess: ([out, delay]) => Effect.succeed<Stepped>({ out, delayMillis: Duration.toMillis(delay) }),
+            onFailure: Effect.failCause,
+            onDone: (out) => Effect.succeed<Stepped>({ out, delayMillis: undefined })
+          })
+      )
+    )
+}
+
 // Services and errors.
 
 /**
@@ -136,3 +193,141 @@ export const transportError = (
  * @internal
  */
 export const inspectAsJson = (..._errors: ReadonlyArray<{ readonly prototype: { toJSON(): unknown } }>): void => {}
+
+// Causes and queues.
+
+/**
+ * The error of a cause that is one failure and nothing else; `undefined` for any other.
+ *
+ * @internal
+ */
+export const onlyFailure = <E>(cause: Cause.Cause<E>): E | undefined => {
+  const reason = cause.reasons[0]
+  return cause.reasons.length === 1 && reason?._tag === "Fail" ? reason.error : undefined
+}
+
+/**
+ * Every failure's error in a cause, in order.
+ *
+ * @internal
+ */
+export const failures = <E>(cause: Cause.Cause<E>): Array<E> =>
+  cause.reasons.flatMap((reason) => (reason._tag === "Fail" ? [reason.error] : []))
+
+/**
+ * A subscriber's queue as a stream that shuts the queue down when it ends.
+ *
+ * @internal
+ */
+export const queueStream = <A>(queue: Queue.Queue<A>): Stream.Stream<A> => Stream.fromQueue(queue)
+
+/**
+ * A stream of the queue `subscribe` makes, for as long as the stream runs.
+ *
+ * @internal
+ */
+export const scopedQueueStream = <A>(subscribe: Effect.Effect<Queue.Queue<A>, never, Scope.Scope>): Stream.Stream<A> =>
+  Stream.unwrap(Effect.map(subscribe, Stream.fromQueue))
+
+// Metrics.
+
+/**
+ * Attributes as a metric update takes them: a record on Effect 4.
+ *
+ * @internal
+ */
+export type Attributes = Readonly<Record<string, string>>
+
+/** @internal */
+export const attributesOf = (record: Readonly<Record<string, string>>): Attributes => record
+
+/**
+ * `attributes` and `more` after them.
+ *
+ * @internal
+ */
+export const withAttributes = (attributes: Attributes, more: Readonly<Record<string, string>>): Attributes => ({
+  ...attributes,
+  ...more
+})
+
+/**
+ * Updates `metric` with `attributes` by `value`.
+ *
+ * @internal
+ */
+export const update = <State>(
+  metric: Metric.Metric<number, State>,
+  value: number,
+  attributes: Attributes
+): Effect.Effect<void> => Metric.update(Metric.withAttributes(metric, attributes), value)
+
+/**
+ * Updates `metric` with `attributes` now, within a synchronous step. Effect 4's registry is a
+ * service: the one in `context`, the calling fiber's.
+ *
+ * @internal
+ */
+export const updateNow = <State>(
+  metric: Metric.Metric<number, State>,
+  value: number,
+  attributes: Attributes,
+  context: Context.Context<never>
+): void => Metric.withAttributes(metric, attributes).updateUnsafe(value, context)
+
+/**
+ * A count as a call makes it: an Effect on Effect 4, made once per series and run where the
+ * count belongs.
+ *
+ * @internal
+ */
+export type Count = Effect.Effect<void> | undefined
+
+/**
+ * What counts one into `metric` with `attributes`, made once per series.
+ *
+ * @internal
+ */
+export const counter = (metric: Metric.Counter<number>, attributes: Attributes): (() => Count) => {
+  const count = Metric.update(Metric.withAttributes(metric, attributes), 1)
+  return () => count
+}
+
+/**
+ * Both counts, `first` first.
+ *
+ * @internal
+ */
+export const bothCounts = (first: () => Count, second: () => Count): (() => Count) => {
+  const both = Effect.andThen(first() ?? Effect.void, second() ?? Effect.void)
+  return () => both
+}
+
+// Fibers and time limits.
+
+/**
+ * Forks `effect` as a child of the calling fiber that runs at once, up to its first wait.
+ * Forked as usual it would start on a later scheduler turn, and Effect 4's `TestClock.adjust`
+ * gives work already running one turn, then waits only for what the sleeps it wakes set off.
+ *
+ * @internal
+ */
+export const forkNow = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<Fiber.Fiber<A, E>, never, R> =>
+  Effect.forkChild(effect, { startImmediately: true })
+
+/**
+ * `self`, failing with `onTimeout()` past `duration`: on time, `self`'s exit; too late, `self` is
+ * interrupted (and waited for) and `onTimeout()` fails. Interrupting the platform's exchange
+ * aborts its request, every hop of it. Bounds every attempt, the snippet of a permanent status
+ * and the release of a response left unread.
+ *
+ * Effect's own race, public API only: it forks `self`, and a sleep beside it once `self` has not
+ * ended at once. Under `TestClock` the limit passes when the clock says.
+ *
+ * @internal
+ */
+export const timeoutFail = <A, E, R, E1>(
+  self: Effect.Effect<A, E, R>,
+  duration: Duration.Duration,
+  onTimeout: () => E1
+): Effect.Effect<A, E | E1, R> => Effect.timeoutOrElse(self, { duration, orElse: () => Effect.fail(onTimeout()) })

@@ -9,14 +9,23 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import { globalValue } from "effect/GlobalValue"
 import { NodeInspectSymbol } from "effect/Inspectable"
 import * as LogLevel from "effect/LogLevel"
+import type * as Metric from "effect/Metric"
+import * as MetricLabel from "effect/MetricLabel"
+import type * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
+import * as ScheduleDecision from "effect/ScheduleDecision"
+import * as ScheduleIntervals from "effect/ScheduleIntervals"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 
 // Fiber-local values.
@@ -49,6 +58,16 @@ export const withLocal = <A, E, R, V>(
   local: Local<V>,
   value: V
 ): Effect.Effect<A, E, R> => Effect.locally(effect, local, value)
+
+/**
+ * `f` given `local`'s value and the fiber's context.
+ *
+ * @internal
+ */
+export const withLocalAndContext = <V, A, E, R>(
+  local: Local<V>,
+  f: (value: V, context: Context.Context<never>) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => Effect.withFiberRuntime((fiber) => f(fiber.getFiberRef(local), fiber.currentContext))
 
 /**
  * What a report reads of the fiber it runs in: its locals, whether debug logs are written, the
@@ -99,6 +118,36 @@ export const stopOrDelay = <Out, In, R>(
     Schedule.map(([out]) => out)
   )
 
+/**
+ * What a schedule answers an input: its output, and the wait before the next attempt
+ * (`undefined`: the schedule is done).
+ *
+ * @internal
+ */
+export interface Stepped {
+  readonly out: unknown
+  readonly delayMillis: number | undefined
+}
+
+/**
+ * One run of a schedule, stepped at each input: the run keeps its state.
+ *
+ * @internal
+ */
+export type ScheduleRun<In> = (nowMillis: number, input: In) => Effect.Effect<Stepped>
+
+/** @internal */
+export const runSchedule = <In>(schedule: Schedule.Schedule<unknown, In>): ScheduleRun<In> => {
+  let state = schedule.initial
+  return (nowMillis, input) =>
+    Effect.map(schedule.step(nowMillis, input, state), ([next, out, decision]): Stepped => {
+      state = next
+      return ScheduleDecision.isDone(decision)
+        ? { out, delayMillis: undefined }
+        : { out, delayMillis: ScheduleIntervals.start(decision.intervals) - nowMillis }
+    })
+}
+
 // Services and errors.
 
 /**
@@ -139,3 +188,140 @@ export const inspectAsJson = (...errors: ReadonlyArray<{ readonly prototype: { t
     })
   }
 }
+
+// Causes and queues.
+
+/**
+ * The error of a cause that is one failure and nothing else; `undefined` for any other.
+ *
+ * @internal
+ */
+export const onlyFailure = <E>(cause: Cause.Cause<E>): E | undefined =>
+  cause._tag === "Fail" ? cause.error : undefined
+
+/**
+ * Every failure's error in a cause, in order.
+ *
+ * @internal
+ */
+export const failures = <E>(cause: Cause.Cause<E>): Array<E> => Array.from(Cause.failures(cause))
+
+/**
+ * A subscriber's queue as a stream that shuts the queue down when it ends.
+ *
+ * @internal
+ */
+export const queueStream = <A>(queue: Queue.Dequeue<A>): Stream.Stream<A> => Stream.fromQueue(queue, { shutdown: true })
+
+/**
+ * A stream of the queue `subscribe` makes, for as long as the stream runs.
+ *
+ * @internal
+ */
+export const scopedQueueStream = <A>(
+  subscribe: Effect.Effect<Queue.Dequeue<A>, never, Scope.Scope>
+): Stream.Stream<A> => Stream.flatMap(Stream.scoped(subscribe), (queue) => Stream.fromQueue(queue))
+
+// Metrics.
+
+/**
+ * Attributes as a metric update takes them: labels on Effect 3. Made once per series: a
+ * counter's hook is cached by its labels array's identity.
+ *
+ * @internal
+ */
+export type Attributes = ReadonlyArray<MetricLabel.MetricLabel>
+
+/** @internal */
+export const attributesOf = (record: Readonly<Record<string, string>>): Attributes =>
+  Object.entries(record).map(([key, value]) => MetricLabel.make(key, value))
+
+/**
+ * `attributes` and `more` after them.
+ *
+ * @internal
+ */
+export const withAttributes = (attributes: Attributes, more: Readonly<Record<string, string>>): Attributes => [
+  ...attributes,
+  ...attributesOf(more)
+]
+
+/**
+ * Updates `metric` with `attributes` by `value`.
+ *
+ * @internal
+ */
+export const update = <Type, Out>(
+  metric: Metric.Metric<Type, number, Out>,
+  value: number,
+  attributes: Attributes
+): Effect.Effect<void> => Effect.sync(() => metric.unsafeUpdate(value, attributes))
+
+/**
+ * Updates `metric` with `attributes` now, within a synchronous step. Effect 3's metrics live in
+ * one global registry: `context` plays no part.
+ *
+ * @internal
+ */
+export const updateNow = <Type, Out>(
+  metric: Metric.Metric<Type, number, Out>,
+  value: number,
+  attributes: Attributes,
+  _context: Context.Context<never>
+): void => metric.unsafeUpdate(value, attributes)
+
+/**
+ * A count as a call makes it: Effect 3's counters update without an Effect, so a count is done
+ * as it is asked for (`undefined`: nothing left to run).
+ *
+ * @internal
+ */
+export type Count = Effect.Effect<void> | undefined
+
+/**
+ * What counts one into `metric` with `attributes`, made once per series.
+ *
+ * @internal
+ */
+export const counter = (metric: Metric.Metric.Counter<number>, attributes: Attributes) => (): Count => {
+  metric.unsafeUpdate(1, attributes)
+  return undefined
+}
+
+/**
+ * Both counts, `first` first.
+ *
+ * @internal
+ */
+export const bothCounts = (first: () => Count, second: () => Count) => (): Count => {
+  first()
+  return second()
+}
+
+// Fibers and time limits.
+
+/**
+ * Forks `effect` as a child of the calling fiber: on Effect 3 it starts on a later scheduler
+ * turn, and Effect 3's `TestClock` waits for every fiber to suspend.
+ *
+ * @internal
+ */
+export const forkNow: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<Fiber.RuntimeFiber<A, E>, never, R> =
+  Effect.fork
+
+/**
+ * `self`, failing with `onTimeout()` past `duration`: on time, `self`'s exit; too late, `self` is
+ * interrupted (and waited for) and `onTimeout()` fails. Interrupting the platform's exchange
+ * aborts its request, every hop of it. Bounds every attempt, the snippet of a permanent status
+ * and the release of a response left unread.
+ *
+ * Effect's own race, public API only: it forks `self`, and a sleep beside it. Under `TestClock`
+ * the limit passes when the clock says.
+ *
+ * @internal
+ */
+export const timeoutFail = <A, E, R, E1>(
+  self: Effect.Effect<A, E, R>,
+  duration: Duration.Duration,
+  onTimeout: () => E1
+): Effect.Effect<A, E | E1, R> => Effect.timeoutFail(self, { duration, onTimeout })
