@@ -6,27 +6,33 @@
  *
  * @internal
  */
+import * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Cause from "effect/Cause"
+import * as Redaction from "@effect-http-resilience/core/Redaction"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
+import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import { globalValue } from "effect/GlobalValue"
 import { NodeInspectSymbol } from "effect/Inspectable"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import type * as Metric from "effect/Metric"
 import * as MetricLabel from "effect/MetricLabel"
 import type * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as ScheduleDecision from "effect/ScheduleDecision"
+import * as ScheduleInterval from "effect/ScheduleInterval"
 import * as ScheduleIntervals from "effect/ScheduleIntervals"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 
 // Fiber-local values.
 
@@ -119,6 +125,29 @@ export const stopOrDelay = <Out, In, R>(
   )
 
 /**
+ * A schedule made of its first state and a step, which answers its next state, its output and
+ * the wait before the next attempt (`undefined`: done, with this output as the last).
+ * Effect 3's shape: a state, an output, an interval; the first state is made once.
+ *
+ * @internal
+ */
+export const scheduleFromStep = <S, In, Out>(
+  initial: () => S,
+  step: (
+    nowMillis: number,
+    input: In,
+    state: S
+  ) => Effect.Effect<{ readonly state: S; readonly out: Out; readonly delayMillis: number | undefined }>
+): Schedule.Schedule<Out, In> =>
+  Schedule.makeWithState<S, In, Out>(initial(), (now, input, state) =>
+    Effect.map(step(now, input, state), (next) =>
+      next.delayMillis === undefined
+        ? [next.state, next.out, ScheduleDecision.done]
+        : [next.state, next.out, ScheduleDecision.continueWith(ScheduleInterval.after(now + next.delayMillis))]
+    )
+  )
+
+/**
  * What a schedule answers an input: its output, and the wait before the next attempt
  * (`undefined`: the schedule is done).
  *
@@ -147,6 +176,59 @@ export const runSchedule = <In>(schedule: Schedule.Schedule<unknown, In>): Sched
         : { out, delayMillis: ScheduleIntervals.start(decision.intervals) - nowMillis }
     })
 }
+
+// Clients and responses.
+
+/** @internal */
+export const isHttpClient = (u: unknown): u is HttpClient.HttpClient.With<unknown, unknown> =>
+  Predicate.hasProperty(u, HttpClient.TypeId)
+
+/**
+ * `self` with `rewrite` applied to every request before a transform reads it: Effect 3's client
+ * gives a transform no public way to send another request than the one it read.
+ *
+ * @internal
+ */
+export const beforeTransform = <E, R>(
+  self: HttpClient.HttpClient.With<E, R>,
+  rewrite: (request: HttpClientRequest.HttpClientRequest) => HttpClientRequest.HttpClientRequest
+): HttpClient.HttpClient.With<E, R> => HttpClient.mapRequest(self, rewrite)
+
+/**
+ * How a transform sends another request than the one it read: no way on Effect 3 (see
+ * `beforeTransform`).
+ *
+ * @internal
+ */
+export const resend = <E, R>(
+  _self: HttpClient.HttpClient.With<E, R>,
+  _request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<HttpClientResponse.HttpClientResponse, E, R> | undefined => undefined
+
+/**
+ * A response body read as JSON.
+ *
+ * @internal
+ */
+export type Json = unknown
+
+/**
+ * What a response wrapping another has that only this line's responses have: nothing on Effect 3.
+ *
+ * @internal
+ */
+export abstract class ResponseExtras {
+  abstract readonly inner: HttpClientResponse.HttpClientResponse
+  protected abstract taking<A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E>
+}
+
+/**
+ * A duration as Effect 3 reads one (`Duration.decodeUnknown`), or `undefined`.
+ *
+ * @internal
+ */
+export const decodeDuration = (input: unknown): Duration.Duration | undefined =>
+  Option.getOrUndefined(Duration.decodeUnknown(input))
 
 // Services and errors.
 
@@ -198,6 +280,14 @@ export const inspectAsJson = (...errors: ReadonlyArray<{ readonly prototype: { t
  */
 export const onlyFailure = <E>(cause: Cause.Cause<E>): E | undefined =>
   cause._tag === "Fail" ? cause.error : undefined
+
+/**
+ * The error itself: inside a span, Effect 3 fails with a Proxy of the error (it answers the
+ * span's symbol) in place of the error itself.
+ *
+ * @internal
+ */
+export const originalError = <E>(error: E): E => Cause.originalError(error)
 
 /**
  * Every failure's error in a cause, in order.
@@ -325,3 +415,134 @@ export const timeoutFail = <A, E, R, E1>(
   duration: Duration.Duration,
   onTimeout: () => E1
 ): Effect.Effect<A, E | E1, R> => Effect.timeoutFail(self, { duration, onTimeout })
+
+// Redaction.
+
+/** Names to redact, as the platform and the core take them. */
+type Names = ReadonlyArray<string | RegExp>
+
+/**
+ * The header names the platform redacts, and the transport's span with them.
+ *
+ * @internal
+ */
+export const redactedHeaderNames: Local<Names> = Headers.currentRedactedNames
+
+/**
+ * The query parameter names the library redacts: its own on Effect 3, whose platform redacts none.
+ * The global key shares them between two copies of this module.
+ *
+ * @internal
+ */
+export const redactedUrlParamNames: Local<Names> = local(
+  "effect-http-resilience/currentRedactedUrlParams",
+  (): Names => Redaction.defaultUrlParamNames
+)
+
+/**
+ * The names the library redacts, given the value of `redactedUrlParamNames`: that value on Effect 3.
+ *
+ * @internal
+ */
+export const libraryUrlParamNames = (names: Names): Names => names
+
+/**
+ * `local`'s value in the current fiber; `orElse` outside any fiber (a message built where it is read).
+ *
+ * @internal
+ */
+export const currentOr = <A>(local: Local<A>, orElse: A): A =>
+  Option.match(Fiber.getCurrentFiber(), { onNone: () => orElse, onSome: (fiber) => fiber.getFiberRef(local) })
+
+/**
+ * `f` given the values of two locals.
+ *
+ * @internal
+ */
+export const withLocals = <V, W, A, E, R>(
+  first: Local<V>,
+  second: Local<W>,
+  f: (first: V, second: W) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => Effect.withFiberRuntime((fiber) => f(fiber.getFiberRef(first), fiber.getFiberRef(second)))
+
+/** @internal */
+export const urlParamCount = (request: HttpClientRequest.HttpClientRequest): number => request.urlParams.length
+
+/**
+ * Whether the transport's span would show user info in this URL: Effect 3's writes the URL as it is.
+ *
+ * @internal
+ */
+export const spanShowsUserinfo = (url: string): boolean => url.includes("@")
+
+/**
+ * A URL as the platform writes it into its errors' messages: as it is on Effect 3.
+ *
+ * @internal
+ */
+export const asPlatformWritesUrl = (url: string): string => url
+
+// The transport's span (the platform's `http.client`) writes `url.full` and `url.query` as they
+// are: a request whose URL has something to redact is sent under a tracer whose spans write
+// them redacted, by the names of the fiber that sends it.
+const redactedAttribute = (key: string, value: unknown, names: Names): unknown =>
+  typeof value !== "string"
+    ? value
+    : key === "url.full"
+      ? Redaction.redactUrl(value, names)
+      : key === "url.query"
+        ? Redaction.redactUrl(`?${value}`, names).slice(1)
+        : value
+
+const redactingSpan = (span: Tracer.Span, names: Names): Tracer.Span => ({
+  _tag: "Span",
+  name: span.name,
+  spanId: span.spanId,
+  traceId: span.traceId,
+  parent: span.parent,
+  context: span.context,
+  get status() {
+    return span.status
+  },
+  get attributes() {
+    return span.attributes
+  },
+  get links() {
+    return span.links
+  },
+  sampled: span.sampled,
+  kind: span.kind,
+  end: (endTime, exit) => span.end(endTime, exit),
+  attribute: (key, value) => span.attribute(key, redactedAttribute(key, value, names)),
+  event: (name, startTime, attributes) => span.event(name, startTime, attributes),
+  addLinks: (links) => span.addLinks(links)
+})
+
+const redactingTracer = (tracer: Tracer.Tracer, names: Names): Tracer.Tracer =>
+  Tracer.make({
+    span: (name, parent, context, links, startTime, kind, options) =>
+      redactingSpan(tracer.span(name, parent, context, links, startTime, kind, options), names),
+    context: (f, fiber) => tracer.context(f, fiber)
+  })
+
+const hasSomethingToRedact = (request: HttpClientRequest.HttpClientRequest, names: Names): boolean =>
+  request.url.includes("@") ||
+  Redaction.redactsQuery(request.url, names) ||
+  request.urlParams.some(([key]) => Redaction.isRedactedName(key, names))
+
+/**
+ * `sent` with the transport's span writing the URL redacted by `names` (the library's): Effect 3's
+ * span writes `url.full` and `url.query` as they are, so a request with something to redact is
+ * sent under a tracer whose spans write them redacted.
+ *
+ * @internal
+ */
+export const spanRedactingUrl = <A, E, R>(
+  sent: Effect.Effect<A, E, R>,
+  request: HttpClientRequest.HttpClientRequest,
+  _query: boolean,
+  names: Names
+): Effect.Effect<A, E, R> =>
+  hasSomethingToRedact(request, names)
+    ? Effect.tracerWith((tracer) => Effect.withTracer(sent, redactingTracer(tracer, names)))
+    : sent
