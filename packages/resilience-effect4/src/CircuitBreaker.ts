@@ -2,8 +2,7 @@
 /**
  * A circuit breaker per origin with Polly v8's sampling semantics and defaults: an open circuit
  * rejects attempts at once with {@link CircuitOpen}, then lets one probe through. A policy's
- * `circuitBreaker` option takes {@link perOrigin}; left out, there is no breaker.
- * {@link toEffectBreaker} makes it Effect 4's own `CircuitBreaker`, for wherever Effect takes one.
+ * `circuitBreaker` option takes {@link perOrigin}; left out, there is no breaker. Its `toEffectBreaker` makes it Effect 4's own `CircuitBreaker`, for wherever Effect takes one.
  *
  * @example
  * ```ts
@@ -18,17 +17,18 @@
  */
 import * as Origin from "@effect-http-resilience/core/Origin"
 import type { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
-import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Result from "effect/Result"
 import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import type * as EffectBreaker from "effect/persistence/CircuitBreaker"
-import type * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { Send } from "./internal/attemptLoop.js"
 import * as internal from "./internal/circuitBreakerService.js"
+import type * as EffectBreaker from "effect/persistence/CircuitBreaker"
+import * as effectBreaker from "./internal/effectBreaker.js"
+import * as line from "./internal/line.js"
 import type * as ResilienceStore from "./ResilienceStore.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
@@ -220,7 +220,7 @@ export type CircuitOpen = internal.CircuitOpen
  * @since 0.1.0
  * @category tags
  */
-export class CircuitBreaker extends Context.Service<CircuitBreaker, CircuitBreaker.Service>()(
+export class CircuitBreaker extends line.Service<CircuitBreaker, CircuitBreaker.Service>()(
   "effect-http-resilience-effect4/CircuitBreaker"
 ) {}
 
@@ -329,7 +329,7 @@ export const layer = (options?: Options): Layer.Layer<CircuitBreaker, RetryPolic
  * @category conversions
  */
 export const toEffectBreaker: (service: CircuitBreaker.Service) => Effect.Effect<EffectBreaker.CircuitBreaker> =
-  internal.toEffectBreaker
+  effectBreaker.toEffectBreaker
 
 /**
  * Validates the options into settings, or the first bad option.

@@ -5,16 +5,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import * as timeout from "../src/internal/timeout.js"
+import * as line from "../src/internal/line.js"
 
 const late = () => "late" as const
 
 describe("timeoutFail, Effect 4", () => {
   it.live("on time: the effect's own exit, success or failure, at once or later", () =>
     Effect.gen(function* () {
-      expect(yield* timeout.timeoutFail(Effect.succeed(1), Duration.millis(1_000), late)).toBe(1)
-      expect(yield* timeout.timeoutFail(Effect.as(Effect.sleep("5 millis"), 2), Duration.millis(1_000), late)).toBe(2)
-      expect(yield* Effect.exit(timeout.timeoutFail(Effect.fail("boom"), Duration.millis(1_000), late))).toEqual(
+      expect(yield* line.timeoutFail(Effect.succeed(1), Duration.millis(1_000), late)).toBe(1)
+      expect(yield* line.timeoutFail(Effect.as(Effect.sleep("5 millis"), 2), Duration.millis(1_000), late)).toBe(2)
+      expect(yield* Effect.exit(line.timeoutFail(Effect.fail("boom"), Duration.millis(1_000), late))).toEqual(
         Exit.fail("boom")
       )
     })
@@ -24,7 +24,7 @@ describe("timeoutFail, Effect 4", () => {
     Effect.gen(function* () {
       const stopped = yield* Deferred.make<void>()
       const exit = yield* Effect.exit(
-        timeout.timeoutFail(
+        line.timeoutFail(
           Effect.onInterrupt(Effect.never, () => Deferred.succeed(stopped, undefined)),
           Duration.millis(20),
           late
@@ -40,7 +40,7 @@ describe("timeoutFail, Effect 4", () => {
       const started = yield* Deferred.make<void>()
       const stopped = yield* Deferred.make<void>()
       const fiber = yield* Effect.forkChild(
-        timeout.timeoutFail(
+        line.timeoutFail(
           Effect.andThen(
             Deferred.succeed(started, undefined),
             Effect.onInterrupt(Effect.never, () => Deferred.succeed(stopped, undefined))
@@ -57,9 +57,7 @@ describe("timeoutFail, Effect 4", () => {
 
   it.effect("under the TestClock it is Effect.timeoutOrElse: the limit passes when the clock says", () =>
     Effect.gen(function* () {
-      const fiber = yield* Effect.forkChild(
-        Effect.exit(timeout.timeoutFail(Effect.never, Duration.millis(5_000), late))
-      )
+      const fiber = yield* Effect.forkChild(Effect.exit(line.timeoutFail(Effect.never, Duration.millis(5_000), late)))
       yield* TestClock.adjust("4999 millis")
       expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 millis")

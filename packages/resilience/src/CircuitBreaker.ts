@@ -17,7 +17,6 @@
  */
 import * as Origin from "@effect-http-resilience/core/Origin"
 import type { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
-import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
@@ -27,6 +26,7 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { Send } from "./internal/attemptLoop.js"
 import * as internal from "./internal/circuitBreakerService.js"
+import * as line from "./internal/line.js"
 import type * as ResilienceStore from "./ResilienceStore.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 
@@ -222,10 +222,9 @@ export type CircuitOpen = internal.CircuitOpen
  * @since 0.2.0
  * @category tags
  */
-export class CircuitBreaker extends Context.Tag("effect-http-resilience/CircuitBreaker")<
-  CircuitBreaker,
-  CircuitBreaker.Service
->() {}
+export class CircuitBreaker extends line.Service<CircuitBreaker, CircuitBreaker.Service>()(
+  "effect-http-resilience/CircuitBreaker"
+) {}
 
 /**
  * The types that belong to the {@link CircuitBreaker} tag.

@@ -12,8 +12,8 @@
  *
  * @since 0.2.0
  */
-import type * as Effect from "effect/Effect"
 import type * as FiberRef from "effect/FiberRef"
+import type * as Effect from "effect/Effect"
 import * as CoreRedaction from "@effect-http-resilience/core/Redaction"
 import * as internal from "./internal/redaction.js"
 

@@ -474,7 +474,7 @@ describe("CircuitBreaker: observing state changes", () => {
   it.effect("metrics: the state gauge per origin, transitions and rejections counted", () =>
     Effect.gen(function* () {
       const key = "http://metrics.test:8080"
-      const labels = metrics.originLabels(key)
+      const labels = metrics.originAttributes(key)
       expect(labels).toEqual([
         MetricLabel.make("server.address", "metrics.test"),
         MetricLabel.make("url.scheme", "http"),

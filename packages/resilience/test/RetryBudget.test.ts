@@ -116,7 +116,7 @@ describe("RetryBudget (default: Finagle's budget)", () => {
   it.effect("counts each refusal in http.client.resilience.retry_budget.refusals, per origin", () =>
     Effect.gen(function* () {
       const key = "https://refusals.test:443"
-      const counter = Metric.taggedWithLabels(metrics.retryBudgetRefusals, metrics.originLabels(key))
+      const counter = Metric.taggedWithLabels(metrics.retryBudgetRefusals, metrics.originAttributes(key))
       const before = (yield* Metric.value(counter)).count
       const budget = yield* RetryBudget.make({ minPerSecond: 1, ttl: "1 second" })
       expect(yield* drain(budget, key)).toBe(1)

@@ -4,15 +4,15 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber, FiberRef, Logger, LogLevel, TestClock } from "effect"
-import * as timeout from "../src/internal/timeout.js"
+import * as line from "../src/internal/line.js"
 
 const late = () => "late" as const
 
 describe("timeoutFail", () => {
   it.live("on time: the effect's own exit, success or failure", () =>
     Effect.gen(function* () {
-      expect(yield* timeout.timeoutFail(Effect.succeed(1), Duration.millis(1_000), late)).toBe(1)
-      expect(yield* Effect.exit(timeout.timeoutFail(Effect.fail("boom"), Duration.millis(1_000), late))).toEqual(
+      expect(yield* line.timeoutFail(Effect.succeed(1), Duration.millis(1_000), late)).toBe(1)
+      expect(yield* Effect.exit(line.timeoutFail(Effect.fail("boom"), Duration.millis(1_000), late))).toEqual(
         Exit.fail("boom")
       )
     })
@@ -22,7 +22,7 @@ describe("timeoutFail", () => {
     Effect.gen(function* () {
       const stopped = yield* Deferred.make<void>()
       const exit = yield* Effect.exit(
-        timeout.timeoutFail(
+        line.timeoutFail(
           Effect.onInterrupt(Effect.never, () => Deferred.succeed(stopped, undefined)),
           Duration.millis(20),
           late
@@ -38,7 +38,7 @@ describe("timeoutFail", () => {
       const started = yield* Deferred.make<void>()
       const stopped = yield* Deferred.make<void>()
       const fiber = yield* Effect.fork(
-        timeout.timeoutFail(
+        line.timeoutFail(
           Effect.zipRight(
             Deferred.succeed(started, undefined),
             Effect.onInterrupt(Effect.never, () => Deferred.succeed(stopped, undefined))
@@ -59,7 +59,7 @@ describe("timeoutFail", () => {
       const capture = Logger.make(({ message }) => {
         lines.push(String(Array.isArray(message) ? message[0] : message))
       })
-      yield* Effect.exit(timeout.timeoutFail(Effect.fail("boom"), Duration.millis(1_000), late)).pipe(
+      yield* Effect.exit(line.timeoutFail(Effect.fail("boom"), Duration.millis(1_000), late)).pipe(
         Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
         Logger.withMinimumLogLevel(LogLevel.Debug)
       )
@@ -70,7 +70,7 @@ describe("timeoutFail", () => {
 
   it.effect("under the TestClock it is Effect.timeoutFail: the limit passes when the clock says", () =>
     Effect.gen(function* () {
-      const fiber = yield* Effect.fork(Effect.exit(timeout.timeoutFail(Effect.never, Duration.millis(5_000), late)))
+      const fiber = yield* Effect.fork(Effect.exit(line.timeoutFail(Effect.never, Duration.millis(5_000), late)))
       yield* TestClock.adjust("4999 millis")
       expect(fiber.unsafePoll()).toBeNull()
       yield* TestClock.adjust("1 millis")
@@ -81,7 +81,7 @@ describe("timeoutFail", () => {
   it.live("on time, what the effect set in its fiber reaches the caller, as with Effect.timeoutFail", () =>
     Effect.gen(function* () {
       const ref = FiberRef.unsafeMake("before")
-      yield* timeout.timeoutFail(FiberRef.set(ref, "attempt"), Duration.millis(1_000), late)
+      yield* line.timeoutFail(FiberRef.set(ref, "attempt"), Duration.millis(1_000), late)
       expect(yield* FiberRef.get(ref)).toBe("attempt")
     })
   )
@@ -90,15 +90,15 @@ describe("timeoutFail", () => {
     Effect.gen(function* () {
       const ref = FiberRef.unsafeMake("initial")
       yield* FiberRef.set(ref, "before")
-      yield* timeout.timeoutFail(FiberRef.set(ref, "attempt"), Duration.millis(1_000), late)
+      yield* line.timeoutFail(FiberRef.set(ref, "attempt"), Duration.millis(1_000), late)
       expect(yield* FiberRef.get(ref)).toBe("attempt")
       // Nothing changed: the caller's value and interruptibility stay.
-      yield* timeout.timeoutFail(Effect.locally(Effect.void, ref, "inside"), Duration.millis(1_000), late)
+      yield* line.timeoutFail(Effect.locally(Effect.void, ref, "inside"), Duration.millis(1_000), late)
       expect(yield* FiberRef.get(ref)).toBe("attempt")
       expect(
         yield* Effect.uninterruptible(
           Effect.zipRight(
-            timeout.timeoutFail(Effect.void, Duration.millis(1_000), late),
+            line.timeoutFail(Effect.void, Duration.millis(1_000), late),
             Effect.checkInterruptible(Effect.succeed)
           )
         )

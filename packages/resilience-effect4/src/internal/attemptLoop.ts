@@ -33,9 +33,6 @@ import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
-import * as Metric from "effect/Metric"
-import * as Pull from "effect/Pull"
-import * as Schedule from "effect/Schedule"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as HttpFailure from "../HttpFailure.js"
 import * as ResilienceStore from "../ResilienceStore.js"
@@ -43,13 +40,13 @@ import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import { type Attempt, connectionError, limitRefusalOf, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
+import * as line from "./line.js"
 import * as metrics from "./metrics.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import * as resilienceStore from "./resilienceStore.js"
 import { drain } from "./responseBody.js"
 import { countRefusal, monotonicMillis, type SyncBudget, syncBudgets } from "./retryBudgetService.js"
 import { serverDelayMillis } from "./retryPolicy.js"
-import * as timeout from "./timeout.js"
 
 // ---------------------------------------------------------------------------------------------
 // The stages' contract
@@ -83,8 +80,8 @@ export interface Call<A, E, R> {
   lastSent: number
   /** What failed before the retry in flight, for the budget's refund when it succeeds. */
   retriedAfter: RetryBudgetCore.FailureKind | undefined
-  /** The schedule's step, made at the first failure: its state is this call's. */
-  scheduleStep: ScheduleStep | undefined
+  /** The policy's schedule, run from the first failure on: its state is this call's. */
+  schedule: line.ScheduleRun<HttpFailure.HttpFailure> | undefined
 }
 
 /** Sends attempt `attempt` of `call` within `limitMillis` through the stages below. */
@@ -118,7 +115,8 @@ const transport: Send = (call, attempt, limitMillis, kind) => {
       : Effect.tap(limited, () =>
           budgetSuccess(call, kind === "first" ? undefined : kind === "hedge" ? "timeout" : call.retriedAfter)
         )
-  return Effect.andThen(call.origin.countSent(kind), sent)
+  const counted = call.origin.countSent(kind)
+  return counted === undefined ? sent : Effect.andThen(counted, sent)
 }
 
 // An attempt takes its number as it enters the stages below hedging: a hedge sent meanwhile
@@ -162,7 +160,7 @@ const limitTime = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | HttpFailure.ConnectionError, R> =>
   Number.isFinite(limitMillis)
-    ? timeout.timeoutFail(effect, Duration.millis(limitMillis), () =>
+    ? line.timeoutFail(effect, Duration.millis(limitMillis), () =>
         connectionError(attempt, "Timeout", `no response within ${Duration.format(Duration.millis(limitMillis))}`)
       )
     : effect
@@ -192,14 +190,7 @@ export const run = <A, E, R, E2, R2>(
   Effect.flatMap(ResilienceStore.ResilienceStore, (given) =>
     Effect.clockWith((clock) => {
       const call = startCall(policy, request, attemptOnce, release, clock, given)
-      const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Outcome<A, E, E2, R | R2> =>
-        Effect.andThen(
-          Effect.andThen(
-            call.origin.giveUp(reason),
-            decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
-          ),
-          giveUp(failure, reason)
-        )
+      const stop = stopping(call.origin, giveUp)
       const attempt = (
         answer: SendAnswer,
         previous: HttpFailure.HttpFailure | undefined
@@ -248,10 +239,20 @@ export const run = <A, E, R, E2, R2>(
 
 type SendAnswer = Extract<CallMachine.Answer, { _tag: "Send" }>
 
-type ScheduleStep = (
-  now: number,
-  failure: HttpFailure.HttpFailure
-) => Pull.Pull<[unknown, Duration.Duration], never, unknown>
+// How a call stops: its give-up counted and reported, then `giveUp` handed the failure as it came.
+const stopping =
+  <A, E2, R2>(
+    origin: Origin,
+    giveUp: (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) => Effect.Effect<A, E2, R2>
+  ) =>
+  (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Effect.Effect<A, E2, R2> =>
+    Effect.andThen(
+      Effect.andThen(
+        origin.giveUp(reason),
+        decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
+      ),
+      giveUp(failure, reason)
+    )
 
 const startCall = <A, E, R>(
   policy: ResolvedPolicy,
@@ -277,7 +278,7 @@ const startCall = <A, E, R>(
     hedged: policy.hedges(request),
     lastSent: 0,
     retriedAfter: undefined,
-    scheduleStep: undefined
+    schedule: undefined
   }
 }
 
@@ -342,22 +343,14 @@ const stepSchedule = <A, E, R>(
   now: number
 ): Effect.Effect<readonly [unknown, CallMachine.ScheduleAnswer]> =>
   Effect.suspend(() => {
-    const made = call.scheduleStep
-    const stepped =
-      made === undefined
-        ? Effect.map(Schedule.toStep(call.policy.schedule), (step) => {
-            call.scheduleStep = step
-            return step
-          })
-        : Effect.succeed(made)
-    return Effect.flatMap(stepped, (step) =>
-      Pull.matchEffect(step(now, failure), {
-        onSuccess: ([out, delay]) =>
-          Effect.succeed([out, { _tag: "Delay", millis: Duration.toMillis(delay) }] as const),
-        onFailure: Effect.failCause,
-        onDone: (out) => Effect.succeed([out, { _tag: "Done", reason: giveUpReasonOf(out) }] as const)
-      })
-    )
+    call.schedule ??= line.runSchedule(call.policy.schedule)
+    return Effect.map(call.schedule(now, failure), ({ out, delayMillis }) => {
+      const answer: CallMachine.ScheduleAnswer =
+        delayMillis === undefined
+          ? { _tag: "Done", reason: giveUpReasonOf(out) }
+          : { _tag: "Delay", millis: delayMillis }
+      return [out, answer] as const
+    })
   })
 
 const isRetryDecision = (out: unknown): out is RetryPolicy.RetryDecision =>
@@ -570,42 +563,35 @@ export const tellCoolDown = <A, E, R>(call: Call<A, E, R>, failure: HttpFailure.
 interface Origin {
   readonly key: string
   /** Counts a request sent: every attempt, and a retry or a hedged copy as such too. */
-  readonly countSent: (kind: SentKind) => Effect.Effect<void>
+  readonly countSent: (kind: SentKind) => line.Count
   readonly hedgeWon: Effect.Effect<void>
   readonly giveUp: (reason: RetryPolicy.GiveUpReason) => Effect.Effect<void>
 }
 
-type Attributes = Readonly<Record<string, string>>
-
-const withAttribute = (attributes: Attributes, key: string, value: string): Attributes => ({
-  ...attributes,
-  [key]: value
-})
-
-const counted = (metric: Metric.Counter<number>, attributes: Attributes): Effect.Effect<void> =>
-  Metric.update(Metric.withAttributes(metric, attributes), 1)
-
-const makeOrigin = (key: string, attributes: Attributes): Origin => {
+// The counters and their attributes are made once per origin and method.
+const makeOrigin = (key: string, attributes: line.Attributes): Origin => {
   const giveUps = new Map<string, Effect.Effect<void>>()
-  const attempts = counted(metrics.attempts, attributes)
-  const resent = Effect.andThen(attempts, counted(metrics.retries, attributes))
-  const hedged = Effect.andThen(attempts, counted(metrics.hedges, attributes))
+  const attempts = line.counter(metrics.attempts, attributes)
+  const resent = line.bothCounts(attempts, line.counter(metrics.retries, attributes))
+  const hedged = line.bothCounts(attempts, line.counter(metrics.hedges, attributes))
   return {
     key,
-    countSent: (kind) => (kind === "first" ? attempts : kind === "retry" ? resent : hedged),
-    hedgeWon: counted(metrics.hedgeWins, attributes),
+    countSent: (kind) => (kind === "first" ? attempts() : kind === "retry" ? resent() : hedged()),
+    hedgeWon: line.update(metrics.hedgeWins, 1, attributes),
     giveUp: (reason) => {
       let update = giveUps.get(reason)
       if (update === undefined) {
-        update = counted(metrics.giveUps, withAttribute(attributes, metrics.attribute.giveUpReason, reason))
+        update = line.update(
+          metrics.giveUps,
+          1,
+          line.withAttributes(attributes, { [metrics.attribute.giveUpReason]: reason })
+        )
         giveUps.set(reason, update)
       }
       return update
     }
   }
 }
-
-const originAttributes = metrics.originAttributes
 
 // A request's method as given is the key: the platform's methods are a closed set, and the
 // metric attribute is worked out once for each.
@@ -620,7 +606,9 @@ const origins = new ByAuthority((key) => {
     if (origin === undefined) {
       origin = makeOrigin(
         key,
-        withAttribute(originAttributes(key), metrics.attribute.requestMethod, methodAttribute(method))
+        line.withAttributes(metrics.originAttributes(key), {
+          [metrics.attribute.requestMethod]: methodAttribute(method)
+        })
       )
       if (byMethod.size < maxMethods) byMethod.set(method, origin)
     }

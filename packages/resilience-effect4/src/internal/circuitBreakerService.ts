@@ -3,25 +3,21 @@
 // `OriginTable`. Each operation is a module-level function over one `Breaker` record; a change of
 // state is announced (gauge, counter, `changes`, the observers' queue) in the synchronous step
 // that made it, so that they all see changes in the order they happened even when fibers race.
-// Effect 4 has a `CircuitBreaker` of its own: ours can be its store (`effectStore`), so that
-// `toEffectBreaker` gives `HttpClient.withCircuitBreaker` our circuits. Only that function reaches
-// `effect/persistence` (and the `Schema` its errors are made of): a call's path does not.
+// On Effect 4, `effectBreaker.ts` makes these circuits the store of Effect's own breaker.
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
 import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
+import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Predicate from "effect/Predicate"
 import { dual } from "effect/Function"
-import * as EffectBreaker from "effect/persistence/CircuitBreaker"
 import * as Queue from "effect/Queue"
 import * as Result from "effect/Result"
-import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
@@ -30,6 +26,7 @@ import { durationCodec, fromChecked, type InvalidRetryPolicy, orThrow, type Vali
 import * as metrics from "./metrics.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 import { monotonicMillis } from "./retryBudgetService.js"
+import * as line from "./line.js"
 import * as stateObservers from "./stateObservers.js"
 
 /** @internal */
@@ -107,13 +104,11 @@ export const validate = (options?: CircuitBreaker.Options): Validated<CircuitBre
  * around `execute` or `acquire`: a probe with one keeps its slot until it reports, or a break
  * past that limit, however long it takes to go out (see the core's `tryAcquire`); without one, a
  * break past its admission.
- * Read by the store's `admit`, which Effect's breaker runs in the caller's fiber.
+ * On Effect 4, read by the store's `admit` too, which Effect's breaker runs in the caller's fiber.
  *
  * @internal
  */
-const ProbeTimeLimit = Context.Reference<number | undefined>("effect-http-resilience-effect4/ProbeTimeLimit", {
-  defaultValue: () => undefined
-})
+const probeTimeLimit = line.local<number | undefined>("effect-http-resilience-effect4/ProbeTimeLimit", () => undefined)
 
 /** Runs `f` uninterruptibly with the fiber's monotonic time, probe time limit and context. */
 const inStep = <A, E>(
@@ -121,7 +116,9 @@ const inStep = <A, E>(
 ): Effect.Effect<A, E> =>
   Effect.uninterruptible(
     Effect.clockWith((clock) =>
-      Effect.withFiber<A, E>((fiber) => f(monotonicMillis(clock), fiber.getRef(ProbeTimeLimit), fiber.context))
+      line.withLocalAndContext(probeTimeLimit, (probeLimitMillis, context) =>
+        f(monotonicMillis(clock), probeLimitMillis, context)
+      )
     )
   )
 
@@ -131,8 +128,8 @@ const inStep = <A, E>(
 /** The queues of a breaker's subscribers to its state changes (see `subscribeChanges`). */
 type Changes = Set<Queue.Queue<CircuitBreaker.StateChange>>
 
-/** One breaker: its settings and circuits, and where their changes go. */
-interface Breaker {
+/** One breaker: its settings and circuits, and where their changes go. @internal */
+export interface Breaker {
   readonly settings: CircuitBreakerCore.BreakerSettings
   readonly table: OriginTable<Entry>
   readonly changes: Changes
@@ -141,7 +138,8 @@ interface Breaker {
   onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
 }
 
-interface Entry {
+/** @internal */
+export interface Entry {
   readonly origin: string
   readonly machine: CircuitBreakerCore.CircuitBreakerMachine
   readonly labels: metrics.OriginLabels
@@ -206,7 +204,7 @@ const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outc
 // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
 const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1, context: Context.Context<never>) => {
   if (!metrics.isOverflow(entry.labels))
-    metrics.updateNow(metrics.circuitBreakerState, value, metrics.withCircuitStates(entry.labels, state), context)
+    line.updateNow(metrics.circuitBreakerState, value, metrics.withCircuitStates(entry.labels, state), context)
 }
 
 // In the synchronous step that made the change: the gauge, the counter, the stream and the
@@ -220,7 +218,7 @@ const announce = (
 ): void => {
   setState(entry, transition.from, 0, context)
   setState(entry, transition.to, 1, context)
-  metrics.updateNow(
+  line.updateNow(
     metrics.circuitBreakerTransitions,
     1,
     metrics.withCircuitStates(entry.labels, transition.to, transition.from),
@@ -235,7 +233,8 @@ const announce = (
 // critical section: the caller does not wait for it, and what it does is logged, never
 // rethrown. Callers run this uninterruptibly, so that the delivery is always started. An
 // opening of the breaker's own (not `forced`) is also handed to `onOpen`, if set.
-const notify = (
+/** @internal */
+export const notify = (
   breaker: Breaker,
   entry: Entry,
   transition: CircuitBreakerCore.Transition | undefined,
@@ -250,7 +249,8 @@ const notify = (
 
 // One step on the circuit of `origin`, uninterruptible: a change made in it is always announced,
 // and its delivery started.
-const withEntry = <A, E>(
+/** @internal */
+export const withEntry = <A, E>(
   breaker: Breaker,
   origin: string,
   f: (
@@ -269,8 +269,8 @@ const withEntry = <A, E>(
     return f(entry, nowMillis, probeLimitMillis, context)
   })
 
-/** Admits one attempt (`permitted` makes what the caller gets of it), or rejects it with `CircuitOpen`. */
-const admit = <A>(
+/** Admits one attempt (`permitted` makes what the caller gets of it), or rejects it with `CircuitOpen`. @internal */
+export const admit = <A>(
   breaker: Breaker,
   origin: string,
   permitted: (
@@ -282,7 +282,7 @@ const admit = <A>(
   withEntry(breaker, origin, (entry, nowMillis, probeLimitMillis, context) => {
     const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
     if (admission._tag === "Rejected") {
-      metrics.updateNow(
+      line.updateNow(
         metrics.circuitBreakerRefusals,
         1,
         metrics.withCircuitStates(entry.labels, admission.state),
@@ -315,7 +315,8 @@ const makePermit = (breaker: Breaker, entry: Entry, permit: CircuitBreakerCore.P
 const acquire = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.Permit, CircuitOpen> =>
   admit(breaker, origin, (entry, permit) => makePermit(breaker, entry, permit))
 
-const stateOf = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.State> =>
+/** @internal */
+export const stateOf = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.State> =>
   Effect.clockWith((clock) =>
     Effect.sync((): CircuitBreaker.State => {
       const entry = breaker.table.peek(origin)
@@ -377,161 +378,6 @@ const execute = <A, E, R>(
     )
   )
 
-// ---------------------------------------------------------------------------------------------
-// Our circuits as Effect 4's `CircuitBreakerStore`: its breaker admits, runs, classifies and
-// records through them, and keeps nothing per key of its own.
-
-// Effect's transitions know no isolation: a manual change is ours alone (see `changes`).
-const toEffectTransition = (
-  origin: string,
-  transition: CircuitBreakerCore.Transition | undefined
-): EffectBreaker.Transition | undefined => {
-  if (transition === undefined || transition.manual) return undefined
-  switch (transition.to) {
-    case "Open":
-      return {
-        key: origin,
-        from: transition.from,
-        to: "Open",
-        retryAfter: Duration.millis(transition.breakMillis),
-        consecutiveOpenings: 1
-      }
-    case "HalfOpen":
-      return { key: origin, from: "Open", to: "HalfOpen" }
-    case "Closed":
-      return transition.from === "HalfOpen" ? { key: origin, from: "HalfOpen", to: "Closed" } : undefined
-    default:
-      return undefined
-  }
-}
-
-const toEffectState = (state: CircuitBreaker.State): EffectBreaker.State => {
-  const key = state.origin
-  switch (state._tag) {
-    case "Closed":
-      return { _tag: "Closed", key }
-    case "HalfOpen":
-      return { _tag: "HalfOpen", key, probing: state.probing, consecutiveOpenings: 0 }
-    case "Open":
-      return { _tag: "Open", key, retryAfter: state.retryAfter, consecutiveOpenings: 0 }
-    case "Isolated":
-      return { _tag: "Open", key, retryAfter: Duration.infinity, consecutiveOpenings: 0 }
-  }
-}
-
-const toBreakerError = (key: string, rejection: CircuitOpen): EffectBreaker.CircuitBreakerError =>
-  new EffectBreaker.CircuitBreakerError({
-    reason:
-      rejection.state === "HalfOpen"
-        ? new EffectBreaker.CircuitHalfOpen({ key })
-        : new EffectBreaker.CircuitOpen({ key, retryAfter: rejection.retryAfter })
-  })
-
-// Effect's store knows an outcome by its generation alone: the circuit is found again by key.
-const recordGeneration = (
-  breaker: Breaker,
-  origin: string,
-  generation: number,
-  outcome: CircuitBreakerCore.Outcome
-): Effect.Effect<CircuitBreakerCore.Transition | undefined> =>
-  withEntry(breaker, origin, (entry, nowMillis, _probeLimitMillis, context) => {
-    const transition = entry.machine.reportGeneration(nowMillis, generation, outcome)
-    return Effect.as(notify(breaker, entry, transition, context), transition)
-  })
-
-const effectStore = (breaker: Breaker): EffectBreaker.CircuitBreakerStore["Service"] =>
-  EffectBreaker.CircuitBreakerStore.of({
-    admit: (key) =>
-      Effect.mapError(
-        admit(breaker, key, (_entry, permit, transition) => ({
-          generation: permit.generation,
-          probe: permit.probe,
-          consecutiveOpenings: 0,
-          transition: toEffectTransition(key, transition)
-        })),
-        (rejection) => toBreakerError(key, rejection)
-      ),
-    record: ({ key, generation, outcome, openFor }) =>
-      Effect.map(
-        recordGeneration(
-          breaker,
-          key,
-          generation,
-          // Effect folds a failure's Retry-After into `openFor` (capped at maxOpenDuration,
-          // which is our maxBreakDuration): the machine reads it back as the hint.
-          outcome === "Failure" ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(openFor) } : { _tag: outcome }
-        ),
-        (transition) => toEffectTransition(key, transition)
-      ),
-    state: (key) => Effect.map(stateOf(breaker, key), toEffectState)
-  })
-
-// Effect's breaker needs a scope for its transitions stream; ours lives as long as the breaker
-// does (a breaker is made where no scope is at hand, by a policy).
-const effectBreaker = (
-  settings: CircuitBreaker.Settings,
-  store: EffectBreaker.CircuitBreakerStore["Service"]
-): Effect.Effect<EffectBreaker.CircuitBreaker> =>
-  EffectBreaker.make({
-    tripPolicy:
-      settings.tripPolicy._tag === "Consecutive"
-        ? EffectBreaker.consecutive(settings.tripPolicy.failures)
-        : // Effect's own rate policy counts the last N calls; ours samples a time window. The
-          // store is ours, so this only describes the policy to Effect.
-          EffectBreaker.rate({
-            threshold: settings.tripPolicy.failureRatio,
-            size: settings.tripPolicy.minimumThroughput
-          }),
-    openDuration: settings.breakDuration,
-    maxOpenDuration: settings.maxBreakDuration,
-    onStoreError: "fail"
-  }).pipe(Effect.provideService(EffectBreaker.CircuitBreakerStore, store), Scope.provide(Scope.makeUnsafe()))
-
-// A breaker service not made by `make` is reached through its public face: a permit per
-// admission, reported when Effect records its generation.
-const serviceStore = (service: CircuitBreaker.CircuitBreaker.Service): EffectBreaker.CircuitBreakerStore["Service"] => {
-  const permits = new Map<number, CircuitBreaker.Permit>()
-  let generations = 0
-  return EffectBreaker.CircuitBreakerStore.of({
-    admit: (key) =>
-      Effect.mapError(
-        Effect.map(service.acquire(key), (permit) => {
-          const generation = ++generations
-          permits.set(generation, permit)
-          return { generation, probe: permit.probe, consecutiveOpenings: 0, transition: undefined }
-        }),
-        (rejection) => toBreakerError(key, rejection)
-      ),
-    record: ({ generation, outcome, openFor }) =>
-      Effect.suspend(() => {
-        const permit = permits.get(generation)
-        permits.delete(generation)
-        if (permit === undefined) return Effect.undefined
-        const reported = outcome === "Failure" ? failure({ retryAfter: openFor }) : { _tag: outcome }
-        return Effect.as(permit.report(reported), undefined)
-      }),
-    state: (key) => Effect.map(service.state(key), toEffectState)
-  })
-}
-
-const effectBreakers = new WeakMap<CircuitBreaker.CircuitBreaker.Service, EffectBreaker.CircuitBreaker>()
-
-/** @internal */
-export const toEffectBreaker = (
-  service: CircuitBreaker.CircuitBreaker.Service
-): Effect.Effect<EffectBreaker.CircuitBreaker> =>
-  Effect.suspend(() => {
-    const made = effectBreakers.get(service)
-    if (made !== undefined) return Effect.succeed(made)
-    const breaker = breakers.get(service)
-    const store = breaker === undefined ? serviceStore(service) : effectStore(breaker)
-    return Effect.tap(effectBreaker(service.settings, store), (effect) =>
-      Effect.sync(() => {
-        effectBreakers.set(service, effect)
-      })
-    )
-  })
-
 /**
  * What a shared store does with a breaker it made, beyond the public service.
  *
@@ -544,7 +390,7 @@ export interface Controls {
    * Opens the origin's circuit for `breakMillis` (within `breakDuration` and `maxBreakDuration`)
    * when it is closed or half-open: the metrics, `changes` and `onStateChange` see it as any
    * opening; `onOpen` does not, so that an opening learned from elsewhere is not told again.
-   * Effect's own breaker (`toEffectBreaker`) learns it from the next admission, as it does an isolation.
+   * On Effect 4, Effect's own breaker (`toEffectBreaker`) learns it from the next admission, as it does an isolation.
    */
   readonly forceOpen: (origin: string, breakMillis: number) => Effect.Effect<void>
   /**
@@ -565,8 +411,15 @@ const controls = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Controls>()
 export const controlsOf = (service: CircuitBreaker.CircuitBreaker.Service): Controls | undefined =>
   controls.get(service)
 
-/** The breaker behind each service made by {@link make}, for {@link toEffectBreaker}. */
+// The breaker behind each service made by `make`: Effect 4's `toEffectBreaker` keeps its circuits.
 const breakers = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Breaker>()
+
+/**
+ * The breaker behind a service made by {@link make}; `undefined` for any other service.
+ *
+ * @internal
+ */
+export const breakerOf = (service: CircuitBreaker.CircuitBreaker.Service): Breaker | undefined => breakers.get(service)
 
 const makeService = (breaker: Breaker): CircuitBreaker.CircuitBreaker.Service => {
   const service: CircuitBreaker.CircuitBreaker.Service = {
@@ -589,8 +442,8 @@ const makeService = (breaker: Breaker): CircuitBreaker.CircuitBreaker.Service =>
     state: (origin) => stateOf(breaker, origin),
     isolate: (origin) => isolate(breaker, origin),
     close: (origin) => close(breaker, origin),
-    changes: Stream.unwrap(Effect.map(subscribeChanges(breaker.changes), Stream.fromQueue)),
-    subscribe: Effect.map(subscribeChanges(breaker.changes), Stream.fromQueue)
+    changes: line.scopedQueueStream(subscribeChanges(breaker.changes)),
+    subscribe: Effect.map(subscribeChanges(breaker.changes), line.queueStream)
   }
   breakers.set(service, breaker)
   controls.set(service, {
@@ -665,8 +518,7 @@ const isService = (input: unknown): input is CircuitBreaker.CircuitBreaker.Servi
 // but an `HttpFailure` (an interruption, another error) says nothing about the origin.
 const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome => {
   if (exit._tag === "Success") return success
-  const reason = exit.cause.reasons[0]
-  const failure = exit.cause.reasons.length === 1 && reason?._tag === "Fail" ? reason.error : undefined
+  const failure = line.onlyFailure(exit.cause)
   if (!HttpFailure.isHttpFailure(failure)) return ignored
   const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
   if (outcome._tag !== "Failure") return outcome
@@ -707,13 +559,13 @@ export const perOrigin = (
     (next: Send): Send =>
     (call, attempt, limitMillis, kind) =>
       Effect.flatMap(breakerIn(call.store), (circuits) =>
-        Effect.provideService(
+        line.withLocal(
           circuits.execute(
             Effect.suspend(() => next(call, attempt, limitMillis, kind)),
             call.origin.key,
             breakerOutcome
           ),
-          ProbeTimeLimit,
+          probeTimeLimit,
           limitMillis
         )
       )

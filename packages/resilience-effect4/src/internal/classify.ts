@@ -5,7 +5,8 @@ import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as HttpFailure from "../HttpFailure.js"
-import * as redaction from "./redaction.js"
+import * as line from "./line.js"
+import * as platformErrors from "./platformErrors.js"
 import { readSnippet } from "./responseBody.js"
 import * as retryAfter from "./retryAfter.js"
 
@@ -25,7 +26,7 @@ const isSuccess = (status: number): boolean => status >= 200 && status < 300
 
 /**
  * A failure without a response. A platform error for its cause is kept as one that writes its
- * request redacted (`redaction.redactedClientError`): `Cause.pretty` and node's inspect show it.
+ * request redacted (`platformErrors.redactedClientError`): `Cause.pretty` and node's inspect show it.
  *
  * @internal
  */
@@ -38,7 +39,7 @@ export const connectionError = (
     request: attempt.request,
     attempt: attempt.attempt,
     reason,
-    cause: HttpClientError.isHttpClientError(cause) ? redaction.redactedClientError(cause) : cause
+    cause: HttpClientError.isHttpClientError(cause) ? platformErrors.redactedClientError(cause) : cause
   })
 
 /**
@@ -103,7 +104,8 @@ export const takeHeldResponse = (
   failure: HttpFailure.HttpFailure
 ): HttpClientResponse.HttpClientResponse | undefined => {
   if (failure._tag !== "TransientStatus") return undefined
-  const made = failure
+  // A WeakMap keyed by identity must find the error itself (`line.originalError`).
+  const made = line.originalError(failure)
   const response = heldResponses.get(made)
   heldResponses.delete(made)
   return response
@@ -165,20 +167,17 @@ export const fromClientError = (
   attempt: Attempt,
   error: HttpClientError.HttpClientError
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> => {
-  const reason = error.reason
-  switch (reason._tag) {
-    case "TransportError":
+  const read = platformErrors.readClientError(error)
+  switch (read._tag) {
+    case "Transport":
       return Effect.fail(
-        connectionError(attempt, isUnrecoverableCause(reason.cause) ? "Unrecoverable" : "Transport", error)
+        connectionError(attempt, isUnrecoverableCause(read.cause) ? "Unrecoverable" : "Transport", error)
       )
-    case "EncodeError":
-    case "InvalidUrlError":
+    case "InvalidRequest":
       return Effect.fail(connectionError(attempt, "InvalidRequest", error))
-    case "StatusCodeError":
-      return isSuccess(reason.response.status)
-        ? permanentStatus(attempt, reason.response)
-        : Effect.succeed(reason.response)
-    default:
+    case "StatusCode":
+      return isSuccess(read.response.status) ? permanentStatus(attempt, read.response) : Effect.succeed(read.response)
+    case "Other":
       return Effect.fail(connectionError(attempt, "Transport", error))
   }
 }

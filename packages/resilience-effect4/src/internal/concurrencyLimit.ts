@@ -11,16 +11,15 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Metric from "effect/Metric"
 import type * as ConcurrencyLimit from "../ConcurrencyLimit.js"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import type { Send } from "./attemptLoop.js"
 import { type Attempt, connectionError } from "./classify.js"
 import { latencyWindows } from "./latencyWindows.js"
+import * as line from "./line.js"
 import * as metrics from "./metrics.js"
 import { monotonicMillis } from "./retryBudgetService.js"
-import * as timeout from "./timeout.js"
 
 type Waiter = Deferred.Deferred<void>
 type Limits = ResilienceStore.ResilienceStore.ConcurrencyLimits
@@ -116,9 +115,7 @@ const releaseOne = (entry: OriginLimit): Effect.Effect<void> =>
   })
 
 const failureOf = (exit: Exit.Exit<unknown, unknown>): unknown =>
-  exit._tag === "Failure" && exit.cause.reasons.length === 1 && exit.cause.reasons[0]?._tag === "Fail"
-    ? exit.cause.reasons[0].error
-    : undefined
+  exit._tag === "Failure" ? line.onlyFailure(exit.cause) : undefined
 
 /**
  * What an attempt's end teaches an adaptive limit: a response (any status; a `429` or `503` is
@@ -181,13 +178,13 @@ const holding = <A, E, R>(
 }
 
 const count = (metric: typeof metrics.concurrencyLimitRefusals, origin: string): Effect.Effect<void> =>
-  Metric.update(Metric.withAttributes(metric, metrics.originAttributes(origin)), 1)
+  line.update(metric, 1, metrics.originAttributes(origin))
 
 // Origins past the label cap keep no gauge: their limits summed under one label mean nothing.
 const setLimitGauge = (origin: string, limit: number): Effect.Effect<void> => {
   const labels = metrics.originAttributes(origin)
   if (metrics.isOverflow(labels)) return Effect.void
-  return Metric.update(Metric.withAttributes(metrics.concurrencyLimit, labels), limit)
+  return line.update(metrics.concurrencyLimit, limit, labels)
 }
 
 type Permitted<A, E, R> = Effect.Effect<A, E | HttpFailure.ConnectionError, R>
@@ -245,5 +242,5 @@ const waitFor = (
   const timedOut = () => connectionError(attempt, "Timeout", "no concurrency permit before the total timeout")
   if (!Number.isFinite(leftMillis)) return Deferred.await(waiter)
   if (leftMillis <= 0) return Effect.fail(timedOut())
-  return timeout.timeoutFail(Deferred.await(waiter), Duration.millis(leftMillis), timedOut)
+  return line.timeoutFail(Deferred.await(waiter), Duration.millis(leftMillis), timedOut)
 }

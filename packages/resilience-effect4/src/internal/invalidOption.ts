@@ -5,8 +5,8 @@
 import * as Settings from "@effect-http-resilience/core/Settings"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
-import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import * as line from "./line.js"
 
 const describeDuration = (value: object): string | undefined =>
   Duration.isDuration(value) ? Duration.format(value) : undefined
@@ -33,6 +33,9 @@ export class InvalidRetryPolicy extends Data.TaggedError("InvalidRetryPolicy")<{
   }
 }
 
+// Inspected as its JSON, as Effect 4's errors are (Effect 3's would show the value as it is).
+line.inspectAsJson(InvalidRetryPolicy)
+
 /** @internal */
 export class IsTransientStatusError extends Data.TaggedError("IsTransientStatusError")<{
   readonly status: number
@@ -50,14 +53,9 @@ export type Validated<A> = Result.Result<A, InvalidRetryPolicy>
 export const fromChecked = <A>(checked: Settings.Checked<A>): Validated<A> =>
   checked._tag === "Valid" ? Result.succeed(checked.value) : Result.fail(new InvalidRetryPolicy(checked.problem))
 
-// The shapes `Duration.fromInput` reads; it gives None for any of them it cannot read.
-const isInputShaped = (input: unknown): input is Duration.Input =>
-  typeof input === "number" || typeof input === "bigint" || typeof input === "string" || typeof input === "object"
-
 /** Effect 4's Duration, as the core's option checks read durations. @internal */
 export const durationCodec: Settings.DurationCodec<Duration.Duration> = {
-  decode: (input) =>
-    isInputShaped(input) && input !== null ? Option.getOrUndefined(Duration.fromInput(input)) : undefined,
+  decode: line.decodeDuration,
   infinity: Duration.infinity,
   toMillis: Duration.toMillis,
   describe: describeDuration

@@ -15,8 +15,8 @@
  */
 import type { StateTag } from "@effect-http-resilience/core/CircuitBreaker"
 import * as Telemetry from "@effect-http-resilience/core/Telemetry"
-import type * as Context from "effect/Context"
 import * as Metric from "effect/Metric"
+import * as line from "./line.js"
 
 /** Attribute keys, the shared core's names. @internal */
 export const attribute = Telemetry.attribute
@@ -73,10 +73,10 @@ export const concurrencyLimit = Metric.gauge(Telemetry.metrics.concurrencyLimit.
 /** The attribute value of a circuit state. @internal */
 const circuitStateValue = Telemetry.circuitStateValue
 
-/** An origin's attributes as Effect 4 attaches them to a metric update: a record. @internal */
-export type OriginLabels = Readonly<Record<string, string>>
+/** An origin's attributes as this line attaches them to a metric update. @internal */
+export type OriginLabels = line.Attributes
 
-const originAttributesCapped = Telemetry.cappedOriginAttributes((attributes): OriginLabels => attributes)
+const originAttributesCapped = Telemetry.cappedOriginAttributes(line.attributesOf)
 
 /**
  * `url.scheme`, `server.address`, `server.port` of an origin key, one value per origin; past the
@@ -92,23 +92,12 @@ export const isOverflow = (labels: OriginLabels): boolean => labels === originAt
 
 /** An origin's labels with a circuit's state, and the state it left if given. @internal */
 export const withCircuitStates = (labels: OriginLabels, state: StateTag, previous?: StateTag): OriginLabels =>
-  previous === undefined
-    ? { ...labels, [attribute.circuitState]: circuitStateValue[state] }
-    : {
-        ...labels,
-        [attribute.circuitPreviousState]: circuitStateValue[previous],
-        [attribute.circuitState]: circuitStateValue[state]
-      }
-
-/**
- * Updates `metric` with `labels` now, within a synchronous step.
- * Effect 4's registry is a service: the one in `context`, the calling fiber's.
- *
- * @internal
- */
-export const updateNow = <State>(
-  metric: Metric.Metric<number, State>,
-  value: number,
-  labels: OriginLabels,
-  context: Context.Context<never>
-): void => Metric.withAttributes(metric, labels).updateUnsafe(value, context)
+  line.withAttributes(
+    labels,
+    previous === undefined
+      ? { [attribute.circuitState]: circuitStateValue[state] }
+      : {
+          [attribute.circuitPreviousState]: circuitStateValue[previous],
+          [attribute.circuitState]: circuitStateValue[state]
+        }
+  )

@@ -14,13 +14,13 @@ import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Metric from "effect/Metric"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as RateLimit from "../RateLimit.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import type { Call, Send } from "./attemptLoop.js"
 import { type Attempt, connectionError } from "./classify.js"
 import { InvalidRetryPolicy } from "./invalidOption.js"
+import * as line from "./line.js"
 import * as metrics from "./metrics.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 import { remember } from "./settingsTable.js"
@@ -263,7 +263,7 @@ const sendCounted = <A, E, R>(
 }
 
 const tally = (metric: typeof metrics.rateLimitWaits, origin: string): Effect.Effect<void> =>
-  Metric.update(Metric.withAttributes(metric, metrics.originAttributes(origin)), 1)
+  line.update(metric, 1, metrics.originAttributes(origin))
 
 const refused = (gate: Gate, attempt: Attempt, waitMillis: number): Effect.Effect<never, HttpFailure.ConnectionError> =>
   Effect.andThen(

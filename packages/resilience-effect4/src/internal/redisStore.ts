@@ -19,9 +19,9 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Result from "effect/Result"
 import * as Metric from "effect/Metric"
 import * as Queue from "effect/Queue"
-import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
@@ -31,6 +31,7 @@ import * as rateLimitMemory from "./rateLimit.js"
 import * as redisRateLimit from "./redisRateLimit.js"
 import { makeMemory } from "./resilienceStore.js"
 import * as retryBudgetService from "./retryBudgetService.js"
+import * as line from "./line.js"
 import * as storeTimeout from "./storeTimeout.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
@@ -125,7 +126,7 @@ type RejectedKind =
 const setDegraded = (value: number) => Metric.update(degradedGauge, value)
 
 const rejected = (kind: RejectedKind, count = 1): Effect.Effect<void> =>
-  Metric.update(Metric.withAttributes(rejectedValues, { kind }), count)
+  line.update(rejectedValues, count, line.attributesOf({ kind }))
 
 /** One Redis store's state, for its scope's life, shared by the functions below. */
 interface Store {
@@ -288,9 +289,10 @@ const exchange = <A>(
       failure === undefined ? timedOut : { _tag: "Failed", refused }
     )
   }
-  return Effect.flatMap(Effect.result(storeTimeout.within(work, store.settings.timeoutMillis)), (answer) =>
-    Result.isSuccess(answer) ? onAnswer(answer.success) : onFailure(answer.failure)
-  )
+  return Effect.matchEffect(storeTimeout.within(work, store.settings.timeoutMillis), {
+    onSuccess: onAnswer,
+    onFailure
+  })
 }
 
 // The answer, or `undefined` when Redis failed or was too slow. Work Redis refused is tried again

@@ -7,7 +7,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as HttpFailure from "../HttpFailure.js"
-import * as timeout from "./timeout.js"
+import * as line from "./line.js"
 
 type ReadError = HttpClientError.HttpClientError
 
@@ -17,7 +17,7 @@ type ReadError = HttpClientError.HttpClientError
 // read itself is made interruptible, or no limit could stop it.
 const within = <A, E>(read: Effect.Effect<A, E>, withinMillis: number): Effect.Effect<A, E | undefined> =>
   Number.isFinite(withinMillis)
-    ? timeout.timeoutFail(Effect.interruptible(read), Duration.millis(Math.max(0, withinMillis)), () => undefined)
+    ? line.timeoutFail(Effect.interruptible(read), Duration.millis(Math.max(0, withinMillis)), () => undefined)
     : Effect.interruptible(read)
 
 // Reads at most `maxBytes` (plus the chunk that crosses it), handing each chunk to `onChunk`.

@@ -4,10 +4,10 @@ import { OriginTable } from "@effect-http-resilience/core/Origin"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Metric from "effect/Metric"
 import * as Result from "effect/Result"
 import type * as RetryBudget from "../RetryBudget.js"
 import { durationCodec, fromChecked, type InvalidRetryPolicy, type Validated } from "./invalidOption.js"
+import * as line from "./line.js"
 import * as metrics from "./metrics.js"
 
 /** @internal */
@@ -64,7 +64,7 @@ export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.mono
  * @internal
  */
 export const countRefusal = (origin: string): Effect.Effect<void> =>
-  Metric.update(Metric.withAttributes(metrics.retryBudgetRefusals, metrics.originAttributes(origin)), 1)
+  line.update(metrics.retryBudgetRefusals, 1, metrics.originAttributes(origin))
 
 const alwaysTrue = Effect.succeed(true)
 const unlimitedBalance = Effect.succeed(Number.POSITIVE_INFINITY)

@@ -1,14 +1,13 @@
 // @generated from templates/src/internal/retryPolicy.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Random from "effect/Random"
-import * as Result from "effect/Result"
-import * as Schedule from "effect/Schedule"
+import type * as Schedule from "effect/Schedule"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
@@ -19,6 +18,7 @@ import {
   InvalidRetryPolicy,
   type Validated
 } from "./invalidOption.js"
+import * as line from "./line.js"
 import * as retryBudgetService from "./retryBudgetService.js"
 
 export { InvalidRetryPolicy }
@@ -135,7 +135,7 @@ const stepOf = (
 /**
  * The policy as a schedule: the decisions are the shared core's (`RetrySchedule.step`); a
  * give-up ends the schedule with its decision as the last output.
- * The state lives in the closure `fromStep` builds once per run.
+ * `line.scheduleFromStep` gives them the line's schedule shape.
  *
  * @internal
  */
@@ -143,20 +143,13 @@ export const toSchedule = (
   policy: RetryPolicy.RetryPolicy
 ): Schedule.Schedule<RetryPolicy.RetryDecision, HttpFailure.HttpFailure> => {
   const schedulePolicy = RetryPolicyOptions.toSchedulePolicy(policy, Duration.toMillis)
-  return Schedule.fromStep(
-    Effect.sync(() => {
-      let state = RetrySchedule.initialState(schedulePolicy)
-      return (now: number, failure: HttpFailure.HttpFailure) =>
-        Effect.flatMap(stepOf(schedulePolicy, policy, state, now, failure), (step) => {
-          state = step.state
-          const decision = toDecision(step.decision)
-          return step.decision._tag === "GiveUp"
-            ? Cause.done(decision)
-            : Effect.succeed<[RetryPolicy.RetryDecision, Duration.Duration]>([
-                decision,
-                Duration.millis(step.decision.delayMillis)
-              ])
-        })
-    })
+  return line.scheduleFromStep(
+    () => RetrySchedule.initialState(schedulePolicy),
+    (now, failure: HttpFailure.HttpFailure, state) =>
+      Effect.map(stepOf(schedulePolicy, policy, state, now, failure), (step) => ({
+        state: step.state,
+        out: toDecision(step.decision),
+        delayMillis: step.decision._tag === "GiveUp" ? undefined : step.decision.delayMillis
+      }))
   )
 }

@@ -46,6 +46,21 @@ export const prepare = (
 }
 
 /**
+ * The request with credentials in its URL as a header, when they can be sent; as it is when
+ * not (the call then refuses it). For a line whose transform cannot send the prepared request
+ * (`line.beforeTransform`).
+ *
+ * @internal
+ */
+export const asHeader = (
+  request: HttpClientRequest.HttpClientRequest,
+  mode: RetryPolicy.UrlCredentialsMode
+): HttpClientRequest.HttpClientRequest => {
+  const prepared = prepare(request, mode)
+  return prepared._tag === "Rewritten" ? prepared.request : request
+}
+
+/**
  * The failure of a call refused for its URL's credentials: nothing was sent, and it is not
  * retried. The decision is reported as any call's end is.
  *

@@ -12,9 +12,6 @@ import type * as UrlParams from "effect/http/UrlParams"
 import * as Effect from "effect/Effect"
 import * as Inspectable from "effect/Inspectable"
 import type * as Option from "effect/Option"
-import { pipeArguments } from "effect/Pipeable"
-import type * as Schema from "effect/Schema"
-import type * as Socket from "effect/socket/Socket"
 import * as Stream from "effect/Stream"
 import { dual } from "effect/Function"
 import * as Result from "effect/Result"
@@ -23,6 +20,8 @@ import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
+import * as line from "./line.js"
+import * as platformErrors from "./platformErrors.js"
 import * as policyInput from "./policyInput.js"
 import * as redaction from "./redaction.js"
 import { drain } from "./responseBody.js"
@@ -99,16 +98,20 @@ export const failWithReason = (
  *
  * A class rather than an object literal: one is made per call, and getters on a prototype cost
  * nothing to make, where an object literal's own getters cost more than the rest of the call.
- * `HttpClientResponse.toWeb` does not see through it (Effect keeps that hook private).
+ * What only one line's responses have comes from `line.ResponseExtras`.
  */
-class TrackedResponse implements HttpClientResponse.HttpClientResponse {
-  readonly [HttpClientResponse.TypeId] = HttpClientResponse.TypeId
-  readonly [HttpIncomingMessage.TypeId] = HttpIncomingMessage.TypeId
+class TrackedResponse extends line.ResponseExtras implements HttpClientResponse.HttpClientResponse {
+  readonly [HttpClientResponse.TypeId]: typeof HttpClientResponse.TypeId = HttpClientResponse.TypeId
+  readonly [HttpIncomingMessage.TypeId]: typeof HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
   bodyTaken = false
+  // Some transports build a new Headers object on every access: built once here.
+  private cachedHeaders: Headers.Headers | undefined
 
-  constructor(readonly inner: HttpClientResponse.HttpClientResponse) {}
+  constructor(readonly inner: HttpClientResponse.HttpClientResponse) {
+    super()
+  }
 
-  private taking<A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E> {
+  protected override taking<A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E> {
     return Effect.suspend(() => {
       this.bodyTaken = true
       return read
@@ -118,14 +121,12 @@ class TrackedResponse implements HttpClientResponse.HttpClientResponse {
   get request(): HttpClientRequest.HttpClientRequest {
     return this.inner.request
   }
-  get url(): string {
-    return this.inner.url
-  }
   get status(): number {
     return this.inner.status
   }
   get headers(): Headers.Headers {
-    return this.inner.headers
+    this.cachedHeaders ??= this.inner.headers
+    return this.cachedHeaders
   }
   get cookies(): Cookies.Cookies {
     return this.inner.cookies
@@ -139,7 +140,7 @@ class TrackedResponse implements HttpClientResponse.HttpClientResponse {
   get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
     return this.taking(this.inner.text)
   }
-  get json(): Effect.Effect<Schema.Json, HttpClientError.HttpClientError> {
+  get json(): Effect.Effect<line.Json, HttpClientError.HttpClientError> {
     return this.taking(this.inner.json)
   }
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.HttpClientError> {
@@ -147,9 +148,6 @@ class TrackedResponse implements HttpClientResponse.HttpClientResponse {
   }
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError> {
     return this.taking(this.inner.arrayBuffer)
-  }
-  get upgrade(): Effect.Effect<Socket.Socket, HttpClientError.HttpClientError> {
-    return this.taking(this.inner.upgrade)
   }
   get stream(): Stream.Stream<Uint8Array, HttpClientError.HttpClientError> {
     return Stream.suspend(() => {
@@ -160,15 +158,11 @@ class TrackedResponse implements HttpClientResponse.HttpClientResponse {
   toJSON(): unknown {
     return this.inner.toJSON()
   }
-  toString(): string {
+  override toString(): string {
     return this.inner.toString()
   }
   [Inspectable.NodeInspectSymbol](): unknown {
     return this.inner[Inspectable.NodeInspectSymbol]()
-  }
-  pipe() {
-    // biome-ignore lint/complexity/noArguments: pipeArguments reads the arguments object, as Effect's own responses do
-    return pipeArguments(this, arguments)
   }
 }
 
@@ -200,20 +194,42 @@ type Sending<E, R> =
     }
   | { readonly _tag: "Refused"; readonly problem: UrlCredentials.Problem }
 
-// The request rewritten goes through the wrapped client's own postprocessing, as the transform's
-// `send` does with the request it read.
+// User info needs an "@": most URLs have none, and are sent without `urlCredentials`.
+const hasUserinfo = (url: string): boolean => url.includes("@")
+
+// Credentials put in the URL before the client was made become a header in a step of the
+// client's own where the line's transform cannot send another request than the one it read
+// (`line.beforeTransform`, Effect 3); any put there after it (by a `mapRequest` applied to the
+// resilient client) are then refused.
+const credentialsStep = <E, R>(
+  self: HttpClient.HttpClient.With<E, R>,
+  mode: RetryPolicy.UrlCredentialsMode
+): HttpClient.HttpClient.With<E, R> =>
+  mode === "refuse"
+    ? self
+    : line.beforeTransform(self, (request) =>
+        hasUserinfo(request.url) ? urlCredentials.asHeader(request, mode) : request
+      )
+
+// Where the line can (`line.resend`, Effect 4), the request rewritten goes through the wrapped
+// client's own postprocessing, as the transform's `send` does with the request it read.
 const sending = <E, R>(
   self: HttpClient.HttpClient.With<E, R>,
   send: Effect.Effect<HttpClientResponse.HttpClientResponse, E, R>,
   request: HttpClientRequest.HttpClientRequest,
   mode: RetryPolicy.UrlCredentialsMode
 ): Sending<E, R> => {
+  if (!hasUserinfo(request.url)) return { _tag: "Send", request, send }
   const prepared = urlCredentials.prepare(request, mode)
   switch (prepared._tag) {
     case "Unchanged":
       return { _tag: "Send", request, send }
-    case "Rewritten":
-      return { _tag: "Send", request: prepared.request, send: self.postprocess(Effect.succeed(prepared.request)) }
+    case "Rewritten": {
+      const resent = line.resend(self, prepared.request)
+      return resent === undefined
+        ? { _tag: "Refused", problem: "added-after-client" }
+        : { _tag: "Send", request: prepared.request, send: resent }
+    }
     case "Refused":
       return prepared
   }
@@ -227,7 +243,7 @@ export const withResolvedPolicy = <E, R>(
   HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
   R | Scope.Scope
 > => {
-  return HttpClient.transform(self, (sendAsRead, requestAsRead) => {
+  return HttpClient.transform(credentialsStep(self, policy.urlCredentials), (sendAsRead, requestAsRead) => {
     const call = sending(self, sendAsRead, requestAsRead, policy.urlCredentials)
     if (call._tag === "Refused") return Effect.flatMap(urlCredentials.refusal(requestAsRead, call.problem), Effect.fail)
     const { request, send } = call
@@ -264,7 +280,7 @@ export const withResilience = dual<
     R | Scope.Scope
   >
 >(
-  (args) => HttpClient.isHttpClient(args[0]),
+  (args) => line.isHttpClient(args[0]),
   (self, policy) => withResolvedPolicy(self, resolveOrThrow(policy))
 )
 
@@ -275,25 +291,11 @@ export const withResilience = dual<
 const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError.HttpClientError => {
   const description = describeOutcome(failure)
   if (failure._tag === "ConnectionError" && HttpClientError.isHttpClientError(failure.cause)) {
-    const original = failure.cause.reason
-    const fields = { request: original.request, cause: original.cause, description }
-    switch (original._tag) {
-      case "TransportError":
-        return redaction.clientError(new HttpClientError.TransportError(fields))
-      case "EncodeError":
-        return redaction.clientError(new HttpClientError.EncodeError(fields))
-      case "InvalidUrlError":
-        return redaction.clientError(new HttpClientError.InvalidUrlError(fields))
-      default:
-        return redaction.redactedClientError(failure.cause)
-    }
+    return platformErrors.describedAs(failure.cause, description)
   }
   // Credentials in the URL that were not sent: what the platform calls an invalid URL.
   const refused = failure._tag === "ConnectionError" && HttpFailure.isUrlCredentialsRefused(failure.cause)
-  const fields = { request: failure.request, cause: failure, description }
-  return redaction.clientError(
-    refused ? new HttpClientError.InvalidUrlError(fields) : new HttpClientError.TransportError(fields)
-  )
+  return platformErrors.ofFailure(failure.request, refused ? "InvalidUrl" : "Transport", failure, description)
 }
 
 // A call that stops retrying hands back what the platform's client would have: the last
@@ -318,7 +320,7 @@ export const withPlatformTypes = <R>(
   self: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   policy: policyInput.ResolvedPolicy
 ): HttpClient.HttpClient.With<HttpClientError.HttpClientError, R> => {
-  return HttpClient.transform(self, (sendAsRead, requestAsRead) => {
+  return HttpClient.transform(credentialsStep(self, policy.urlCredentials), (sendAsRead, requestAsRead) => {
     const call = sending(self, sendAsRead, requestAsRead, policy.urlCredentials)
     if (call._tag === "Refused") {
       return Effect.flatMap(urlCredentials.refusal(requestAsRead, call.problem), (failure) =>

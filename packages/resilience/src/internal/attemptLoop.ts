@@ -33,9 +33,6 @@ import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
-import * as MetricLabel from "effect/MetricLabel"
-import * as ScheduleDecision from "effect/ScheduleDecision"
-import * as ScheduleIntervals from "effect/ScheduleIntervals"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as HttpFailure from "../HttpFailure.js"
 import * as ResilienceStore from "../ResilienceStore.js"
@@ -43,13 +40,13 @@ import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import { type Attempt, connectionError, limitRefusalOf, takeHeldResponse } from "./classify.js"
 import * as decisions from "./decisions.js"
+import * as line from "./line.js"
 import * as metrics from "./metrics.js"
 import type { ResolvedPolicy } from "./policyInput.js"
 import * as resilienceStore from "./resilienceStore.js"
 import { drain } from "./responseBody.js"
 import { countRefusal, monotonicMillis, type SyncBudget, syncBudgets } from "./retryBudgetService.js"
 import { serverDelayMillis } from "./retryPolicy.js"
-import * as timeout from "./timeout.js"
 
 // ---------------------------------------------------------------------------------------------
 // The stages' contract
@@ -83,8 +80,8 @@ export interface Call<A, E, R> {
   lastSent: number
   /** What failed before the retry in flight, for the budget's refund when it succeeds. */
   retriedAfter: RetryBudgetCore.FailureKind | undefined
-  /** The schedule's state, stepped at each failure. */
-  scheduleState: unknown
+  /** The policy's schedule, run from the first failure on: its state is this call's. */
+  schedule: line.ScheduleRun<HttpFailure.HttpFailure> | undefined
 }
 
 /** Sends attempt `attempt` of `call` within `limitMillis` through the stages below. */
@@ -118,8 +115,8 @@ const transport: Send = (call, attempt, limitMillis, kind) => {
       : Effect.tap(limited, () =>
           budgetSuccess(call, kind === "first" ? undefined : kind === "hedge" ? "timeout" : call.retriedAfter)
         )
-  call.origin.countSent(kind)
-  return sent
+  const counted = call.origin.countSent(kind)
+  return counted === undefined ? sent : Effect.andThen(counted, sent)
 }
 
 // An attempt takes its number as it enters the stages below hedging: a hedge sent meanwhile
@@ -163,7 +160,7 @@ const limitTime = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | HttpFailure.ConnectionError, R> =>
   Number.isFinite(limitMillis)
-    ? timeout.timeoutFail(effect, Duration.millis(limitMillis), () =>
+    ? line.timeoutFail(effect, Duration.millis(limitMillis), () =>
         connectionError(attempt, "Timeout", `no response within ${Duration.format(Duration.millis(limitMillis))}`)
       )
     : effect
@@ -193,14 +190,7 @@ export const run = <A, E, R, E2, R2>(
   Effect.flatMap(ResilienceStore.ResilienceStore, (given) =>
     Effect.clockWith((clock) => {
       const call = startCall(policy, request, attemptOnce, release, clock, given)
-      const stop = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Outcome<A, E, E2, R | R2> =>
-        Effect.zipRight(
-          Effect.zipRight(
-            call.origin.giveUp(reason),
-            decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
-          ),
-          giveUp(failure, reason)
-        )
+      const stop = stopping(call.origin, giveUp)
       const attempt = (
         answer: SendAnswer,
         previous: HttpFailure.HttpFailure | undefined
@@ -249,6 +239,21 @@ export const run = <A, E, R, E2, R2>(
 
 type SendAnswer = Extract<CallMachine.Answer, { _tag: "Send" }>
 
+// How a call stops: its give-up counted and reported, then `giveUp` handed the failure as it came.
+const stopping =
+  <A, E2, R2>(
+    origin: Origin,
+    giveUp: (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) => Effect.Effect<A, E2, R2>
+  ) =>
+  (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Effect.Effect<A, E2, R2> =>
+    Effect.zipRight(
+      Effect.zipRight(
+        origin.giveUp(reason),
+        decisions.report({ _tag: "GiveUp", failure: withGiveUpReason(failure, reason), reason })
+      ),
+      giveUp(failure, reason)
+    )
+
 const startCall = <A, E, R>(
   policy: ResolvedPolicy,
   request: HttpClientRequest.HttpClientRequest,
@@ -273,7 +278,7 @@ const startCall = <A, E, R>(
     hedged: policy.hedges(request),
     lastSent: 0,
     retriedAfter: undefined,
-    scheduleState: policy.schedule.initial
+    schedule: undefined
   }
 }
 
@@ -337,12 +342,15 @@ const stepSchedule = <A, E, R>(
   failure: HttpFailure.HttpFailure,
   now: number
 ): Effect.Effect<readonly [unknown, CallMachine.ScheduleAnswer]> =>
-  Effect.map(call.policy.schedule.step(now, failure, call.scheduleState), ([next, out, decision]) => {
-    call.scheduleState = next
-    const answer: CallMachine.ScheduleAnswer = ScheduleDecision.isDone(decision)
-      ? { _tag: "Done", reason: giveUpReasonOf(out) }
-      : { _tag: "Delay", millis: ScheduleIntervals.start(decision.intervals) - now }
-    return [out, answer] as const
+  Effect.suspend(() => {
+    call.schedule ??= line.runSchedule(call.policy.schedule)
+    return Effect.map(call.schedule(now, failure), ({ out, delayMillis }) => {
+      const answer: CallMachine.ScheduleAnswer =
+        delayMillis === undefined
+          ? { _tag: "Done", reason: giveUpReasonOf(out) }
+          : { _tag: "Delay", millis: delayMillis }
+      return [out, answer] as const
+    })
   })
 
 const isRetryDecision = (out: unknown): out is RetryPolicy.RetryDecision =>
@@ -554,43 +562,36 @@ export const tellCoolDown = <A, E, R>(call: Call<A, E, R>, failure: HttpFailure.
 // An origin and its counters for one method, worked out once per origin and method.
 interface Origin {
   readonly key: string
-  /** Counts a request sent, at once: Effect 3's counters update without an Effect. */
-  readonly countSent: (kind: SentKind) => void
+  /** Counts a request sent: every attempt, and a retry or a hedged copy as such too. */
+  readonly countSent: (kind: SentKind) => line.Count
   readonly hedgeWon: Effect.Effect<void>
   readonly giveUp: (reason: RetryPolicy.GiveUpReason) => Effect.Effect<void>
 }
 
-type Attributes = ReadonlyArray<MetricLabel.MetricLabel>
-
-const withAttribute = (attributes: Attributes, key: string, value: string): Attributes => [
-  ...attributes,
-  MetricLabel.make(key, value)
-]
-
-// The counters' label arrays are made once: their hooks are cached by array identity.
-const makeOrigin = (key: string, attributes: Attributes): Origin => {
+// The counters and their attributes are made once per origin and method.
+const makeOrigin = (key: string, attributes: line.Attributes): Origin => {
   const giveUps = new Map<string, Effect.Effect<void>>()
+  const attempts = line.counter(metrics.attempts, attributes)
+  const resent = line.bothCounts(attempts, line.counter(metrics.retries, attributes))
+  const hedged = line.bothCounts(attempts, line.counter(metrics.hedges, attributes))
   return {
     key,
-    countSent: (kind) => {
-      metrics.attempts.unsafeUpdate(1, attributes)
-      if (kind === "hedge") metrics.hedges.unsafeUpdate(1, attributes)
-      else if (kind === "retry") metrics.retries.unsafeUpdate(1, attributes)
-    },
-    hedgeWon: Effect.sync(() => metrics.hedgeWins.unsafeUpdate(1, attributes)),
+    countSent: (kind) => (kind === "first" ? attempts() : kind === "retry" ? resent() : hedged()),
+    hedgeWon: line.update(metrics.hedgeWins, 1, attributes),
     giveUp: (reason) => {
       let update = giveUps.get(reason)
       if (update === undefined) {
-        const labels = withAttribute(attributes, metrics.attribute.giveUpReason, reason)
-        update = Effect.sync(() => metrics.giveUps.unsafeUpdate(1, labels))
+        update = line.update(
+          metrics.giveUps,
+          1,
+          line.withAttributes(attributes, { [metrics.attribute.giveUpReason]: reason })
+        )
         giveUps.set(reason, update)
       }
       return update
     }
   }
 }
-
-const originAttributes = metrics.originLabels
 
 // A request's method as given is the key: the platform's methods are a closed set, and the
 // metric attribute is worked out once for each.
@@ -605,7 +606,9 @@ const origins = new ByAuthority((key) => {
     if (origin === undefined) {
       origin = makeOrigin(
         key,
-        withAttribute(originAttributes(key), metrics.attribute.requestMethod, methodAttribute(method))
+        line.withAttributes(metrics.originAttributes(key), {
+          [metrics.attribute.requestMethod]: methodAttribute(method)
+        })
       )
       if (byMethod.size < maxMethods) byMethod.set(method, origin)
     }

@@ -3,6 +3,7 @@
 // `OriginTable`. Each operation is a module-level function over one `Breaker` record; a change of
 // state is announced (gauge, counter, `changes`, the observers' queue) in the synchronous step
 // that made it, so that they all see changes in the order they happened even when fibers race.
+// On Effect 4, `effectBreaker.ts` makes these circuits the store of Effect's own breaker.
 import * as CircuitBreakerCore from "@effect-http-resilience/core/CircuitBreaker"
 import { OriginTable } from "@effect-http-resilience/core/Origin"
 import { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
@@ -11,15 +12,12 @@ import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Predicate from "effect/Predicate"
-import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
-import { globalValue } from "effect/GlobalValue"
 import * as Queue from "effect/Queue"
+import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import type * as CircuitBreaker from "../CircuitBreaker.js"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as ResilienceStore from "../ResilienceStore.js"
@@ -28,6 +26,7 @@ import { durationCodec, fromChecked, type InvalidRetryPolicy, orThrow, type Vali
 import * as metrics from "./metrics.js"
 import { serverDelayMillis } from "./retryPolicy.js"
 import { monotonicMillis } from "./retryBudgetService.js"
+import * as line from "./line.js"
 import * as stateObservers from "./stateObservers.js"
 
 /** @internal */
@@ -105,13 +104,11 @@ export const validate = (options?: CircuitBreaker.Options): Validated<CircuitBre
  * around `execute` or `acquire`: a probe with one keeps its slot until it reports, or a break
  * past that limit, however long it takes to go out (see the core's `tryAcquire`); without one, a
  * break past its admission.
+ * On Effect 4, read by the store's `admit` too, which Effect's breaker runs in the caller's fiber.
  *
  * @internal
  */
-const currentProbeTimeLimit: FiberRef.FiberRef<number | undefined> = globalValue(
-  Symbol.for("effect-http-resilience/currentProbeTimeLimit"),
-  () => FiberRef.unsafeMake<number | undefined>(undefined)
-)
+const probeTimeLimit = line.local<number | undefined>("effect-http-resilience/currentProbeTimeLimit", () => undefined)
 
 /** Runs `f` uninterruptibly with the fiber's monotonic time, probe time limit and context. */
 const inStep = <A, E>(
@@ -119,8 +116,8 @@ const inStep = <A, E>(
 ): Effect.Effect<A, E> =>
   Effect.uninterruptible(
     Effect.clockWith((clock) =>
-      Effect.withFiberRuntime<A, E>((fiber) =>
-        f(monotonicMillis(clock), fiber.getFiberRef(currentProbeTimeLimit), fiber.currentContext)
+      line.withLocalAndContext(probeTimeLimit, (probeLimitMillis, context) =>
+        f(monotonicMillis(clock), probeLimitMillis, context)
       )
     )
   )
@@ -131,8 +128,8 @@ const inStep = <A, E>(
 /** The queues of a breaker's subscribers to its state changes (see `subscribeChanges`). */
 type Changes = Set<Queue.Queue<CircuitBreaker.StateChange>>
 
-/** One breaker: its settings and circuits, and where their changes go. */
-interface Breaker {
+/** One breaker: its settings and circuits, and where their changes go. @internal */
+export interface Breaker {
   readonly settings: CircuitBreakerCore.BreakerSettings
   readonly table: OriginTable<Entry>
   readonly changes: Changes
@@ -141,7 +138,8 @@ interface Breaker {
   onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
 }
 
-interface Entry {
+/** @internal */
+export interface Entry {
   readonly origin: string
   readonly machine: CircuitBreakerCore.CircuitBreakerMachine
   readonly labels: metrics.OriginLabels
@@ -162,7 +160,7 @@ const makeBreaker = (
     (origin) => ({
       origin,
       machine: new CircuitBreakerCore.CircuitBreakerMachine(settings),
-      labels: metrics.originLabels(origin),
+      labels: metrics.originAttributes(origin),
       shown: false,
       retired: false
     }),
@@ -206,7 +204,7 @@ const defaultClassify = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outc
 // The state gauge of origins past the label cap is not kept: their states summed mean nothing.
 const setState = (entry: Entry, state: CircuitBreakerCore.StateTag, value: 0 | 1, context: Context.Context<never>) => {
   if (!metrics.isOverflow(entry.labels))
-    metrics.updateNow(metrics.circuitBreakerState, value, metrics.withCircuitStates(entry.labels, state), context)
+    line.updateNow(metrics.circuitBreakerState, value, metrics.withCircuitStates(entry.labels, state), context)
 }
 
 // In the synchronous step that made the change: the gauge, the counter, the stream and the
@@ -220,7 +218,7 @@ const announce = (
 ): void => {
   setState(entry, transition.from, 0, context)
   setState(entry, transition.to, 1, context)
-  metrics.updateNow(
+  line.updateNow(
     metrics.circuitBreakerTransitions,
     1,
     metrics.withCircuitStates(entry.labels, transition.to, transition.from),
@@ -235,7 +233,8 @@ const announce = (
 // critical section: the caller does not wait for it, and what it does is logged, never
 // rethrown. Callers run this uninterruptibly, so that the delivery is always started. An
 // opening of the breaker's own (not `forced`) is also handed to `onOpen`, if set.
-const notify = (
+/** @internal */
+export const notify = (
   breaker: Breaker,
   entry: Entry,
   transition: CircuitBreakerCore.Transition | undefined,
@@ -250,7 +249,8 @@ const notify = (
 
 // One step on the circuit of `origin`, uninterruptible: a change made in it is always announced,
 // and its delivery started.
-const withEntry = <A, E>(
+/** @internal */
+export const withEntry = <A, E>(
   breaker: Breaker,
   origin: string,
   f: (
@@ -269,8 +269,8 @@ const withEntry = <A, E>(
     return f(entry, nowMillis, probeLimitMillis, context)
   })
 
-/** Admits one attempt (`permitted` makes what the caller gets of it), or rejects it with `CircuitOpen`. */
-const admit = <A>(
+/** Admits one attempt (`permitted` makes what the caller gets of it), or rejects it with `CircuitOpen`. @internal */
+export const admit = <A>(
   breaker: Breaker,
   origin: string,
   permitted: (
@@ -282,7 +282,7 @@ const admit = <A>(
   withEntry(breaker, origin, (entry, nowMillis, probeLimitMillis, context) => {
     const admission = entry.machine.tryAcquire(nowMillis, probeLimitMillis)
     if (admission._tag === "Rejected") {
-      metrics.updateNow(
+      line.updateNow(
         metrics.circuitBreakerRefusals,
         1,
         metrics.withCircuitStates(entry.labels, admission.state),
@@ -315,7 +315,8 @@ const makePermit = (breaker: Breaker, entry: Entry, permit: CircuitBreakerCore.P
 const acquire = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.Permit, CircuitOpen> =>
   admit(breaker, origin, (entry, permit) => makePermit(breaker, entry, permit))
 
-const stateOf = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.State> =>
+/** @internal */
+export const stateOf = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.State> =>
   Effect.clockWith((clock) =>
     Effect.sync((): CircuitBreaker.State => {
       const entry = breaker.table.peek(origin)
@@ -389,6 +390,7 @@ export interface Controls {
    * Opens the origin's circuit for `breakMillis` (within `breakDuration` and `maxBreakDuration`)
    * when it is closed or half-open: the metrics, `changes` and `onStateChange` see it as any
    * opening; `onOpen` does not, so that an opening learned from elsewhere is not told again.
+   * On Effect 4, Effect's own breaker (`toEffectBreaker`) learns it from the next admission, as it does an isolation.
    */
   readonly forceOpen: (origin: string, breakMillis: number) => Effect.Effect<void>
   /**
@@ -408,6 +410,16 @@ const controls = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Controls>()
  */
 export const controlsOf = (service: CircuitBreaker.CircuitBreaker.Service): Controls | undefined =>
   controls.get(service)
+
+// The breaker behind each service made by `make`: Effect 4's `toEffectBreaker` keeps its circuits.
+const breakers = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Breaker>()
+
+/**
+ * The breaker behind a service made by {@link make}; `undefined` for any other service.
+ *
+ * @internal
+ */
+export const breakerOf = (service: CircuitBreaker.CircuitBreaker.Service): Breaker | undefined => breakers.get(service)
 
 const makeService = (breaker: Breaker): CircuitBreaker.CircuitBreaker.Service => {
   const service: CircuitBreaker.CircuitBreaker.Service = {
@@ -430,9 +442,10 @@ const makeService = (breaker: Breaker): CircuitBreaker.CircuitBreaker.Service =>
     state: (origin) => stateOf(breaker, origin),
     isolate: (origin) => isolate(breaker, origin),
     close: (origin) => close(breaker, origin),
-    changes: Stream.flatMap(Stream.scoped(subscribeChanges(breaker.changes)), (queue) => Stream.fromQueue(queue)),
-    subscribe: Effect.map(subscribeChanges(breaker.changes), (queue) => Stream.fromQueue(queue, { shutdown: true }))
+    changes: line.scopedQueueStream(subscribeChanges(breaker.changes)),
+    subscribe: Effect.map(subscribeChanges(breaker.changes), line.queueStream)
   }
+  breakers.set(service, breaker)
   controls.set(service, {
     settings: breaker.settings,
     forceOpen: (origin, breakMillis) => forceOpen(breaker, origin, breakMillis),
@@ -505,7 +518,7 @@ const isService = (input: unknown): input is CircuitBreaker.CircuitBreaker.Servi
 // but an `HttpFailure` (an interruption, another error) says nothing about the origin.
 const breakerOutcome = (exit: Exit.Exit<unknown, unknown>): CircuitBreaker.Outcome => {
   if (exit._tag === "Success") return success
-  const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+  const failure = line.onlyFailure(exit.cause)
   if (!HttpFailure.isHttpFailure(failure)) return ignored
   const outcome = CircuitBreakerCore.outcomeOfFailure(failure, serverDelayMillis(failure))
   if (outcome._tag !== "Failure") return outcome
@@ -546,13 +559,13 @@ export const perOrigin = (
     (next: Send): Send =>
     (call, attempt, limitMillis, kind) =>
       Effect.flatMap(breakerIn(call.store), (circuits) =>
-        Effect.locally(
+        line.withLocal(
           circuits.execute(
             Effect.suspend(() => next(call, attempt, limitMillis, kind)),
             call.origin.key,
             breakerOutcome
           ),
-          currentProbeTimeLimit,
+          probeTimeLimit,
           limitMillis
         )
       )

@@ -3,10 +3,10 @@ import { isUnrecoverableCause } from "@effect-http-resilience/core/TransportFail
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as HttpFailure from "../HttpFailure.js"
-import * as redaction from "./redaction.js"
+import * as line from "./line.js"
+import * as platformErrors from "./platformErrors.js"
 import { readSnippet } from "./responseBody.js"
 import * as retryAfter from "./retryAfter.js"
 
@@ -26,7 +26,7 @@ const isSuccess = (status: number): boolean => status >= 200 && status < 300
 
 /**
  * A failure without a response. A platform error for its cause is kept as one that writes its
- * request redacted (`redaction.redactedClientError`): `Cause.pretty` and node's inspect show it.
+ * request redacted (`platformErrors.redactedClientError`): `Cause.pretty` and node's inspect show it.
  *
  * @internal
  */
@@ -39,7 +39,7 @@ export const connectionError = (
     request: attempt.request,
     attempt: attempt.attempt,
     reason,
-    cause: HttpClientError.isHttpClientError(cause) ? redaction.redactedClientError(cause) : cause
+    cause: HttpClientError.isHttpClientError(cause) ? platformErrors.redactedClientError(cause) : cause
   })
 
 /**
@@ -104,9 +104,8 @@ export const takeHeldResponse = (
   failure: HttpFailure.HttpFailure
 ): HttpClientResponse.HttpClientResponse | undefined => {
   if (failure._tag !== "TransientStatus") return undefined
-  // Inside a span, Effect 3 fails with a Proxy of the error (it answers the span's symbol) in
-  // place of the error itself: a WeakMap keyed by identity would not find the proxy.
-  const made = Cause.originalError(failure)
+  // A WeakMap keyed by identity must find the error itself (`line.originalError`).
+  const made = line.originalError(failure)
   const response = heldResponses.get(made)
   heldResponses.delete(made)
   return response
@@ -168,13 +167,17 @@ export const fromClientError = (
   attempt: Attempt,
   error: HttpClientError.HttpClientError
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> => {
-  if (error._tag === "RequestError") {
-    if (error.reason !== "Transport") return Effect.fail(connectionError(attempt, "InvalidRequest", error))
-    const reason = isUnrecoverableCause(error.cause) ? "Unrecoverable" : "Transport"
-    return Effect.fail(connectionError(attempt, reason, error))
+  const read = platformErrors.readClientError(error)
+  switch (read._tag) {
+    case "Transport":
+      return Effect.fail(
+        connectionError(attempt, isUnrecoverableCause(read.cause) ? "Unrecoverable" : "Transport", error)
+      )
+    case "InvalidRequest":
+      return Effect.fail(connectionError(attempt, "InvalidRequest", error))
+    case "StatusCode":
+      return isSuccess(read.response.status) ? permanentStatus(attempt, read.response) : Effect.succeed(read.response)
+    case "Other":
+      return Effect.fail(connectionError(attempt, "Transport", error))
   }
-  if (error.reason === "StatusCode") {
-    return isSuccess(error.response.status) ? permanentStatus(attempt, error.response) : Effect.succeed(error.response)
-  }
-  return Effect.fail(connectionError(attempt, "Transport", error))
 }

@@ -17,9 +17,9 @@ import type * as ResilienceStore from "../ResilienceStore.js"
 import type { Send } from "./attemptLoop.js"
 import { type Attempt, connectionError } from "./classify.js"
 import { latencyWindows } from "./latencyWindows.js"
+import * as line from "./line.js"
 import * as metrics from "./metrics.js"
 import { monotonicMillis } from "./retryBudgetService.js"
-import * as timeout from "./timeout.js"
 
 type Waiter = Deferred.Deferred<void>
 type Limits = ResilienceStore.ResilienceStore.ConcurrencyLimits
@@ -115,7 +115,7 @@ const releaseOne = (entry: OriginLimit): Effect.Effect<void> =>
   })
 
 const failureOf = (exit: Exit.Exit<unknown, unknown>): unknown =>
-  exit._tag === "Failure" && exit.cause._tag === "Fail" ? exit.cause.error : undefined
+  exit._tag === "Failure" ? line.onlyFailure(exit.cause) : undefined
 
 /**
  * What an attempt's end teaches an adaptive limit: a response (any status; a `429` or `503` is
@@ -178,13 +178,13 @@ const holding = <A, E, R>(
 }
 
 const count = (metric: typeof metrics.concurrencyLimitRefusals, origin: string): Effect.Effect<void> =>
-  Effect.sync(() => metric.unsafeUpdate(1, metrics.originLabels(origin)))
+  line.update(metric, 1, metrics.originAttributes(origin))
 
 // Origins past the label cap keep no gauge: their limits summed under one label mean nothing.
 const setLimitGauge = (origin: string, limit: number): Effect.Effect<void> => {
-  const labels = metrics.originLabels(origin)
+  const labels = metrics.originAttributes(origin)
   if (metrics.isOverflow(labels)) return Effect.void
-  return Effect.sync(() => metrics.concurrencyLimit.unsafeUpdate(limit, labels))
+  return line.update(metrics.concurrencyLimit, limit, labels)
 }
 
 type Permitted<A, E, R> = Effect.Effect<A, E | HttpFailure.ConnectionError, R>
@@ -242,5 +242,5 @@ const waitFor = (
   const timedOut = () => connectionError(attempt, "Timeout", "no concurrency permit before the total timeout")
   if (!Number.isFinite(leftMillis)) return Deferred.await(waiter)
   if (leftMillis <= 0) return Effect.fail(timedOut())
-  return timeout.timeoutFail(Deferred.await(waiter), Duration.millis(leftMillis), timedOut)
+  return line.timeoutFail(Deferred.await(waiter), Duration.millis(leftMillis), timedOut)
 }

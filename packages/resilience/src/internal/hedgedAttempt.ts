@@ -10,6 +10,7 @@ import { type Call, coolDownLeft, type Refusal, releaseHeld, type Send, tellCool
 import { type Attempt, limitRefusalOf } from "./classify.js"
 import * as decisions from "./decisions.js"
 import { latencyWindows } from "./latencyWindows.js"
+import * as line from "./line.js"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -157,7 +158,7 @@ const settle = <A, E, R>(run: HedgedRun<A, E, R>, keep: number | undefined): Eff
 // the copy sent after such a failure started once the clock had moved all the way (sent late;
 // a wait it began, left for the next adjust). Live, each copy starts a scheduler turn sooner.
 // Effect 3's `TestClock` waits for every fiber to suspend.
-const forkNow = Effect.fork
+const forkNow = line.forkNow
 
 const start = <A, E, R>(run: HedgedRun<A, E, R>, copy: number): Effect.Effect<void, never, R> =>
   Effect.map(
@@ -291,7 +292,7 @@ const failureOf = <E>(cause: Cause.Cause<E>): E | undefined => {
   return failures.length === 1 && !Cause.isDie(cause) ? failures[0] : undefined
 }
 
-const failuresOf = <E>(cause: Cause.Cause<E>): ReadonlyArray<E> => Array.from(Cause.failures(cause))
+const failuresOf = <E>(cause: Cause.Cause<E>): ReadonlyArray<E> => line.failures(cause)
 
 /**
  * The hedging stage: around the attempt below it (permit, token, breaker, time limit, transport),

@@ -6,8 +6,7 @@ import * as Settings from "@effect-http-resilience/core/Settings"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
-import { NodeInspectSymbol } from "effect/Inspectable"
-import * as Option from "effect/Option"
+import * as line from "./line.js"
 
 const describeDuration = (value: object): string | undefined =>
   Duration.isDuration(value) ? Duration.format(value) : undefined
@@ -32,11 +31,10 @@ export class InvalidRetryPolicy extends Data.TaggedError("InvalidRetryPolicy")<{
       message: this.message
     }
   }
-  // As Effect 4's errors are inspected: as their JSON (Effect 3's would show the value as it is).
-  override [NodeInspectSymbol](): unknown {
-    return this.toJSON()
-  }
 }
+
+// Inspected as its JSON, as Effect 4's errors are (Effect 3's would show the value as it is).
+line.inspectAsJson(InvalidRetryPolicy)
 
 /** @internal */
 export class IsTransientStatusError extends Data.TaggedError("IsTransientStatusError")<{
@@ -57,7 +55,7 @@ export const fromChecked = <A>(checked: Settings.Checked<A>): Validated<A> =>
 
 /** Effect 3's Duration, as the core's option checks read durations. @internal */
 export const durationCodec: Settings.DurationCodec<Duration.Duration> = {
-  decode: (input) => Option.getOrUndefined(Duration.decodeUnknown(input)),
+  decode: line.decodeDuration,
   infinity: Duration.infinity,
   toMillis: Duration.toMillis,
   describe: describeDuration

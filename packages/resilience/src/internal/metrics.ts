@@ -9,17 +9,14 @@
  * No `http.client.request.duration`: it is the transport's metric (OpenTelemetry's undici
  * instrumentation records it per physical request, under that name), the transport's span per
  * request already carries each attempt's duration, and recording it here too would cost every
- * attempt two clock reads, an exit hook and a histogram update on the happy path.
- *
- * Effect 3 metrics carry no unit, so the unit is in each description.
+ * attempt two clock reads, an exit hook and a histogram update on the happy path. Effect 3 metrics carry no unit, so the unit is in each description.
  *
  * @internal
  */
 import type { StateTag } from "@effect-http-resilience/core/CircuitBreaker"
 import * as Telemetry from "@effect-http-resilience/core/Telemetry"
-import type * as Context from "effect/Context"
 import * as Metric from "effect/Metric"
-import * as MetricLabel from "effect/MetricLabel"
+import * as line from "./line.js"
 
 /** Attribute keys, the shared core's names. @internal */
 export const attribute = Telemetry.attribute
@@ -76,12 +73,10 @@ export const concurrencyLimit = Metric.gauge(Telemetry.metrics.concurrencyLimit.
 /** The attribute value of a circuit state. @internal */
 const circuitStateValue = Telemetry.circuitStateValue
 
-/** An origin's attributes as Effect 3 attaches them to a metric update: labels. @internal */
-export type OriginLabels = ReadonlyArray<MetricLabel.MetricLabel>
+/** An origin's attributes as this line attaches them to a metric update. @internal */
+export type OriginLabels = line.Attributes
 
-const originLabelsCapped = Telemetry.cappedOriginAttributes(
-  (attributes): OriginLabels => Object.entries(attributes).map(([key, value]) => MetricLabel.make(key, value))
-)
+const originAttributesCapped = Telemetry.cappedOriginAttributes(line.attributesOf)
 
 /**
  * `url.scheme`, `server.address`, `server.port` of an origin key, one value per origin; past the
@@ -90,30 +85,19 @@ const originLabelsCapped = Telemetry.cappedOriginAttributes(
  *
  * @internal
  */
-export const originLabels: (origin: string) => OriginLabels = originLabelsCapped.of
+export const originAttributes: (origin: string) => OriginLabels = originAttributesCapped.of
 
 /** Whether labels are the overflow's: a gauge of per-origin state has no meaning summed. @internal */
-export const isOverflow = (labels: OriginLabels): boolean => labels === originLabelsCapped.overflow
+export const isOverflow = (labels: OriginLabels): boolean => labels === originAttributesCapped.overflow
 
 /** An origin's labels with a circuit's state, and the state it left if given. @internal */
 export const withCircuitStates = (labels: OriginLabels, state: StateTag, previous?: StateTag): OriginLabels =>
-  previous === undefined
-    ? [...labels, MetricLabel.make(attribute.circuitState, circuitStateValue[state])]
-    : [
-        ...labels,
-        MetricLabel.make(attribute.circuitPreviousState, circuitStateValue[previous]),
-        MetricLabel.make(attribute.circuitState, circuitStateValue[state])
-      ]
-
-/**
- * Updates `metric` with `labels` now, within a synchronous step.
- * Effect 3's metrics live in one global registry: `context` plays no part.
- *
- * @internal
- */
-export const updateNow = <Type, Out>(
-  metric: Metric.Metric<Type, number, Out>,
-  value: number,
-  labels: OriginLabels,
-  _context: Context.Context<never>
-): void => metric.unsafeUpdate(value, labels)
+  line.withAttributes(
+    labels,
+    previous === undefined
+      ? { [attribute.circuitState]: circuitStateValue[state] }
+      : {
+          [attribute.circuitPreviousState]: circuitStateValue[previous],
+          [attribute.circuitState]: circuitStateValue[state]
+        }
+  )

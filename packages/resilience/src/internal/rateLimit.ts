@@ -20,6 +20,7 @@ import type * as ResilienceStore from "../ResilienceStore.js"
 import type { Call, Send } from "./attemptLoop.js"
 import { type Attempt, connectionError } from "./classify.js"
 import { InvalidRetryPolicy } from "./invalidOption.js"
+import * as line from "./line.js"
 import * as metrics from "./metrics.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 import { remember } from "./settingsTable.js"
@@ -262,7 +263,7 @@ const sendCounted = <A, E, R>(
 }
 
 const tally = (metric: typeof metrics.rateLimitWaits, origin: string): Effect.Effect<void> =>
-  Effect.sync(() => metric.unsafeUpdate(1, metrics.originLabels(origin)))
+  line.update(metric, 1, metrics.originAttributes(origin))
 
 const refused = (gate: Gate, attempt: Attempt, waitMillis: number): Effect.Effect<never, HttpFailure.ConnectionError> =>
   Effect.zipRight(

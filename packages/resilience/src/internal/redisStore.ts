@@ -31,6 +31,7 @@ import * as rateLimitMemory from "./rateLimit.js"
 import * as redisRateLimit from "./redisRateLimit.js"
 import { makeMemory } from "./resilienceStore.js"
 import * as retryBudgetService from "./retryBudgetService.js"
+import * as line from "./line.js"
 import * as storeTimeout from "./storeTimeout.js"
 
 type Service = ResilienceStore.ResilienceStore.Service
@@ -122,10 +123,10 @@ type RejectedKind =
   | "rate_limit_bucket"
   | "rate_limit_block"
 
-const setDegraded = (value: number) => Metric.set(degradedGauge, value)
+const setDegraded = (value: number) => Metric.update(degradedGauge, value)
 
 const rejected = (kind: RejectedKind, count = 1): Effect.Effect<void> =>
-  Metric.incrementBy(Metric.tagged(rejectedValues, "kind", kind), count)
+  line.update(rejectedValues, count, line.attributesOf({ kind }))
 
 /** One Redis store's state, for its scope's life, shared by the functions below. */
 interface Store {
@@ -288,9 +289,10 @@ const exchange = <A>(
       failure === undefined ? timedOut : { _tag: "Failed", refused }
     )
   }
-  return Effect.flatMap(Effect.either(storeTimeout.within(work, store.settings.timeoutMillis)), (answer) =>
-    Either.isRight(answer) ? onAnswer(answer.right) : onFailure(answer.left)
-  )
+  return Effect.matchEffect(storeTimeout.within(work, store.settings.timeoutMillis), {
+    onSuccess: onAnswer,
+    onFailure
+  })
 }
 
 // The answer, or `undefined` when Redis failed or was too slow. Work Redis refused is tried again

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as RetryBudget from "../RetryBudget.js"
 import { durationCodec, fromChecked, type InvalidRetryPolicy, type Validated } from "./invalidOption.js"
+import * as line from "./line.js"
 import * as metrics from "./metrics.js"
 
 /** @internal */
@@ -63,7 +64,7 @@ export const monotonicMillis = (clock: Clock.Clock): number => Number(clock.unsa
  * @internal
  */
 export const countRefusal = (origin: string): Effect.Effect<void> =>
-  Effect.sync(() => metrics.retryBudgetRefusals.unsafeUpdate(1, metrics.originLabels(origin)))
+  line.update(metrics.retryBudgetRefusals, 1, metrics.originAttributes(origin))
 
 const alwaysTrue = Effect.succeed(true)
 const unlimitedBalance = Effect.succeed(Number.POSITIVE_INFINITY)

@@ -7,9 +7,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Random from "effect/Random"
-import * as Schedule from "effect/Schedule"
-import * as ScheduleDecision from "effect/ScheduleDecision"
-import * as ScheduleInterval from "effect/ScheduleInterval"
+import type * as Schedule from "effect/Schedule"
 import type * as HttpFailure from "../HttpFailure.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
@@ -20,6 +18,7 @@ import {
   InvalidRetryPolicy,
   type Validated
 } from "./invalidOption.js"
+import * as line from "./line.js"
 import * as retryBudgetService from "./retryBudgetService.js"
 
 export { InvalidRetryPolicy }
@@ -136,7 +135,7 @@ const stepOf = (
 /**
  * The policy as a schedule: the decisions are the shared core's (`RetrySchedule.step`); a
  * give-up ends the schedule with its decision as the last output.
- * This gives them Effect 3's schedule shape (a state, an output, an interval).
+ * `line.scheduleFromStep` gives them the line's schedule shape.
  *
  * @internal
  */
@@ -144,17 +143,13 @@ export const toSchedule = (
   policy: RetryPolicy.RetryPolicy
 ): Schedule.Schedule<RetryPolicy.RetryDecision, HttpFailure.HttpFailure> => {
   const schedulePolicy = RetryPolicyOptions.toSchedulePolicy(policy, Duration.toMillis)
-  return Schedule.makeWithState<RetrySchedule.State, HttpFailure.HttpFailure, RetryPolicy.RetryDecision>(
-    RetrySchedule.initialState(schedulePolicy),
-    (now, failure, state) =>
-      Effect.map(stepOf(schedulePolicy, policy, state, now, failure), (step) =>
-        step.decision._tag === "GiveUp"
-          ? [step.state, step.decision, ScheduleDecision.done]
-          : [
-              step.state,
-              toDecision(step.decision),
-              ScheduleDecision.continueWith(ScheduleInterval.after(now + step.decision.delayMillis))
-            ]
-      )
+  return line.scheduleFromStep(
+    () => RetrySchedule.initialState(schedulePolicy),
+    (now, failure: HttpFailure.HttpFailure, state) =>
+      Effect.map(stepOf(schedulePolicy, policy, state, now, failure), (step) => ({
+        state: step.state,
+        out: toDecision(step.decision),
+        delayMillis: step.decision._tag === "GiveUp" ? undefined : step.decision.delayMillis
+      }))
   )
 }

@@ -47,7 +47,8 @@ export const prepare = (
 
 /**
  * The request with credentials in its URL as a header, when they can be sent; as it is when
- * not (the call then refuses it). Effect 3's client only: Effect 4's sends the prepared request.
+ * not (the call then refuses it). For a line whose transform cannot send the prepared request
+ * (`line.beforeTransform`).
  *
  * @internal
  */

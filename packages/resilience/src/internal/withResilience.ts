@@ -13,14 +13,15 @@ import * as Effect from "effect/Effect"
 import * as Inspectable from "effect/Inspectable"
 import type * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as Either from "effect/Either"
 import { dual } from "effect/Function"
-import * as Predicate from "effect/Predicate"
+import * as Either from "effect/Either"
 import * as Scope from "effect/Scope"
 import * as HttpFailure from "../HttpFailure.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, classifyResponse, fromClientError, takeHeldResponse } from "./classify.js"
+import * as line from "./line.js"
+import * as platformErrors from "./platformErrors.js"
 import * as policyInput from "./policyInput.js"
 import * as redaction from "./redaction.js"
 import { drain } from "./responseBody.js"
@@ -28,6 +29,13 @@ import * as urlCredentials from "./urlCredentials.js"
 
 // Any error but the platform's.
 const isOtherError = <E>(error: E): error is Exclude<E, HttpClientError.HttpClientError> =>
+  !HttpClientError.isHttpClientError(error)
+
+// The platform's `transform` types its result with the wrapped client's errors too; the attempt
+// loop turns every `HttpClientError` into an `HttpFailure`, and this says so to the compiler.
+const isHandledError = <E>(
+  error: E | HttpFailure.HttpFailure
+): error is HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError> =>
   !HttpClientError.isHttpClientError(error)
 
 /**
@@ -90,17 +98,20 @@ export const failWithReason = (
  *
  * A class rather than an object literal: one is made per call, and getters on a prototype cost
  * nothing to make, where an object literal's own getters cost more than the rest of the call.
+ * What only one line's responses have comes from `line.ResponseExtras`.
  */
-class TrackedResponse implements HttpClientResponse.HttpClientResponse {
-  readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
-  readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
+class TrackedResponse extends line.ResponseExtras implements HttpClientResponse.HttpClientResponse {
+  readonly [HttpClientResponse.TypeId]: typeof HttpClientResponse.TypeId = HttpClientResponse.TypeId
+  readonly [HttpIncomingMessage.TypeId]: typeof HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
   bodyTaken = false
   // Some transports build a new Headers object on every access: built once here.
   private cachedHeaders: Headers.Headers | undefined
 
-  constructor(readonly inner: HttpClientResponse.HttpClientResponse) {}
+  constructor(readonly inner: HttpClientResponse.HttpClientResponse) {
+    super()
+  }
 
-  private taking<A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E> {
+  protected override taking<A, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E> {
     return Effect.suspend(() => {
       this.bodyTaken = true
       return read
@@ -129,7 +140,7 @@ class TrackedResponse implements HttpClientResponse.HttpClientResponse {
   get text(): Effect.Effect<string, HttpClientError.ResponseError> {
     return this.taking(this.inner.text)
   }
-  get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
+  get json(): Effect.Effect<line.Json, HttpClientError.ResponseError> {
     return this.taking(this.inner.json)
   }
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
@@ -147,7 +158,7 @@ class TrackedResponse implements HttpClientResponse.HttpClientResponse {
   toJSON(): unknown {
     return this.inner.toJSON()
   }
-  toString(): string {
+  override toString(): string {
     return this.inner.toString()
   }
   [Inspectable.NodeInspectSymbol](): unknown {
@@ -183,26 +194,42 @@ type Sending<E, R> =
     }
   | { readonly _tag: "Refused"; readonly problem: UrlCredentials.Problem }
 
-// Effect 3's client gives a transform no public way to send another request than the one it
-// read: credentials become a header in a step of the client's own, before the transform, and
-// any put in the URL after it (by a mapRequest applied to the resilient client) are refused.
-const credentialsAsHeader = <E, R>(
+// User info needs an "@": most URLs have none, and are sent without `urlCredentials`.
+const hasUserinfo = (url: string): boolean => url.includes("@")
+
+// Credentials put in the URL before the client was made become a header in a step of the
+// client's own where the line's transform cannot send another request than the one it read
+// (`line.beforeTransform`, Effect 3); any put there after it (by a `mapRequest` applied to the
+// resilient client) are then refused.
+const credentialsStep = <E, R>(
   self: HttpClient.HttpClient.With<E, R>,
   mode: RetryPolicy.UrlCredentialsMode
 ): HttpClient.HttpClient.With<E, R> =>
-  mode === "refuse" ? self : HttpClient.mapRequest(self, (request) => urlCredentials.asHeader(request, mode))
+  mode === "refuse"
+    ? self
+    : line.beforeTransform(self, (request) =>
+        hasUserinfo(request.url) ? urlCredentials.asHeader(request, mode) : request
+      )
 
+// Where the line can (`line.resend`, Effect 4), the request rewritten goes through the wrapped
+// client's own postprocessing, as the transform's `send` does with the request it read.
 const sending = <E, R>(
+  self: HttpClient.HttpClient.With<E, R>,
   send: Effect.Effect<HttpClientResponse.HttpClientResponse, E, R>,
   request: HttpClientRequest.HttpClientRequest,
   mode: RetryPolicy.UrlCredentialsMode
 ): Sending<E, R> => {
+  if (!hasUserinfo(request.url)) return { _tag: "Send", request, send }
   const prepared = urlCredentials.prepare(request, mode)
   switch (prepared._tag) {
     case "Unchanged":
       return { _tag: "Send", request, send }
-    case "Rewritten":
-      return { _tag: "Refused", problem: "added-after-client" }
+    case "Rewritten": {
+      const resent = line.resend(self, prepared.request)
+      return resent === undefined
+        ? { _tag: "Refused", problem: "added-after-client" }
+        : { _tag: "Send", request: prepared.request, send: resent }
+    }
     case "Refused":
       return prepared
   }
@@ -216,9 +243,8 @@ export const withResolvedPolicy = <E, R>(
   HttpFailure.HttpFailure | Exclude<E, HttpClientError.HttpClientError>,
   R | Scope.Scope
 > => {
-  const inner = credentialsAsHeader(self, policy.urlCredentials)
-  return HttpClient.transform(inner, (sendAsRead, requestAsRead) => {
-    const call = sending(sendAsRead, requestAsRead, policy.urlCredentials)
+  return HttpClient.transform(credentialsStep(self, policy.urlCredentials), (sendAsRead, requestAsRead) => {
+    const call = sending(self, sendAsRead, requestAsRead, policy.urlCredentials)
     if (call._tag === "Refused") return Effect.flatMap(urlCredentials.refusal(requestAsRead, call.problem), Effect.fail)
     const { request, send } = call
     return Effect.flatMap(Effect.scope, (scope) =>
@@ -230,7 +256,7 @@ export const withResolvedPolicy = <E, R>(
         drain
       )
     )
-  }).pipe(HttpClient.catchAll((error) => (isOtherError(error) ? Effect.fail(error) : Effect.die(error))))
+  }).pipe(HttpClient.catchAll((error) => (isHandledError(error) ? Effect.fail(error) : Effect.die(error))))
 }
 
 const resolveOrThrow = (policy: policyInput.PolicyInput | undefined): policyInput.ResolvedPolicy =>
@@ -254,7 +280,7 @@ export const withResilience = dual<
     R | Scope.Scope
   >
 >(
-  (args) => Predicate.hasProperty(args[0], HttpClient.TypeId),
+  (args) => line.isHttpClient(args[0]),
   (self, policy) => withResolvedPolicy(self, resolveOrThrow(policy))
 )
 
@@ -265,23 +291,11 @@ export const withResilience = dual<
 const toClientError = (failure: HttpFailure.HttpFailure): HttpClientError.HttpClientError => {
   const description = describeOutcome(failure)
   if (failure._tag === "ConnectionError" && HttpClientError.isHttpClientError(failure.cause)) {
-    const original = failure.cause
-    if (original._tag === "ResponseError") return redaction.redactedClientError(original)
-    return redaction.requestError({
-      request: original.request,
-      reason: original.reason,
-      cause: original.cause,
-      description
-    })
+    return platformErrors.describedAs(failure.cause, description)
   }
   // Credentials in the URL that were not sent: what the platform calls an invalid URL.
   const refused = failure._tag === "ConnectionError" && HttpFailure.isUrlCredentialsRefused(failure.cause)
-  return redaction.requestError({
-    request: failure.request,
-    reason: refused ? "InvalidUrl" : "Transport",
-    cause: failure,
-    description
-  })
+  return platformErrors.ofFailure(failure.request, refused ? "InvalidUrl" : "Transport", failure, description)
 }
 
 // A call that stops retrying hands back what the platform's client would have: the last
@@ -306,9 +320,8 @@ export const withPlatformTypes = <R>(
   self: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   policy: policyInput.ResolvedPolicy
 ): HttpClient.HttpClient.With<HttpClientError.HttpClientError, R> => {
-  const inner = credentialsAsHeader(self, policy.urlCredentials)
-  return HttpClient.transform(inner, (sendAsRead, requestAsRead) => {
-    const call = sending(sendAsRead, requestAsRead, policy.urlCredentials)
+  return HttpClient.transform(credentialsStep(self, policy.urlCredentials), (sendAsRead, requestAsRead) => {
+    const call = sending(self, sendAsRead, requestAsRead, policy.urlCredentials)
     if (call._tag === "Refused") {
       return Effect.flatMap(urlCredentials.refusal(requestAsRead, call.problem), (failure) =>
         Effect.fail(toClientError(failure))
