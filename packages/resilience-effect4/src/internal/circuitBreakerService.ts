@@ -128,7 +128,7 @@ const inStep = <A, E>(
 /** The queues of a breaker's subscribers to its state changes (see `subscribeChanges`). */
 type Changes = Set<Queue.Queue<CircuitBreaker.StateChange>>
 
-/** One breaker: its settings and circuits, and where their changes go. @internal */
+/** One breaker: its settings and circuits, and where their changes go. @internal @oneLine */
 export interface Breaker {
   readonly settings: CircuitBreakerCore.BreakerSettings
   readonly table: OriginTable<Entry>
@@ -138,7 +138,7 @@ export interface Breaker {
   onOpen: ((origin: string, breakMillis: number) => Effect.Effect<void>) | undefined
 }
 
-/** @internal */
+/** @internal @oneLine */
 export interface Entry {
   readonly origin: string
   readonly machine: CircuitBreakerCore.CircuitBreakerMachine
@@ -233,7 +233,7 @@ const announce = (
 // critical section: the caller does not wait for it, and what it does is logged, never
 // rethrown. Callers run this uninterruptibly, so that the delivery is always started. An
 // opening of the breaker's own (not `forced`) is also handed to `onOpen`, if set.
-/** @internal */
+/** @internal @oneLine */
 export const notify = (
   breaker: Breaker,
   entry: Entry,
@@ -249,7 +249,7 @@ export const notify = (
 
 // One step on the circuit of `origin`, uninterruptible: a change made in it is always announced,
 // and its delivery started.
-/** @internal */
+/** @internal @oneLine */
 export const withEntry = <A, E>(
   breaker: Breaker,
   origin: string,
@@ -269,7 +269,7 @@ export const withEntry = <A, E>(
     return f(entry, nowMillis, probeLimitMillis, context)
   })
 
-/** Admits one attempt (`permitted` makes what the caller gets of it), or rejects it with `CircuitOpen`. @internal */
+/** Admits one attempt (`permitted` makes what the caller gets of it), or rejects it with `CircuitOpen`. @internal @oneLine */
 export const admit = <A>(
   breaker: Breaker,
   origin: string,
@@ -315,7 +315,7 @@ const makePermit = (breaker: Breaker, entry: Entry, permit: CircuitBreakerCore.P
 const acquire = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.Permit, CircuitOpen> =>
   admit(breaker, origin, (entry, permit) => makePermit(breaker, entry, permit))
 
-/** @internal */
+/** @internal @oneLine */
 export const stateOf = (breaker: Breaker, origin: string): Effect.Effect<CircuitBreaker.State> =>
   Effect.clockWith((clock) =>
     Effect.sync((): CircuitBreaker.State => {
@@ -418,6 +418,7 @@ const breakers = new WeakMap<CircuitBreaker.CircuitBreaker.Service, Breaker>()
  * The breaker behind a service made by {@link make}; `undefined` for any other service.
  *
  * @internal
+ * @oneLine
  */
 export const breakerOf = (service: CircuitBreaker.CircuitBreaker.Service): Breaker | undefined => breakers.get(service)
 

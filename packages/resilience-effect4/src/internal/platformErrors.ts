@@ -66,10 +66,8 @@ class RedactedHttpClientError extends HttpClientError.HttpClientError {
 
 /**
  * The platform's error of this reason, writing its request redacted.
- *
- * @internal
  */
-export const clientError = (reason: HttpClientError.HttpClientErrorReason): HttpClientError.HttpClientError =>
+const clientError = (reason: HttpClientError.HttpClientErrorReason): HttpClientError.HttpClientError =>
   new RedactedHttpClientError({ reason })
 
 /**

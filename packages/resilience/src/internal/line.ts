@@ -150,10 +150,8 @@ export const scheduleFromStep = <S, In, Out>(
 /**
  * What a schedule answers an input: its output, and the wait before the next attempt
  * (`undefined`: the schedule is done).
- *
- * @internal
  */
-export interface Stepped {
+interface Stepped {
   readonly out: unknown
   readonly delayMillis: number | undefined
 }

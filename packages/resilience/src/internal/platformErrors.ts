@@ -77,10 +77,8 @@ class RedactedResponseError extends HttpClientError.ResponseError {
 
 /**
  * The platform's `RequestError`, writing its request redacted.
- *
- * @internal
  */
-export const requestError = (
+const requestError = (
   fields: ConstructorParameters<typeof HttpClientError.RequestError>[0]
 ): HttpClientError.RequestError => new RedactedRequestError(fields)
 

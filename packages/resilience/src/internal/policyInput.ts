@@ -126,9 +126,10 @@ export const resolve = (input: PolicyInput | undefined): Either.Either<ResolvedP
   if (input === undefined) return Either.right(defaultResolved)
   const known = byIdentity.get(input)
   if (known !== undefined) return known
+  // A policy is told by its brand, read in place: a call given fresh options passes here each time.
   const resolved = Schedule.isSchedule(input)
     ? Either.right(fromSchedule(input))
-    : retryPolicy.isRetryPolicy(input)
+    : retryPolicy.TypeId in input
       ? Either.right(fromPolicy(input))
       : resolveOptions(input)
   byIdentity.set(input, resolved)

@@ -81,11 +81,11 @@ const headerNamesNow = (): Names => line.currentOr(line.redactedHeaderNames, Red
 
 // Headers as the library writes them: the platform's names redacted, and `authorization`,
 // `proxy-authorization` and `cookie` whatever the names.
-/** @internal */
+/** @internal @oneLine */
 export const redactHeaders = (headers: Headers.Headers): Record<string, string> =>
   Redaction.redactHeaders(headers, headerNamesNow())
 
-/** @internal */
+/** @internal @oneLine */
 export const requestJson = (request: HttpClientRequest.HttpClientRequest): Record<string, unknown> => ({
   method: request.method,
   url: redactUrl(request.url),
@@ -94,7 +94,7 @@ export const requestJson = (request: HttpClientRequest.HttpClientRequest): Recor
 
 // A text the platform wrote a request's URL into (as it is), with
 // the URL redacted by the library's names.
-/** @internal */
+/** @internal @oneLine */
 export const withUrlRedacted = (text: string, url: string): string => {
   const asWritten = line.asPlatformWritesUrl(url)
   const redacted = redactUrl(url)
