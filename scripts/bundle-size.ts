@@ -201,7 +201,8 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     directory: Path.join(root, "packages/resilience-effect4"),
     transport: "effect/http",
     effectMajor: "4",
-    limitKiB: 37.2,
+    // 37.2 on effect 4.1.0; 4.1.5's own modules that the root import pulls are 0.3 KiB larger.
+    limitKiB: 37.4,
     byPathLimitKiB: 23.7,
     targetKiB: 30,
     byPathTargetKiB: 25

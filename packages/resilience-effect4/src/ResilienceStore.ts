@@ -3,6 +3,9 @@
  * Where overload state lives: per origin, the retry budget, the circuit breaker, the
  * `Retry-After` cool-down, the concurrency limit and the rate limit, in memory unless a layer provides another store (docs/overload.md).
  *
+ * A store given to the client's layer with `Layer.provide` is the store of that client's calls; one
+ * provided around the program reaches the clients built without one. Given both, the layer's decides.
+ *
  * @example
  * ```ts
  * import { Effect } from "effect"
@@ -27,7 +30,8 @@ import * as internal from "./internal/resilienceStore.js"
 import type * as RetryBudget from "./RetryBudget.js"
 
 /**
- * The store service; a call without one in its context uses one in-memory store per `Clock`.
+ * The store service; a call without one in its context uses one in-memory store per `Clock`. A client
+ * built with one in context (its layer's, given with `Layer.provide`) uses that one for every call.
  *
  * @since 0.1.0
  * @category tags

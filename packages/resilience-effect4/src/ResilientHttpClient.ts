@@ -96,6 +96,7 @@ export declare namespace ResilientHttpClient {
 
 /**
  * Makes the service over the `HttpClient` in context; bad options fail with `InvalidRetryPolicy`.
+ * A `ResilienceStore` in context (given to its layer) is the store of its calls, over theirs.
  *
  * @since 0.1.0
  * @category constructors
@@ -110,7 +111,8 @@ export const make: {
 } = internal.make
 
 /**
- * The service as a layer over the `HttpClient` in context.
+ * The service as a layer over the `HttpClient` in context, and over the `ResilienceStore` given
+ * to it with `Layer.provide`, if any: that store is its calls' (docs/overload.md).
  *
  * @since 0.1.0
  * @category layers
@@ -145,7 +147,8 @@ export const withResilience: {
 } = combinator.withResilience
 
 /**
- * A drop-in replacement for the `HttpClient` in context, resilient, with the platform's types.
+ * A drop-in replacement for the `HttpClient` in context, resilient, with the platform's types; a
+ * `ResilienceStore` given to it with `Layer.provide` is its calls' store.
  *
  * @since 0.1.0
  * @category layers

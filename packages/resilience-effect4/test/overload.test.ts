@@ -216,6 +216,71 @@ describe("the circuit breaker, Effect 4", () => {
     })
   )
 
+  // Effect 4.1.5's breaker passes `{ probe }` to `classify`, and `onRejection: "allow"` runs a refused
+  // call unrecorded: both through our circuits, for a service of `make` and for any other service.
+  for (const kind of ["made by make", "of another make"] as const) {
+    it.effect(
+      `toEffectBreaker (${kind}): classify hears { probe }: a 429 ignored while closed reopens from the probe`,
+      () =>
+        Effect.gen(function* () {
+          const made = yield* CircuitBreaker.make({
+            tripPolicy: CircuitBreaker.consecutive(1),
+            breakDuration: "1 second"
+          })
+          const breaker = kind === "made by make" ? made : { ...made }
+          const effect = yield* CircuitBreaker.toEffectBreaker(breaker)
+          const probes: Array<boolean> = []
+          const answer = (status: number) =>
+            effect.execute(Effect.succeed(status), {
+              key: origin,
+              classify: (exit, { probe }) => {
+                probes.push(probe)
+                const status = Exit.isSuccess(exit) ? exit.value : 0
+                return status === 429
+                  ? probe
+                    ? EffectBreaker.failure()
+                    : EffectBreaker.ignored
+                  : EffectBreaker.success
+              }
+            })
+          yield* answer(429)
+          expect((yield* made.state(origin))._tag).toBe("Closed")
+          yield* Effect.exit(effect.execute(Effect.fail("boom"), { key: origin }))
+          expect((yield* made.state(origin))._tag).toBe("Open")
+          yield* TestClock.adjust("1 second")
+          yield* answer(429)
+          expect(probes).toEqual([false, true])
+          expect((yield* made.state(origin))._tag).toBe("Open")
+          yield* TestClock.adjust("2 seconds")
+          yield* answer(200)
+          expect(probes).toEqual([false, true, true])
+          expect((yield* made.state(origin))._tag).toBe("Closed")
+        })
+    )
+
+    it.effect(`toEffectBreaker (${kind}): onRejection "allow" runs a call the open circuit refuses, unrecorded`, () =>
+      Effect.gen(function* () {
+        const made = yield* CircuitBreaker.make({
+          tripPolicy: CircuitBreaker.consecutive(1),
+          breakDuration: "1 second"
+        })
+        const breaker = kind === "made by make" ? made : { ...made }
+        const effect = yield* CircuitBreaker.toEffectBreaker(breaker)
+        yield* Effect.exit(effect.execute(Effect.fail("boom"), { key: origin }))
+        let ran = 0
+        const call = Effect.sync(() => ++ran)
+        const refused = failureOf(yield* Effect.exit(effect.execute(call, { key: origin })))
+        assert.isTrue(refused instanceof EffectBreaker.CircuitBreakerError)
+        expect(yield* effect.execute(call, { key: origin, onRejection: "allow" })).toBe(1)
+        // Unrecorded: a success while open neither closes the circuit nor takes its probe.
+        expect((yield* made.state(origin))._tag).toBe("Open")
+        yield* TestClock.adjust("1 second")
+        expect(yield* effect.execute(call, { key: origin })).toBe(2)
+        expect((yield* made.state(origin))._tag).toBe("Closed")
+      })
+    )
+  }
+
   it("bad breaker options are InvalidRetryPolicy naming the option in full", () => {
     expect(() => RetryPolicy.make({ circuitBreaker: CircuitBreaker.perOrigin({ breakDuration: "1 millis" }) })).toThrow(
       /"circuitBreaker.breakDuration": must be from 500 millis to 1 day/

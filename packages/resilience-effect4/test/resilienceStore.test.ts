@@ -1,7 +1,7 @@
 // @generated from templates/test/resilienceStore.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Clock, Duration, Effect, Exit, Fiber, Metric, type Scope } from "effect"
-import type { HttpClient } from "effect/http"
+import { Cause, Clock, Duration, Effect, Exit, Fiber, Layer, Metric, type Scope } from "effect"
+import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as CircuitBreaker from "../src/CircuitBreaker.js"
 import * as ResilienceStore from "../src/ResilienceStore.js"
@@ -238,5 +238,66 @@ describe("ResilienceStore: a 429's Retry-After cools its origin down for every c
       expect(yield* store.coolDownLeft(origin)).toBe(0)
       expect(yield* Clock.currentTimeMillis).toBe(Duration.toMillis("5 seconds"))
     })
+  )
+})
+
+describe("ResilienceStore: where it is given", () => {
+  type Wiring = "around" | "layer" | "layerHttpClient" | "both"
+
+  /**
+   * A call that meets a 429 (Retry-After: 5) through a client whose store `given` is wired as
+   * `wiring` says (`both`: `given` to the layer, `other` around the program): what is left of the
+   * origin's cool-down in each store, 1 s in.
+   */
+  const coolDownsAfter = (wiring: Wiring) =>
+    Effect.gen(function* () {
+      const given = ResilienceStore.makeMemory()
+      const other = ResilienceStore.makeMemory()
+      const scripted = ScriptedHttpClient.make([{ status: 429, headers: { "retry-after": "5" } }, { status: 200 }])
+      const transport = Layer.succeed(HttpClient.HttpClient, scripted.client)
+      const toLayer = Layer.merge(Layer.succeed(ResilienceStore.ResilienceStore, given), transport)
+      const viaService = Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) =>
+        Effect.scoped(client.get(url))
+      )
+      const viaPlatform = Effect.flatMap(HttpClient.HttpClient, (client) => Effect.scoped(client.get(url)))
+      const call: Effect.Effect<unknown, unknown> =
+        wiring === "around"
+          ? viaService.pipe(
+              Effect.provide(ResilientHttpClient.layer(fast).pipe(Layer.provide(transport))),
+              Effect.provide(Layer.succeed(ResilienceStore.ResilienceStore, given))
+            )
+          : wiring === "layerHttpClient"
+            ? Effect.provide(viaPlatform, ResilientHttpClient.layerHttpClient(fast).pipe(Layer.provide(toLayer)))
+            : viaService.pipe(
+                Effect.provide(ResilientHttpClient.layer(fast).pipe(Layer.provide(toLayer))),
+                // Without one around, the call's context holds the default store.
+                wiring === "both"
+                  ? Effect.provide(Layer.succeed(ResilienceStore.ResilienceStore, other))
+                  : (effect) => effect
+              )
+      const fiber = yield* Effect.forkChild(Effect.exit(call))
+      yield* TestClock.adjust("1 second")
+      const left = [yield* given.coolDownLeft(origin), yield* other.coolDownLeft(origin)]
+      const byDefault = yield* Effect.flatMap(ResilienceStore.ResilienceStore, (store) => store.coolDownLeft(origin))
+      yield* TestClock.adjust("1 minute")
+      expect(Exit.isSuccess(yield* Fiber.join(fiber))).toBe(true)
+      expect(scripted.times()).toEqual([0, 5000])
+      return [...left, byDefault]
+    })
+
+  it.effect("given around the program, the calls use it", () =>
+    Effect.map(coolDownsAfter("around"), (left) => expect(left).toEqual([4000, 0, 0]))
+  )
+
+  it.effect("given to ResilientHttpClient.layer with Layer.provide, the calls use it, not the default", () =>
+    Effect.map(coolDownsAfter("layer"), (left) => expect(left).toEqual([4000, 0, 0]))
+  )
+
+  it.effect("given to layerHttpClient with Layer.provide, the calls use it, not the default", () =>
+    Effect.map(coolDownsAfter("layerHttpClient"), (left) => expect(left).toEqual([4000, 0, 0]))
+  )
+
+  it.effect("given both, the layer's store decides: the one around the program sees nothing", () =>
+    Effect.map(coolDownsAfter("both"), (left) => expect(left).toEqual([4000, 0, 0]))
   )
 })

@@ -1,5 +1,5 @@
 /**
- * What Effect 4's `TestClock.adjust` waits for (PORTING.md §2), pinned on 4.1.0: the work already
+ * What Effect 4's `TestClock.adjust` waits for (PORTING.md §2), pinned on 4.1.5 (as on 4.1.0): the work already
  * running gets one scheduler turn; then each sleep due is woken in turn, and what that wake sets
  * off is waited for, however many turns it takes. Effect 3's waits until every fiber is suspended.
  * Why the hedged race forks its copies to start at once (`src/internal/hedgedAttempt.ts`).

@@ -186,8 +186,8 @@ export const run = <A, E, R, E2, R2>(
   attemptOnce: (attempt: Attempt) => Effect.Effect<A, HttpFailure.HttpFailure | E, R>,
   giveUp: (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) => Effect.Effect<A, E2, R2>,
   release: (value: A) => Effect.Effect<void>
-): Outcome<A, E, E2, R | R2> =>
-  Effect.flatMap(ResilienceStore.ResilienceStore, (given) =>
+): Outcome<A, E, E2, R | R2> => {
+  const onStore = (given: ResilienceStore.ResilienceStore.Service): Outcome<A, E, E2, R | R2> =>
     Effect.clockWith((clock) => {
       const call = startCall(policy, request, attemptOnce, release, clock, given)
       const stop = stopping(call.origin, giveUp)
@@ -235,7 +235,9 @@ export const run = <A, E, R, E2, R2>(
       const counted = countRequest(call)
       return counted === undefined ? start : Effect.andThen(counted, start)
     })
-  )
+  // The store the client was built with wins over the call's (docs/overload.md).
+  return policy.store === undefined ? Effect.flatMap(ResilienceStore.ResilienceStore, onStore) : onStore(policy.store)
+}
 
 type SendAnswer = Extract<CallMachine.Answer, { _tag: "Send" }>
 

@@ -8,12 +8,14 @@ import * as Layer from "effect/Layer"
 import type * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as HttpFailure from "../HttpFailure.js"
+import * as ResilienceStore from "../ResilienceStore.js"
 import type * as ResilientHttpClient from "../ResilientHttpClient.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
 import { type Attempt, connectionError, decodeError } from "./classify.js"
 import type { InvalidRetryPolicy } from "./invalidOption.js"
 import * as policyInput from "./policyInput.js"
+import * as resilienceStore from "./resilienceStore.js"
 import { readTextAtMost } from "./responseBody.js"
 import * as urlCredentials from "./urlCredentials.js"
 import { exchange, failWithReason, withPlatformTypes, withResolvedPolicy } from "./withResilience.js"
@@ -86,6 +88,13 @@ const makeService = (
   }
 }
 
+// A store provided where the client is built (its layer's dependency, given with `Layer.provide`)
+// is the store of its calls, as any service's dependency is; built without one, each call reads its own.
+const withBuiltStore = (resolved: policyInput.ResolvedPolicy): Effect.Effect<policyInput.ResolvedPolicy> =>
+  Effect.map(Effect.service(ResilienceStore.ResilienceStore), (store) =>
+    store === resilienceStore.processDefault ? resolved : { ...resolved, store }
+  )
+
 type Infallible = RetryPolicy.RetryPolicy | Schedule.Schedule<unknown, HttpFailure.HttpFailure>
 
 /** @internal */
@@ -99,7 +108,9 @@ export function make(
   policy?: policyInput.PolicyInput
 ): Effect.Effect<ResilientHttpClient.ResilientHttpClient.Service, InvalidRetryPolicy, HttpClient.HttpClient> {
   return Effect.flatMap(Effect.fromResult(policyInput.resolve(policy)), (resolved) =>
-    Effect.map(Effect.service(HttpClient.HttpClient), (underlying) => makeService(underlying, resolved))
+    Effect.flatMap(withBuiltStore(resolved), (built) =>
+      Effect.map(Effect.service(HttpClient.HttpClient), (underlying) => makeService(underlying, built))
+    )
   )
 }
 
@@ -127,7 +138,9 @@ export function layerHttpClient(
   return Layer.effect(
     HttpClient.HttpClient,
     Effect.flatMap(Effect.fromResult(policyInput.resolve(policy)), (resolved) =>
-      Effect.map(Effect.service(HttpClient.HttpClient), (underlying) => withPlatformTypes(underlying, resolved))
+      Effect.flatMap(withBuiltStore(resolved), (built) =>
+        Effect.map(Effect.service(HttpClient.HttpClient), (underlying) => withPlatformTypes(underlying, built))
+      )
     )
   )
 }

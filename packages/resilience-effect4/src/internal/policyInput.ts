@@ -5,6 +5,7 @@ import * as Duration from "effect/Duration"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import type * as HttpFailure from "../HttpFailure.js"
+import type * as ResilienceStore from "../ResilienceStore.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
 import * as attemptLoop from "./attemptLoop.js"
@@ -40,6 +41,11 @@ export interface ResolvedPolicy {
   readonly send: attemptLoop.Send
   /** Whether a request is hedged: the policy hedges, and the request may be. */
   readonly hedges: (request: HttpClientRequest.HttpClientRequest) => boolean
+  /**
+   * The store provided where the client was built (its layer's, with `Layer.provide`): its calls use
+   * it over the store in their own context. `undefined`: each call reads its context's.
+   */
+  readonly store?: ResilienceStore.ResilienceStore.Service | undefined
 }
 
 /**

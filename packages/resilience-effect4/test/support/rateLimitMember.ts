@@ -1,13 +1,21 @@
 // @generated from templates/test/support/rateLimitMember.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * One process of the fleet's rate-limit test (test/e2e/redisRateLimit.e2e.test.ts), run as an OS
- * process of its own, as a user's program: `calls` GETs of `url`, one after another, through
- * `ResilientHttpClient.layer({ rateLimit })` on its own store (`redis`: the fleet's, on `prefix`;
- * `memory`: its own). Prints one JSON line: how many calls got a 200, and how many the rate limit
- * refused unsent.
+ * One process of the fleet's rate-limit tests (test/e2e/redisRateLimit.e2e.test.ts,
+ * test/e2e/redisStoreWiring.e2e.test.ts), run as an OS process of its own, as a user's program:
+ * `calls` GETs of `url`, one after another, through a client with `rateLimit` on a store (`redis`:
+ * the fleet's, on `prefix`; `memory`: its own), wired as `wiring` says:
  *
- * argv: redisUrl prefix url calls store limit window
+ * - `around`: the store provided around the program (`Effect.provide`), the client's layer inside it;
+ * - `layer`: the store given to `ResilientHttpClient.layer` with `Layer.provide`;
+ * - `layerHttpClient`: the store given to `ResilientHttpClient.layerHttpClient` with `Layer.provide`;
+ * - `both`: the store given to `ResilientHttpClient.layer` with `Layer.provide`, and the other kind
+ *   (memory for redis, redis for memory) provided around the program.
+ *
+ * Prints one JSON line: how many calls got a 200, how many the rate limit refused unsent, and others.
+ *
+ * argv: redisUrl prefix url calls store limit window wiring
  */
+import { HttpClient } from "effect/http"
 import { NodeHttpClient, NodeRedis } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as HttpFailure from "../../src/HttpFailure.js"
@@ -16,39 +24,93 @@ import * as ResilienceStore from "../../src/ResilienceStore.js"
 import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 
-const [redisUrl = "", prefix = "", url = "", calls = "0", store = "redis", limit = "10", window = "600000"] =
-  process.argv.slice(2)
+const [
+  redisUrl = "",
+  prefix = "",
+  url = "",
+  calls = "0",
+  store = "redis",
+  limit = "10",
+  window = "600000",
+  wiring = "around"
+] = process.argv.slice(2)
 
-const storeLayer =
-  store === "memory"
+const storeLayer = (kind: string) =>
+  kind === "memory"
     ? ResilienceStore.layerMemory()
     : ResilienceStoreRedis.layerRedis({ prefix, timeout: "2 seconds" }).pipe(
         Layer.provide(NodeRedis.layer({ url: redisUrl }))
       )
 
-const program = Effect.gen(function* () {
-  const client = yield* ResilientHttpClient.ResilientHttpClient
-  const outcomes = { ok: 0, rateLimited: 0, other: 0 }
-  for (let i = 0; i < Number(calls); i++) {
-    const outcome = yield* Effect.scoped(Effect.map(client.get(url), (response) => response.status)).pipe(
-      Effect.catch((failure) => Effect.succeed(HttpFailure.isConnectionError(failure) ? failure.reason : failure._tag))
-    )
-    if (outcome === 200) outcomes.ok++
-    else if (outcome === "RateLimited") outcomes.rateLimited++
-    else outcomes.other++
-  }
-  return outcomes
-})
+const policy = { maxAttempts: 1, rateLimit: RateLimit.tokenBucket({ limit: Number(limit), window: Number(window) }) }
 
-const outcomes = await Effect.runPromise(
-  program.pipe(
-    Effect.provide(
-      ResilientHttpClient.layer({
-        maxAttempts: 1,
-        rateLimit: RateLimit.tokenBucket({ limit: Number(limit), window: Number(window) })
-      })
-    ),
-    Effect.provide(Layer.merge(storeLayer, NodeHttpClient.layerUndici))
+type Outcome = number | string
+
+const count = <R>(send: Effect.Effect<Outcome, never, R>) =>
+  Effect.gen(function* () {
+    const outcomes = { ok: 0, rateLimited: 0, other: 0 }
+    for (let i = 0; i < Number(calls); i++) {
+      const outcome = yield* send
+      if (outcome === 200) outcomes.ok++
+      else if (outcome === "RateLimited") outcomes.rateLimited++
+      else outcomes.other++
+    }
+    return outcomes
+  })
+
+// Through the service: a refusal is a ConnectionError with reason "RateLimited".
+const resilient = count(
+  Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) =>
+    Effect.scoped(Effect.map(client.get(url), (response): Outcome => response.status))
+  ).pipe(
+    Effect.catch((failure) => Effect.succeed(HttpFailure.isConnectionError(failure) ? failure.reason : failure._tag))
   )
 )
+
+// Through the platform's `HttpClient`: a refusal is an `HttpClientError`, counted as other.
+const platform = count(
+  Effect.flatMap(HttpClient.HttpClient, (client) =>
+    Effect.scoped(Effect.map(client.get(url), (response): Outcome => response.status))
+  ).pipe(Effect.catch(() => Effect.succeed<Outcome>("HttpClientError")))
+)
+
+const other = store === "memory" ? "redis" : "memory"
+const wired = (() => {
+  switch (wiring) {
+    case "layer":
+      return resilient.pipe(
+        Effect.provide(
+          ResilientHttpClient.layer(policy).pipe(
+            Layer.provide(Layer.merge(storeLayer(store), NodeHttpClient.layerUndici))
+          )
+        )
+      )
+    case "layerHttpClient":
+      return platform.pipe(
+        Effect.provide(
+          ResilientHttpClient.layerHttpClient(policy).pipe(
+            Layer.provide(Layer.merge(storeLayer(store), NodeHttpClient.layerUndici))
+          )
+        )
+      )
+    case "both":
+      return resilient.pipe(
+        Effect.provide(
+          ResilientHttpClient.layer(policy).pipe(
+            Layer.provide(Layer.merge(storeLayer(store), NodeHttpClient.layerUndici))
+          )
+        ),
+        Effect.provide(storeLayer(other))
+      )
+    case "around":
+      return resilient.pipe(
+        Effect.provide(ResilientHttpClient.layer(policy)),
+        Effect.provide(Layer.merge(storeLayer(store), NodeHttpClient.layerUndici))
+      )
+    default:
+      throw new Error(`unknown wiring ${wiring}: around, layer, layerHttpClient or both`)
+  }
+})()
+
+const outcomes = await Effect.runPromise(wired)
 process.stdout.write(`${JSON.stringify(outcomes)}\n`)

@@ -74,14 +74,23 @@ const runMember = (args: ReadonlyArray<string>) =>
 
 let runs = 0
 
-/** Three member processes at once, 15 calls each: their outcomes and the requests the server saw. */
-const fleet = (store: "redis" | "memory") =>
+type Wiring = "around" | "layer" | "layerHttpClient" | "both"
+
+/**
+ * Three member processes at once, `calls` calls each under a limit of `limit` (no refill within a
+ * run: a token a minute after the burst), their store wired as `wiring` says (test/support/rateLimitMember.ts): their outcomes and
+ * the requests the server saw.
+ */
+const fleet = (store: "redis" | "memory", wiring: Wiring = "around", calls = 15, limit = 10) =>
   Effect.gen(function* () {
     const namespace = chaos.namespace()
     const prefix = `fleet-rate-${process.pid}-${++runs}`
     const url = `${namespace.url}/api/status/200`
     const outcomes = yield* Effect.all(
-      Array.from({ length: 3 }, () => runMember([redis.url, prefix, url, "15", store, "10", "600000"])),
+      Array.from({ length: 3 }, () =>
+        // A token a minute after the burst: none comes within a call's 30 s deadline.
+        runMember([redis.url, prefix, url, String(calls), store, String(limit), String(limit * 60_000), wiring])
+      ),
       { concurrency: "unbounded" }
     )
     const { requests } = yield* Effect.promise(() => namespace.stats())
@@ -109,6 +118,43 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 a fleet of OS processes shar
     { timeout: 120_000 }
   )
 })
+
+describe.skipIf(skipWithout(redisServer))(
+  "Effect 3 a store given to the client's layer is the store its calls use",
+  () => {
+    // 20 calls in each of three processes, a shared bucket of 20: on the fleet's store they send 20
+    // together; a store ignored (each process's memory) sends 60.
+    it.live(
+      "Layer.provide(layerRedis) under ResilientHttpClient.layer, and under layerHttpClient: three processes send 20 together, not 60",
+      () =>
+        Effect.gen(function* () {
+          const layer = yield* fleet("redis", "layer", 20, 20)
+          expect([
+            layer.sent,
+            sum(layer.outcomes, "ok"),
+            sum(layer.outcomes, "rateLimited"),
+            sum(layer.outcomes, "other")
+          ]).toEqual([20, 20, 40, 0])
+          // Through the platform's types a refusal is an HttpClientError: counted as other.
+          const platform = yield* fleet("redis", "layerHttpClient", 20, 20)
+          expect([platform.sent, sum(platform.outcomes, "ok"), sum(platform.outcomes, "other")]).toEqual([20, 20, 40])
+        }),
+      { timeout: 180_000 }
+    )
+
+    it.live(
+      "given both, the layer's store decides: Redis to the layer over memory around sends 20; memory to the layer over Redis around sends 60",
+      () =>
+        Effect.gen(function* () {
+          const shared = yield* fleet("redis", "both", 20, 20)
+          expect([shared.sent, sum(shared.outcomes, "ok"), sum(shared.outcomes, "rateLimited")]).toEqual([20, 20, 40])
+          const apart = yield* fleet("memory", "both", 20, 20)
+          expect([apart.sent, sum(apart.outcomes, "ok"), sum(apart.outcomes, "rateLimited")]).toEqual([60, 60, 0])
+        }),
+      { timeout: 180_000 }
+    )
+  }
+)
 
 // One program on its own store on this file's Redis, on `prefix`, as a process would be.
 const onStore = <A, E>(
