@@ -255,6 +255,92 @@ export const scenarios: ReadonlyArray<Scenario> = [
     "retry-after-exceeds-max-delay"
   ),
 
+  // Vendors' retry hints: retry-after-ms, x-should-retry and Stripe-Should-Retry, 529.
+  retriedToSuccess(
+    {
+      id: "retry-after-ms-wins",
+      description:
+        "retry-after-ms: 1500 beside Retry-After: 2 (OpenAI's SDKs send both): the more precise wins, 1.5 s.",
+      script: [{ status: 503, headers: { "retry-after": "2", "retry-after-ms": "1500" } }, ok]
+    },
+    [0, 1500]
+  ),
+  retriedToSuccess(
+    {
+      id: "retry-after-ms-capped",
+      description: "retry-after-ms: 90000 over a 1 s maxDelay is capped as Retry-After is: the retry goes at 1 s.",
+      policy: { ...exact, maxDelay: 1000 },
+      script: [{ status: 429, headers: { "retry-after-ms": "90000" } }, ok]
+    },
+    [0, 1000]
+  ),
+  stoppedAtFirst(
+    {
+      id: "x-should-retry-false-stops",
+      description: "A 503 saying x-should-retry: false is not retried: the server declined.",
+      policy: every100ms,
+      script: [{ status: 503, headers: { "x-should-retry": "false" } }, ok]
+    },
+    "server-declined"
+  ),
+  stoppedAtFirst(
+    {
+      id: "stripe-should-retry-false-stops",
+      description: "A 503 saying Stripe-Should-Retry: false is not retried either.",
+      policy: every100ms,
+      script: [{ status: 503, headers: { "Stripe-Should-Retry": "false" } }, ok]
+    },
+    "server-declined"
+  ),
+  retriedToSuccess(
+    {
+      id: "x-should-retry-true-retries-409",
+      description: "A 409 is not transient, but one saying x-should-retry: true is retried (a GET): 100 ms later.",
+      policy: every100ms,
+      script: [{ status: 409, headers: { "x-should-retry": "true" } }, ok]
+    },
+    [0, 100]
+  ),
+  scenario({
+    id: "x-should-retry-true-never-unkeyed-post",
+    description: "x-should-retry: true on a POST without an Idempotency-Key: still not retried.",
+    policy: every100ms,
+    request: postOrder,
+    script: [{ status: 409, headers: { "x-should-retry": "true" } }, ok],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [transient(0, 1, "not-idempotent", 409)],
+      released: [drained(1, 0)],
+      metrics: counted(1, 0, { "not-idempotent": 1 })
+    }
+  }),
+  scenario({
+    id: "retry-hints-renamed",
+    description:
+      'retryHints.shouldRetry: ["x-retry"] replaces the defaults: x-should-retry: false is not read (retried at 100 ms), x-retry: false is.',
+    policy: { ...every100ms, retryHints: { shouldRetry: ["x-retry"] } },
+    script: [
+      { status: 503, headers: { "x-should-retry": "false" } },
+      { status: 503, headers: { "x-retry": "false" } },
+      ok
+    ],
+    expected: {
+      sentAtMillis: [0, 100],
+      outcomes: [transient(100, 2, "server-declined")],
+      released: drainedAsSent(0, 100),
+      metrics: counted(2, 1, { "server-declined": 1 })
+    }
+  }),
+  retriedToSuccess(
+    {
+      id: "status-529-transient",
+      description: "529 (Anthropic's overloaded) is transient by default: retried 100 ms later.",
+      policy: every100ms,
+      script: [{ status: 529 }, ok]
+    },
+    [0, 100]
+  ),
+
   // What may be sent again.
   stoppedAtFirst(
     {

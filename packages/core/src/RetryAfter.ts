@@ -207,17 +207,89 @@ const parseRateLimitField = (value: string): number | undefined => {
   return seconds === undefined ? undefined : delayOfSeconds(seconds)
 }
 
+// ---------------------------------------------------------------------------------------------
+// Vendor retry hints
+
 /**
- * The delay of the `retry-after` header alone, in milliseconds, or `undefined`.
+ * The header names of the vendor retry hints, lower case: a wait in milliseconds read before `Retry-After`
+ * (`retry-after-ms`, OpenAI's and every SDK generated as its are), and a server's word on whether to retry
+ * (`x-should-retry`, `stripe-should-retry`: `true` or `false`). The first name present with a valid value speaks.
+ *
+ * @since 0.3.0
+ * @category models
  */
-const fromRetryAfterHeader = (headers: HeaderRecord, nowMillis: number): number | undefined => {
+export interface HintNames {
+  readonly retryAfterMillis: ReadonlyArray<string>
+  readonly shouldRetry: ReadonlyArray<string>
+}
+
+/**
+ * The default hint names: `retry-after-ms`; `x-should-retry`, then `stripe-should-retry`.
+ *
+ * @since 0.3.0
+ * @category defaults
+ */
+export const defaultHintNames: HintNames = {
+  retryAfterMillis: ["retry-after-ms"],
+  shouldRetry: ["x-should-retry", "stripe-should-retry"]
+}
+
+// Milliseconds with an optional fraction (`1234`, `12.5`), as OpenAI's SDK reads them with parseFloat.
+const decimalMillis = /^\d{1,15}(?:\.\d{1,9})?$/
+
+/**
+ * Parses a `retry-after-ms` value into whole milliseconds, a fraction rounded up (never shorter than asked), or
+ * `undefined` when it is not a non-negative decimal number; it never throws. Uncapped: the policy caps it as it caps
+ * `Retry-After`.
+ *
+ * @since 0.3.0
+ * @category parsing
+ */
+export const parseMillis = (value: string): number | undefined => {
+  const trimmed = value.trim()
+  return decimalMillis.test(trimmed) ? Math.ceil(Number(trimmed)) : undefined
+}
+
+/**
+ * What the response says of retrying it: `true` or `false` from the first of `names` present with either value
+ * (case-insensitive), or `undefined` when none says.
+ *
+ * @since 0.3.0
+ * @category parsing
+ */
+export const shouldRetry = (
+  headers: HeaderRecord,
+  names: ReadonlyArray<string> = defaultHintNames.shouldRetry
+): boolean | undefined => {
+  for (const name of names) {
+    const value = headers[name]?.trim().toLowerCase()
+    if (value === "true") return true
+    if (value === "false") return false
+  }
+  return undefined
+}
+
+/**
+ * The delay of `retry-after-ms` (or the names given) when valid, else of `retry-after`, in milliseconds, or
+ * `undefined`.
+ */
+const fromRetryAfterHeader = (
+  headers: HeaderRecord,
+  nowMillis: number,
+  millisNames: ReadonlyArray<string> = defaultHintNames.retryAfterMillis
+): number | undefined => {
+  for (const name of millisNames) {
+    const millis = headers[name]
+    const parsed = millis === undefined ? undefined : parseMillis(millis)
+    if (parsed !== undefined) return parsed
+  }
   const value = headers["retry-after"]
   return value === undefined ? undefined : parse(value, nowMillis)
 }
 
 /**
- * The delay a response asks for, in milliseconds. `Retry-After` always wins; when it is absent
- * or malformed, the rate-limit reset headers are read in this order: `RateLimit-Reset`
+ * The delay a response asks for, in milliseconds. `retry-after-ms` (or `millisNames`), then `Retry-After`, always
+ * win; when both are absent or malformed, the rate-limit reset headers are read in this order: `RateLimit-Reset`
  * (seconds), `X-RateLimit-Reset` (seconds, or a Unix timestamp in seconds or milliseconds), and
  * the `t` parameter of the IETF `RateLimit` field (of the exhausted policy, `r=0`, when one is
  * named). Header names must be lower case.
@@ -225,8 +297,12 @@ const fromRetryAfterHeader = (headers: HeaderRecord, nowMillis: number): number 
  * @since 0.1.0
  * @category parsing
  */
-export const fromHeaders = (headers: HeaderRecord, nowMillis: number): number | undefined => {
-  const retryAfter = fromRetryAfterHeader(headers, nowMillis)
+export const fromHeaders = (
+  headers: HeaderRecord,
+  nowMillis: number,
+  millisNames: ReadonlyArray<string> = defaultHintNames.retryAfterMillis
+): number | undefined => {
+  const retryAfter = fromRetryAfterHeader(headers, nowMillis, millisNames)
   if (retryAfter !== undefined) return retryAfter
   const resetSeconds = headers["ratelimit-reset"]
   if (resetSeconds !== undefined) {
@@ -245,10 +321,15 @@ export const fromHeaders = (headers: HeaderRecord, nowMillis: number): number | 
 /**
  * The delay a transient response asks for, in milliseconds, or `undefined`. Rate-limit reset
  * headers describe a quota, so they mean "wait" only on a 429; any other status is read for
- * `Retry-After` alone.
+ * `retry-after-ms` (or `millisNames`) and `Retry-After` alone.
  *
  * @since 0.1.0
  * @category parsing
  */
-export const ofTransientResponse = (status: number, headers: HeaderRecord, nowMillis: number): number | undefined =>
-  status === 429 ? fromHeaders(headers, nowMillis) : fromRetryAfterHeader(headers, nowMillis)
+export const ofTransientResponse = (
+  status: number,
+  headers: HeaderRecord,
+  nowMillis: number,
+  millisNames: ReadonlyArray<string> = defaultHintNames.retryAfterMillis
+): number | undefined =>
+  status === 429 ? fromHeaders(headers, nowMillis, millisNames) : fromRetryAfterHeader(headers, nowMillis, millisNames)

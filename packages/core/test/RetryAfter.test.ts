@@ -90,6 +90,45 @@ describe("RetryAfter (milliseconds)", () => {
       ))
   })
 
+  it("retry-after-ms: whole or decimal milliseconds, rounded up, read before Retry-After on any status", () => {
+    expect(RetryAfter.parseMillis("1500")).toBe(1_500)
+    expect(RetryAfter.parseMillis(" 12.2 ")).toBe(13)
+    expect(RetryAfter.parseMillis("0")).toBe(0)
+    for (const value of ["", "-1", "1e3", "1.", ".5", "soon", "1234567890123456"]) {
+      expect(RetryAfter.parseMillis(value)).toBeUndefined()
+    }
+    const both = { "retry-after": "2", "retry-after-ms": "1500" }
+    expect(RetryAfter.ofTransientResponse(503, both, now)).toBe(1_500)
+    expect(RetryAfter.ofTransientResponse(429, { ...both, "ratelimit-reset": "9" }, now)).toBe(1_500)
+    expect(RetryAfter.fromHeaders(both, now)).toBe(1_500)
+    // Malformed, it is as if absent; other names read in its place when given.
+    expect(RetryAfter.ofTransientResponse(503, { ...both, "retry-after-ms": "soon" }, now)).toBe(2_000)
+    expect(RetryAfter.ofTransientResponse(503, both, now, [])).toBe(2_000)
+    expect(RetryAfter.ofTransientResponse(503, { "x-wait-ms": "40" }, now, ["x-wait-ms"])).toBe(40)
+  })
+
+  it("retry-after-ms: any decimal up to 15 digits reads as its ceiling", () =>
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 999_999_999_999_999 }),
+        fc.integer({ min: 0, max: 999 }),
+        (whole, fraction) => {
+          const text = fraction === 0 ? String(whole) : `${whole}.${String(fraction).padStart(3, "0")}`
+          expect(RetryAfter.parseMillis(text)).toBe(Math.ceil(Number(text)))
+        }
+      )
+    ))
+
+  it("shouldRetry: the first name saying true or false, in any case; anything else says nothing", () => {
+    expect(RetryAfter.shouldRetry({ "x-should-retry": "false" })).toBe(false)
+    expect(RetryAfter.shouldRetry({ "stripe-should-retry": " TRUE " })).toBe(true)
+    expect(RetryAfter.shouldRetry({ "x-should-retry": "true", "stripe-should-retry": "false" })).toBe(true)
+    expect(RetryAfter.shouldRetry({ "x-should-retry": "maybe", "stripe-should-retry": "false" })).toBe(false)
+    expect(RetryAfter.shouldRetry({ "x-should-retry": "1" })).toBeUndefined()
+    expect(RetryAfter.shouldRetry({})).toBeUndefined()
+    expect(RetryAfter.shouldRetry({ "x-should-retry": "false" }, [])).toBeUndefined()
+  })
+
   it("rate-limit reset headers count on a 429 only", () => {
     const headers = { "ratelimit-reset": "9" }
     expect(RetryAfter.ofTransientResponse(429, headers, now)).toBe(9_000)
