@@ -27,6 +27,10 @@ export interface PolicyOptions {
   readonly retryAfter?: "respect" | "ignore"
   readonly whenRetryAfterExceedsMaxDelay?: "wait-max-delay" | "give-up"
   readonly retryNonIdempotent?: boolean
+  readonly retryHints?: {
+    readonly retryAfterMillis?: ReadonlyArray<string>
+    readonly shouldRetry?: ReadonlyArray<string>
+  }
   readonly maxElapsed?: number | "infinity"
   readonly attemptTimeout?: number | "infinity"
   readonly totalTimeout?: number | "infinity"

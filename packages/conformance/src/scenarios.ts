@@ -121,6 +121,89 @@ const hedgeTransientCopy = scenario({
   }
 })
 
+/** A dialect's 200 saying no request is left until `resetAtMillis`: the next call, at 1 s, waits until then. */
+const dialectHolds = (
+  api: string,
+  headers: Readonly<Record<string, string>>,
+  resetAtMillis: number,
+  says: string
+): Scenario =>
+  scenario({
+    id: `dialect-${api}`,
+    description: `rateLimitHeaders, ${says}: the call at 1 s waits until ${resetAtMillis / 1000} s.`,
+    policy: { ...exact, rateLimitHeaders: {} },
+    script: [{ status: 200, body: "ok", headers }, ok],
+    calls: [0, 1000],
+    expected: {
+      sentAtMillis: [0, resetAtMillis],
+      outcomes: [succeeded(0), succeeded(resetAtMillis)],
+      released: drainedAsSent(0, resetAtMillis),
+      metrics: counted(2, 0)
+    }
+  })
+
+// The TestClock starts at the Unix epoch: a time of 3 s is 1970-01-01T00:00:03Z.
+const dialectScenarios = (): ReadonlyArray<Scenario> => [
+  dialectHolds(
+    "openai",
+    {
+      "x-ratelimit-limit-requests": "60",
+      "x-ratelimit-remaining-requests": "0",
+      "x-ratelimit-reset-requests": "2.5s",
+      "x-ratelimit-limit-tokens": "150000",
+      "x-ratelimit-remaining-tokens": "0",
+      "x-ratelimit-reset-tokens": "6m0s"
+    },
+    2500,
+    "OpenAI's x-ratelimit-remaining-requests: 0 reset in 2.5s (its tokens, 0 until 6m0s, not read)"
+  ),
+  dialectHolds(
+    "anthropic",
+    {
+      "anthropic-ratelimit-requests-limit": "50",
+      "anthropic-ratelimit-requests-remaining": "0",
+      "anthropic-ratelimit-requests-reset": "1970-01-01T00:00:03Z",
+      "anthropic-ratelimit-tokens-remaining": "0",
+      "anthropic-ratelimit-tokens-reset": "1970-01-01T01:00:00Z"
+    },
+    3000,
+    "Anthropic's anthropic-ratelimit-requests-remaining: 0 until an RFC 3339 time (its tokens not read)"
+  ),
+  dialectHolds(
+    "discord",
+    {
+      "x-ratelimit-limit": "5",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": "2.75",
+      "x-ratelimit-reset-after": "2.75",
+      "x-ratelimit-bucket": "abcd1234"
+    },
+    2750,
+    "Discord's X-RateLimit-Remaining: 0, Reset-After 2.75 (decimal seconds) in bucket abcd1234"
+  ),
+  dialectHolds(
+    "github",
+    {
+      "x-ratelimit-limit": "60",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-used": "60",
+      "x-ratelimit-reset": "3",
+      "x-ratelimit-resource": "core"
+    },
+    3000,
+    "GitHub's x-ratelimit-remaining: 0 until x-ratelimit-reset (Unix seconds) for the core resource"
+  ),
+  dialectHolds(
+    "ietf",
+    {
+      ratelimit: '"bytes";r=0;t=60, "default";r=0;t=3;pk=:dXNlcjE=:',
+      "ratelimit-policy": '"bytes";q=1000;w=60;qu="content-bytes", "default";q=50;w=60;qu="requests"'
+    },
+    3000,
+    "the IETF draft's (Cloudflare's) RateLimit \"default\";r=0;t=3 with a pk (a content-bytes quota, 0 for 60 s, not read)"
+  )
+]
+
 export const scenarios: ReadonlyArray<Scenario> = [
   // Waits: the backoff, Retry-After, their cap.
   retriedToSuccess(
@@ -185,6 +268,24 @@ export const scenarios: ReadonlyArray<Scenario> = [
       script: [unavailableFor("0"), ok]
     },
     [0, 0]
+  ),
+  retriedToSuccess(
+    {
+      id: "retry-after-zero-on-429",
+      description:
+        "A 429's Retry-After: 0 is a window's rest rounded down (Spotify's): read as under a second, it waits 1 s, not the 100 ms backoff nor nothing.",
+      policy: every100ms,
+      script: [{ status: 429, headers: { "retry-after": "0" } }, ok]
+    },
+    [0, 1000]
+  ),
+  retriedToSuccess(
+    {
+      id: "429s-without-retry-after-back-off",
+      description: "A run of 429s without any delay backs off as any transient status: 500 ms, then 1 s.",
+      script: [{ status: 429 }, { status: 429 }, ok]
+    },
+    [0, 500, 1500]
   ),
   retriedToSuccess(
     {
@@ -253,6 +354,92 @@ export const scenarios: ReadonlyArray<Scenario> = [
       script: [unavailableFor("99999999999999999999"), ok]
     },
     "retry-after-exceeds-max-delay"
+  ),
+
+  // Vendors' retry hints: retry-after-ms, x-should-retry and Stripe-Should-Retry, 529.
+  retriedToSuccess(
+    {
+      id: "retry-after-ms-wins",
+      description:
+        "retry-after-ms: 1500 beside Retry-After: 2 (OpenAI's SDKs send both): the more precise wins, 1.5 s.",
+      script: [{ status: 503, headers: { "retry-after": "2", "retry-after-ms": "1500" } }, ok]
+    },
+    [0, 1500]
+  ),
+  retriedToSuccess(
+    {
+      id: "retry-after-ms-capped",
+      description: "retry-after-ms: 90000 over a 1 s maxDelay is capped as Retry-After is: the retry goes at 1 s.",
+      policy: { ...exact, maxDelay: 1000 },
+      script: [{ status: 429, headers: { "retry-after-ms": "90000" } }, ok]
+    },
+    [0, 1000]
+  ),
+  stoppedAtFirst(
+    {
+      id: "x-should-retry-false-stops",
+      description: "A 503 saying x-should-retry: false is not retried: the server declined.",
+      policy: every100ms,
+      script: [{ status: 503, headers: { "x-should-retry": "false" } }, ok]
+    },
+    "server-declined"
+  ),
+  stoppedAtFirst(
+    {
+      id: "stripe-should-retry-false-stops",
+      description: "A 503 saying Stripe-Should-Retry: false is not retried either.",
+      policy: every100ms,
+      script: [{ status: 503, headers: { "Stripe-Should-Retry": "false" } }, ok]
+    },
+    "server-declined"
+  ),
+  retriedToSuccess(
+    {
+      id: "x-should-retry-true-retries-409",
+      description: "A 409 is not transient, but one saying x-should-retry: true is retried (a GET): 100 ms later.",
+      policy: every100ms,
+      script: [{ status: 409, headers: { "x-should-retry": "true" } }, ok]
+    },
+    [0, 100]
+  ),
+  scenario({
+    id: "x-should-retry-true-never-unkeyed-post",
+    description: "x-should-retry: true on a POST without an Idempotency-Key: still not retried.",
+    policy: every100ms,
+    request: postOrder,
+    script: [{ status: 409, headers: { "x-should-retry": "true" } }, ok],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [transient(0, 1, "not-idempotent", 409)],
+      released: [drained(1, 0)],
+      metrics: counted(1, 0, { "not-idempotent": 1 })
+    }
+  }),
+  scenario({
+    id: "retry-hints-renamed",
+    description:
+      'retryHints.shouldRetry: ["x-retry"] replaces the defaults: x-should-retry: false is not read (retried at 100 ms), x-retry: false is.',
+    policy: { ...every100ms, retryHints: { shouldRetry: ["x-retry"] } },
+    script: [
+      { status: 503, headers: { "x-should-retry": "false" } },
+      { status: 503, headers: { "x-retry": "false" } },
+      ok
+    ],
+    expected: {
+      sentAtMillis: [0, 100],
+      outcomes: [transient(100, 2, "server-declined")],
+      released: drainedAsSent(0, 100),
+      metrics: counted(2, 1, { "server-declined": 1 })
+    }
+  }),
+  retriedToSuccess(
+    {
+      id: "status-529-transient",
+      description: "529 (Anthropic's overloaded) is transient by default: retried 100 ms later.",
+      policy: every100ms,
+      script: [{ status: 529 }, ok]
+    },
+    [0, 100]
   ),
 
   // What may be sent again.
@@ -592,6 +779,9 @@ export const scenarios: ReadonlyArray<Scenario> = [
       metrics: counted(2, 0)
     }
   }),
+  // Each API's dialect, from the headers it documents: a 200 saying no request is left holds the next call (at 1 s)
+  // until the reset; a token or byte quota beside it, exhausted for longer, is not read.
+  ...dialectScenarios(),
   scenario({
     id: "rate-limit-headers-budget",
     description:

@@ -39,6 +39,8 @@ export type ConnectionFailureReason =
 export type GiveUpReason =
   /** A permanent status, a decode error, an invalid request or an unrecoverable transport failure. */
   | "not-retryable"
+  /** The server said not to retry (`x-should-retry: false`, `Stripe-Should-Retry: false`). */
+  | "server-declined"
   /** POST or PATCH (or another non-idempotent method) without an `Idempotency-Key`. */
   | "not-idempotent"
   /** The body is a stream or iterator that the first attempt consumed. */
@@ -175,6 +177,8 @@ export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string =
   switch (reason) {
     case "not-retryable":
       return `not retried: ${notRetryableBecause(failure)}`
+    case "server-declined":
+      return "not retried: the server said not to (x-should-retry or Stripe-Should-Retry: false)"
     case "not-idempotent":
       return `not retried: ${failure.request.method} is not idempotent (send an Idempotency-Key header, or set retryNonIdempotent)`
     case "one-shot-body":

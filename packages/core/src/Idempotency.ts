@@ -36,8 +36,9 @@ export interface Request {
   readonly body: Body
 }
 
-// RFC 9110 9.2.2: these methods can be repeated without changing the outcome.
-const idempotentMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"])
+// RFC 9110 9.2.2: these methods can be repeated without changing the outcome; QUERY is safe and
+// idempotent too (draft-ietf-httpbis-safe-method-w-body), a GET with a body.
+const idempotentMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "QUERY"])
 
 const isIdempotentMethod = (method: string): boolean => idempotentMethods.has(method)
 

@@ -17,7 +17,7 @@
  * @since 0.2.0
  */
 import * as CoolDown from "./CoolDown.js"
-import { type HeaderRecord, parseRateLimitReset } from "./RetryAfter.js"
+import { type HeaderRecord, parseRateLimitReset, parseResetAfter } from "./RetryAfter.js"
 import * as Settings from "./Settings.js"
 import * as StructuredField from "./StructuredField.js"
 
@@ -34,6 +34,11 @@ export interface Announcement {
   readonly resetMillis: number | undefined
   /** The quota of the window, when announced. */
   readonly limit: number | undefined
+  /**
+   * Which of the origin's quotas this is, when the server names it (IETF `pk`, Discord's `X-RateLimit-Bucket`,
+   * GitHub's `x-ratelimit-resource`): separate quotas keep separate budgets.
+   */
+  readonly quota?: string | undefined
 }
 
 /**
@@ -62,8 +67,21 @@ const cappedSeconds = (seconds: number): number => Math.min(CoolDown.maxMillis, 
 const capped = (millis: number | undefined): number | undefined =>
   millis === undefined ? undefined : Math.min(CoolDown.maxMillis, millis)
 
+// A quota's name as a key: at most 64 visible ASCII characters (a hostile one is ignored, not kept).
+const quotaName = /^[\x21-\x7e]{1,64}$/
+
+const quotaOf = (value: string | undefined): string | undefined => {
+  const trimmed = value?.trim()
+  return trimmed !== undefined && quotaName.test(trimmed) ? trimmed : undefined
+}
+
+// A quota unit other than requests (`qu="content-bytes"`, `"concurrent-requests"`) counts something else.
+const countsRequests = (unit: string | undefined): boolean =>
+  unit === undefined || unit === '"requests"' || unit === "requests"
+
 // The latest draft: `RateLimit: "default";r=50;t=30` names a policy of `RateLimit-Policy: "default";q=100;w=60`.
-// Without `t`, the policy's window `w` bounds when the quota resets.
+// Without `t`, the policy's window `w` bounds when the quota resets. A policy of another unit (`qu`) is not read;
+// a partition key (`pk`) names the quota.
 const ietfReadings = (field: string, policyField: string | undefined): Array<Announcement> => {
   const policies = new Map<string, StructuredField.Member>()
   for (const member of StructuredField.split(policyField ?? "", ",").map(StructuredField.parseMember))
@@ -73,11 +91,13 @@ const ietfReadings = (field: string, policyField: string | undefined): Array<Ann
     const remaining = integerOf(member.params.get("r"))
     if (remaining === undefined) continue
     const policy = policies.get(member.item)
+    if (!countsRequests(member.params.get("qu") ?? policy?.params.get("qu"))) continue
     const resetSeconds = integerOf(member.params.get("t")) ?? integerOf(policy?.params.get("w"))
     readings.push({
       remaining,
       resetMillis: resetSeconds === undefined ? undefined : cappedSeconds(resetSeconds),
-      limit: integerOf(policy?.params.get("q"))
+      limit: integerOf(policy?.params.get("q")),
+      quota: quotaOf(member.params.get("pk") ?? policy?.params.get("pk"))
     })
   }
   return readings
@@ -121,23 +141,57 @@ const draftReading = (headers: HeaderRecord): Announcement | undefined => {
   }
 }
 
-// `X-RateLimit-*` and a user's names: the reset in seconds or as a Unix time (see RetryAfter.parseRateLimitReset).
-const namedReading = (headers: HeaderRecord, names: HeaderNames, nowMillis: number): Announcement | undefined => {
+// A dialect's names: a user's, or one the library knows, with a delay-only reset and the names of its quota.
+interface Dialect extends HeaderNames {
+  readonly resetAfter?: string | undefined
+  readonly quota?: ReadonlyArray<string> | undefined
+}
+
+const headerOf = (headers: HeaderRecord, name: string | undefined): string | undefined =>
+  name === undefined ? undefined : headers[name]
+
+// `X-RateLimit-*`, the dialects below and a user's names: the reset in any form RetryAfter.parseRateLimitReset reads.
+const namedReading = (headers: HeaderRecord, names: Dialect, nowMillis: number): Announcement | undefined => {
   const remaining = integerOf(headers[names.remaining])
   if (remaining === undefined) return undefined
-  const reset = names.reset === undefined ? undefined : headers[names.reset]
+  const after = headerOf(headers, names.resetAfter)
+  const reset = headerOf(headers, names.reset)
+  const resetMillis =
+    (after === undefined ? undefined : parseResetAfter(after)) ??
+    (reset === undefined ? undefined : parseRateLimitReset(reset, nowMillis))
+  let quota: string | undefined
+  for (const name of names.quota ?? []) quota ??= quotaOf(headers[name])
   return {
     remaining,
-    resetMillis: capped(reset === undefined ? undefined : parseRateLimitReset(reset, nowMillis)),
-    limit: firstQuota(names.limit === undefined ? undefined : headers[names.limit])
+    resetMillis: capped(resetMillis),
+    limit: firstQuota(headerOf(headers, names.limit)),
+    quota
   }
 }
 
-const xRateLimit: HeaderNames = {
+// GitHub's (`x-ratelimit-resource` names the quota) and Discord's (`X-RateLimit-Bucket`, `-Reset-After`).
+const xRateLimit: Dialect = {
   remaining: "x-ratelimit-remaining",
   reset: "x-ratelimit-reset",
-  limit: "x-ratelimit-limit"
+  resetAfter: "x-ratelimit-reset-after",
+  limit: "x-ratelimit-limit",
+  quota: ["x-ratelimit-bucket", "x-ratelimit-resource"]
 }
+
+// The request quotas of OpenAI (and every SDK generated as its are) and Anthropic; their `-tokens` twins count
+// tokens, not requests, and are never read.
+const vendorDialects: ReadonlyArray<Dialect> = [
+  {
+    remaining: "x-ratelimit-remaining-requests",
+    reset: "x-ratelimit-reset-requests",
+    limit: "x-ratelimit-limit-requests"
+  },
+  {
+    remaining: "anthropic-ratelimit-requests-remaining",
+    reset: "anthropic-ratelimit-requests-reset",
+    limit: "anthropic-ratelimit-requests-limit"
+  }
+]
 
 // Exhausted quotas block until the last of them resets; otherwise the quota with the fewest left speaks.
 const mostRestrictive = (readings: ReadonlyArray<Announcement>): Announcement | undefined => {
@@ -176,7 +230,7 @@ export const read = (
   for (const reading of [draftReading(headers), namedReading(headers, xRateLimit, nowMillis)]) {
     if (reading !== undefined) readings.push(reading)
   }
-  for (const names of extra) {
+  for (const names of [...vendorDialects, ...extra]) {
     const reading = namedReading(headers, names, nowMillis)
     if (reading !== undefined) readings.push(reading)
   }

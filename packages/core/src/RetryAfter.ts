@@ -169,21 +169,72 @@ export const parse = (value: string, nowMillis: number): number | undefined => {
 const unixSecondsThreshold = 1_000_000_000
 const unixMillisThreshold = 1_000_000_000_000
 
+// A decimal number of seconds (Discord's `1.234`, `1470173023.123`).
+const decimalSeconds = /^\d{1,15}\.\d{1,9}$/
+// A Go-style duration, as OpenAI's headers write them: `6m0s`, `1.5s`, `12ms`, `1h2m3s`.
+const durationForm =
+  /^(?:(\d{1,9}(?:\.\d{1,9})?)h)?(?:(\d{1,9}(?:\.\d{1,9})?)m)?(?:(\d{1,9}(?:\.\d{1,9})?)s)?(?:(\d{1,9}(?:\.\d{1,9})?)ms)?$/
+// RFC 3339, as Anthropic's headers write a reset: `2026-12-07T11:22:33Z`, offsets and fractions allowed.
+const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/
+
+const durationMillis = (value: string): number | undefined => {
+  const match = durationForm.exec(value)
+  if (match === null || value === "") return undefined
+  const [, hours, minutes, seconds, millis] = match
+  const part = (text: string | undefined, scale: number): number => (text === undefined ? 0 : Number(text) * scale)
+  return Math.ceil(part(hours, 3_600_000) + part(minutes, 60_000) + part(seconds, 1000) + part(millis, 1))
+}
+
+// A number of seconds, or a Unix time in seconds (from 10^9) or milliseconds (from 10^12).
+const secondsOrUnixTime = (n: number, nowMillis: number): number => {
+  if (n >= unixMillisThreshold) return untilEpochMillis(Math.ceil(n), nowMillis)
+  if (n >= unixSecondsThreshold) return untilEpochMillis(Math.ceil(n * 1000), nowMillis)
+  return Math.ceil(n * 1000)
+}
+
+const dateMillis = (value: string, nowMillis: number): number | undefined => {
+  if (rfc3339.test(value)) {
+    const epochMillis = Date.parse(value.toUpperCase())
+    return Number.isNaN(epochMillis) ? undefined : untilEpochMillis(epochMillis, nowMillis)
+  }
+  const epochMillis = parseHttpDate(value, nowMillis)
+  return epochMillis === undefined ? undefined : untilEpochMillis(epochMillis, nowMillis)
+}
+
 /**
- * Reads an `X-RateLimit-Reset` value into milliseconds: whole seconds from now, or a Unix time in seconds (from
- * 10^9, September 2001: no delta is ever 30 years) or milliseconds (from 10^12); a time in the past gives 0.
- * Anything but digits gives `undefined`; it never throws. Uncapped: callers cap.
+ * Reads a rate limit's reset into milliseconds from now, in any form the APIs send: a number of seconds, whole or
+ * decimal (`30`, `1.234`); a Unix time, told from seconds by its size (the rule: from 10^9, September 2001, a number
+ * is a Unix time in seconds, since no delta is ever 30 years; from 10^12 in milliseconds), decimals allowed; a
+ * duration (`6m0s`, `1.5s`, `12ms`); an RFC 3339 time (`2026-12-07T11:22:33Z`); or an HTTP-date. A time in the past
+ * gives 0, a fraction of a millisecond rounds up. Anything else gives `undefined`; it never throws. Uncapped:
+ * callers cap.
  *
  * @since 0.2.0
  * @category parsing
  */
 export const parseRateLimitReset = (value: string, nowMillis: number): number | undefined => {
   const trimmed = value.trim()
-  if (!digitsOnly.test(trimmed)) return undefined
-  const n = Number(trimmed)
-  if (n >= unixMillisThreshold) return Number.isSafeInteger(n) ? untilEpochMillis(n, nowMillis) : largestDelayMillis
-  if (n >= unixSecondsThreshold) return untilEpochMillis(n * 1000, nowMillis)
-  return parseDelaySeconds(trimmed)
+  if (digitsOnly.test(trimmed)) {
+    const n = Number(trimmed)
+    if (n >= unixMillisThreshold) return Number.isSafeInteger(n) ? untilEpochMillis(n, nowMillis) : largestDelayMillis
+    if (n >= unixSecondsThreshold) return untilEpochMillis(n * 1000, nowMillis)
+    return parseDelaySeconds(trimmed)
+  }
+  if (decimalSeconds.test(trimmed)) return secondsOrUnixTime(Number(trimmed), nowMillis)
+  return durationMillis(trimmed) ?? dateMillis(trimmed, nowMillis)
+}
+
+/**
+ * Reads a delay that is only ever a delay (Discord's `X-RateLimit-Reset-After: 1.234`): seconds, whole or decimal,
+ * into milliseconds rounded up, never a Unix time; anything else gives `undefined`. Uncapped: callers cap.
+ *
+ * @since 0.3.0
+ * @category parsing
+ */
+export const parseResetAfter = (value: string): number | undefined => {
+  const trimmed = value.trim()
+  if (digitsOnly.test(trimmed)) return parseDelaySeconds(trimmed)
+  return decimalSeconds.test(trimmed) ? Math.ceil(Number(trimmed) * 1000) : undefined
 }
 
 // The IETF RateLimit field: `"policy";r=0;t=30, "other";r=5;t=2`. The policy that is
@@ -207,17 +258,99 @@ const parseRateLimitField = (value: string): number | undefined => {
   return seconds === undefined ? undefined : delayOfSeconds(seconds)
 }
 
+// ---------------------------------------------------------------------------------------------
+// Vendor retry hints
+
 /**
- * The delay of the `retry-after` header alone, in milliseconds, or `undefined`.
+ * The header names of the vendor retry hints, lower case: a wait in milliseconds read before `Retry-After`
+ * (`retry-after-ms`, OpenAI's and every SDK generated as its are), and a server's word on whether to retry
+ * (`x-should-retry`, `stripe-should-retry`: `true` or `false`). The first name present with a valid value speaks.
+ *
+ * @since 0.3.0
+ * @category models
  */
-const fromRetryAfterHeader = (headers: HeaderRecord, nowMillis: number): number | undefined => {
+export interface HintNames {
+  readonly retryAfterMillis: ReadonlyArray<string>
+  readonly shouldRetry: ReadonlyArray<string>
+}
+
+/**
+ * The default hint names: `retry-after-ms`; `x-should-retry`, then `stripe-should-retry`.
+ *
+ * @since 0.3.0
+ * @category defaults
+ */
+export const defaultHintNames: HintNames = {
+  retryAfterMillis: ["retry-after-ms"],
+  shouldRetry: ["x-should-retry", "stripe-should-retry"]
+}
+
+// Milliseconds with an optional fraction (`1234`, `12.5`), as OpenAI's SDK reads them with parseFloat.
+const decimalMillis = /^\d{1,15}(?:\.\d{1,9})?$/
+
+/**
+ * Parses a `retry-after-ms` value into whole milliseconds, a fraction rounded up (never shorter than asked), or
+ * `undefined` when it is not a non-negative decimal number; it never throws. Uncapped: the policy caps it as it caps
+ * `Retry-After`.
+ *
+ * @since 0.3.0
+ * @category parsing
+ */
+export const parseMillis = (value: string): number | undefined => {
+  const trimmed = value.trim()
+  return decimalMillis.test(trimmed) ? Math.ceil(Number(trimmed)) : undefined
+}
+
+/**
+ * What the response says of retrying it: `true` or `false` from the first of `names` present with either value
+ * (case-insensitive), or `undefined` when none says.
+ *
+ * @since 0.3.0
+ * @category parsing
+ */
+export const shouldRetry = (
+  headers: HeaderRecord,
+  names: ReadonlyArray<string> = defaultHintNames.shouldRetry
+): boolean | undefined => {
+  for (const name of names) {
+    const value = headers[name]?.trim().toLowerCase()
+    if (value === "true") return true
+    if (value === "false") return false
+  }
+  return undefined
+}
+
+/**
+ * The delay of `retry-after-ms` (or the names given) when valid, else of `retry-after`, in milliseconds, or
+ * `undefined`.
+ */
+const fromRetryAfterHeader = (
+  headers: HeaderRecord,
+  nowMillis: number,
+  millisNames: ReadonlyArray<string> = defaultHintNames.retryAfterMillis
+): number | undefined => {
+  const precise = fromMillisHeaders(headers, millisNames)
+  if (precise !== undefined) return precise
   const value = headers["retry-after"]
   return value === undefined ? undefined : parse(value, nowMillis)
 }
 
+const fromMillisHeaders = (headers: HeaderRecord, millisNames: ReadonlyArray<string>): number | undefined => {
+  for (const name of millisNames) {
+    const millis = headers[name]
+    const parsed = millis === undefined ? undefined : parseMillis(millis)
+    if (parsed !== undefined) return parsed
+  }
+  return undefined
+}
+
+// What a 429 asking for 0 in whole seconds (`Retry-After: 0`, a reset now) waits: a server counting whole seconds
+// rounds the rest of its window down (Spotify's does), so 0 means under a second; at once would hit the same window.
+const zeroSecondsOn429Millis = 1000
+
 /**
- * The delay a response asks for, in milliseconds. `Retry-After` always wins; when it is absent
- * or malformed, the rate-limit reset headers are read in this order: `RateLimit-Reset`
+ * The delay a response asks for, in milliseconds. `retry-after-ms` (or `millisNames`), then `Retry-After`, always
+ * win; when both are absent or malformed, the rate-limit reset headers are read in this order: `RateLimit-Reset`
  * (seconds), `X-RateLimit-Reset` (seconds, or a Unix timestamp in seconds or milliseconds), and
  * the `t` parameter of the IETF `RateLimit` field (of the exhausted policy, `r=0`, when one is
  * named). Header names must be lower case.
@@ -225,8 +358,12 @@ const fromRetryAfterHeader = (headers: HeaderRecord, nowMillis: number): number 
  * @since 0.1.0
  * @category parsing
  */
-export const fromHeaders = (headers: HeaderRecord, nowMillis: number): number | undefined => {
-  const retryAfter = fromRetryAfterHeader(headers, nowMillis)
+export const fromHeaders = (
+  headers: HeaderRecord,
+  nowMillis: number,
+  millisNames: ReadonlyArray<string> = defaultHintNames.retryAfterMillis
+): number | undefined => {
+  const retryAfter = fromRetryAfterHeader(headers, nowMillis, millisNames)
   if (retryAfter !== undefined) return retryAfter
   const resetSeconds = headers["ratelimit-reset"]
   if (resetSeconds !== undefined) {
@@ -245,10 +382,22 @@ export const fromHeaders = (headers: HeaderRecord, nowMillis: number): number | 
 /**
  * The delay a transient response asks for, in milliseconds, or `undefined`. Rate-limit reset
  * headers describe a quota, so they mean "wait" only on a 429; any other status is read for
- * `Retry-After` alone.
+ * `retry-after-ms` (or `millisNames`) and `Retry-After` alone. A 429's whole-second 0 waits 1 s
+ * (a window's rest rounded down); a precise `retry-after-ms: 0` stays 0; a 429 asking for nothing gets
+ * `undefined`: the backoff decides.
  *
  * @since 0.1.0
  * @category parsing
  */
-export const ofTransientResponse = (status: number, headers: HeaderRecord, nowMillis: number): number | undefined =>
-  status === 429 ? fromHeaders(headers, nowMillis) : fromRetryAfterHeader(headers, nowMillis)
+export const ofTransientResponse = (
+  status: number,
+  headers: HeaderRecord,
+  nowMillis: number,
+  millisNames: ReadonlyArray<string> = defaultHintNames.retryAfterMillis
+): number | undefined => {
+  if (status !== 429) return fromRetryAfterHeader(headers, nowMillis, millisNames)
+  const precise = fromMillisHeaders(headers, millisNames)
+  if (precise !== undefined) return precise
+  const delay = fromHeaders(headers, nowMillis, [])
+  return delay === 0 ? zeroSecondsOn429Millis : delay
+}

@@ -14,6 +14,7 @@
  *
  * @since 0.1.0
  */
+import * as RetryAfter from "./RetryAfter.js"
 import type * as RetrySchedule from "./RetrySchedule.js"
 import * as Settings from "./Settings.js"
 
@@ -108,6 +109,7 @@ export interface Resolved<D> {
   readonly whenRetryAfterExceedsMaxDelay: OverCapMode
   readonly retryAfterScope: RetryAfterScope
   readonly isTransientStatus: (status: number) => boolean
+  readonly retryHints: RetryAfter.HintNames
   readonly retryNonIdempotent: boolean
   readonly maxElapsed: D
   readonly attemptTimeout: D
@@ -138,6 +140,7 @@ const optionNames: ReadonlyArray<string> = [
   "whenRetryAfterExceedsMaxDelay",
   "retryAfterScope",
   "isTransientStatus",
+  "retryHints",
   "retryNonIdempotent",
   "maxElapsed",
   "attemptTimeout",
@@ -152,10 +155,11 @@ const optionNames: ReadonlyArray<string> = [
   "circuitBreaker"
 ]
 
-const defaultTransientStatuses: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504])
+// 529: Anthropic's (and others') "overloaded", a 503 by another number.
+const defaultTransientStatuses: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504, 529])
 
 /**
- * The default transient statuses: 408, 429, 500, 502, 503, 504.
+ * The default transient statuses: 408, 429, 500, 502, 503, 504, 529.
  *
  * @since 0.1.0
  * @category defaults
@@ -256,6 +260,49 @@ const predicateOf = (
       })
     : Settings.invalid("isTransientStatus", "must be a function from status code to boolean", input)
 
+// The most header names each retry hint reads: each is looked up on every failed response.
+const maxHintNames = 4
+
+// RFC 9110 5.6.2 token characters.
+const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+const hintNamesOf = (
+  option: string,
+  input: unknown,
+  fallback: ReadonlyArray<string>
+): Settings.Checked<ReadonlyArray<string>> => {
+  if (input === undefined) return Settings.valid(fallback)
+  const reason = `must be a list of at most ${maxHintNames} header names (letters, digits and !#$%&'*+-.^_\`|~); [] reads none`
+  if (!Array.isArray(input) || input.length > maxHintNames) return Settings.invalid(option, reason, input)
+  const names: Array<string> = []
+  for (const [index, name] of input.entries()) {
+    if (typeof name !== "string" || !headerName.test(name)) return Settings.invalid(`${option}[${index}]`, reason, name)
+    names.push(name.toLowerCase())
+  }
+  return Settings.valid(names)
+}
+
+// `retryHints`: which headers carry a vendor's retry hints; each list left out keeps its default.
+const retryHintsOf = (input: unknown): Settings.Checked<RetryAfter.HintNames> =>
+  input === undefined
+    ? Settings.valid(RetryAfter.defaultHintNames)
+    : Settings.andThen(
+        Settings.optionsRecord("retryHints", input, ["retryAfterMillis", "shouldRetry"]),
+        (given): Settings.Checked<RetryAfter.HintNames> =>
+          Settings.all({
+            retryAfterMillis: hintNamesOf(
+              "retryHints.retryAfterMillis",
+              given.retryAfterMillis,
+              RetryAfter.defaultHintNames.retryAfterMillis
+            ),
+            shouldRetry: hintNamesOf(
+              "retryHints.shouldRetry",
+              given.shouldRetry,
+              RetryAfter.defaultHintNames.shouldRetry
+            )
+          })
+      )
+
 // The opt-in stages: each a value built by its module (`Hedging.after`, ...), or left out (off).
 const stageBuilders: Readonly<Record<Feature, string>> = {
   hedging: "Hedging.after or Hedging.percentile",
@@ -334,6 +381,7 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       given("retryAfterScope", defaults.retryAfterScope)
     ),
     isTransientStatus: predicateOf(given("isTransientStatus", isDefaultTransientStatus), hooks.predicateThrew),
+    retryHints: retryHintsOf(options.retryHints),
     retryNonIdempotent:
       typeof retryNonIdempotent === "boolean"
         ? Settings.valid(retryNonIdempotent)
@@ -377,6 +425,7 @@ export const toSchedulePolicy = <D>(
   resolved: Omit<
     Resolved<D>,
     | "isTransientStatus"
+    | "retryHints"
     | "retryNonIdempotent"
     | "retryAfterScope"
     | "attemptTimeout"

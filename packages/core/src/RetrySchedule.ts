@@ -238,18 +238,22 @@ export const isRetryableKind = (failure: Pick<FailureFacts, "_tag"> & { readonly
 
 /**
  * Why a failure must not be retried whatever a schedule says, or `undefined`: not of a
- * retryable kind (or a status the policy does not count as transient), a non-idempotent request
- * (unless allowed), or a one-shot body.
+ * retryable kind (or a status the policy does not count as transient, unless the server said
+ * `shouldRetry` true), the server's `shouldRetry` false on a transient status, a non-idempotent
+ * request (unless allowed), or a one-shot body. A server's word never overrides the last two.
  *
  * @since 0.1.0
  * @category deciding
  */
 export const refusal = (
   failure: Failure,
-  policy: { readonly isTransientStatus: (status: number) => boolean; readonly retryNonIdempotent: boolean }
+  policy: { readonly isTransientStatus: (status: number) => boolean; readonly retryNonIdempotent: boolean },
+  shouldRetry?: boolean | undefined
 ): GiveUpReason | undefined => {
-  if (!isRetryableKind(failure) || (failure._tag === "TransientStatus" && !policy.isTransientStatus(failure.status))) {
-    return "not-retryable"
+  if (!isRetryableKind(failure)) return "not-retryable"
+  if (failure._tag === "TransientStatus") {
+    if (shouldRetry === false) return "server-declined"
+    if (shouldRetry !== true && !policy.isTransientStatus(failure.status)) return "not-retryable"
   }
   if (!policy.retryNonIdempotent && !Idempotency.isIdempotent(failure.request)) return "not-idempotent"
   if (Idempotency.hasOneShotBody(failure.request)) return "one-shot-body"

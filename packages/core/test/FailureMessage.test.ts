@@ -81,6 +81,7 @@ describe("FailureMessage", () => {
   it("has words for every give-up reason", () => {
     const reasons: ReadonlyArray<FailureMessage.GiveUpReason> = [
       "not-retryable",
+      "server-declined",
       "not-idempotent",
       "one-shot-body",
       "attempts-exhausted",

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest"
 import * as Idempotency from "../src/Idempotency.js"
 
 describe("Idempotency", () => {
-  it("the idempotent methods of RFC 9110, or any method with a non-blank key", () => {
-    for (const method of ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]) {
+  it("the idempotent methods of RFC 9110 and QUERY, or any method with a non-blank key", () => {
+    for (const method of ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "QUERY"]) {
       expect(Idempotency.isIdempotent({ method, headers: {} })).toBe(true)
     }
     for (const method of ["POST", "PATCH", "CONNECT", "get"]) {

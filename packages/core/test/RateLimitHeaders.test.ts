@@ -88,6 +88,94 @@ describe("read: X-RateLimit and a server's own names", () => {
   })
 })
 
+describe("read: each API's dialect, as its documentation shows it", () => {
+  it("OpenAI: the request quota, its reset a duration; the token quota is never read", () => {
+    const headers = {
+      "x-ratelimit-limit-requests": "60",
+      "x-ratelimit-remaining-requests": "59",
+      "x-ratelimit-reset-requests": "1s",
+      "x-ratelimit-limit-tokens": "150000",
+      "x-ratelimit-remaining-tokens": "0",
+      "x-ratelimit-reset-tokens": "6m0s"
+    }
+    expect(read(headers, now)).toEqual({ remaining: 59, resetMillis: 1_000, limit: 60, quota: undefined })
+    for (const [reset, millis] of [
+      ["6m0s", 360_000],
+      ["1.5s", 1_500],
+      ["12ms", 12],
+      ["1h2m3.5s", 3_723_500],
+      ["0.4ms", 1]
+    ] as const) {
+      expect(read({ ...headers, "x-ratelimit-reset-requests": reset }, now)?.resetMillis).toBe(millis)
+    }
+    // The tokens alone say nothing of requests.
+    expect(read({ "x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "6m0s" }, now)).toBeUndefined()
+  })
+
+  it("Anthropic: the request quota, its reset an RFC 3339 time; the tokens are never read", () => {
+    const headers = {
+      "anthropic-ratelimit-requests-limit": "50",
+      "anthropic-ratelimit-requests-remaining": "0",
+      "anthropic-ratelimit-requests-reset": "2026-12-04T12:00:30Z",
+      "anthropic-ratelimit-tokens-remaining": "0",
+      "anthropic-ratelimit-tokens-reset": "2026-12-04T13:00:00Z",
+      "anthropic-ratelimit-input-tokens-remaining": "0"
+    }
+    expect(read(headers, now)).toEqual({ remaining: 0, resetMillis: 30_000, limit: 50, quota: undefined })
+    expect(
+      read({ ...headers, "anthropic-ratelimit-requests-reset": "2026-12-04T13:00:30.25+01:00" }, now)?.resetMillis
+    ).toBe(30_250)
+  })
+
+  it("Discord: Reset-After in decimal seconds first, the reset an epoch with decimals, the bucket its quota", () => {
+    const headers = {
+      "x-ratelimit-limit": "5",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": String(now / 1000 + 1.234),
+      "x-ratelimit-reset-after": "1.234",
+      "x-ratelimit-bucket": "abcd1234"
+    }
+    expect(read(headers, now)).toEqual({ remaining: 0, resetMillis: 1_234, limit: 5, quota: "abcd1234" })
+    const { "x-ratelimit-reset-after": _after, ...epochOnly } = headers
+    expect(read(epochOnly, now)?.resetMillis).toBe(1_234)
+    // Reset-After is a delay only: never a Unix time, however large (capped at a day).
+    expect(read({ ...headers, "x-ratelimit-reset-after": "1700000000" }, now)?.resetMillis).toBe(CoolDown.maxMillis)
+  })
+
+  it("GitHub: the resource is the quota; Unix seconds and Unix milliseconds told apart by size", () => {
+    const headers = {
+      "x-ratelimit-limit": "5000",
+      "x-ratelimit-remaining": "4999",
+      "x-ratelimit-used": "1",
+      "x-ratelimit-reset": String(now / 1000 + 60),
+      "x-ratelimit-resource": "core"
+    }
+    expect(read(headers, now)).toEqual({ remaining: 4999, resetMillis: 60_000, limit: 5000, quota: "core" })
+    expect(read({ ...headers, "x-ratelimit-reset": String(now + 60_000) }, now)?.resetMillis).toBe(60_000)
+    // A hostile quota name is ignored, not kept.
+    expect(read({ ...headers, "x-ratelimit-resource": "x".repeat(65) }, now)?.quota).toBeUndefined()
+  })
+
+  it("IETF (Cloudflare): a policy of another unit is not read; pk names the quota", () => {
+    const headers = {
+      ratelimit: '"bytes";r=0;t=60, "default";r=7;t=30;pk=:dXNlcjE=:',
+      "ratelimit-policy": '"bytes";q=1000;w=60;qu="content-bytes", "default";q=50;w=60;qu="requests"'
+    }
+    expect(read(headers, now)).toEqual({ remaining: 7, resetMillis: 30_000, limit: 50, quota: ":dXNlcjE=:" })
+    const concurrent = { ...headers, "ratelimit-policy": '"default";q=50;w=60;qu="concurrent-requests"' }
+    expect(read({ ...concurrent, ratelimit: '"default";r=0;t=30' }, now)).toBeUndefined()
+  })
+
+  it("any Go-style duration reads as its milliseconds, rounded up", () =>
+    fc.assert(
+      fc.property(fc.nat({ max: 23 }), fc.nat({ max: 59 }), fc.nat({ max: 59_999 }), (hours, minutes, millis) => {
+        const text = `${hours}h${minutes}m${millis / 1000}s`
+        const headers = { "x-ratelimit-remaining-requests": "1", "x-ratelimit-reset-requests": text }
+        expect(read(headers, now)?.resetMillis).toBe(hours * 3_600_000 + minutes * 60_000 + millis)
+      })
+    ))
+})
+
 describe("read: bad values", () => {
   it("announces nothing without a remaining count", () => {
     expect(read({}, now)).toBeUndefined()
@@ -116,11 +204,24 @@ describe("read: bad values", () => {
   })
 
   it("never throws, and never answers a negative count or a reset beyond the cap", () => {
-    const names = ["ratelimit", "ratelimit-policy", "ratelimit-remaining", "ratelimit-reset", "x-ratelimit-remaining"]
+    const names = [
+      "ratelimit",
+      "ratelimit-policy",
+      "ratelimit-remaining",
+      "ratelimit-reset",
+      "x-ratelimit-remaining",
+      "x-ratelimit-reset-after",
+      "x-ratelimit-remaining-requests",
+      "x-ratelimit-reset-requests",
+      "anthropic-ratelimit-requests-remaining",
+      "anthropic-ratelimit-requests-reset"
+    ]
     const value = fc.oneof(
       fc.string(),
       fc.stringMatching(/^("[a-z,;]*"|[a-z]+)(;[rtqw]=-?\d{0,17})*(, ?("[a-z]*"|[a-z]+)(;[rtqw]=\d{0,17})*)*$/),
-      fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String)
+      fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
+      fc.stringMatching(/^(\d{1,12}(\.\d{1,12})?(h|m|s|ms)){0,4}$/),
+      fc.date({ noInvalidDate: true }).map((date) => date.toISOString())
     )
     fc.assert(
       fc.property(

@@ -90,6 +90,87 @@ describe("RetryAfter (milliseconds)", () => {
       ))
   })
 
+  it("retry-after-ms: whole or decimal milliseconds, rounded up, read before Retry-After on any status", () => {
+    expect(RetryAfter.parseMillis("1500")).toBe(1_500)
+    expect(RetryAfter.parseMillis(" 12.2 ")).toBe(13)
+    expect(RetryAfter.parseMillis("0")).toBe(0)
+    for (const value of ["", "-1", "1e3", "1.", ".5", "soon", "1234567890123456"]) {
+      expect(RetryAfter.parseMillis(value)).toBeUndefined()
+    }
+    const both = { "retry-after": "2", "retry-after-ms": "1500" }
+    expect(RetryAfter.ofTransientResponse(503, both, now)).toBe(1_500)
+    expect(RetryAfter.ofTransientResponse(429, { ...both, "ratelimit-reset": "9" }, now)).toBe(1_500)
+    expect(RetryAfter.fromHeaders(both, now)).toBe(1_500)
+    // Malformed, it is as if absent; other names read in its place when given.
+    expect(RetryAfter.ofTransientResponse(503, { ...both, "retry-after-ms": "soon" }, now)).toBe(2_000)
+    expect(RetryAfter.ofTransientResponse(503, both, now, [])).toBe(2_000)
+    expect(RetryAfter.ofTransientResponse(503, { "x-wait-ms": "40" }, now, ["x-wait-ms"])).toBe(40)
+  })
+
+  it("retry-after-ms: any decimal up to 15 digits reads as its ceiling", () =>
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 999_999_999_999_999 }),
+        fc.integer({ min: 0, max: 999 }),
+        (whole, fraction) => {
+          const text = fraction === 0 ? String(whole) : `${whole}.${String(fraction).padStart(3, "0")}`
+          expect(RetryAfter.parseMillis(text)).toBe(Math.ceil(Number(text)))
+        }
+      )
+    ))
+
+  it("shouldRetry: the first name saying true or false, in any case; anything else says nothing", () => {
+    expect(RetryAfter.shouldRetry({ "x-should-retry": "false" })).toBe(false)
+    expect(RetryAfter.shouldRetry({ "stripe-should-retry": " TRUE " })).toBe(true)
+    expect(RetryAfter.shouldRetry({ "x-should-retry": "true", "stripe-should-retry": "false" })).toBe(true)
+    expect(RetryAfter.shouldRetry({ "x-should-retry": "maybe", "stripe-should-retry": "false" })).toBe(false)
+    expect(RetryAfter.shouldRetry({ "x-should-retry": "1" })).toBeUndefined()
+    expect(RetryAfter.shouldRetry({})).toBeUndefined()
+    expect(RetryAfter.shouldRetry({ "x-should-retry": "false" }, [])).toBeUndefined()
+  })
+
+  it("parseRateLimitReset: every form a reset takes, and the rule telling Unix seconds from milliseconds", () => {
+    const at = Date.parse("2026-12-04T12:00:00Z")
+    expect(RetryAfter.parseRateLimitReset("30", at)).toBe(30_000)
+    expect(RetryAfter.parseRateLimitReset("1.5", at)).toBe(1_500)
+    expect(RetryAfter.parseRateLimitReset(String(at / 1000 + 2.5), at)).toBe(2_500)
+    expect(RetryAfter.parseRateLimitReset(String(at + 2_500), at)).toBe(2_500)
+    expect(RetryAfter.parseRateLimitReset("999999999", at)).toBe(999_999_999_000)
+    expect(RetryAfter.parseRateLimitReset("6m0s", at)).toBe(360_000)
+    expect(RetryAfter.parseRateLimitReset("2026-12-04T12:00:03Z", at)).toBe(3_000)
+    expect(RetryAfter.parseRateLimitReset("Fri, 04 Dec 2026 12:00:04 GMT", at)).toBe(4_000)
+    expect(RetryAfter.parseRateLimitReset("2026-12-04T11:00:00Z", at)).toBe(0)
+    for (const value of ["", "-1", "1e3", "soon", "6x", "2026-12-04", "1.5.5", "m"]) {
+      expect(RetryAfter.parseRateLimitReset(value, at)).toBeUndefined()
+    }
+    expect(RetryAfter.parseResetAfter("1.234")).toBe(1_234)
+    expect(RetryAfter.parseResetAfter("1700000000")).toBe(1_700_000_000_000)
+    expect(RetryAfter.parseResetAfter("6m0s")).toBeUndefined()
+  })
+
+  it("parseRateLimitReset: a decimal below 10^9 is seconds from now, from 10^9 Unix seconds, never negative", () =>
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 4e12, noNaN: true }), fc.integer({ min: 0, max: 4e12 }), (n, at) => {
+        const text = n.toFixed(3)
+        const millis = RetryAfter.parseRateLimitReset(text, at)
+        expect(millis).toBeGreaterThanOrEqual(0)
+        const value = Number(text)
+        if (value < 1e9) expect(millis).toBe(Math.ceil(value * 1000))
+        else if (value < 1e12) expect(millis).toBe(Math.max(0, Math.ceil(value * 1000) - at))
+        else expect(millis).toBe(Math.max(0, Math.ceil(value) - at))
+      })
+    ))
+
+  it("a 429 asking for 0 in whole seconds waits 1 s; in milliseconds, 0; a 503's 0 stays 0; nothing stays nothing", () => {
+    expect(RetryAfter.ofTransientResponse(429, { "retry-after": "0" }, now)).toBe(1_000)
+    expect(RetryAfter.ofTransientResponse(429, { "retry-after": "Sun, 06 Nov 1994 08:49:00 GMT" }, now)).toBe(1_000)
+    expect(RetryAfter.ofTransientResponse(429, { "x-ratelimit-reset": "0" }, now)).toBe(1_000)
+    expect(RetryAfter.ofTransientResponse(429, { "retry-after": "0", "retry-after-ms": "0" }, now)).toBe(0)
+    expect(RetryAfter.ofTransientResponse(429, { "retry-after": "2" }, now)).toBe(2_000)
+    expect(RetryAfter.ofTransientResponse(503, { "retry-after": "0" }, now)).toBe(0)
+    expect(RetryAfter.ofTransientResponse(429, {}, now)).toBeUndefined()
+  })
+
   it("rate-limit reset headers count on a 429 only", () => {
     const headers = { "ratelimit-reset": "9" }
     expect(RetryAfter.ofTransientResponse(429, headers, now)).toBe(9_000)

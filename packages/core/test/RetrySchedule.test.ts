@@ -142,6 +142,30 @@ describe("RetrySchedule", () => {
     ).toBe("not-retryable")
   })
 
+  it("refusal: a server's shouldRetry stops a transient status, or makes any status transient, never a write", () => {
+    const request = { method: "GET", url: "/", headers: {}, body: { _tag: "Empty" } }
+    const policy = { isTransientStatus: (status: number) => status === 503, retryNonIdempotent: false }
+    const unavailable = { _tag: "TransientStatus", request, attempt: 1, status: 503 } as const
+    const conflict = { ...unavailable, status: 409 }
+    expect(RetrySchedule.refusal(unavailable, policy, false)).toBe("server-declined")
+    expect(RetrySchedule.refusal(unavailable, policy, undefined)).toBeUndefined()
+    expect(RetrySchedule.refusal(conflict, policy, true)).toBeUndefined()
+    expect(RetrySchedule.refusal(conflict, policy, undefined)).toBe("not-retryable")
+    // `true` never retries a POST without a key, nor a one-shot body.
+    expect(RetrySchedule.refusal({ ...conflict, request: { ...request, method: "POST" } }, policy, true)).toBe(
+      "not-idempotent"
+    )
+    expect(
+      RetrySchedule.refusal({ ...conflict, request: { ...request, body: { _tag: "Stream" } } }, policy, true)
+    ).toBe("one-shot-body")
+    // A failure of a kind that cannot be cured stays so whatever the server says.
+    expect(
+      RetrySchedule.refusal({ _tag: "ConnectionError", request, attempt: 1, reason: "InvalidRequest" }, policy, true)
+    ).toBe("not-retryable")
+    // QUERY is retried as GET is.
+    expect(RetrySchedule.refusal({ ...unavailable, request: { ...request, method: "QUERY" } }, policy)).toBeUndefined()
+  })
+
   it("a plain schedule's wait with the server's delay: replaced, capped, or stopped", () => {
     const cap = { capMillis: 2_000, giveUpOverCap: false }
     expect(RetrySchedule.withServerDelay(100, undefined, cap)).toBe(100)

@@ -92,6 +92,37 @@ describe("Settings", () => {
     expect(problemOf(Settings.duration(millis, "t", "soon", limit))?.reason).toBe("is not a duration")
   })
 
+  it("retry hints: the default names, lists lower-cased, [] for none, a bad name refused by its place", () => {
+    const defaults = RetryPolicyOptions.check(undefined, hooks)
+    if (defaults._tag !== "Valid") throw new Error("expected a valid policy")
+    expect(defaults.value.retryHints).toEqual({
+      retryAfterMillis: ["retry-after-ms"],
+      shouldRetry: ["x-should-retry", "stripe-should-retry"]
+    })
+    expect(defaults.value.isTransientStatus(529)).toBe(true)
+    const renamed = RetryPolicyOptions.check({ retryHints: { shouldRetry: ["X-Retry-Please"] } }, hooks)
+    if (renamed._tag !== "Valid") throw new Error("expected a valid policy")
+    expect(renamed.value.retryHints).toEqual({ retryAfterMillis: ["retry-after-ms"], shouldRetry: ["x-retry-please"] })
+    const none = RetryPolicyOptions.check({ retryHints: { retryAfterMillis: [], shouldRetry: [] } }, hooks)
+    if (none._tag !== "Valid") throw new Error("expected a valid policy")
+    expect(none.value.retryHints).toEqual({ retryAfterMillis: [], shouldRetry: [] })
+    expect(problemOf(RetryPolicyOptions.check({ retryHints: { shouldRetry: ["a b"] } }, hooks))).toMatchObject({
+      option: "retryHints.shouldRetry[0]",
+      value: "a b"
+    })
+    expect(problemOf(RetryPolicyOptions.check({ retryHints: { shouldRetry: "x-should-retry" } }, hooks))?.option).toBe(
+      "retryHints.shouldRetry"
+    )
+    expect(
+      problemOf(RetryPolicyOptions.check({ retryHints: { retryAfterMillis: ["a", "b", "c", "d", "e"] } }, hooks))
+        ?.option
+    ).toBe("retryHints.retryAfterMillis")
+    expect(problemOf(RetryPolicyOptions.check({ retryHints: { retryAfter: [] } }, hooks))?.option).toBe(
+      "retryHints.retryAfter"
+    )
+    expect(problemOf(RetryPolicyOptions.check({ retryHints: true }, hooks))?.option).toBe("retryHints")
+  })
+
   it("retry policy options: defaults, names, nulls, whole attempts, choices, a throwing predicate", () => {
     const checked = RetryPolicyOptions.check(undefined, hooks)
     expect(checked._tag).toBe("Valid")

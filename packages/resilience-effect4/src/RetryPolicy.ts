@@ -19,6 +19,7 @@
  * @since 0.1.0
  */
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
+import type * as RetryAfterCore from "@effect-http-resilience/core/RetryAfter"
 import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
 import type * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import type * as Duration from "effect/Duration"
@@ -93,6 +94,28 @@ export type RetryAfterScope = RetryPolicyOptions.RetryAfterScope
 export type UrlCredentialsMode = RetryPolicyOptions.UrlCredentialsMode
 
 /**
+ * Which headers carry a vendor's retry hints, each a list of at most 4 names read in order (`[]` reads none):
+ * `retryAfterMillis`, a wait in milliseconds read before `Retry-After` and capped as it is
+ * [`["retry-after-ms"]`]; `shouldRetry`, `true` or `false`: `false` stops a retry, `true` retries a status the
+ * policy would not, within the idempotency rules [`["x-should-retry", "stripe-should-retry"]`].
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RetryHintsOptions {
+  readonly retryAfterMillis?: ReadonlyArray<string> | undefined
+  readonly shouldRetry?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * The retry hints' header names resolved, lower case.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RetryHints = RetryAfterCore.HintNames
+
+/**
  * When a server asks for more than `maxDelay`: wait the cap (`"wait-max-delay"`) or stop (`"give-up"`).
  *
  * @since 0.1.0
@@ -121,8 +144,10 @@ export interface Options {
   readonly whenRetryAfterExceedsMaxDelay?: OverCapMode | undefined
   /** Who a `429`'s `Retry-After` holds back: every call to its origin, or its own call. [`"origin"`] */
   readonly retryAfterScope?: RetryAfterScope | undefined
-  /** Which statuses are retried; a throw is a defect. [408, 429, 500, 502, 503, 504] */
+  /** Which statuses are retried; a throw is a defect. [408, 429, 500, 502, 503, 504, 529] */
   readonly isTransientStatus?: ((status: number) => boolean) | undefined
+  /** The headers of vendors' retry hints (`retry-after-ms`, `x-should-retry`): {@link RetryHintsOptions}. [those] */
+  readonly retryHints?: RetryHintsOptions | undefined
   /** Retry POST and PATCH without a non-blank `Idempotency-Key` header. [false] */
   readonly retryNonIdempotent?: boolean | undefined
   /** Give up rather than start a wait that would end later than this after the first failure. [infinity] */
@@ -165,6 +190,7 @@ export interface RetryPolicy {
   readonly whenRetryAfterExceedsMaxDelay: OverCapMode
   readonly retryAfterScope: RetryAfterScope
   readonly isTransientStatus: (status: number) => boolean
+  readonly retryHints: RetryHints
   readonly retryNonIdempotent: boolean
   readonly maxElapsed: Duration.Duration
   readonly attemptTimeout: Duration.Duration
@@ -264,7 +290,7 @@ export const constant: (delay: Duration.Input) => Backoff = internal.constant
 export const defaults: RetryPolicy = internal.defaultPolicy
 
 /**
- * The default transient statuses: 408, 429, 500, 502, 503, 504.
+ * The default transient statuses: 408, 429, 500, 502, 503, 504, 529.
  *
  * @since 0.1.0
  * @category defaults

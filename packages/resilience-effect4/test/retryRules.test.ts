@@ -20,7 +20,7 @@ const post =
   (client) =>
     client.execute(HttpClientRequest.post(url, { headers, body: HttpBody.text("order") }))
 const method =
-  (name: "PATCH" | "PUT" | "DELETE"): Call =>
+  (name: "PATCH" | "PUT" | "DELETE" | "QUERY"): Call =>
   (client) =>
     client.execute(HttpClientRequest.make(name)(url))
 const fast = { jitter: "none", backoff: RetryPolicy.constant("10 millis") } as const
@@ -44,7 +44,7 @@ const rules: ReadonlyArray<Rule> = [
       ended: { _tag: "PermanentStatus", status, giveUpReason: "not-retryable" }
     })
   ),
-  ...[408, 429, 500, 502, 503, 504].map(
+  ...[408, 429, 500, 502, 503, 504, 529].map(
     (status): Rule => ({
       name: `${status} is transient: retried up to maxAttempts`,
       script: [{ status }],
@@ -129,6 +129,14 @@ const rules: ReadonlyArray<Rule> = [
     call: method("DELETE"),
     attempts: 2,
     ended: { status: 204 }
+  },
+  {
+    name: "a QUERY is retried as a GET is (safe and idempotent: draft-ietf-httpbis-safe-method-w-body)",
+    script: [{ status: 503 }, { transportError: "ECONNRESET" }, { status: 200 }],
+    policy: fast,
+    call: (client) => client.execute(HttpClientRequest.make("QUERY")(url, { body: HttpBody.text("q=1") })),
+    attempts: 3,
+    ended: { status: 200 }
   },
   {
     name: "a one-shot streamed body is never retried, even on an idempotent method",

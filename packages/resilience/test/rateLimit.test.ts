@@ -241,6 +241,55 @@ describe("rate limit, Effect 3", () => {
     })
   )
 
+  for (const [api, quota] of [
+    ["GitHub's x-ratelimit-resource", { "x-ratelimit-resource": "search" }],
+    ["Discord's X-RateLimit-Bucket", { "x-ratelimit-bucket": "abcd1234" }],
+    ["the IETF pk", { ratelimit: '"default";r=0;t=3;pk=:c2VhcmNo:' }]
+  ] as const) {
+    it.effect(`${api} keys the budget: a quota spent holds its own route, not the origin's others`, () =>
+      Effect.gen(function* () {
+        const spent = { "x-ratelimit-remaining": "0", "x-ratelimit-reset": "3", ...quota }
+        const scripted = ScriptedHttpClient.make([{ status: 200, body: "ok", headers: spent }, ok])
+        const client = ResilientHttpClient.withResilience(scripted.client, {
+          retryBudget: "none",
+          rateLimitHeaders: RateLimit.fromHeaders()
+        })
+        const host = `http://quota-${api.length}-${Object.keys(quota)[0]}.rate.test`
+        yield* callOf(client, `${host}/search?q=1`)
+        const other = yield* Effect.fork(callOf(client, `${host}/user`))
+        const same = yield* Effect.fork(callOf(client, `${host}/search?q=2`))
+        yield* TestClock.adjust("10 minutes")
+        yield* Fiber.join(other)
+        yield* Fiber.join(same)
+        expect(scripted.exchanges.map((exchange) => [exchange.request.url.replace(host, ""), exchange.at])).toEqual([
+          ["/search?q=1", 0],
+          ["/user", 0],
+          ["/search?q=2", 3000]
+        ])
+      })
+    )
+  }
+
+  it.effect("Discord's global 429 holds every bucket: its Retry-After cools the whole origin", () =>
+    Effect.gen(function* () {
+      const host = "http://global.rate.test"
+      const global = { "retry-after": "2", "x-ratelimit-global": "true", "x-ratelimit-scope": "global" }
+      const scripted = ScriptedHttpClient.make([{ status: 429, body: "", headers: global }, ok])
+      const client = ResilientHttpClient.withResilience(scripted.client, {
+        jitter: "none",
+        retryBudget: "none",
+        rateLimitHeaders: RateLimit.fromHeaders()
+      })
+      const first = yield* Effect.fork(callOf(client, `${host}/channels/1/messages`))
+      yield* TestClock.adjust("1 second")
+      const other = yield* Effect.fork(callOf(client, `${host}/guilds/2`))
+      yield* TestClock.adjust("10 minutes")
+      yield* Fiber.join(first)
+      yield* Fiber.join(other)
+      expect(scripted.exchanges.map((exchange) => exchange.at)).toEqual([0, 2000, 2000])
+    })
+  )
+
   it.effect("a remaining count above 0 holds nothing", () =>
     Effect.gen(function* () {
       const headers = { "x-ratelimit-remaining": "1", "x-ratelimit-reset": "3" }

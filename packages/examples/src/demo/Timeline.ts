@@ -165,6 +165,7 @@ interface GiveUpView {
 
 const giveUpReasons: Record<FailureMessage.GiveUpReason, string> = {
   "not-retryable": "not worth retrying",
+  "server-declined": "the server said not to",
   "not-idempotent": "not idempotent",
   "one-shot-body": "the body cannot be sent twice",
   "attempts-exhausted": "attempts exhausted",

@@ -1,4 +1,5 @@
 // @generated from templates/src/internal/classify.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+import * as RetryAfterCore from "@effect-http-resilience/core/RetryAfter"
 import { isUnrecoverableCause } from "@effect-http-resilience/core/TransportFailure"
 import * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -137,16 +138,25 @@ const permanentStatus = (
 export const classifyResponse = (
   attempt: Attempt,
   response: HttpClientResponse.HttpClientResponse,
-  isTransientStatus: (status: number) => boolean,
+  policy: {
+    readonly isTransientStatus: (status: number) => boolean
+    readonly retryHints: RetryAfterCore.HintNames
+  },
   permanentAsFailure: boolean
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpFailure.HttpFailure> => {
   const status = response.status
   if (isSuccess(status)) return Effect.succeed(response)
-  if (isTransientStatus(status)) {
+  // Some transports build the headers anew on every access: read them once.
+  const headers = response.headers
+  // A server's `x-should-retry: true` makes any failed status transient; the idempotency rules still decide.
+  if (policy.isTransientStatus(status) || RetryAfterCore.shouldRetry(headers, policy.retryHints.shouldRetry) === true) {
     return Effect.clockWith((clock) => {
-      // Some transports build the headers anew on every access: read them once.
-      const headers = response.headers
-      const delay = retryAfter.ofTransientResponse(status, headers, clock.currentTimeMillisUnsafe())
+      const delay = retryAfter.ofTransientResponse(
+        status,
+        headers,
+        clock.currentTimeMillisUnsafe(),
+        policy.retryHints.retryAfterMillis
+      )
       const failure = transientStatus(attempt, response, headers, delay)
       heldResponses.set(failure, response)
       return Effect.fail(failure)

@@ -20,5 +20,7 @@ export const fromHeaders = (headers: Headers.Headers, nowMillis: number): Option
 export const ofTransientResponse = (
   status: number,
   headers: Headers.Headers,
-  nowMillis: number
-): Option.Option<Duration.Duration> => toDuration(RetryAfterCore.ofTransientResponse(status, headers, nowMillis))
+  nowMillis: number,
+  millisNames: ReadonlyArray<string>
+): Option.Option<Duration.Duration> =>
+  toDuration(RetryAfterCore.ofTransientResponse(status, headers, nowMillis, millisNames))

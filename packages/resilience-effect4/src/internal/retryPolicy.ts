@@ -1,4 +1,5 @@
 // @generated from templates/src/internal/retryPolicy.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+import * as RetryAfterCore from "@effect-http-resilience/core/RetryAfter"
 import * as RetryPolicyOptions from "@effect-http-resilience/core/RetryPolicyOptions"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import * as Duration from "effect/Duration"
@@ -97,11 +98,18 @@ export const serverDelayMillis = (failure: HttpFailure.HttpFailure): number | un
     ? Duration.toMillis(failure.retryAfter.value)
     : undefined
 
-/** @internal */
+/** What must never be retried, the server's `shouldRetry` hint on a transient status heard. @internal */
 export const nonRetryableReason = (
   failure: HttpFailure.HttpFailure,
-  policy: Pick<RetryPolicy.RetryPolicy, "isTransientStatus" | "retryNonIdempotent">
-): RetryPolicy.GiveUpReason | undefined => RetrySchedule.refusal(failure, policy)
+  policy: Pick<RetryPolicy.RetryPolicy, "isTransientStatus" | "retryNonIdempotent" | "retryHints">
+): RetryPolicy.GiveUpReason | undefined =>
+  RetrySchedule.refusal(
+    failure,
+    policy,
+    failure._tag === "TransientStatus"
+      ? RetryAfterCore.shouldRetry(failure.headers, policy.retryHints.shouldRetry)
+      : undefined
+  )
 
 const toDecision = (decision: RetrySchedule.Decision): RetryPolicy.RetryDecision =>
   decision._tag === "GiveUp"

@@ -71,10 +71,10 @@ export const exchange = <E, R>(
     ),
     (response) =>
       attempt.heard === undefined
-        ? classifyResponse(attempt, response, policy.isTransientStatus, permanentAsFailure)
+        ? classifyResponse(attempt, response, policy, permanentAsFailure)
         : Effect.andThen(
             attempt.heard(response.headers),
-            classifyResponse(attempt, response, policy.isTransientStatus, permanentAsFailure)
+            classifyResponse(attempt, response, policy, permanentAsFailure)
           )
   )
 

@@ -24,6 +24,8 @@ export interface ResolvedPolicy {
   readonly schedule: Schedule.Schedule<unknown, HttpFailure.HttpFailure>
   readonly refusal: (failure: HttpFailure.HttpFailure) => RetryPolicy.GiveUpReason | undefined
   readonly isTransientStatus: (status: number) => boolean
+  /** The headers of vendors' retry hints. */
+  readonly retryHints: RetryPolicy.RetryHints
   readonly limits: CallMachine.Limits
   readonly maxBodyBytes: number
   /** What credentials in a request's URL become. */
@@ -63,6 +65,7 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   schedule: retryPolicy.toSchedule(policy),
   refusal: (failure) => retryPolicy.nonRetryableReason(failure, policy),
   isTransientStatus: policy.isTransientStatus,
+  retryHints: policy.retryHints,
   limits: {
     attemptTimeoutMillis: Duration.toMillis(policy.attemptTimeout),
     totalTimeoutMillis: Duration.toMillis(policy.totalTimeout),

@@ -112,6 +112,38 @@ interface Gate {
   readonly badKey: InvalidRetryPolicy | undefined
   /** The `rateLimitHeaders` option: every response's headers are read when it is on. */
   readonly headers: RateLimit.HeadersSettings | undefined
+  /** The key before any quota a server named, and the request's route (that key, method and path). */
+  readonly baseKey: string
+  readonly route: string
+  /** The quotas this process learnt of each route, when the call reads headers and has no token bucket. */
+  readonly quotas: QuotaRoutes | undefined
+}
+
+// The most routes whose quota is remembered, as the store's other tables (10,000): the oldest is forgotten first.
+const maxRoutes = 10_000
+
+// Which of its origin's quotas each route spends, as the servers named them (IETF `pk`, Discord's bucket, GitHub's
+// resource): a route's attempts keep the budget of its quota, apart from the origin's other quotas.
+class QuotaRoutes {
+  private readonly routes = new Map<string, string>()
+  get(route: string): string | undefined {
+    return this.routes.get(route)
+  }
+  set(route: string, quota: string): void {
+    this.routes.delete(route)
+    if (this.routes.size >= maxRoutes) {
+      const oldest = this.routes.keys().next()
+      if (oldest.done !== true) this.routes.delete(oldest.value)
+    }
+    this.routes.set(route, quota)
+  }
+}
+
+const quotaKey = (key: string, quota: string): string => `${key}#${quota}`
+
+const routeOf = (key: string, request: HttpClientRequest.HttpClientRequest): string => {
+  const query = request.url.indexOf("?")
+  return `${key} ${request.method} ${query === -1 ? request.url : request.url.slice(0, query)}`
 }
 
 const isKey = (value: unknown): value is string =>
@@ -130,16 +162,27 @@ const keyOf = (
 
 // The call's gate: its key worked out once (a key function is asked once per call), its store's
 // rate-limit operations (this process's, kept in the store, unless the store shares them).
+// A quota named by the server keys the budget only without a token bucket, whose key is the user's.
 const gateOf = <A, E, R>(call: Call<A, E, R>): Gate => {
   const { policy, store } = call
   const limit = policy.rateLimit?.settings
   const origin = call.origin.key
   const key = keyOf(limit, call.request, origin)
+  const validKey = isKey(key) ? key : origin
+  const quotas =
+    policy.rateLimitHeaders !== undefined && limit === undefined
+      ? store.keep("rateLimitQuotas", () => new QuotaRoutes())
+      : undefined
+  const route = routeOf(validKey, call.request)
+  const quota = quotas?.get(route)
   return {
     store: store.rateLimit ?? store.keep("rateLimit", makeMemory),
     clock: call.clock,
     origin,
-    key: isKey(key) ? key : origin,
+    baseKey: validKey,
+    route,
+    quotas,
+    key: quota === undefined ? validKey : quotaKey(validKey, quota),
     limit,
     deadlineMillis: call.machine.deadlineMillis,
     badKey: isKey(key)
@@ -197,6 +240,34 @@ const announcement = (gate: Gate, headers: Headers.Headers): RateLimitHeaders.An
   return announced?.resetMillis === undefined ? undefined : announced
 }
 
+const isOtherQuota = (gate: Gate, announced: RateLimitHeaders.Announcement): boolean =>
+  gate.quotas !== undefined && announced.quota !== undefined && quotaKey(gate.baseKey, announced.quota) !== gate.key
+
+// A quota the server named for a route the gate did not know it of: remembered, and its budget set from this
+// answer (as if one attempt of it ended so), so that the route's next attempts spend it and no other.
+const learnQuota = (
+  gate: Gate,
+  announced: RateLimitHeaders.Announcement,
+  sentAtMillis: number
+): Effect.Effect<void> => {
+  const { quota, resetMillis } = announced
+  if (gate.quotas === undefined || quota === undefined || resetMillis === undefined) return Effect.void
+  const key = quotaKey(gate.baseKey, quota)
+  if (key === gate.key) return Effect.void
+  gate.quotas.set(gate.route, quota)
+  const seeded = Effect.flatMap(gate.store.rateLimitTake(key, undefined, 0, true), (taken) =>
+    taken.budget === undefined
+      ? Effect.void
+      : gate.store.rateLimitEnded(key, taken.budget, {
+          _tag: "Answered",
+          remaining: announced.remaining,
+          millis: resetMillis,
+          sentMillisAgo: monotonicMillis(gate.clock) - sentAtMillis
+        })
+  )
+  return announced.remaining === 0 ? Effect.zipRight(gate.store.rateLimitBlock(key, resetMillis), seeded) : seeded
+}
+
 // A response that says nothing is left until its reset blocks the key until then, for every
 // call sharing the store. Any remaining count it announces sets the key's budget: the calls in
 // flight spend it, and the rest wait for the reset, so that none races past the block. Without a
@@ -207,7 +278,10 @@ const learn = (
   budget: number | undefined,
   sentAtMillis: number
 ): Effect.Effect<void> => {
-  const announced = announcement(gate, headers)
+  const heard = announcement(gate, headers)
+  const quota = heard === undefined ? Effect.void : learnQuota(gate, heard, sentAtMillis)
+  // What another quota than the gate's says is that quota's alone: this key learns nothing of it.
+  const announced = heard !== undefined && isOtherQuota(gate, heard) ? undefined : heard
   const ended =
     budget === undefined
       ? Effect.void
@@ -223,9 +297,11 @@ const learn = (
                 sentMillisAgo: monotonicMillis(gate.clock) - sentAtMillis
               }
         )
-  return announced?.remaining === 0 && announced.resetMillis !== undefined
-    ? Effect.zipRight(gate.store.rateLimitBlock(gate.key, announced.resetMillis), ended)
-    : ended
+  const learnt =
+    announced?.remaining === 0 && announced.resetMillis !== undefined
+      ? Effect.zipRight(gate.store.rateLimitBlock(gate.key, announced.resetMillis), ended)
+      : ended
+  return Effect.zipRight(learnt, quota)
 }
 
 // Sends the attempt, told its response's headers when the call learns from them or the attempt
