@@ -27,6 +27,8 @@ export interface PolicyOptions {
   readonly retryAfter?: "respect" | "ignore"
   readonly whenRetryAfterExceedsMaxDelay?: "wait-max-delay" | "give-up"
   readonly retryNonIdempotent?: boolean
+  /** `isTransientConnectionError`: a connection failure is retried when a code of its cause is one of these. */
+  readonly transientConnectionCodes?: ReadonlyArray<string>
   readonly maxElapsed?: number | "infinity"
   readonly attemptTimeout?: number | "infinity"
   readonly totalTimeout?: number | "infinity"

@@ -108,6 +108,8 @@ export interface Resolved<D> {
   readonly whenRetryAfterExceedsMaxDelay: OverCapMode
   readonly retryAfterScope: RetryAfterScope
   readonly isTransientStatus: (status: number) => boolean
+  /** The caller's predicate over connection failures, as given (each library types it); `undefined`: the default. */
+  readonly isTransientConnectionError: ((failure: never) => boolean) | undefined
   readonly retryNonIdempotent: boolean
   readonly maxElapsed: D
   readonly attemptTimeout: D
@@ -138,6 +140,7 @@ const optionNames: ReadonlyArray<string> = [
   "whenRetryAfterExceedsMaxDelay",
   "retryAfterScope",
   "isTransientStatus",
+  "isTransientConnectionError",
   "retryNonIdempotent",
   "maxElapsed",
   "attemptTimeout",
@@ -161,6 +164,16 @@ const defaultTransientStatuses: ReadonlySet<number> = new Set([408, 429, 500, 50
  * @category defaults
  */
 export const isDefaultTransientStatus = (status: number): boolean => defaultTransientStatuses.has(status)
+
+/**
+ * The default transient connection failures: an attempt sent that got no response, its reason
+ * `"Transport"` (the connection failed) or `"Timeout"`.
+ *
+ * @since 0.3.0
+ * @category defaults
+ */
+export const isDefaultTransientConnectionError = (failure: { readonly reason: string }): boolean =>
+  failure.reason === "Transport" || failure.reason === "Timeout"
 
 /**
  * The defaults of both libraries, durations in milliseconds.
@@ -256,6 +269,16 @@ const predicateOf = (
       })
     : Settings.invalid("isTransientStatus", "must be a function from status code to boolean", input)
 
+// Kept as given: a library types it over its own `ConnectionError`.
+const connectionPredicateOf = (input: unknown): Settings.Checked<((failure: never) => boolean) | undefined> =>
+  input === undefined || typeof input === "function"
+    ? Settings.valid(input === undefined ? undefined : (failure: never): boolean => input(failure) === true)
+    : Settings.invalid(
+        "isTransientConnectionError",
+        "must be a function from a ConnectionError to boolean; leave it out for the default (reasons Transport and Timeout)",
+        input
+      )
+
 // The opt-in stages: each a value built by its module (`Hedging.after`, ...), or left out (off).
 const stageBuilders: Readonly<Record<Feature, string>> = {
   hedging: "Hedging.after or Hedging.percentile",
@@ -334,6 +357,7 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
       given("retryAfterScope", defaults.retryAfterScope)
     ),
     isTransientStatus: predicateOf(given("isTransientStatus", isDefaultTransientStatus), hooks.predicateThrew),
+    isTransientConnectionError: connectionPredicateOf(options.isTransientConnectionError),
     retryNonIdempotent:
       typeof retryNonIdempotent === "boolean"
         ? Settings.valid(retryNonIdempotent)
@@ -377,6 +401,7 @@ export const toSchedulePolicy = <D>(
   resolved: Omit<
     Resolved<D>,
     | "isTransientStatus"
+    | "isTransientConnectionError"
     | "retryNonIdempotent"
     | "retryAfterScope"
     | "attemptTimeout"

@@ -236,21 +236,46 @@ export const isRetryableKind = (failure: Pick<FailureFacts, "_tag"> & { readonly
   failure._tag === "TransientStatus" ||
   (failure._tag === "ConnectionError" && (failure.reason === "Transport" || failure.reason === "Timeout"))
 
+// Whether a connection failure was an attempt sent, not one a stage held back unsent (an open
+// circuit, a cool-down, a full concurrency limit, no rate-limit token): only those are a
+// caller's `isTransientConnectionError` to retry.
+const isSentConnectionFailure = (failure: { readonly _tag: string; readonly reason?: unknown }): boolean =>
+  failure._tag === "ConnectionError" &&
+  (failure.reason === "Transport" ||
+    failure.reason === "Timeout" ||
+    failure.reason === "InvalidRequest" ||
+    failure.reason === "Unrecoverable")
+
+const isConnectionFailure = <F extends Failure>(
+  failure: F
+): failure is Extract<F, { readonly _tag: "ConnectionError" }> => failure._tag === "ConnectionError"
+
 /**
  * Why a failure must not be retried whatever a schedule says, or `undefined`: not of a
- * retryable kind (or a status the policy does not count as transient), a non-idempotent request
- * (unless allowed), or a one-shot body.
+ * retryable kind (or a status the policy does not count as transient, or a connection failure
+ * its `isTransientConnectionError` does not count), a non-idempotent request (unless allowed),
+ * or a one-shot body. A connection failure held back unsent is never retried.
  *
  * @since 0.1.0
  * @category deciding
  */
-export const refusal = (
-  failure: Failure,
-  policy: { readonly isTransientStatus: (status: number) => boolean; readonly retryNonIdempotent: boolean }
-): GiveUpReason | undefined => {
-  if (!isRetryableKind(failure) || (failure._tag === "TransientStatus" && !policy.isTransientStatus(failure.status))) {
-    return "not-retryable"
+export const refusal = <F extends Failure>(
+  failure: F,
+  policy: {
+    readonly isTransientStatus: (status: number) => boolean
+    readonly retryNonIdempotent: boolean
+    /** Which sent connection failures are retried. [reasons `"Transport"` and `"Timeout"`] */
+    readonly isTransientConnectionError?:
+      | ((failure: Extract<F, { readonly _tag: "ConnectionError" }>) => boolean)
+      | undefined
   }
+): GiveUpReason | undefined => {
+  const predicate = policy.isTransientConnectionError
+  const transient =
+    predicate !== undefined && isConnectionFailure(failure)
+      ? isSentConnectionFailure(failure) && predicate(failure) === true
+      : isRetryableKind(failure) && (failure._tag !== "TransientStatus" || policy.isTransientStatus(failure.status))
+  if (!transient) return "not-retryable"
   if (!policy.retryNonIdempotent && !Idempotency.isIdempotent(failure.request)) return "not-idempotent"
   if (Idempotency.hasOneShotBody(failure.request)) return "one-shot-body"
   return undefined

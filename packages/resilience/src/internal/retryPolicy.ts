@@ -72,6 +72,8 @@ export const validate = (options?: RetryPolicy.Options): Validated<RetryPolicy.R
       (retryBudget): RetryPolicy.RetryPolicy => ({
         [TypeId]: TypeId,
         ...resolved,
+        isTransientConnectionError:
+          options?.isTransientConnectionError ?? RetryPolicyOptions.isDefaultTransientConnectionError,
         hedging: options?.hedging,
         concurrencyLimit: options?.concurrencyLimit,
         rateLimit: options?.rateLimit,
@@ -101,7 +103,7 @@ export const serverDelayMillis = (failure: HttpFailure.HttpFailure): number | un
 /** @internal */
 export const nonRetryableReason = (
   failure: HttpFailure.HttpFailure,
-  policy: Pick<RetryPolicy.RetryPolicy, "isTransientStatus" | "retryNonIdempotent">
+  policy: Pick<RetryPolicy.RetryPolicy, "isTransientStatus" | "isTransientConnectionError" | "retryNonIdempotent">
 ): RetryPolicy.GiveUpReason | undefined => RetrySchedule.refusal(failure, policy)
 
 const toDecision = (decision: RetrySchedule.Decision): RetryPolicy.RetryDecision =>
