@@ -148,11 +148,8 @@ const attempts = (count: number): string => `${count} ${count === 1 ? "attempt" 
 
 // Retried by default: only the policy's `isTransientConnectionError` refuses them. It names the
 // cause's code when there is one (what such a predicate reads).
-const notTransientConnection = (reason: "Transport" | "Timeout", cause: unknown): string => {
-  const code = TransportFailure.causeCodes(cause)[0]
-  const what = code ?? (reason === "Timeout" ? "this timeout" : "this transport failure")
-  return `the policy's isTransientConnectionError does not count ${what} as transient`
-}
+const notTransientConnection = (cause: unknown): string =>
+  `the policy's isTransientConnectionError does not count ${TransportFailure.causeCodes(cause)[0] ?? "it"} as transient`
 
 const notRetryableBecause = (failure: Failure): string => {
   switch (failure._tag) {
@@ -166,7 +163,7 @@ const notRetryableBecause = (failure: Failure): string => {
       return failure.reason === "InvalidRequest"
         ? "the request cannot be sent"
         : failure.reason === "Transport" || failure.reason === "Timeout"
-          ? notTransientConnection(failure.reason, failure.cause)
+          ? notTransientConnection(failure.cause)
           : "sending again cannot cure it"
   }
 }

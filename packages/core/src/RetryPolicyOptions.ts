@@ -273,11 +273,7 @@ const predicateOf = (
 const connectionPredicateOf = (input: unknown): Settings.Checked<((failure: never) => boolean) | undefined> =>
   input === undefined || typeof input === "function"
     ? Settings.valid(input === undefined ? undefined : (failure: never): boolean => input(failure) === true)
-    : Settings.invalid(
-        "isTransientConnectionError",
-        "must be a function from a ConnectionError to boolean; leave it out for the default (reasons Transport and Timeout)",
-        input
-      )
+    : Settings.invalid("isTransientConnectionError", "must be a function from a ConnectionError to boolean", input)
 
 // The opt-in stages: each a value built by its module (`Hedging.after`, ...), or left out (off).
 const stageBuilders: Readonly<Record<Feature, string>> = {
