@@ -31,6 +31,8 @@ export interface PolicyOptions {
     readonly retryAfterMillis?: ReadonlyArray<string>
     readonly shouldRetry?: ReadonlyArray<string>
   }
+  /** `isTransientConnectionError`: a connection failure is retried when a code of its cause is one of these. */
+  readonly transientConnectionCodes?: ReadonlyArray<string>
   readonly maxElapsed?: number | "infinity"
   readonly attemptTimeout?: number | "infinity"
   readonly totalTimeout?: number | "infinity"

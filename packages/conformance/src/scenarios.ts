@@ -532,6 +532,24 @@ export const scenarios: ReadonlyArray<Scenario> = [
       metrics: counted(2, 1)
     }
   }),
+  // isTransientConnectionError: the caller names the codes that retry (here by a list of codes).
+  scenario({
+    id: "transient-connection-by-code",
+    description:
+      "isTransientConnectionError naming ECONNRESET: two resets retried 100 ms apart, then a 200; a later call's ENOTFOUND, retried by default, is not.",
+    policy: { ...every100ms, transientConnectionCodes: ["ECONNRESET"] },
+    script: [reset, reset, ok, { transportError: "getaddrinfo ENOTFOUND", code: "ENOTFOUND" }],
+    calls: [0, 1000],
+    expected: {
+      sentAtMillis: [0, 100, 200, 1000],
+      outcomes: [
+        succeeded(200),
+        { atMillis: 1000, failure: "ConnectionError", reason: "Transport", attempt: 1, giveUpReason: "not-retryable" }
+      ],
+      released: [drained(3, 200)],
+      metrics: counted(4, 2, { "not-retryable": 1 })
+    }
+  }),
   scenario({
     id: "unrecoverable-transport-error",
     description: "An expired certificate cannot be cured by sending again: not retried.",

@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import * as Redaction from "./Redaction.js"
+import * as TransportFailure from "./TransportFailure.js"
 
 /**
  * Why no HTTP response arrived (the `reason` of a `ConnectionError`).
@@ -147,6 +148,11 @@ const concurrencyLimited = (cause: unknown): string => {
 
 const attempts = (count: number): string => `${count} ${count === 1 ? "attempt" : "attempts"}`
 
+// Retried by default: only the policy's `isTransientConnectionError` refuses them. It names the
+// cause's code when there is one (what such a predicate reads).
+const notTransientConnection = (cause: unknown): string =>
+  `the policy's isTransientConnectionError does not count ${TransportFailure.causeCodes(cause)[0] ?? "it"} as transient`
+
 const notRetryableBecause = (failure: Failure): string => {
   switch (failure._tag) {
     case "PermanentStatus":
@@ -156,7 +162,11 @@ const notRetryableBecause = (failure: Failure): string => {
     case "DecodeError":
       return "the server answered, and would answer the same again"
     case "ConnectionError":
-      return failure.reason === "InvalidRequest" ? "the request cannot be sent" : "sending again cannot cure it"
+      return failure.reason === "InvalidRequest"
+        ? "the request cannot be sent"
+        : failure.reason === "Transport" || failure.reason === "Timeout"
+          ? notTransientConnection(failure.cause)
+          : "sending again cannot cure it"
   }
 }
 

@@ -110,6 +110,8 @@ export interface Resolved<D> {
   readonly retryAfterScope: RetryAfterScope
   readonly isTransientStatus: (status: number) => boolean
   readonly retryHints: RetryAfter.HintNames
+  /** The caller's predicate over connection failures, as given (each library types it); `undefined`: the default. */
+  readonly isTransientConnectionError: ((failure: never) => boolean) | undefined
   readonly retryNonIdempotent: boolean
   readonly maxElapsed: D
   readonly attemptTimeout: D
@@ -141,6 +143,7 @@ const optionNames: ReadonlyArray<string> = [
   "retryAfterScope",
   "isTransientStatus",
   "retryHints",
+  "isTransientConnectionError",
   "retryNonIdempotent",
   "maxElapsed",
   "attemptTimeout",
@@ -165,6 +168,16 @@ const defaultTransientStatuses: ReadonlySet<number> = new Set([408, 429, 500, 50
  * @category defaults
  */
 export const isDefaultTransientStatus = (status: number): boolean => defaultTransientStatuses.has(status)
+
+/**
+ * The default transient connection failures: an attempt sent that got no response, its reason
+ * `"Transport"` (the connection failed) or `"Timeout"`.
+ *
+ * @since 0.3.0
+ * @category defaults
+ */
+export const isDefaultTransientConnectionError = (failure: { readonly reason: string }): boolean =>
+  failure.reason === "Transport" || failure.reason === "Timeout"
 
 /**
  * The defaults of both libraries, durations in milliseconds.
@@ -302,6 +315,11 @@ const retryHintsOf = (input: unknown): Settings.Checked<RetryAfter.HintNames> =>
             )
           })
       )
+// Kept as given: a library types it over its own `ConnectionError`.
+const connectionPredicateOf = (input: unknown): Settings.Checked<((failure: never) => boolean) | undefined> =>
+  input === undefined || typeof input === "function"
+    ? Settings.valid(input === undefined ? undefined : (failure: never): boolean => input(failure) === true)
+    : Settings.invalid("isTransientConnectionError", "must be a function from a ConnectionError to boolean", input)
 
 // The opt-in stages: each a value built by its module (`Hedging.after`, ...), or left out (off).
 const stageBuilders: Readonly<Record<Feature, string>> = {
@@ -382,6 +400,7 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
     ),
     isTransientStatus: predicateOf(given("isTransientStatus", isDefaultTransientStatus), hooks.predicateThrew),
     retryHints: retryHintsOf(options.retryHints),
+    isTransientConnectionError: connectionPredicateOf(options.isTransientConnectionError),
     retryNonIdempotent:
       typeof retryNonIdempotent === "boolean"
         ? Settings.valid(retryNonIdempotent)
@@ -426,6 +445,7 @@ export const toSchedulePolicy = <D>(
     Resolved<D>,
     | "isTransientStatus"
     | "retryHints"
+    | "isTransientConnectionError"
     | "retryNonIdempotent"
     | "retryAfterScope"
     | "attemptTimeout"

@@ -236,22 +236,49 @@ export const isRetryableKind = (failure: Pick<FailureFacts, "_tag"> & { readonly
   failure._tag === "TransientStatus" ||
   (failure._tag === "ConnectionError" && (failure.reason === "Transport" || failure.reason === "Timeout"))
 
+// Whether a connection failure was an attempt sent, not one a stage held back unsent (an open
+// circuit, a cool-down, a full concurrency limit, no rate-limit token): only those are a
+// caller's `isTransientConnectionError` to retry.
+const isSentConnectionFailure = (failure: { readonly _tag: string; readonly reason?: unknown }): boolean =>
+  failure._tag === "ConnectionError" &&
+  (failure.reason === "Transport" ||
+    failure.reason === "Timeout" ||
+    failure.reason === "InvalidRequest" ||
+    failure.reason === "Unrecoverable")
+
+const isConnectionFailure = <F extends Failure>(
+  failure: F
+): failure is Extract<F, { readonly _tag: "ConnectionError" }> => failure._tag === "ConnectionError"
+
 /**
  * Why a failure must not be retried whatever a schedule says, or `undefined`: not of a
  * retryable kind (or a status the policy does not count as transient, unless the server said
- * `shouldRetry` true), the server's `shouldRetry` false on a transient status, a non-idempotent
- * request (unless allowed), or a one-shot body. A server's word never overrides the last two.
+ * `shouldRetry` true, or a connection failure its `isTransientConnectionError` does not count),
+ * the server's `shouldRetry` false on a transient status, a non-idempotent request (unless
+ * allowed), or a one-shot body. A server's word never overrides the last two, and a connection
+ * failure held back unsent is never retried.
  *
  * @since 0.1.0
  * @category deciding
  */
-export const refusal = (
-  failure: Failure,
-  policy: { readonly isTransientStatus: (status: number) => boolean; readonly retryNonIdempotent: boolean },
+export const refusal = <F extends Failure>(
+  failure: F,
+  policy: {
+    readonly isTransientStatus: (status: number) => boolean
+    readonly retryNonIdempotent: boolean
+    /** Which sent connection failures are retried. [reasons `"Transport"` and `"Timeout"`] */
+    readonly isTransientConnectionError?:
+      | ((failure: Extract<F, { readonly _tag: "ConnectionError" }>) => boolean)
+      | undefined
+  },
   shouldRetry?: boolean | undefined
 ): GiveUpReason | undefined => {
-  if (!isRetryableKind(failure)) return "not-retryable"
-  if (failure._tag === "TransientStatus") {
+  const predicate = policy.isTransientConnectionError
+  if (predicate !== undefined && isConnectionFailure(failure)) {
+    if (!isSentConnectionFailure(failure) || predicate(failure) !== true) return "not-retryable"
+  } else if (!isRetryableKind(failure)) {
+    return "not-retryable"
+  } else if (failure._tag === "TransientStatus") {
     if (shouldRetry === false) return "server-declined"
     if (shouldRetry !== true && !policy.isTransientStatus(failure.status)) return "not-retryable"
   }

@@ -45,6 +45,23 @@ export const someCause = (cause: unknown, test: (link: object) => boolean): bool
   return false
 }
 
+/**
+ * The error `code`s (Node's `"ECONNRESET"`, undici's `"UND_ERR_SOCKET"` ...) found in a
+ * failure's `cause` chain, outermost first, each once. The walk is bounded (8 links).
+ *
+ * @since 0.3.0
+ * @category getters
+ */
+export const causeCodes = (cause: unknown): ReadonlyArray<string> => {
+  const codes: Array<string> = []
+  someCause(cause, (current) => {
+    const code = "code" in current ? current.code : undefined
+    if (typeof code === "string" && !codes.includes(code)) codes.push(code)
+    return false
+  })
+  return codes
+}
+
 // Failures that another attempt cannot cure, as the transports report them somewhere in the
 // cause chain: fetch's "redirect count exceeded", undici's and node's unsupported protocol
 // (fetch says "not implemented... yet..." of a file: URL),

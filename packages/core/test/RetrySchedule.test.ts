@@ -1,3 +1,4 @@
+import type { ConnectionFailureReason } from "../src/FailureMessage.js"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as RetrySchedule from "../src/RetrySchedule.js"
@@ -118,6 +119,30 @@ describe("RetrySchedule", () => {
         }
       )
     ))
+
+  it("refusal: a caller's isTransientConnectionError decides a sent connection failure, never an unsent one", () => {
+    const request = { method: "GET", url: "/", headers: {}, body: { _tag: "Empty" } }
+    const connection = (reason: ConnectionFailureReason) =>
+      ({ _tag: "ConnectionError", request, attempt: 1, reason }) as const
+    const policy = { isTransientStatus: () => true, retryNonIdempotent: false }
+    const always = { ...policy, isTransientConnectionError: () => true }
+    for (const reason of ["Transport", "Timeout", "InvalidRequest", "Unrecoverable"] as const) {
+      expect(RetrySchedule.refusal(connection(reason), always)).toBeUndefined()
+      expect(RetrySchedule.refusal(connection(reason), { ...policy, isTransientConnectionError: () => false })).toBe(
+        "not-retryable"
+      )
+    }
+    for (const reason of ["CircuitOpen", "CoolingDown", "ConcurrencyLimited", "RateLimited"] as const) {
+      expect(RetrySchedule.refusal(connection(reason), always)).toBe("not-retryable")
+    }
+    // Without one: Transport and Timeout, as before.
+    expect(RetrySchedule.refusal(connection("Transport"), policy)).toBeUndefined()
+    expect(RetrySchedule.refusal(connection("Unrecoverable"), policy)).toBe("not-retryable")
+    // The idempotency rules still apply.
+    expect(RetrySchedule.refusal({ ...connection("Transport"), request: { ...request, method: "POST" } }, always)).toBe(
+      "not-idempotent"
+    )
+  })
 
   it("refusal: kind, transient set, idempotency, one-shot body", () => {
     const request = { method: "GET", url: "/", headers: {}, body: { _tag: "Empty" } }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { isUnrecoverableCause } from "../src/TransportFailure.js"
+import { causeCodes, isUnrecoverableCause } from "../src/TransportFailure.js"
 
 describe("isUnrecoverableCause", () => {
   it("finds an unrecoverable code or message anywhere in the cause chain", () => {
@@ -37,5 +37,18 @@ describe("isUnrecoverableCause", () => {
     let deep: unknown = { code: "CERT_REVOKED" }
     for (let i = 0; i < 8; i++) deep = { cause: deep }
     expect(isUnrecoverableCause(deep)).toBe(false)
+  })
+})
+
+describe("causeCodes", () => {
+  it("lists each code of the cause chain once, outermost first, within its bound", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" })
+    const wrapped = Object.assign(new Error("socket", { cause: refused }), { code: "UND_ERR_SOCKET" })
+    expect(causeCodes(new TypeError("fetch failed", { cause: wrapped }))).toEqual(["UND_ERR_SOCKET", "ECONNREFUSED"])
+    expect(causeCodes({ code: "A", cause: { code: "A", cause: { code: 7 } } })).toEqual(["A"])
+    const cyclic: { code: string; cause?: unknown } = { code: "LOOP" }
+    cyclic.cause = cyclic
+    expect(causeCodes(cyclic)).toEqual(["LOOP"])
+    expect(causeCodes(undefined)).toEqual([])
   })
 })

@@ -20,6 +20,7 @@
 import type * as FailureMessage from "@effect-http-resilience/core/FailureMessage"
 import { describeFailure, describeRateLimited } from "@effect-http-resilience/core/FailureMessage"
 import * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
+import * as TransportFailure from "@effect-http-resilience/core/TransportFailure"
 import * as UrlCredentials from "@effect-http-resilience/core/UrlCredentials"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
@@ -262,3 +263,13 @@ export const isHttpFailure = (u: unknown): u is HttpFailure =>
  * @category predicates
  */
 export const isRetryableKind: (failure: HttpFailure) => boolean = RetrySchedule.isRetryableKind
+
+/**
+ * The error `code`s in a connection failure's `cause` chain, outermost first (`"ECONNREFUSED"`,
+ * undici's `"UND_ERR_SOCKET"` ...): what an `isTransientConnectionError` predicate reads.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const causeCodes = (failure: ConnectionError): ReadonlyArray<string> =>
+  TransportFailure.causeCodes(failure.cause)

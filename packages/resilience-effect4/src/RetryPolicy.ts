@@ -148,6 +148,12 @@ export interface Options {
   readonly isTransientStatus?: ((status: number) => boolean) | undefined
   /** The headers of vendors' retry hints (`retry-after-ms`, `x-should-retry`): {@link RetryHintsOptions}. [those] */
   readonly retryHints?: RetryHintsOptions | undefined
+  /**
+   * Which connection failures of an attempt sent are retried, by `reason` and
+   * `HttpFailure.causeCodes`; a throw is a defect. [{@link isDefaultTransientConnectionError}:
+   * `"Transport"` and `"Timeout"`]
+   */
+  readonly isTransientConnectionError?: ((failure: HttpFailure.ConnectionError) => boolean) | undefined
   /** Retry POST and PATCH without a non-blank `Idempotency-Key` header. [false] */
   readonly retryNonIdempotent?: boolean | undefined
   /** Give up rather than start a wait that would end later than this after the first failure. [infinity] */
@@ -191,6 +197,7 @@ export interface RetryPolicy {
   readonly retryAfterScope: RetryAfterScope
   readonly isTransientStatus: (status: number) => boolean
   readonly retryHints: RetryHints
+  readonly isTransientConnectionError: (failure: HttpFailure.ConnectionError) => boolean
   readonly retryNonIdempotent: boolean
   readonly maxElapsed: Duration.Duration
   readonly attemptTimeout: Duration.Duration
@@ -296,6 +303,16 @@ export const defaults: RetryPolicy = internal.defaultPolicy
  * @category defaults
  */
 export const isDefaultTransientStatus: (status: number) => boolean = RetryPolicyOptions.isDefaultTransientStatus
+
+/**
+ * The default transient connection failures: reasons `"Transport"` (the connection failed) and
+ * `"Timeout"`. A failure held back unsent (an open circuit, a limit) is never retried.
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const isDefaultTransientConnectionError: (failure: HttpFailure.ConnectionError) => boolean =
+  RetryPolicyOptions.isDefaultTransientConnectionError
 
 /**
  * Validates options into a policy; a bad option throws {@link InvalidRetryPolicy} ({@link validate} returns it).

@@ -13,6 +13,7 @@ import { TestClock } from "effect/testing"
 import * as CircuitBreaker from "../src/CircuitBreaker.js"
 import * as ConcurrencyLimit from "../src/ConcurrencyLimit.js"
 import * as Hedging from "../src/Hedging.js"
+import * as HttpFailure from "../src/HttpFailure.js"
 import * as RateLimit from "../src/RateLimit.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import type * as RetryPolicy from "../src/RetryPolicy.js"
@@ -39,9 +40,15 @@ const policyOf = ({
   rateLimit,
   rateLimitHeaders,
   circuitBreaker,
+  transientConnectionCodes: codes,
   ...options
 }: Conformance.PolicyOptions): RetryPolicy.Options => ({
   ...options,
+  ...(codes === undefined
+    ? {}
+    : {
+        isTransientConnectionError: (failure) => HttpFailure.causeCodes(failure).some((code) => codes.includes(code))
+      }),
   ...(hedging === undefined ? {} : { hedging: Hedging.after(hedging.delay, { maxCopies: hedging.maxCopies }) }),
   ...(concurrencyLimit === undefined
     ? {}

@@ -72,6 +72,8 @@ export const validate = (options?: RetryPolicy.Options): Validated<RetryPolicy.R
       (retryBudget): RetryPolicy.RetryPolicy => ({
         [TypeId]: TypeId,
         ...resolved,
+        isTransientConnectionError:
+          options?.isTransientConnectionError ?? RetryPolicyOptions.isDefaultTransientConnectionError,
         hedging: options?.hedging,
         concurrencyLimit: options?.concurrencyLimit,
         rateLimit: options?.rateLimit,
@@ -101,7 +103,10 @@ export const serverDelayMillis = (failure: HttpFailure.HttpFailure): number | un
 /** What must never be retried, the server's `shouldRetry` hint on a transient status heard. @internal */
 export const nonRetryableReason = (
   failure: HttpFailure.HttpFailure,
-  policy: Pick<RetryPolicy.RetryPolicy, "isTransientStatus" | "retryNonIdempotent" | "retryHints">
+  policy: Pick<
+    RetryPolicy.RetryPolicy,
+    "isTransientStatus" | "isTransientConnectionError" | "retryNonIdempotent" | "retryHints"
+  >
 ): RetryPolicy.GiveUpReason | undefined =>
   RetrySchedule.refusal(
     failure,
