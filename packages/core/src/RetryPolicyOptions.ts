@@ -260,7 +260,7 @@ const predicateOf = (
 const stageBuilders: Readonly<Record<Feature, string>> = {
   hedging: "Hedging.after or Hedging.percentile",
   concurrencyLimit: "ConcurrencyLimit.fixed or ConcurrencyLimit.adaptive",
-  rateLimit: "RateLimit.tokenBucket",
+  rateLimit: "RateLimit.make",
   rateLimitHeaders: "RateLimit.fromHeaders",
   circuitBreaker: "CircuitBreaker.perOrigin"
 }

@@ -6,7 +6,7 @@
  * `memory`: its own). Prints one JSON line: how many calls got a 200, and how many the rate limit
  * refused unsent.
  *
- * argv: redisUrl prefix url calls store limit window
+ * argv: redisUrl prefix url calls store limit window burst
  */
 import { NodeHttpClient, NodeRedis } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
@@ -16,8 +16,16 @@ import * as ResilienceStore from "../../src/ResilienceStore.js"
 import * as ResilienceStoreRedis from "../../src/ResilienceStoreRedis.js"
 import * as ResilientHttpClient from "../../src/ResilientHttpClient.js"
 
-const [redisUrl = "", prefix = "", url = "", calls = "0", store = "redis", limit = "10", window = "600000"] =
-  process.argv.slice(2)
+const [
+  redisUrl = "",
+  prefix = "",
+  url = "",
+  calls = "0",
+  store = "redis",
+  limit = "10",
+  window = "600000",
+  burst = "1"
+] = process.argv.slice(2)
 
 const storeLayer =
   store === "memory"
@@ -45,7 +53,7 @@ const outcomes = await Effect.runPromise(
     Effect.provide(
       ResilientHttpClient.layer({
         maxAttempts: 1,
-        rateLimit: RateLimit.tokenBucket({ limit: Number(limit), window: Number(window) })
+        rateLimit: RateLimit.make({ limit: Number(limit), window: Number(window), burst: Number(burst) })
       })
     ),
     Effect.provide(Layer.merge(storeLayer, NodeHttpClient.layerUndici))
