@@ -7,6 +7,7 @@
  * fails unsent). Together they send 10, not 30: the chaos server counts what reached it. Three
  * memory stores, the control, send 30. Counted, never timed.
  */
+import * as Http from "node:http"
 import { createRequire } from "node:module"
 import * as ChildProcess from "node:child_process"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -221,6 +222,83 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 a rate limit while Redis doe
         yield* Effect.promise(() => redis.command("CLIENT", "UNPAUSE"))
       })
   )
+})
+
+/** A loopback server that answers 200 and notes when each request arrived (ms, this process's monotonic clock). */
+const arrivalsServer = Effect.acquireRelease(
+  Effect.promise(
+    () =>
+      new Promise<{ readonly url: string; readonly arrivals: Array<number>; readonly server: Http.Server }>(
+        (resolve) => {
+          const arrivals: Array<number> = []
+          const server = Http.createServer((_request, response) => {
+            arrivals.push(performance.now())
+            response.end("ok")
+          })
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            const port = typeof address === "object" && address !== null ? address.port : 0
+            resolve({ url: `http://127.0.0.1:${port}/`, arrivals, server })
+          })
+        }
+      )
+  ),
+  ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+)
+
+/** The most arrivals in any span `[t, t + spanMillis)`. */
+const mostWithin = (arrivals: ReadonlyArray<number>, spanMillis: number): number =>
+  Math.max(0, ...arrivals.map((start, index) => arrivals.slice(index).filter((at) => at < start + spanMillis).length))
+
+describe.skipIf(skipWithout(redisServer))("Effect 3 a rate limit that falls back to memory and comes back", () => {
+  // One every 200 ms, or 5 at once and then one every 200 ms: about 40 in 8 s either way (before the
+  // fix, 72, with 14 to 15 in one second). Counted at the server, whose arrivals the loopback and a busy
+  // machine shift by some milliseconds: in any 800 ms (200 ms of slack) at most the bound of a window,
+  // and in all at most the burst and 5 a second.
+  for (const [burst, bound] of [
+    [1, 5],
+    [5, 9]
+  ] as const) {
+    it.live(
+      `5 a second, burst ${burst}, Redis asleep 3 s of 8: never more than ${bound} in a window, before, during or after`,
+      () =>
+        Effect.gen(function* () {
+          const prefix = `asleep-rate-${process.pid}-${++runs}`
+          const server = yield* arrivalsServer
+          const started = performance.now()
+          // Five callers, one after another each, as fast as the limit lets them, for 8 s; Redis sleeps
+          // (DEBUG SLEEP: it answers nothing) from 2 s to 5 s, past the store's 100 ms timeout.
+          const caller = Effect.gen(function* () {
+            while (performance.now() - started < 8000) yield* outcomeOf(server.url)
+          })
+          const sleeper = Effect.andThen(
+            Effect.sleep("2 seconds"),
+            Effect.promise(() => redis.command("DEBUG", "SLEEP", "3"))
+          )
+          yield* onStore(
+            Effect.all([sleeper, ...Array.from({ length: 5 }, () => caller)], {
+              concurrency: "unbounded",
+              discard: true
+            }),
+            prefix,
+            { maxAttempts: 1, rateLimit: RateLimit.make({ limit: 5, window: "1 second", burst }) },
+            "100 millis"
+          )
+          const { arrivals } = server
+          // Calls already waiting at 8 s still go: the span is what the server saw.
+          const seconds = Math.ceil((arrivals[arrivals.length - 1]! - arrivals[0]!) / 1000)
+          expect(arrivals.length).toBeGreaterThanOrEqual(20)
+          expect({
+            inAnyWindow: mostWithin(arrivals, 800) <= bound,
+            inAll: arrivals.length <= burst + 5 * seconds
+          }).toEqual({
+            inAnyWindow: true,
+            inAll: true
+          })
+        }).pipe(Effect.scoped),
+      { timeout: 60_000 }
+    )
+  }
 })
 
 describe.skipIf(skipWithout(redisServer))("Effect 3 a block learnt while Redis does not answer", () => {
