@@ -61,10 +61,15 @@ export interface FromHeaders {
  * @category models
  */
 export interface Options {
-  /** Tokens per window, and the burst; 1 to 1,000,000. */
+  /** Attempts per window; 1 to 1,000,000. */
   readonly limit: number
   /** 1 millisecond to 1 day. */
   readonly window: Duration.DurationInput
+  /**
+   * How many attempts may go at once after a quiet spell, 1 to `limit`; beyond 1, a span of one window
+   * may hold `limit + burst - 1` (a server counting `limit` per window may answer 429). [1: one every `window / limit`]
+   */
+  readonly burst?: number | undefined
   /** One bucket for every origin (a name), or one per result of the request (a function). [each origin's] */
   readonly key?: string | ((request: HttpClientRequest.HttpClientRequest) => string) | undefined
 }

@@ -154,13 +154,9 @@ const keyOf = (
   return key._tag === "PerRequest" && settings.keyOf !== undefined ? settings.keyOf(request) : origin
 }
 
-/**
- * Where a key's bucket, block and budget live in a store: an origin's apart from a key the user names,
- * so that a key spelled like an origin (a header's value, say) never spends that origin's bucket.
- *
- * @internal
- */
-export const storeKey = (key: string, isOrigin: boolean): string => (isOrigin ? `origin ${key}` : `key ${key}`)
+// Where a key's bucket, block and budget live in a store: an origin's apart from a key the user names,
+// so that a key spelled like an origin (a header's value, say) never spends that origin's bucket.
+const storeKey = (key: string, isOrigin: boolean): string => (isOrigin ? `origin ${key}` : `key ${key}`)
 
 // The call's gate: its key worked out once (a key function is asked once per call), its store's
 // rate-limit operations (this process's, kept in the store, unless the store shares them).
