@@ -223,7 +223,7 @@ const stageUses: ReadonlyArray<StageUse> = [
   { module: "Hedging", option: `hedging: Hedging.after("100 millis")` },
   { module: "ConcurrencyLimit", option: "concurrencyLimit: ConcurrencyLimit.fixed(8)" },
   { module: "ConcurrencyLimit", option: "concurrencyLimit: ConcurrencyLimit.adaptive()" },
-  { module: "RateLimit", option: `rateLimit: RateLimit.tokenBucket({ limit: 10, window: "1 second" })` },
+  { module: "RateLimit", option: `rateLimit: RateLimit.make({ limit: 10, window: "1 second" })` },
   { module: "RateLimit", option: "rateLimitHeaders: RateLimit.fromHeaders()" },
   { module: "CircuitBreaker", option: "circuitBreaker: CircuitBreaker.perOrigin()" }
 ]

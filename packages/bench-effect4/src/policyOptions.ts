@@ -21,6 +21,6 @@ export const policyOptions = (spec: PolicySpec): RetryPolicy.Options => ({
       : "adaptive" in spec.concurrencyLimit
         ? ConcurrencyLimit.adaptive({ algorithm: spec.concurrencyLimit.algorithm })
         : ConcurrencyLimit.fixed(spec.concurrencyLimit.limit),
-  rateLimit: spec.rateLimit === undefined ? undefined : RateLimit.tokenBucket(spec.rateLimit),
+  rateLimit: spec.rateLimit === undefined ? undefined : RateLimit.make(spec.rateLimit),
   rateLimitHeaders: spec.rateLimitHeaders === undefined ? undefined : RateLimit.fromHeaders()
 })

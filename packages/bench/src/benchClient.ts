@@ -92,7 +92,7 @@ export interface PolicySpec {
   readonly concurrencyLimit?:
     | { readonly limit: number }
     | { readonly adaptive: true; readonly algorithm?: "gradient2" | "aimd" }
-  /** `RateLimit.tokenBucket(this)`. */
+  /** `RateLimit.make(this)`. */
   readonly rateLimit?: { readonly limit: number; readonly window: `${number} seconds` }
   /** `RateLimit.fromHeaders()`. */
   readonly rateLimitHeaders?: true

@@ -72,7 +72,7 @@ export const capacityConfigurations: ReadonlyArray<LimitsConfiguration> = [
   }
 ]
 
-const rateLimitOption = `rateLimit: RateLimit.tokenBucket({ limit: ${rateLimitRoute.limit}, window: "${rateLimitRoute.windowSeconds} seconds" })`
+const rateLimitOption = `rateLimit: RateLimit.make({ limit: ${rateLimitRoute.limit}, window: "${rateLimitRoute.windowSeconds} seconds" })`
 
 /** The rate-limit rows. */
 export const rateLimitConfigurations: ReadonlyArray<LimitsConfiguration> = [

@@ -26,9 +26,9 @@
  *   `slow` ms if slow, else `fast` ms, slow when the n-th number of mulberry32 seeded with `seed` is below
  *   `slowShare` (the same on every run), or when n is listed in `slowEvery=1,3`; then 200
  *   `{ key, n, delayMillis, slow }` with `X-Attempt: n` and `X-Chaos-Delay: ms`.
- * - `/api/chaos/rate-limit/:key?limit=10&window=1&headers=both&xReset=unix`: at most `limit` requests per `window`
- *   seconds for the key, announced on every answer in the IETF `RateLimit` and `RateLimit-Policy` fields, the
- *   `X-RateLimit-Limit`, `-Remaining` and `-Reset` headers (`headers=ietf|x|both|none`; `X-RateLimit-Reset` a Unix
+ * - `/api/chaos/rate-limit/:key?limit=10&window=1&headers=both&xReset=unix&algorithm=fixed`: at most `limit`
+ *   requests per `window` seconds for the key (fixed windows, or a sliding log with `algorithm=sliding`),
+ *   announced on every answer in the IETF `RateLimit` and `RateLimit-Policy` fields, the `X-RateLimit-Limit`, `-Remaining` and `-Reset` headers (`headers=ietf|x|both|none`; `X-RateLimit-Reset` a Unix
  *   time or, with `xReset=seconds`, seconds); beyond, `429` with `Retry-After` ({@link Stats}`.rateLimit`).
  * - `/api/chaos/capacity?base=20&shedAt=2`: serves `N` requests at once in `base` ms (`N` 64, or what
  *   `POST /__capacity?limit=N` set), `c` beyond `N` in `base × c / N` ms, and sheds with `503` beyond `shedAt × N`

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises"
 import { describe, expect, it } from "vitest"
+import { makeRateLimitState } from "../src/internal/rateLimit.js"
 import { withServer } from "./support/promises.js"
 
 const rateLimitHeaders = [
@@ -111,6 +112,29 @@ describe("/api/chaos/rate-limit/:key", () => {
       // At least the window: a busy machine only makes the wait longer, never the window shorter.
       await sleep(1_050)
       expect((await ask(url)).status).toBe(200)
+    }))
+
+  it("counts in fixed windows, or with algorithm=sliding in the window before each request", () => {
+    // 2 per 1000 ms; requests at 0, 900, 1000, 1100 and 1950 ms.
+    const times = [0, 900, 1000, 1100, 1950]
+    const fixed = makeRateLimitState(10)
+    expect(times.map((at) => fixed.admit("k", 2, 1000, at).allowed)).toEqual([true, true, true, true, false])
+    const sliding = makeRateLimitState(10)
+    // At 1000, the one at 0 has left the window (0, 1000]; at 1100 the ones at 900 and 1000 are in it.
+    const answers = times.map((at) => sliding.admit("k", 2, 1000, at, "sliding"))
+    expect(answers.map((answer) => answer.allowed)).toEqual([true, true, true, false, true])
+    expect(answers[3]).toEqual({ allowed: false, remaining: 0, resetMillis: 800 })
+    expect(sliding.snapshot()).toEqual({ allowed: 4, limited: 1 })
+  })
+
+  it("serves the sliding log by algorithm=sliding, apart from the key's fixed windows", () =>
+    withServer(async (server) => {
+      const url = `${server.url}/api/chaos/rate-limit/k?${minute}`
+      expect((await askMany(`${url}&algorithm=sliding`, 4)).map((answer) => answer.status)).toEqual([
+        200, 200, 200, 429
+      ])
+      expect((await askMany(url, 1)).map((answer) => answer.status)).toEqual([200])
+      expect((await ask(`${url}&algorithm=window`)).status).toBe(400)
     }))
 
   it("refuses malformed parameters with a 400 naming them", () =>

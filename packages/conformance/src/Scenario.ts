@@ -42,7 +42,7 @@ export interface PolicyOptions {
     | { readonly _tag: "TokenBucket"; readonly options: { readonly maxTokens?: number; readonly tokenRatio?: number } }
   readonly hedging?: { readonly delay: number; readonly maxCopies?: number }
   readonly concurrencyLimit?: { readonly limit: number; readonly queue?: number }
-  readonly rateLimit?: { readonly limit: number; readonly window: number }
+  readonly rateLimit?: { readonly limit: number; readonly window: number; readonly burst?: number }
   /** The headers read with no extra names (`RateLimit.fromHeaders()`). */
   readonly rateLimitHeaders?: Record<string, never>
   readonly circuitBreaker?: {

@@ -754,9 +754,9 @@ export const scenarios: ReadonlyArray<Scenario> = [
   }),
   // The client's rate limit (issue #34).
   scenario({
-    id: "rate-limit-waits",
-    description: "A rate limit of 2 a second: two calls go at once, the third waits exactly 500 ms for its token.",
-    policy: { ...exact, rateLimit: { limit: 2, window: 1000 } },
+    id: "rate-limit-burst",
+    description: "A rate limit of 2 a second with a burst of 2: two calls go at once, the third waits 500 ms.",
+    policy: { ...exact, rateLimit: { limit: 2, window: 1000, burst: 2 } },
     script: [ok],
     calls: [0, 0, 0],
     expected: {
@@ -764,6 +764,20 @@ export const scenarios: ReadonlyArray<Scenario> = [
       outcomes: [succeeded(0), succeeded(0), succeeded(500)],
       released: drainedAsSent(0, 0, 500),
       metrics: counted(3, 0)
+    }
+  }),
+  scenario({
+    id: "rate-limit-at-the-quota",
+    description:
+      "30 calls at once under a rate limit of 10 a second, a server's quota: one every 100 ms, so no span of one second holds 11 (a fixed- or sliding-window server at 10 a second answers no 429).",
+    policy: { ...exact, rateLimit: { limit: 10, window: 1000 } },
+    script: [ok],
+    calls: Array.from({ length: 30 }, () => 0),
+    expected: {
+      sentAtMillis: Array.from({ length: 30 }, (_, i) => i * 100),
+      outcomes: Array.from({ length: 30 }, (_, i) => succeeded(i * 100)),
+      released: drainedAsSent(...Array.from({ length: 30 }, (_, i) => i * 100)),
+      metrics: counted(30, 0)
     }
   }),
   scenario({

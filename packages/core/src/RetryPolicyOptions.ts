@@ -325,7 +325,7 @@ const connectionPredicateOf = (input: unknown): Settings.Checked<((failure: neve
 const stageBuilders: Readonly<Record<Feature, string>> = {
   hedging: "Hedging.after or Hedging.percentile",
   concurrencyLimit: "ConcurrencyLimit.fixed or ConcurrencyLimit.adaptive",
-  rateLimit: "RateLimit.tokenBucket",
+  rateLimit: "RateLimit.make",
   rateLimitHeaders: "RateLimit.fromHeaders",
   circuitBreaker: "CircuitBreaker.perOrigin"
 }

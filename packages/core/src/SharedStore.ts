@@ -888,7 +888,7 @@ export const rateLimitKeysFor = (prefix: string) => {
   const frame = `{${prefix}}`
   return {
     bucket: (limit: TokenBucket.Limit, key: string): string =>
-      `${frame}:ratelimit:${limit.limit}/${limit.windowMillis}:${key}`,
+      `${frame}:ratelimit:${limit.limit}/${limit.windowMillis}/${limit.burst}:${key}`,
     blocks: `${frame}:ratelimit-blocks`,
     blockChannel: `${frame}:channel:ratelimit-blocks`
   }
@@ -906,9 +906,10 @@ export const maxRateLimitWaitMillis = CoolDown.maxMillis
 /**
  * `TokenBucket`'s take and refund, atomically on Redis's clock. KEYS: the bucket. ARGV: `take`,
  * `refund` or `peek` (neither: the bucket's state written as it stands, what a store that Redis
- * refused runs to learn that Redis takes the script again), the limit, the window (ms), the
- * longest wait, and how long after now the take counts from (a block in force). Answers
- * `{ granted (0 or 1), wait (ms), rejected (0 or 1) }`.
+ * refused runs to learn that Redis takes the script again), the limit, the window (ms), the burst,
+ * the longest wait (a take) or how long until the token given back was due (a refund), and how long
+ * after now the take counts from (a block in force, or the wait this process's own bucket asks).
+ * Answers `{ granted (0 or 1), wait (ms), rejected (0 or 1) }`.
  *
  * What it reads is checked first: units that are not whole, above the capacity or below a day of
  * reservations, or a time that is not whole or more than a day ahead, could not have come from
@@ -920,10 +921,10 @@ export const maxRateLimitWaitMillis = CoolDown.maxMillis
  */
 export const rateLimitScript = `
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[5])
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[6])
 local limit = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
-local capacity = limit * window
+local capacity = tonumber(ARGV[4]) * window
 local state = redis.call('HMGET', KEYS[1], 'u', 't')
 local units = capacity
 local updated = now
@@ -947,12 +948,12 @@ local wait = 0
 if ARGV[1] == 'take' then
   local sendAt = math.max(now, updated + math.ceil(math.max(0, window - units) / limit))
   wait = sendAt - now
-  if wait <= tonumber(ARGV[4]) then units = units - window else granted = 0 end
-elseif ARGV[1] == 'refund' then
+  if wait <= tonumber(ARGV[5]) then units = units - window else granted = 0 end
+elseif ARGV[1] == 'refund' and units + tonumber(ARGV[5]) * limit >= 0 then
   units = math.min(capacity, units + window)
 end
 redis.call('HSET', KEYS[1], 'u', string.format('%.0f', units), 't', string.format('%.0f', updated))
-redis.call('PEXPIRE', KEYS[1], updated - now + math.ceil((capacity - units) / limit) + 1000 + tonumber(ARGV[5]))
+redis.call('PEXPIRE', KEYS[1], updated - now + math.ceil((capacity - units) / limit) + 1000 + tonumber(ARGV[6]))
 return { granted, wait, rejected }
 `
 

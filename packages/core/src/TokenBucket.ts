@@ -1,11 +1,12 @@
 /**
- * A client-side rate limit, `{ limit, window }`, as a token bucket in plain data: a call takes a token, or learns
- * how long until one is there; a server that says "nothing left until the reset" blocks the bucket until then.
- * The state is two numbers, so a memory table holds it per key and a store's script (Redis Lua) can keep it with
- * the same arithmetic, written down here to be ported:
+ * A client-side rate limit, `{ limit, window, burst }`, as a bucket in plain data (GCRA: the generic cell rate
+ * algorithm, a token bucket of `burst` tokens): a call takes a token, or learns how long until one is there; a
+ * server that says "nothing left until the reset" blocks the bucket until then. The state is two numbers, so a
+ * memory table holds it per key and a store's script (Redis Lua) can keep it with the same arithmetic, written
+ * down here to be ported:
  *
  * ```text
- * W = windowMillis (units per token)     C = limit * W (capacity: a full bucket, `limit` tokens)
+ * W = windowMillis (units per token)     C = burst * W (capacity: a full bucket, `burst` tokens)
  * t = floor(now)                         state = { units, updated }   fresh: { C, t }
  *
  * refill:  if t > updated then units = min(C, units + (t - updated) * limit); updated = t
@@ -15,19 +16,25 @@
  *   if wait <= maxWait then units = units - W; granted after `wait`  -- units may go below 0: reserved
  *   else refused, state unchanged (but refilled); `wait` says how long
  * block(until): refill; units = min(units, 0); updated = max(updated, until)   -- nothing refills before `until`
- * refund: refill; units = min(C, units + W)                                    -- a reserved token not used
+ * refund(left): refill; if units + left * limit >= 0 then units = min(C, units + W)
+ *               -- a reserved token not used, `left` ms before its send: given back only when no call
+ *               -- reserved a later one, which would otherwise share its time
  * ```
  *
  * Every number is a whole number while times are whole milliseconds, and at most `limit * W` (at most
  * 1,000,000 × 1 day ≈ 8.6 × 10^13), so exact in a double and in Lua's numbers. Refill is continuous: `limit`
- * tokens per `window`. The bucket starts full, so a burst of `limit` goes at once: in any span of one window at
- * most `2 × limit` calls are sent (the burst and a window's refill), and `limit` per window in the long run.
+ * tokens per `window`, one every `window / limit`.
+ *
+ * **The bound.** With `burst` 1 (the default) the k-th call after an idle bucket goes at `ceil(k × window /
+ * limit)`: any span of one window (`[t, t + window)`) holds at most `limit` sends, which is what a server that
+ * counts `limit` per window, fixed or sliding, lets through. A `burst` of `b` lets `b` go at once and then one
+ * every `window / limit`: at most `limit + b - 1` in any window, `limit` per window in the long run.
  *
  * @example
  * ```ts
  * import { TokenBucket } from "@effect-http-resilience/core"
  *
- * const settings = { limit: 10, windowMillis: 1000 }
+ * const settings = { limit: 10, windowMillis: 1000, burst: 1 }
  * const state = TokenBucket.make(settings, 0)
  * const taken = TokenBucket.take(settings, state, 0, 500) // { _tag: "Granted", waitMillis: 0, state }
  * ```
@@ -37,16 +44,18 @@
 import * as Settings from "./Settings.js"
 
 /**
- * A rate limit: `limit` calls per `windowMillis`, refilled continuously.
+ * A rate limit: `limit` calls per `windowMillis`, refilled continuously, at most `burst` at once.
  *
  * @since 0.2.0
  * @category models
  */
 export interface Limit {
-  /** Tokens per window, and the bucket's capacity; a whole number from 1 to 1,000,000. */
+  /** Tokens per window; a whole number from 1 to 1,000,000. */
   readonly limit: number
   /** The window, in whole milliseconds, from 1 ms to 1 day. */
   readonly windowMillis: number
+  /** The bucket's capacity: how many calls may go at once after it was idle; a whole number from 1 to `limit`. */
+  readonly burst: number
 }
 
 /**
@@ -72,7 +81,7 @@ export type Take =
   | { readonly _tag: "Granted"; readonly waitMillis: number; readonly state: State }
   | { readonly _tag: "Refused"; readonly waitMillis: number; readonly state: State }
 
-const capacityOf = (limit: Limit): number => limit.limit * limit.windowMillis
+const capacityOf = (limit: Limit): number => limit.burst * limit.windowMillis
 
 /**
  * A full bucket.
@@ -130,14 +139,19 @@ export const block = (limit: Limit, state: State, nowMillis: number, untilMillis
 }
 
 /**
- * Gives back a reserved token that was not used (its call was interrupted, or gave up, while it waited).
+ * Gives back a reserved token that was not used (its call was interrupted, or gave up, while it waited), due
+ * `leftMillis` from now: only when no call reserved a later token, since that one would then be sent at the
+ * same time as the next take's (kept: the bound holds, one send fewer).
  *
  * @since 0.2.0
  * @category operations
  */
-export const refund = (limit: Limit, state: State, nowMillis: number): State => {
+export const refund = (limit: Limit, state: State, nowMillis: number, leftMillis = 0): State => {
   const current = refilled(limit, state, nowMillis)
-  return { ...current, units: Math.min(capacityOf(limit), current.units + limit.windowMillis) }
+  const unitsAtSend = current.units + Math.max(0, Math.floor(leftMillis)) * limit.limit
+  return unitsAtSend < 0
+    ? current
+    : { ...current, units: Math.min(capacityOf(limit), current.units + limit.windowMillis) }
 }
 
 /**
@@ -186,8 +200,8 @@ export interface Resolved extends Limit {
 }
 
 /**
- * The bounds of the `rateLimit` option: `limit` from 1 to 1,000,000 a window, `window` from 1 ms to a day, a
- * named `key` of 1 to 256 characters.
+ * The bounds of the `rateLimit` option: `limit` from 1 to 1,000,000 a window, `window` from 1 ms to a day,
+ * `burst` from 1 to `limit`, a named `key` of 1 to 256 characters.
  *
  * @since 0.2.0
  * @category constants
@@ -217,6 +231,19 @@ const windowOf = <D>(codec: Settings.DurationCodec<D>, value: unknown): Settings
   )
 }
 
+// The default burst is 1: calls spaced `window / limit` apart, so that no span of one window holds more than
+// `limit`. A larger burst is asked for by name, and bounded by the limit.
+const burstOf = (value: unknown, limit: number): Settings.Checked<number> => {
+  if (value === undefined) return Settings.valid(1)
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= limit
+    ? Settings.valid(value)
+    : Settings.invalid(
+        "rateLimit.burst",
+        `must be a whole number from 1 to the limit (${limit}): calls that may go at once`,
+        value
+      )
+}
+
 const keyOf = (value: unknown): Settings.Checked<Key> => {
   if (value === undefined) return Settings.valid({ _tag: "Origin" })
   if (typeof value === "function") return Settings.valid({ _tag: "PerRequest" })
@@ -230,8 +257,9 @@ const keyOf = (value: unknown): Settings.Checked<Key> => {
 }
 
 /**
- * Checks the `rateLimit` option, durations in the library's own type: `{ limit, window, key? }`. `undefined` is
- * off (the default). Without `key`, each origin has its bucket. A bad value is named in full (`rateLimit.window`).
+ * Checks the `rateLimit` option, durations in the library's own type: `{ limit, window, burst?, key? }`.
+ * `undefined` is off (the default). Without `burst`, 1: no span of one window holds more than `limit` calls.
+ * Without `key`, each origin has its bucket. A bad value is named in full (`rateLimit.window`).
  *
  * @since 0.2.0
  * @category checks
@@ -241,10 +269,14 @@ export const check = <D>(input: unknown, codec: Settings.DurationCodec<D>): Sett
   if (!Settings.isPlainObject(input)) {
     return Settings.invalid("rateLimit", "must be an options object such as { limit: 10, window: ... }", input)
   }
-  return Settings.andThen(Settings.optionsRecord("rateLimit", input, ["limit", "window", "key"]), (given) =>
+  return Settings.andThen(Settings.optionsRecord("rateLimit", input, ["limit", "window", "burst", "key"]), (given) =>
     Settings.andThen(
       Settings.all({ limit: limitOf(given.limit), windowMillis: windowOf(codec, given.window), key: keyOf(given.key) }),
-      (resolved): Settings.Checked<Resolved> => Settings.valid(resolved)
+      ({ limit, windowMillis, key }) =>
+        Settings.andThen(
+          burstOf(given.burst, limit),
+          (burst): Settings.Checked<Resolved> => Settings.valid({ limit, windowMillis, burst, key })
+        )
     )
   )
 }
@@ -278,10 +310,10 @@ export class Buckets {
     return taken
   }
 
-  /** Gives back a token of `key`'s bucket that was taken and not used. */
-  refund(key: string, nowMillis: number): void {
+  /** Gives back a token of `key`'s bucket that was taken and not used, due `leftMillis` from now (see {@link refund}). */
+  refund(key: string, nowMillis: number, leftMillis = 0): void {
     const state = this.states.get(key)
-    if (state !== undefined) this.states.set(key, refund(this.limit, state, nowMillis))
+    if (state !== undefined) this.states.set(key, refund(this.limit, state, nowMillis, leftMillis))
   }
 
   /** Keys held now, full buckets included until room is needed. */

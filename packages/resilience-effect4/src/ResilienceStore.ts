@@ -89,8 +89,11 @@ export declare namespace ResilienceStore {
       maxWaitMillis: number,
       counted?: boolean
     ) => Effect.Effect<RateLimitTake>
-    /** Gives back a token taken and not sent. */
-    readonly rateLimitRefund: (key: string, limit: TokenBucket.Limit) => Effect.Effect<void>
+    /**
+     * Gives back a token taken and not sent, that was due `leftMillis` from now: kept when a later one is
+     * reserved, which would otherwise go at the same time as the next take's.
+     */
+    readonly rateLimitRefund: (key: string, limit: TokenBucket.Limit, leftMillis: number) => Effect.Effect<void>
     /** No token for `key` for `millis` from now (at most a day): a server said none is left until then. */
     readonly rateLimitBlock: (key: string, millis: number) => Effect.Effect<void>
     /**

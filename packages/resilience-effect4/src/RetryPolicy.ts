@@ -172,8 +172,8 @@ export interface Options {
   readonly hedging?: Hedging.Hedging | undefined
   /** Attempts in flight per origin: `ConcurrencyLimit.fixed` or `ConcurrencyLimit.adaptive`. [off] */
   readonly concurrencyLimit?: ConcurrencyLimit.ConcurrencyLimit | undefined
-  /** A token bucket per origin or key, kept by the store: `RateLimit.tokenBucket`. [off] */
-  readonly rateLimit?: RateLimit.TokenBucket | undefined
+  /** A token bucket per origin or key, kept by the store: `RateLimit.make`. [off] */
+  readonly rateLimit?: RateLimit.RateLimit | undefined
   /** What a server's rate-limit headers say, kept by the store: `RateLimit.fromHeaders`. [off] */
   readonly rateLimitHeaders?: RateLimit.FromHeaders | undefined
   /** A circuit breaker per origin, each attempt a sample: `CircuitBreaker.perOrigin`. [off] */
@@ -209,7 +209,7 @@ export interface RetryPolicy {
   /** `undefined`: no concurrency limit. */
   readonly concurrencyLimit: ConcurrencyLimit.ConcurrencyLimit | undefined
   /** `undefined`: no rate limit. */
-  readonly rateLimit: RateLimit.TokenBucket | undefined
+  readonly rateLimit: RateLimit.RateLimit | undefined
   /** `undefined`: rate-limit headers are not read. */
   readonly rateLimitHeaders: RateLimit.FromHeaders | undefined
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service

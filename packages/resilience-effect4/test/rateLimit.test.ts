@@ -82,7 +82,8 @@ const learnThenCall = (headers: Record<string, string>, options: RetryPolicy.Opt
   })
 
 const ok: ScriptedHttpClient.Answer = { status: 200, body: "ok" }
-const twoPerSecond: RetryPolicy.Options = { rateLimit: RateLimit.tokenBucket({ limit: 2, window: "1 second" }) }
+const twoPerSecond: RetryPolicy.Options = { rateLimit: RateLimit.make({ limit: 2, window: "1 second" }) }
+const twoAtOnce: RetryPolicy.Options = { rateLimit: RateLimit.make({ limit: 2, window: "1 second", burst: 2 }) }
 
 // A bad option, as its stage's constructor throws it or the policy's check returns it.
 const invalidOption = (build: () => RetryPolicy.Options): string | undefined => {
@@ -98,13 +99,22 @@ const invalidOption = (build: () => RetryPolicy.Options): string | undefined => 
 }
 
 describe("rate limit, Effect 4", () => {
-  it.effect("a limit of 2 per second: two calls go at once, the third exactly 500 ms later, the fourth at 1 s", () =>
+  it.effect("a limit of 2 per second: one call every 500 ms, never 3 in one second", () =>
     Effect.gen(function* () {
       const url = "http://two.rate.test/items"
       const run = yield* play([ok], twoPerSecond, [url, url, url, url])
       expect(run.outcomes).toEqual(["200 ok", "200 ok", "200 ok", "200 ok"])
+      expect(run.sentAt).toEqual([0, 500, 1000, 1500])
+      expect(yield* counterValue("http.client.resilience.rate_limit.waits", "two.rate.test")).toBe(3)
+    })
+  )
+
+  it.effect("a burst of 2: two calls go at once, the third exactly 500 ms later, the fourth at 1 s", () =>
+    Effect.gen(function* () {
+      const url = "http://burst.rate.test/items"
+      const run = yield* play([ok], twoAtOnce, [url, url, url, url])
       expect(run.sentAt).toEqual([0, 0, 500, 1000])
-      expect(yield* counterValue("http.client.resilience.rate_limit.waits", "two.rate.test")).toBe(2)
+      expect(yield* counterValue("http.client.resilience.rate_limit.waits", "burst.rate.test")).toBe(2)
     })
   )
 
@@ -113,7 +123,7 @@ describe("rate limit, Effect 4", () => {
       const url = "http://deadline.rate.test/items"
       const scripted = ScriptedHttpClient.make([ok])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        rateLimit: RateLimit.tokenBucket({ limit: 1, window: "10 seconds" }),
+        rateLimit: RateLimit.make({ limit: 1, window: "10 seconds" }),
         totalTimeout: "5 seconds"
       })
       expect(yield* callOf(client, url)).toBe("200 ok")
@@ -133,7 +143,7 @@ describe("rate limit, Effect 4", () => {
     Effect.gen(function* () {
       const run = yield* play(
         [{ status: 503 }, { status: 503 }, ok],
-        { ...twoPerSecond, backoff: RetryPolicy.constant(0) },
+        { ...twoAtOnce, backoff: RetryPolicy.constant(0) },
         ["http://retries.rate.test/items"]
       )
       expect(run.outcomes).toEqual(["200 ok"])
@@ -148,7 +158,7 @@ describe("rate limit, Effect 4", () => {
         const run = yield* play(
           [{ status: 503 }],
           {
-            rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 minute" }),
+            rateLimit: RateLimit.make({ limit: 1, window: "1 minute" }),
             backoff: RetryPolicy.constant(0),
             totalTimeout: "30 seconds"
           },
@@ -164,28 +174,22 @@ describe("rate limit, Effect 4", () => {
     Effect.gen(function* () {
       const slow: ScriptedHttpClient.Answer = { status: 200, body: "slow", delayMillis: 500 }
       const hedging = Hedging.after("100 millis")
-      const two = yield* play(
-        [slow, ok],
-        { rateLimit: RateLimit.tokenBucket({ limit: 2, window: "1 second" }), hedging },
-        ["http://hedge2.rate.test/"]
-      )
+      const two = yield* play([slow, ok], { ...twoAtOnce, hedging }, ["http://hedge2.rate.test/"])
       expect([two.outcomes, two.sentAt]).toEqual([["200 ok"], [0, 100]])
-      const one = yield* play(
-        [slow, ok],
-        { rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 second" }), hedging },
-        ["http://hedge1.rate.test/"]
-      )
+      const one = yield* play([slow, ok], { rateLimit: RateLimit.make({ limit: 1, window: "1 second" }), hedging }, [
+        "http://hedge1.rate.test/"
+      ])
       expect([one.outcomes, one.sentAt]).toEqual([["200 slow"], [0]])
     })
   )
 
   it.effect("a key: every origin of the policy takes from one bucket", () =>
     Effect.gen(function* () {
-      const run = yield* play(
-        [ok],
-        { rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 second", key: "api-key-1" }) },
-        ["http://a.rate.test/", "http://b.rate.test/", "http://c.rate.test/"]
-      )
+      const run = yield* play([ok], { rateLimit: RateLimit.make({ limit: 1, window: "1 second", key: "api-key-1" }) }, [
+        "http://a.rate.test/",
+        "http://b.rate.test/",
+        "http://c.rate.test/"
+      ])
       expect(run.sentAt).toEqual([0, 1000, 2000])
     })
   )
@@ -195,11 +199,7 @@ describe("rate limit, Effect 4", () => {
       const run = yield* play(
         [ok],
         {
-          rateLimit: RateLimit.tokenBucket({
-            limit: 1,
-            window: "1 second",
-            key: (request) => new URL(request.url).pathname
-          })
+          rateLimit: RateLimit.make({ limit: 1, window: "1 second", key: (request) => new URL(request.url).pathname })
         },
         ["http://keys.rate.test/a", "http://keys.rate.test/b", "http://keys.rate.test/a"]
       )
@@ -207,11 +207,34 @@ describe("rate limit, Effect 4", () => {
     })
   )
 
+  it.effect("a key spelled like an origin is not that origin: it never spends the origin's bucket", () =>
+    Effect.gen(function* () {
+      const origin = "http://spelled.rate.test"
+      const scripted = ScriptedHttpClient.make([ok])
+      const limit = { limit: 1, window: "1 minute" } as const
+      // A key function that reads a header, which a caller set to the origin's own spelling.
+      const byHeader = ResilientHttpClient.withResilience(scripted.client, {
+        rateLimit: RateLimit.make({ ...limit, key: () => `${origin}:80` }),
+        totalTimeout: "1 second"
+      })
+      const perOrigin = ResilientHttpClient.withResilience(scripted.client, {
+        rateLimit: RateLimit.make(limit),
+        totalTimeout: "1 second"
+      })
+      expect(yield* callOf(byHeader, `${origin}/a`)).toBe("200 ok")
+      expect(yield* callOf(byHeader, `${origin}/a`)).toBe("failed: RateLimited rate-limit")
+      // The origin's bucket is still full: the named key spent its own.
+      expect(yield* callOf(perOrigin, `${origin}/b`)).toBe("200 ok")
+      expect(yield* callOf(perOrigin, `${origin}/b`)).toBe("failed: RateLimited rate-limit")
+      expect(scripted.exchanges.length).toBe(2)
+    })
+  )
+
   it.effect("a key function that returns no key fails the call unsent, naming rateLimit.key", () =>
     Effect.gen(function* () {
       const scripted = ScriptedHttpClient.make([ok])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 second", key: () => "" })
+        rateLimit: RateLimit.make({ limit: 1, window: "1 second", key: () => "" })
       })
       const failure = yield* Effect.flip(
         Effect.scoped(client.execute(HttpClientRequest.get("http://badkey.rate.test/")))
@@ -404,7 +427,7 @@ describe("rate limit, Effect 4", () => {
       const url = "http://refund.rate.test/items"
       const scripted = ScriptedHttpClient.make([ok])
       const client = ResilientHttpClient.withResilience(scripted.client, {
-        rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 second" })
+        rateLimit: RateLimit.make({ limit: 1, window: "1 second" })
       })
       yield* callOf(client, url)
       const waiting = yield* Effect.forkChild(callOf(client, url))
@@ -420,20 +443,29 @@ describe("rate limit, Effect 4", () => {
   )
 
   it("bad options are InvalidRetryPolicy naming the option", () => {
-    expect(invalidOption(() => ({ rateLimit: RateLimit.tokenBucket({ limit: 0, window: "1 second" }) }))).toBe(
+    expect(invalidOption(() => ({ rateLimit: RateLimit.make({ limit: 0, window: "1 second" }) }))).toBe(
       "rateLimit.limit"
     )
-    expect(invalidOption(() => ({ rateLimit: RateLimit.tokenBucket({ limit: 1.5, window: "1 second" }) }))).toBe(
+    expect(invalidOption(() => ({ rateLimit: RateLimit.make({ limit: 1.5, window: "1 second" }) }))).toBe(
       "rateLimit.limit"
     )
     // @ts-expect-error: the window is required
-    expect(invalidOption(() => ({ rateLimit: RateLimit.tokenBucket({ limit: 10 }) }))).toBe("rateLimit.window")
-    expect(invalidOption(() => ({ rateLimit: RateLimit.tokenBucket({ limit: 10, window: "2 days" }) }))).toBe(
+    expect(invalidOption(() => ({ rateLimit: RateLimit.make({ limit: 10 }) }))).toBe("rateLimit.window")
+    expect(invalidOption(() => ({ rateLimit: RateLimit.make({ limit: 10, window: "2 days" }) }))).toBe(
       "rateLimit.window"
     )
-    expect(
-      invalidOption(() => ({ rateLimit: RateLimit.tokenBucket({ limit: 10, window: "1 second", key: "" }) }))
-    ).toBe("rateLimit.key")
+    expect(invalidOption(() => ({ rateLimit: RateLimit.make({ limit: 10, window: "1 second", key: "" }) }))).toBe(
+      "rateLimit.key"
+    )
+    expect(invalidOption(() => ({ rateLimit: RateLimit.make({ limit: 10, window: "1 second", burst: 11 }) }))).toBe(
+      "rateLimit.burst"
+    )
+    expect(invalidOption(() => ({ rateLimit: RateLimit.make({ limit: 10, window: "1 second", burst: 0 }) }))).toBe(
+      "rateLimit.burst"
+    )
+    expect(invalidOption(() => ({ rateLimit: RateLimit.make({ limit: 10, window: "1 second", burst: 1.5 }) }))).toBe(
+      "rateLimit.burst"
+    )
     // @ts-expect-error: a header name, not a number
     expect(invalidOption(() => ({ rateLimitHeaders: RateLimit.fromHeaders({ extra: [{ remaining: 5 }] }) }))).toBe(
       "rateLimitHeaders.extra[0].remaining"
@@ -442,7 +474,7 @@ describe("rate limit, Effect 4", () => {
     expect(invalidOption(() => ({ rateLimitHeaders: RateLimit.fromHeaders("yes") }))).toBe("rateLimitHeaders")
     expect(
       invalidOption(() => ({
-        rateLimit: RateLimit.tokenBucket({ limit: 10, window: "1 second" }),
+        rateLimit: RateLimit.make({ limit: 10, window: "1 second" }),
         rateLimitHeaders: RateLimit.fromHeaders()
       }))
     ).toBe(undefined)

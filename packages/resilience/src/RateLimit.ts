@@ -1,18 +1,18 @@
 // @generated from templates/src/RateLimit.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * A client-side rate limit (docs/limits.md): a token bucket per origin, or per key, that each
- * attempt takes a token of before it is sent, waiting within the deadline or refused unsent
- * (`"rate-limit"`); and what a server's rate-limit headers teach (`RateLimit`, `X-RateLimit-*`): a
- * remaining 0 holds its key until the reset. A policy's `rateLimit` and `rateLimitHeaders`
- * options take values built here; left out, neither is kept.
+ * A client-side rate limit (docs/limits.md): at most `limit` attempts in any span of one `window` per
+ * origin, or per key, each attempt taking a token before it is sent, waiting within the deadline or
+ * refused unsent (`"rate-limit"`); and what a server's rate-limit headers teach (`RateLimit`,
+ * `X-RateLimit-*`): a remaining 0 holds its key until the reset. A policy's `rateLimit` and
+ * `rateLimitHeaders` options take values built here; left out, neither is kept.
  *
  * @example
  * ```ts
  * import { RateLimit, RetryPolicy } from "effect-http-resilience"
  *
- * // 10 attempts a second per origin, and what the server's headers say on top.
+ * // At most 10 attempts in any second per origin, and what the server's headers say on top.
  * const policy = RetryPolicy.make({
- *   rateLimit: RateLimit.tokenBucket({ limit: 10, window: "1 second" }),
+ *   rateLimit: RateLimit.make({ limit: 10, window: "1 second" }),
  *   rateLimitHeaders: RateLimit.fromHeaders()
  * })
  * ```
@@ -34,7 +34,7 @@ import * as internal from "./internal/rateLimit.js"
  * @since 0.2.0
  * @category models
  */
-export interface TokenBucket {
+export interface RateLimit {
   readonly [StageTypeId]: "rateLimit"
   readonly settings: Settings
   /** @internal */
@@ -55,22 +55,27 @@ export interface FromHeaders {
 }
 
 /**
- * A token bucket's options.
+ * A rate limit's options.
  *
  * @since 0.2.0
  * @category models
  */
-export interface TokenBucketOptions {
-  /** Tokens per window, and the burst; 1 to 1,000,000. */
+export interface Options {
+  /** Attempts per window; 1 to 1,000,000. */
   readonly limit: number
   /** 1 millisecond to 1 day. */
   readonly window: Duration.DurationInput
+  /**
+   * How many attempts may go at once after a quiet spell, 1 to `limit`; beyond 1, a span of one window
+   * may hold `limit + burst - 1` (a server counting `limit` per window may answer 429). [1: one every `window / limit`]
+   */
+  readonly burst?: number | undefined
   /** One bucket for every origin (a name), or one per result of the request (a function). [each origin's] */
   readonly key?: string | ((request: HttpClientRequest.HttpClientRequest) => string) | undefined
 }
 
 /**
- * A token bucket resolved, with its key function when the key is one.
+ * A rate limit resolved, with its key function when the key is one.
  *
  * @since 0.2.0
  * @category models
@@ -99,13 +104,14 @@ export interface HeadersOptions {
 export type HeadersSettings = RateLimitHeadersCore.Resolved
 
 /**
- * `limit` attempts per `window` per origin, or per `key`; a bad option throws `InvalidRetryPolicy`.
+ * At most `limit` attempts in any span of one `window` per origin, or per `key` (spaced `window / limit`
+ * apart unless `burst` lets more go at once); a bad option throws `InvalidRetryPolicy`.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const tokenBucket = (options: TokenBucketOptions): TokenBucket =>
-  internal.tokenBucket({
+export const make = (options: Options): RateLimit =>
+  internal.make({
     ...orThrow(TokenBucketCore.check(options, durationCodec), "rateLimit"),
     keyOf: typeof options.key === "function" ? options.key : undefined
   })

@@ -58,7 +58,7 @@ const policyOf = ({
   ...(concurrencyLimit === undefined
     ? {}
     : { concurrencyLimit: ConcurrencyLimit.fixed(concurrencyLimit.limit, { queue: concurrencyLimit.queue }) }),
-  ...(rateLimit === undefined ? {} : { rateLimit: RateLimit.tokenBucket(rateLimit) }),
+  ...(rateLimit === undefined ? {} : { rateLimit: RateLimit.make(rateLimit) }),
   ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: RateLimit.fromHeaders(rateLimitHeaders) }),
   ...(circuitBreaker === undefined ? {} : { circuitBreaker: CircuitBreaker.perOrigin(circuitBreaker) })
 })

@@ -1,7 +1,9 @@
 /**
  * `/api/chaos/rate-limit/:key`: a server that enforces `limit` requests per `window` per key and says so before it
  * refuses, in the IETF fields, the `X-RateLimit-*` ones, both or neither; beyond the limit, `429` with
- * `Retry-After`. Windows are fixed, each starting at the first request after the previous one ended, as GitHub's.
+ * `Retry-After`. Windows are fixed, each starting at the first request after the previous one ended, as GitHub's;
+ * or, with `algorithm=sliding`, a sliding log: a request is let through when fewer than `limit` were let through
+ * in the `window` before it.
  *
  * @internal
  */
@@ -11,7 +13,10 @@ import { integerParam } from "./params.js"
 import { setRecent } from "./recent.js"
 import type { ChaosState } from "./state.js"
 
-const rateLimitDefaults = { limit: 10, windowSeconds: 1, headers: "both", xReset: "unix" } as const
+const rateLimitDefaults = { limit: 10, windowSeconds: 1, headers: "both", xReset: "unix", algorithm: "fixed" } as const
+
+const algorithms = ["fixed", "sliding"] as const
+type Algorithm = (typeof algorithms)[number]
 
 const headerForms = ["ietf", "x", "both", "none"] as const
 type HeaderForm = (typeof headerForms)[number]
@@ -39,7 +44,8 @@ export interface RateLimitState {
     id: string,
     limit: number,
     windowMillis: number,
-    nowMillis: number
+    nowMillis: number,
+    algorithm?: Algorithm
   ) => { readonly allowed: boolean; readonly remaining: number; readonly resetMillis: number }
   readonly forget: (belongs: (id: string) => boolean) => void
   readonly reset: () => void
@@ -49,10 +55,23 @@ export interface RateLimitState {
 /** @internal */
 export const makeRateLimitState = (maxKeys: number): RateLimitState => {
   const windows = new Map<string, Window>()
+  // The sliding logs: each key's times let through within its last window, oldest first.
+  const logs = new Map<string, ReadonlyArray<number>>()
   let allowed = 0
   let limited = 0
+  const slide = (id: string, limit: number, windowMillis: number, nowMillis: number) => {
+    const recent = (logs.get(id) ?? []).filter((at) => at > nowMillis - windowMillis)
+    const admitted = recent.length < limit
+    const next = admitted ? [...recent, nowMillis] : recent
+    setRecent(logs, id, next, maxKeys)
+    if (admitted) allowed++
+    else limited++
+    const oldest = next[0] ?? nowMillis
+    return { allowed: admitted, remaining: limit - next.length, resetMillis: oldest + windowMillis - nowMillis }
+  }
   return {
-    admit: (id, limit, windowMillis, nowMillis) => {
+    admit: (id, limit, windowMillis, nowMillis, algorithm = "fixed") => {
+      if (algorithm === "sliding") return slide(id, limit, windowMillis, nowMillis)
       const known = windows.get(id)
       const current =
         known === undefined || nowMillis >= known.startedAt + windowMillis
@@ -72,9 +91,11 @@ export const makeRateLimitState = (maxKeys: number): RateLimitState => {
     },
     forget: (belongs) => {
       for (const id of windows.keys()) if (belongs(id)) windows.delete(id)
+      for (const id of logs.keys()) if (belongs(id)) logs.delete(id)
     },
     reset: () => {
       windows.clear()
+      logs.clear()
       allowed = 0
       limited = 0
     },
@@ -123,8 +144,9 @@ const announce = (
 }
 
 /**
- * `/api/chaos/rate-limit/:key?limit=10&window=1&headers=both&xReset=unix`: at most `limit` requests per `window`
- * seconds for the key (in its namespace). Every answer announces the quota in the chosen `headers`; within it,
+ * `/api/chaos/rate-limit/:key?limit=10&window=1&headers=both&xReset=unix&algorithm=fixed`: at most `limit` requests
+ * per `window` seconds for the key (in its namespace), in fixed windows or (`algorithm=sliding`) in any window
+ * before a request (a key's fixed and sliding counts are apart). Every answer announces the quota in the chosen `headers`; within it,
  * `200` `{ key, limit, remaining, reset }`; beyond, `429` with `Retry-After` (the seconds to the window's end).
  *
  * @internal
@@ -140,7 +162,8 @@ export const rateLimitRoute =
     const windowSeconds = integerParam(query, "window", { min: 1, max: 86_400 }, rateLimitDefaults.windowSeconds)
     const form = choiceParam(query, "headers", headerForms, rateLimitDefaults.headers)
     const xReset = choiceParam(query, "xReset", xResetForms, rateLimitDefaults.xReset)
-    const admitted = state.admitRateLimited(namespace, key, limit, windowSeconds * 1000)
+    const algorithm = choiceParam(query, "algorithm", algorithms, rateLimitDefaults.algorithm)
+    const admitted = state.admitRateLimited(namespace, key, limit, windowSeconds * 1000, algorithm)
     const reset = Math.max(1, Math.ceil(admitted.resetMillis / 1000))
     const headers = announce(form, xReset, { limit, windowSeconds, remaining: admitted.remaining, reset })
     if (admitted.allowed) return json({ key, limit, remaining: admitted.remaining, reset }, 200, headers)

@@ -223,11 +223,18 @@ export class ChaosState {
   }
 
   /**
-   * Counts a request for rate-limited key `key` in `namespace` against `limit` per `windowMillis`, within the
-   * `maxRetryKeys` bound: whether it is within the limit, what is left, and when the window ends.
+   * Counts a request for rate-limited key `key` in `namespace` against `limit` per `windowMillis`, in fixed
+   * windows or a sliding log, within the `maxRetryKeys` bound: whether it is within the limit, what is left,
+   * and when the window ends (sliding: when the oldest request it counts leaves it).
    */
-  admitRateLimited(namespace: string, key: string, limit: number, windowMillis: number) {
-    return this.rateLimits.admit(qualified(namespace, key), limit, windowMillis, performance.now())
+  admitRateLimited(
+    namespace: string,
+    key: string,
+    limit: number,
+    windowMillis: number,
+    algorithm: "fixed" | "sliding"
+  ) {
+    return this.rateLimits.admit(qualified(namespace, key), limit, windowMillis, performance.now(), algorithm)
   }
 
   private countRequest(table: Map<string, KeyCount>, namespace: string, key: string): number {

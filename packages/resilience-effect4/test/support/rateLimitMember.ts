@@ -13,7 +13,7 @@
  *
  * Prints one JSON line: how many calls got a 200, how many the rate limit refused unsent, and others.
  *
- * argv: redisUrl prefix url calls store limit window wiring
+ * argv: redisUrl prefix url calls store limit window wiring burst
  */
 import { HttpClient } from "effect/http"
 import { NodeHttpClient, NodeRedis } from "@effect/platform-node"
@@ -32,7 +32,8 @@ const [
   store = "redis",
   limit = "10",
   window = "600000",
-  wiring = "around"
+  wiring = "around",
+  burst = "1"
 ] = process.argv.slice(2)
 
 const storeLayer = (kind: string) =>
@@ -42,7 +43,10 @@ const storeLayer = (kind: string) =>
         Layer.provide(NodeRedis.layer({ url: redisUrl }))
       )
 
-const policy = { maxAttempts: 1, rateLimit: RateLimit.tokenBucket({ limit: Number(limit), window: Number(window) }) }
+const policy = {
+  maxAttempts: 1,
+  rateLimit: RateLimit.make({ limit: Number(limit), window: Number(window), burst: Number(burst) })
+}
 
 type Outcome = number | string
 

@@ -16,7 +16,7 @@
  * ends the call at once; the time limit bounds one exchange.
  *
  * Each opt-in stage is a value built by its own module (`Hedging.after`, `ConcurrencyLimit.fixed`,
- * `RateLimit.tokenBucket`, `RateLimit.fromHeaders`, `CircuitBreaker.perOrigin`) that carries its
+ * `RateLimit.make`, `RateLimit.fromHeaders`, `CircuitBreaker.perOrigin`) that carries its
  * `wrap`: a resolved policy composes the stages it has, once (`compose`), around this module's
  * `transport`; a policy with none is the transport alone. This module imports no stage's code.
  *

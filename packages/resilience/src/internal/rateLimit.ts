@@ -27,7 +27,23 @@ import { remember } from "./settingsTable.js"
 
 type Operations = ResilienceStore.ResilienceStore.RateLimitOperations
 
-const settingsKey = (limit: TokenBucket.Limit): string => `${limit.limit}/${limit.windowMillis}`
+const settingsKey = (limit: TokenBucket.Limit): string => `${limit.limit}/${limit.windowMillis}/${limit.burst}`
+
+/**
+ * The memory store's rate limit, and what the store on Redis asks of it: a take of this process's own
+ * bucket counted from `offsetMillis` ahead (the wait the fleet's bucket asked), so that this process's
+ * bucket sees every attempt it sends, granted by the fleet or by itself while Redis is away.
+ *
+ * @internal
+ */
+export interface MemoryOperations extends Operations {
+  readonly takeOwn: (
+    key: string,
+    limit: TokenBucket.Limit,
+    offsetMillis: number,
+    maxWaitMillis: number
+  ) => Effect.Effect<{ readonly granted: boolean; readonly waitMillis: number }>
+}
 
 /**
  * The memory store's buckets, per settings and key, its blocks and its budgets, per key: all bounded
@@ -37,7 +53,7 @@ const settingsKey = (limit: TokenBucket.Limit): string => `${limit.limit}/${limi
  *
  * @internal
  */
-export const makeMemory = (): Operations => {
+export const makeMemory = (): MemoryOperations => {
   const tables = new Map<string, TokenBucket.Buckets>()
   const blocks = new CoolDown.CoolDownTable()
   const budgets = new RateLimitBudget.Budgets()
@@ -68,11 +84,19 @@ export const makeMemory = (): Operations => {
     const waitMillis = blocked + taken.waitMillis
     return taken._tag === "Granted" ? granted(key, counted, waitMillis, now) : { granted: false, waitMillis }
   }
+  const takeOwn = (key: string, limit: TokenBucket.Limit, offsetMillis: number, maxWaitMillis: number, now: number) => {
+    const taken = bucketsOf(limit).take(key, now + offsetMillis, maxWaitMillis - offsetMillis)
+    return { granted: taken._tag === "Granted", waitMillis: offsetMillis + taken.waitMillis }
+  }
   return {
     rateLimitTake: (key, limit, maxWaitMillis, counted = false) =>
       Effect.clockWith((clock) => Effect.sync(() => take(key, limit, maxWaitMillis, counted, monotonicMillis(clock)))),
-    rateLimitRefund: (key, limit) =>
-      Effect.clockWith((clock) => Effect.sync(() => bucketsOf(limit).refund(key, monotonicMillis(clock)))),
+    takeOwn: (key, limit, offsetMillis, maxWaitMillis) =>
+      Effect.clockWith((clock) =>
+        Effect.sync(() => takeOwn(key, limit, offsetMillis, maxWaitMillis, monotonicMillis(clock)))
+      ),
+    rateLimitRefund: (key, limit, leftMillis) =>
+      Effect.clockWith((clock) => Effect.sync(() => bucketsOf(limit).refund(key, monotonicMillis(clock), leftMillis))),
     rateLimitBlock: (key, millis) =>
       Effect.clockWith((clock) => Effect.sync(() => blocks.start(key, millis, monotonicMillis(clock)))),
     rateLimitEnded: (key, budget, ending) =>
@@ -105,7 +129,10 @@ interface Gate {
   readonly store: Operations
   readonly clock: Clock.Clock
   readonly origin: string
+  /** The key as the store keeps it: an origin's and a named key's live apart (`storeKey`). */
   readonly key: string
+  /** The key as the user gave it, or the origin: what a refusal names. */
+  readonly shownKey: string
   readonly limit: TokenBucket.Limit | undefined
   readonly deadlineMillis: number
   /** What a key function returned that is no key: every attempt fails unsent. */
@@ -160,6 +187,10 @@ const keyOf = (
   return key._tag === "PerRequest" && settings.keyOf !== undefined ? settings.keyOf(request) : origin
 }
 
+// Where a key's bucket, block and budget live in a store: an origin's apart from a key the user names,
+// so that a key spelled like an origin (a header's value, say) never spends that origin's bucket.
+const storeKey = (key: string, isOrigin: boolean): string => (isOrigin ? `origin ${key}` : `key ${key}`)
+
 // The call's gate: its key worked out once (a key function is asked once per call), its store's
 // rate-limit operations (this process's, kept in the store, unless the store shares them).
 // A quota named by the server keys the budget only without a token bucket, whose key is the user's.
@@ -168,21 +199,24 @@ const gateOf = <A, E, R>(call: Call<A, E, R>): Gate => {
   const limit = policy.rateLimit?.settings
   const origin = call.origin.key
   const key = keyOf(limit, call.request, origin)
-  const validKey = isKey(key) ? key : origin
+  const isOrigin = limit === undefined || limit.key._tag === "Origin" || !isKey(key)
+  const shownKey = isKey(key) ? key : origin
+  const baseKey = storeKey(shownKey, isOrigin)
   const quotas =
     policy.rateLimitHeaders !== undefined && limit === undefined
       ? store.keep("rateLimitQuotas", () => new QuotaRoutes())
       : undefined
-  const route = routeOf(validKey, call.request)
+  const route = routeOf(shownKey, call.request)
   const quota = quotas?.get(route)
   return {
     store: store.rateLimit ?? store.keep("rateLimit", makeMemory),
     clock: call.clock,
     origin,
-    baseKey: validKey,
+    baseKey,
     route,
     quotas,
-    key: quota === undefined ? validKey : quotaKey(validKey, quota),
+    key: quota === undefined ? baseKey : quotaKey(baseKey, quota),
+    shownKey,
     limit,
     deadlineMillis: call.machine.deadlineMillis,
     badKey: isKey(key)
@@ -216,7 +250,7 @@ const wrap =
  *
  * @internal
  */
-export const tokenBucket = (settings: RateLimit.Settings): RateLimit.TokenBucket => ({
+export const make = (settings: RateLimit.Settings): RateLimit.RateLimit => ({
   [StageTypeId]: "rateLimit",
   settings,
   wrap
@@ -349,7 +383,7 @@ const refused = (gate: Gate, attempt: Attempt, waitMillis: number): Effect.Effec
         attempt,
         "RateLimited",
         new HttpFailure.RateLimitExceeded({
-          key: gate.key,
+          key: gate.shownKey,
           limit: gate.limit?.limit,
           windowMillis: gate.limit?.windowMillis,
           waitMillis
@@ -389,8 +423,14 @@ const admit = <A, E, R>(
           budget === undefined
             ? Effect.void
             : gate.store.rateLimitEnded(gate.key, budget, { _tag: "Unanswered", sent: false })
+        const sendAtMillis = now + taken.waitMillis
         const wait = Effect.onInterrupt(Effect.sleep(Duration.millis(taken.waitMillis)), () =>
-          Effect.zipRight(limit === undefined ? Effect.void : gate.store.rateLimitRefund(gate.key, limit), unsent)
+          Effect.zipRight(
+            limit === undefined
+              ? Effect.void
+              : gate.store.rateLimitRefund(gate.key, limit, Math.max(0, sendAtMillis - monotonicMillis(gate.clock))),
+            unsent
+          )
         )
         const leftMillis = Math.min(limitMillis, gate.deadlineMillis - now - taken.waitMillis)
         // Awake, an attempt counted in the budget asks it again (its token, if any, is taken): an

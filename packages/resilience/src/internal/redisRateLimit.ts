@@ -4,8 +4,11 @@
 // with a limit of 10 a second send 10 a second together. A block learnt from a server's headers
 // is kept and told as a cool-down is: this process's memory first, then written to the prefix's
 // set of blocks and published, applied by every other process to its own memory, and read by a
-// process that (re)joins. When Redis does not answer in time, or fails, a take is this process's
-// alone (its memory's bucket), through the store's usual degraded path; what Redis answers is
+// process that (re)joins. Every attempt this process sends is counted in its own bucket too (in
+// memory, at the time the fleet's grants it), so that when Redis does not answer in time, or fails,
+// and a take is this process's alone (the store's usual degraded path), that bucket already holds
+// what this process sent, and when Redis is back (its bucket full again) what it sent meanwhile
+// still counts: a process never exceeds the bound alone (issue #43). What Redis answers is
 // checked, and a bucket no process could have written starts afresh and is counted. The budget
 // learnt from a remaining count above 0 is this process's alone (docs/limits.md): it counts this
 // process's attempts in flight, which the server's count of the whole fleet does not match.
@@ -15,6 +18,7 @@ import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as ResilienceStore from "../ResilienceStore.js"
+import type * as rateLimitMemory from "./rateLimit.js"
 import type { Proof } from "./redisStore.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 
@@ -47,8 +51,11 @@ export interface Options {
   ) => Effect.Effect<void, never, Scope.Scope>
   /** Counts what was read and not applied as read: a bucket, a block message or entry. */
   readonly rejected: (kind: "rate_limit_bucket" | "rate_limit_block", count?: number) => Effect.Effect<void>
-  /** The memory store's rate limit: this process's blocks, and its buckets while Redis is away. */
-  readonly local: Operations
+  /**
+   * The memory store's rate limit: this process's blocks, and its own buckets, which count every attempt
+   * it sends (granted by the fleet's bucket or, while Redis is away, by its own).
+   */
+  readonly local: rateLimitMemory.MemoryOperations
   /** Runs a write in the background; a store that closes waits for it (at most its timeout). */
   readonly inBackground: (publish: Effect.Effect<unknown>) => Effect.Effect<void>
 }
@@ -132,29 +139,80 @@ const bucketScript = (
   bucket: string,
   operation: "take" | "refund",
   limit: TokenBucket.Limit,
-  more: readonly [maxWait: string, offset: string]
-) =>
-  options.roundTrip(
+  more: readonly [maxWaitOrLeft: number, offset: number]
+) => {
+  const settings = [String(limit.limit), String(limit.windowMillis), String(limit.burst)]
+  return options.roundTrip(
     running(SharedStore.rateLimitScript),
-    options.evalScript(SharedStore.rateLimitScript, bucket, [
-      operation,
-      String(limit.limit),
-      String(limit.windowMillis),
-      ...more
-    ]),
+    options.evalScript(SharedStore.rateLimitScript, bucket, [operation, ...settings, ...more.map(String)]),
     {
       name: `rate-limit bucket ${bucket}`,
-      again: options.evalScript(SharedStore.rateLimitScript, bucket, [
-        "peek",
-        String(limit.limit),
-        String(limit.windowMillis),
-        "0",
-        "0"
-      ])
+      again: options.evalScript(SharedStore.rateLimitScript, bucket, ["peek", ...settings, "0", "0"])
     }
   )
+}
 
-// A take from the fleet's bucket, once this process's memory (its blocks, its budget) granted it.
+type Granted = { readonly granted: boolean; readonly waitMillis: number }
+
+// The fleet's bucket, from `offsetMillis` ahead: its answer (`undefined` when Redis did not give one:
+// this process's bucket decides alone), an unreadable one counted.
+const takeFleet = (
+  options: Options,
+  bucket: string,
+  limit: TokenBucket.Limit,
+  offsetMillis: number,
+  maxWaitMillis: number
+): Effect.Effect<Granted | undefined> => {
+  const maxWait = Math.min(maxWaitMillis - offsetMillis, SharedStore.maxRateLimitWaitMillis)
+  return Effect.flatMap(bucketScript(options, bucket, "take", limit, [maxWait, offsetMillis]), (reply) => {
+    const answer = reply === undefined ? undefined : SharedStore.readRateLimitAnswer(reply.value)
+    if (answer === undefined)
+      return Effect.as(reply === undefined ? Effect.void : options.rejected("rate_limit_bucket"), undefined)
+    return Effect.as(answer.rejected ? options.rejected("rate_limit_bucket") : Effect.void, {
+      granted: answer.granted,
+      waitMillis: offsetMillis + answer.waitMillis
+    })
+  })
+}
+
+// How often the two buckets may disagree on a time before the take gives up: each round moves it later.
+const maxRounds = 3
+
+// The fleet's bucket and this process's agree on one send time, the later of theirs: the fleet's is taken
+// first (it binds while the fleet is busy), then this process's from then on. When this process's asks for
+// later (it counted attempts the fleet never saw, sent while Redis was away), the fleet's token is given
+// back and taken again from then, and so on: each bucket counts the attempt when it is sent, so neither
+// ever sees more than its bound in a window. Redis away: this process's bucket alone.
+const agree = (
+  options: Options,
+  bucket: string,
+  key: string,
+  limit: TokenBucket.Limit,
+  offsetMillis: number,
+  maxWaitMillis: number,
+  round = 1
+): Effect.Effect<Granted> => {
+  const own = (offset: number) => options.local.takeOwn(key, limit, offset, maxWaitMillis)
+  return Effect.flatMap(takeFleet(options, bucket, limit, offsetMillis, maxWaitMillis), (fleet) => {
+    if (fleet === undefined) return own(offsetMillis)
+    if (!fleet.granted) return Effect.succeed(fleet)
+    return Effect.flatMap(own(fleet.waitMillis), (mine) => {
+      if (mine.granted && mine.waitMillis === fleet.waitMillis) return Effect.succeed(mine)
+      const giveBack = Effect.asVoid(bucketScript(options, bucket, "refund", limit, [fleet.waitMillis, 0]))
+      if (!mine.granted || round >= maxRounds) {
+        const unused = mine.granted ? options.local.rateLimitRefund(key, limit, mine.waitMillis) : Effect.void
+        return Effect.as(Effect.andThen(giveBack, unused), { granted: false, waitMillis: mine.waitMillis })
+      }
+      return Effect.andThen(
+        Effect.andThen(giveBack, options.local.rateLimitRefund(key, limit, mine.waitMillis)),
+        agree(options, bucket, key, limit, mine.waitMillis, maxWaitMillis, round + 1)
+      )
+    })
+  })
+}
+
+// A take from the fleet's bucket and this process's, once this process's memory (its blocks, its
+// budget) granted it.
 const takeShared = (
   options: Options,
   keys: ReturnType<typeof SharedStore.rateLimitKeysFor>,
@@ -167,26 +225,10 @@ const takeShared = (
   const { local } = options
   const unsent = uncounted(local, key, blocked.budget)
   if (options.degraded()) return Effect.andThen(unsent, local.rateLimitTake(key, limit, maxWaitMillis, counted))
-  const maxWait = String(Math.min(maxWaitMillis - blocked.waitMillis, SharedStore.maxRateLimitWaitMillis))
   return Effect.flatMap(
-    bucketScript(options, keys.bucket(limit, key), "take", limit, [maxWait, String(blocked.waitMillis)]),
-    (reply) => {
-      const answer = reply === undefined ? undefined : SharedStore.readRateLimitAnswer(reply.value)
-      if (answer === undefined) {
-        const unreadable = reply === undefined ? Effect.void : options.rejected("rate_limit_bucket")
-        return Effect.andThen(
-          Effect.andThen(unreadable, unsent),
-          local.rateLimitTake(key, limit, maxWaitMillis, counted)
-        )
-      }
-      return Effect.as(
-        Effect.andThen(
-          answer.rejected ? options.rejected("rate_limit_bucket") : Effect.void,
-          answer.granted ? Effect.void : unsent
-        ),
-        { granted: answer.granted, waitMillis: blocked.waitMillis + answer.waitMillis, budget: blocked.budget }
-      )
-    }
+    agree(options, keys.bucket(limit, key), key, limit, blocked.waitMillis, maxWaitMillis),
+    (taken): Effect.Effect<ResilienceStore.ResilienceStore.RateLimitTake> =>
+      Effect.as(taken.granted ? Effect.void : unsent, { ...taken, budget: blocked.budget })
   )
 }
 
@@ -218,10 +260,14 @@ export const make = (options: Options): Effect.Effect<Operations, never, Scope.S
             ? Effect.succeed(blocked)
             : takeShared(options, keys, key, limit, maxWaitMillis, counted, blocked)
         ),
-      rateLimitRefund: (key, limit) =>
-        options.degraded()
-          ? local.rateLimitRefund(key, limit)
-          : Effect.asVoid(bucketScript(options, keys.bucket(limit, key), "refund", limit, ["0", "0"])),
+      // Both buckets counted the token: both give it back.
+      rateLimitRefund: (key, limit, leftMillis) =>
+        Effect.andThen(
+          local.rateLimitRefund(key, limit, leftMillis),
+          options.degraded()
+            ? Effect.void
+            : Effect.asVoid(bucketScript(options, keys.bucket(limit, key), "refund", limit, [leftMillis, 0]))
+        ),
       // This process's memory at once; the fleet in the background, as a cool-down is told.
       rateLimitBlock: (key, millis) =>
         Effect.andThen(local.rateLimitBlock(key, millis), options.inBackground(writeBlock(key, millis))),

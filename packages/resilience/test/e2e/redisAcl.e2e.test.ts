@@ -76,7 +76,7 @@ const sharedRateLimit = (
 }
 
 const breakerOptions: CircuitBreaker.Options = { tripPolicy: CircuitBreaker.consecutive(1), breakDuration: "1 minute" }
-const limit = { limit: 10, windowMillis: 1000 }
+const limit = { limit: 10, windowMillis: 1000, burst: 10 }
 
 const command = (...args: Array<string>) => Effect.promise(() => redis.command(...args))
 
@@ -138,7 +138,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 the store's ACL, docs/overlo
             )
           )
           expect((yield* sharedRateLimit(a).rateLimitTake("orders", limit, 0)).granted).toBe(true)
-          yield* sharedRateLimit(a).rateLimitRefund("orders", limit)
+          yield* sharedRateLimit(a).rateLimitRefund("orders", limit, 0)
           yield* sharedRateLimit(a).rateLimitBlock("blocked", 60_000)
           yield* eventually(
             Effect.map(b.coolDownLeft(origin), (left) => left > 0),

@@ -2,11 +2,12 @@
 /**
  * The fleet's rate limit (issue #34) with real OS processes: three programs, each its own Node.js
  * process (test/support/rateLimitMember.ts) with its own store on one real redis-server, call one
- * chaos server under a limit of 10 a ten-minute window (a token every minute after the burst, so
+ * chaos server under a limit of 10 a ten-minute window with a burst of 10 (a token every minute after it, so
  * no refill comes within a run, and a call without a token would wait past its 30 s deadline: it
  * fails unsent). Together they send 10, not 30: the chaos server counts what reached it. Three
  * memory stores, the control, send 30. Counted, never timed.
  */
+import * as Http from "node:http"
 import { createRequire } from "node:module"
 import * as ChildProcess from "node:child_process"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -88,8 +89,18 @@ const fleet = (store: "redis" | "memory", wiring: Wiring = "around", calls = 15,
     const url = `${namespace.url}/api/status/200`
     const outcomes = yield* Effect.all(
       Array.from({ length: 3 }, () =>
-        // A token a minute after the burst: none comes within a call's 30 s deadline.
-        runMember([redis.url, prefix, url, String(calls), store, String(limit), String(limit * 60_000), wiring])
+        // A burst of `limit`, then a token a minute: none comes within a call's 30 s deadline.
+        runMember([
+          redis.url,
+          prefix,
+          url,
+          String(calls),
+          store,
+          String(limit),
+          String(limit * 60_000),
+          wiring,
+          String(limit)
+        ])
       ),
       { concurrency: "unbounded" }
     )
@@ -210,7 +221,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 the remaining count is this 
     "25 calls, 5 in flight, against a limit of 10 a minute: 10 pass, 15 fail RateLimited unsent, no 429, with or without the fleet's bucket",
     () =>
       Effect.gen(function* () {
-        for (const rateLimit of [undefined, RateLimit.tokenBucket({ limit: 20, window: "1 minute" })]) {
+        for (const rateLimit of [undefined, RateLimit.make({ limit: 20, window: "1 minute" })]) {
           const prefix = `budget-rate-${process.pid}-${++runs}`
           const url = `${chaos.namespace().url}/api/chaos/rate-limit/fleet-budget?limit=10&window=60&headers=both`
           // The fleet's bucket (20) is looser than the server: only the budget keeps the 11th call back.
@@ -244,14 +255,15 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 the remaining count is this 
 
 describe.skipIf(skipWithout(redisServer))("Effect 3 a rate limit while Redis does not answer", () => {
   it.live(
-    "a paused Redis: takes are this process's alone, its memory's bucket (full), where the fleet's is spent",
+    "a paused Redis: takes are this process's alone, and its own bucket already counted the fleet's token it sent",
     () =>
       Effect.gen(function* () {
         const prefix = `paused-rate-${process.pid}-${++runs}`
         const url = `${chaos.namespace().url}/api/status/200`
         const calls = Effect.gen(function* () {
-          // The fleet's only token, taken in Redis; then Redis stops answering for longer than the
-          // store's timeout (100 ms): the next takes are the memory's, whose bucket is full.
+          // The fleet's only token, taken in Redis and counted here; then Redis stops answering for
+          // longer than the store's timeout (100 ms): the next takes are this process's bucket's, which
+          // is spent (a bucket that started full there sent a second call within the minute).
           const first = yield* outcomeOf(url)
           yield* Effect.promise(() => redis.command("CLIENT", "PAUSE", "3000", "ALL"))
           return [first, yield* outcomeOf(url), yield* outcomeOf(url)]
@@ -259,13 +271,90 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 a rate limit while Redis doe
         const outcomes = yield* onStore(
           calls,
           prefix,
-          { rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 minute" }) },
+          { rateLimit: RateLimit.make({ limit: 1, window: "1 minute" }), totalTimeout: "5 seconds" },
           "100 millis"
         )
-        expect(outcomes).toEqual(["200", "200", "RateLimited"])
+        expect(outcomes).toEqual(["200", "RateLimited", "RateLimited"])
         yield* Effect.promise(() => redis.command("CLIENT", "UNPAUSE"))
       })
   )
+})
+
+/** A loopback server that answers 200 and notes when each request arrived (ms, this process's monotonic clock). */
+const arrivalsServer = Effect.acquireRelease(
+  Effect.promise(
+    () =>
+      new Promise<{ readonly url: string; readonly arrivals: Array<number>; readonly server: Http.Server }>(
+        (resolve) => {
+          const arrivals: Array<number> = []
+          const server = Http.createServer((_request, response) => {
+            arrivals.push(performance.now())
+            response.end("ok")
+          })
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            const port = typeof address === "object" && address !== null ? address.port : 0
+            resolve({ url: `http://127.0.0.1:${port}/`, arrivals, server })
+          })
+        }
+      )
+  ),
+  ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+)
+
+/** The most arrivals in any span `[t, t + spanMillis)`. */
+const mostWithin = (arrivals: ReadonlyArray<number>, spanMillis: number): number =>
+  Math.max(0, ...arrivals.map((start, index) => arrivals.slice(index).filter((at) => at < start + spanMillis).length))
+
+describe.skipIf(skipWithout(redisServer))("Effect 3 a rate limit that falls back to memory and comes back", () => {
+  // One every 200 ms, or 5 at once and then one every 200 ms: about 40 in 8 s either way (before the
+  // fix, 72, with 14 to 15 in one second). Counted at the server, whose arrivals the loopback and a busy
+  // machine shift by some milliseconds: in any 800 ms (200 ms of slack) at most the bound of a window,
+  // and in all at most the burst and 5 a second.
+  for (const [burst, bound] of [
+    [1, 5],
+    [5, 9]
+  ] as const) {
+    it.live(
+      `5 a second, burst ${burst}, Redis asleep 3 s of 8: never more than ${bound} in a window, before, during or after`,
+      () =>
+        Effect.gen(function* () {
+          const prefix = `asleep-rate-${process.pid}-${++runs}`
+          const server = yield* arrivalsServer
+          const started = performance.now()
+          // Five callers, one after another each, as fast as the limit lets them, for 8 s; Redis sleeps
+          // (DEBUG SLEEP: it answers nothing) from 2 s to 5 s, past the store's 100 ms timeout.
+          const caller = Effect.gen(function* () {
+            while (performance.now() - started < 8000) yield* outcomeOf(server.url)
+          })
+          const sleeper = Effect.andThen(
+            Effect.sleep("2 seconds"),
+            Effect.promise(() => redis.command("DEBUG", "SLEEP", "3"))
+          )
+          yield* onStore(
+            Effect.all([sleeper, ...Array.from({ length: 5 }, () => caller)], {
+              concurrency: "unbounded",
+              discard: true
+            }),
+            prefix,
+            { maxAttempts: 1, rateLimit: RateLimit.make({ limit: 5, window: "1 second", burst }) },
+            "100 millis"
+          )
+          const { arrivals } = server
+          // Calls already waiting at 8 s still go: the span is what the server saw.
+          const seconds = Math.ceil((arrivals[arrivals.length - 1]! - arrivals[0]!) / 1000)
+          expect(arrivals.length).toBeGreaterThanOrEqual(20)
+          expect({
+            inAnyWindow: mostWithin(arrivals, 800) <= bound,
+            inAll: arrivals.length <= burst + 5 * seconds
+          }).toEqual({
+            inAnyWindow: true,
+            inAll: true
+          })
+        }).pipe(Effect.scoped),
+      { timeout: 60_000 }
+    )
+  }
 })
 
 describe.skipIf(skipWithout(redisServer))("Effect 3 a block learnt while Redis does not answer", () => {
@@ -309,7 +398,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 a rate-limit bucket read fro
       const origin = new URL(namespace.url).origin
       const port = new URL(namespace.url).port
       // Reserved for centuries: taken as read, it would hold every call.
-      const bucket = `{${prefix}}:ratelimit:1/60000:http://127.0.0.1:${port}`
+      const bucket = `{${prefix}}:ratelimit:1/60000/1:origin http://127.0.0.1:${port}`
       expect(origin).toBe(`http://127.0.0.1:${port}`)
       yield* Effect.promise(() => redis.command("HSET", bucket, "u", "-999999999999999", "t", "1"))
       const outcome = Effect.flatMap(ResilientHttpClient.ResilientHttpClient, (client) =>
@@ -320,9 +409,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 3 a rate-limit bucket read fro
         )
       )
       const outcomes = yield* Effect.all([outcome, outcome]).pipe(
-        Effect.provide(
-          ResilientHttpClient.layer({ rateLimit: RateLimit.tokenBucket({ limit: 1, window: "1 minute" }) })
-        ),
+        Effect.provide(ResilientHttpClient.layer({ rateLimit: RateLimit.make({ limit: 1, window: "1 minute" }) })),
         Effect.provide(ResilienceStoreRedis.layerRedis({ url: redis.url, prefix, timeout: "2 seconds" })),
         Effect.provide(NodeHttpClient.layerUndici)
       )
