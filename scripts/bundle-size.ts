@@ -190,8 +190,8 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     directory: Path.join(root, "packages/resilience"),
     transport: "@effect/platform",
     effectMajor: "3",
-    limitKiB: 21.7,
-    byPathLimitKiB: 21.0,
+    limitKiB: 22.8,
+    byPathLimitKiB: 22.3,
     targetKiB: 23,
     byPathTargetKiB: 22
   },
@@ -202,8 +202,8 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     transport: "effect/http",
     effectMajor: "4",
     // 37.2 on effect 4.1.0; 4.1.5's own modules that the root import pulls are 0.3 KiB larger.
-    limitKiB: 37.4,
-    byPathLimitKiB: 23.7,
+    limitKiB: 38.8,
+    byPathLimitKiB: 25.0,
     targetKiB: 30,
     byPathTargetKiB: 25
   }

@@ -234,6 +234,12 @@ const limitConstraints: Settings.DurationConstraints = { allowInfinite: true, al
 const notANumber = (option: string, input: unknown): Settings.Checked<never> | undefined =>
   Number.isNaN(input) ? Settings.invalid(option, "is not a number", input) : undefined
 
+const maxAttemptsOf = (input: unknown): Settings.Checked<number> =>
+  notANumber("maxAttempts", input) ??
+  (typeof input === "number" && Number.isSafeInteger(input) && input >= 1
+    ? Settings.valid(input)
+    : Settings.invalid("maxAttempts", "must be a whole number of at least 1 (it counts the first attempt)", input))
+
 const hasField = <K extends string>(input: unknown, key: K): input is { readonly [P in K]: unknown } =>
   typeof input === "object" && input !== null && key in input
 
@@ -364,22 +370,12 @@ export const check = <D>(options: unknown, hooks: Hooks<D>): Settings.Checked<Re
     if (value === null) return Settings.invalid(key, "must not be null: omit the option for its default", value)
   }
   const given = (name: string, fallback: unknown): unknown => options[name] ?? fallback
-  const maxAttempts = given("maxAttempts", defaults.maxAttempts)
-  const maxAttemptsNaN = notANumber("maxAttempts", maxAttempts)
-  if (maxAttemptsNaN !== undefined) return maxAttemptsNaN
-  if (typeof maxAttempts !== "number" || !Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
-    return Settings.invalid(
-      "maxAttempts",
-      "must be a whole number of at least 1 (it counts the first attempt)",
-      maxAttempts
-    )
-  }
   const codec = hooks.duration
   const inputs = hooks.defaultInputs
   const retryNonIdempotent = given("retryNonIdempotent", defaults.retryNonIdempotent)
   const maxBodyBytes = given("maxBodyBytes", defaults.maxBodyBytes)
   return Settings.all({
-    maxAttempts: Settings.valid(maxAttempts),
+    maxAttempts: maxAttemptsOf(given("maxAttempts", defaults.maxAttempts)),
     backoff: backoffOf(codec, given("backoff", inputs.backoff)),
     maxDelay: Settings.duration(codec, "maxDelay", given("maxDelay", inputs.maxDelay), maxDelayConstraints),
     jitter: Settings.choice<RetrySchedule.Jitter>("jitter", jitterModes, given("jitter", defaults.jitter)),
