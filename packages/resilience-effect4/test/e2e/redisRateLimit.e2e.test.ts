@@ -1,16 +1,10 @@
 // @generated from templates/test/e2e/redisRateLimit.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * The fleet's rate limit (issue #34) with real OS processes: three programs, each its own Node.js
- * process (test/support/rateLimitMember.ts) with its own store on one real redis-server, call one
- * chaos server under a limit of 10 a ten-minute window with a burst of 10 (a token every minute after it, so
- * no refill comes within a run, and a call without a token would wait past its 30 s deadline: it
- * fails unsent). Together they send 10, not 30: the chaos server counts what reached it. Three
- * memory stores, the control, send 30. Counted, never timed.
+ * The fleet's rate limit on one real redis-server (issue #34, #43): blocks learnt from headers, the
+ * remaining count as a budget, a Redis that does not answer, the fallback's bound. The fleet of OS
+ * processes is test/e2e/redisRateLimitFleet.e2e.test.ts's.
  */
 import * as Http from "node:http"
-import { createRequire } from "node:module"
-import * as ChildProcess from "node:child_process"
-import { fileURLToPath, pathToFileURL } from "node:url"
 import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
 import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
 import { describe, expect, it } from "@effect/vitest"
@@ -34,138 +28,7 @@ afterAll(async () => {
   await redis?.stop()
 })
 
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
-const member = fileURLToPath(new URL("../support/rateLimitMember.ts", import.meta.url))
-
-interface Outcomes {
-  readonly ok: number
-  readonly rateLimited: number
-  readonly other: number
-}
-
-const outcomesOf = (line: string): Outcomes | undefined => {
-  const read: unknown = JSON.parse(line)
-  if (typeof read !== "object" || read === null) return undefined
-  const count = (field: string): number => (field in read ? Number(Reflect.get(read, field)) : Number.NaN)
-  const outcomes = { ok: count("ok"), rateLimited: count("rateLimited"), other: count("other") }
-  return Object.values(outcomes).every(Number.isSafeInteger) ? outcomes : undefined
-}
-
-/** One member process: its outcomes, read from its one line of output. */
-const runMember = (args: ReadonlyArray<string>) =>
-  Effect.callback<Outcomes, Error>((resume) => {
-    const child = ChildProcess.spawn(process.execPath, ["--import", tsxLoader, member, ...args], {
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let out = ""
-    let err = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString()
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString()
-    })
-    child.on("close", (code) => {
-      const outcomes = code === 0 ? outcomesOf(out) : undefined
-      if (outcomes !== undefined) resume(Effect.succeed(outcomes))
-      else resume(Effect.fail(new Error(`member exited ${code}: ${out} ${err}`)))
-    })
-    return Effect.sync(() => child.kill())
-  })
-
 let runs = 0
-
-type Wiring = "around" | "layer" | "layerHttpClient" | "both"
-
-/**
- * Three member processes at once, `calls` calls each under a limit of `limit` (no refill within a
- * run: a token a minute after the burst), their store wired as `wiring` says (test/support/rateLimitMember.ts): their outcomes and
- * the requests the server saw.
- */
-const fleet = (store: "redis" | "memory", wiring: Wiring = "around", calls = 15, limit = 10) =>
-  Effect.gen(function* () {
-    const namespace = chaos.namespace()
-    const prefix = `fleet-rate-${process.pid}-${++runs}`
-    const url = `${namespace.url}/api/status/200`
-    const outcomes = yield* Effect.all(
-      Array.from({ length: 3 }, () =>
-        // A burst of `limit`, then a token a minute: none comes within a call's 30 s deadline.
-        runMember([
-          redis.url,
-          prefix,
-          url,
-          String(calls),
-          store,
-          String(limit),
-          String(limit * 60_000),
-          wiring,
-          String(limit)
-        ])
-      ),
-      { concurrency: "unbounded" }
-    )
-    const { requests } = yield* Effect.promise(() => namespace.stats())
-    return { outcomes, sent: requests.total }
-  })
-
-const sum = (outcomes: ReadonlyArray<Outcomes>, field: keyof Outcomes) =>
-  outcomes.reduce((total, outcome) => total + outcome[field], 0)
-
-describe.skipIf(skipWithout(redisServer))("Effect 4 a fleet of OS processes shares a rate limit through Redis", () => {
-  it.live(
-    "three processes with a limit of 10 send 10 together, not 30; three memory stores send 30",
-    () =>
-      Effect.gen(function* () {
-        const shared = yield* fleet("redis")
-        expect([
-          shared.sent,
-          sum(shared.outcomes, "ok"),
-          sum(shared.outcomes, "rateLimited"),
-          sum(shared.outcomes, "other")
-        ]).toEqual([10, 10, 35, 0])
-        const apart = yield* fleet("memory")
-        expect([apart.sent, sum(apart.outcomes, "ok"), sum(apart.outcomes, "rateLimited")]).toEqual([30, 30, 15])
-      }),
-    { timeout: 120_000 }
-  )
-})
-
-describe.skipIf(skipWithout(redisServer))(
-  "Effect 4 a store given to the client's layer is the store its calls use",
-  () => {
-    // 20 calls in each of three processes, a shared bucket of 20: on the fleet's store they send 20
-    // together; a store ignored (each process's memory) sends 60.
-    it.live(
-      "Layer.provide(layerRedis) under ResilientHttpClient.layer, and under layerHttpClient: three processes send 20 together, not 60",
-      () =>
-        Effect.gen(function* () {
-          const layer = yield* fleet("redis", "layer", 20, 20)
-          expect([
-            layer.sent,
-            sum(layer.outcomes, "ok"),
-            sum(layer.outcomes, "rateLimited"),
-            sum(layer.outcomes, "other")
-          ]).toEqual([20, 20, 40, 0])
-          // Through the platform's types a refusal is an HttpClientError: counted as other.
-          const platform = yield* fleet("redis", "layerHttpClient", 20, 20)
-          expect([platform.sent, sum(platform.outcomes, "ok"), sum(platform.outcomes, "other")]).toEqual([20, 20, 40])
-        }),
-      { timeout: 180_000 }
-    )
-
-    it.live(
-      "given both, the layer's store decides: Redis to the layer over memory around sends 20; memory to the layer over Redis around sends 60",
-      () =>
-        Effect.gen(function* () {
-          const shared = yield* fleet("redis", "both", 20, 20)
-          expect([shared.sent, sum(shared.outcomes, "ok"), sum(shared.outcomes, "rateLimited")]).toEqual([20, 20, 40])
-          const apart = yield* fleet("memory", "both", 20, 20)
-          expect([apart.sent, sum(apart.outcomes, "ok"), sum(apart.outcomes, "rateLimited")]).toEqual([60, 60, 0])
-        }),
-      { timeout: 180_000 }
-    )
-  }
-)
 
 // One program on its own store on this file's Redis, on `prefix`, as a process would be.
 const onStore = <A, E>(
@@ -223,10 +86,10 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 the remaining count is this 
     "25 calls, 5 in flight, against a limit of 10 a minute: 10 pass, 15 fail RateLimited unsent, no 429, with or without the fleet's bucket",
     () =>
       Effect.gen(function* () {
-        for (const rateLimit of [undefined, RateLimit.make({ limit: 20, window: "1 minute" })]) {
+        for (const rateLimit of [undefined, RateLimit.make({ limit: 20, window: "1 minute", burst: 20 })]) {
           const prefix = `budget-rate-${process.pid}-${++runs}`
           const url = `${chaos.namespace().url}/api/chaos/rate-limit/fleet-budget?limit=10&window=60&headers=both`
-          // The fleet's bucket (20) is looser than the server: only the budget keeps the 11th call back.
+          // The fleet's bucket (20, all at once) is looser than the server: only the budget keeps the 11th call back.
           const options = {
             maxAttempts: 1,
             retryAfterScope: "call",
