@@ -12,7 +12,8 @@ import { vitest3TestOptions } from "./vitest.shared.js"
 //   in Effect's global registry) and those that read the OpenTelemetry export, which keeps at most
 //   2,000 series per metric.
 // - "slow" (`pnpm test:slow`): the bench's tests (a tiny run of every benchmark section, with real
-//   servers and client processes) and `pnpm demo` end to end on both lines;
+//   servers and client processes), `pnpm demo` end to end on both lines, and the fleets of OS
+//   processes sharing a real Redis (test/fleet: each process loads the library anew);
 // - "slow-heap": the heap check of many origins, in a worker of its own (it turns on --expose-gc
 //   itself), beside "slow" (vitest runs the threads pool and the forks pool at once).
 // The Effect 4 package has its own vitest 5 configs (packages/resilience-effect4/vitest.config.mts);
@@ -45,7 +46,11 @@ const projects: Array<TestProjectConfiguration> = [
       ...vitest3TestOptions,
       name: "slow",
       isolate: false,
-      include: ["packages/bench/test/**/*.test.ts", "packages/examples/test/slow/**/*.test.ts"]
+      include: [
+        "packages/bench/test/**/*.test.ts",
+        "packages/examples/test/slow/**/*.test.ts",
+        "packages/resilience/test/fleet/**/*.test.ts"
+      ]
     }
   },
   {

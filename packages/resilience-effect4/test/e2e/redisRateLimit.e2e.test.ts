@@ -2,7 +2,7 @@
 /**
  * The fleet's rate limit on one real redis-server (issue #34, #43): blocks learnt from headers, the
  * remaining count as a budget, a Redis that does not answer, the fallback's bound. The fleet of OS
- * processes is test/e2e/redisRateLimitFleet.e2e.test.ts's.
+ * processes is test/fleet/redisRateLimitFleet.test.ts's.
  */
 import * as Http from "node:http"
 import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"

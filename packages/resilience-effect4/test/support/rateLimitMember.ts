@@ -1,7 +1,7 @@
 // @generated from templates/test/support/rateLimitMember.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * One process of the fleet's rate-limit tests (test/e2e/redisRateLimit.e2e.test.ts,
- * test/e2e/redisStoreWiring.e2e.test.ts), run as an OS process of its own, as a user's program:
+ * test/fleet/redisStoreWiring.test.ts), run as an OS process of its own, as a user's program:
  * `calls` GETs of `url`, one after another, through a client with `rateLimit` on a store (`redis`:
  * the fleet's, on `prefix`; `memory`: its own), wired as `wiring` says:
  *

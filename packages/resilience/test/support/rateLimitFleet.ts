@@ -1,7 +1,7 @@
 // @generated from templates/test/support/rateLimitFleet.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
- * The fleet of OS processes of the rate-limit and store-wiring tests (test/e2e/redisRateLimitFleet.e2e.test.ts,
- * test/e2e/redisStoreWiring.e2e.test.ts): three member programs (test/support/rateLimitMember.ts) at once,
+ * The fleet of OS processes of the rate-limit and store-wiring tests (test/fleet/redisRateLimitFleet.test.ts,
+ * test/fleet/redisStoreWiring.test.ts): three member programs (test/support/rateLimitMember.ts) at once,
  * each its own Node.js process, and what they and the chaos server counted.
  */
 import { createRequire } from "node:module"

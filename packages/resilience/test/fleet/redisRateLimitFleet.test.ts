@@ -1,4 +1,4 @@
-// @generated from templates/test/e2e/redisRateLimitFleet.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// @generated from templates/test/fleet/redisRateLimitFleet.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * The fleet's rate limit (issue #34) with real OS processes: three programs, each its own Node.js
  * process (test/support/rateLimitMember.ts) with its own store on one real redis-server, call one
@@ -29,7 +29,7 @@ afterAll(async () => {
 const fleet = (store: "redis" | "memory", wiring?: Wiring, calls?: number, limit?: number) =>
   fleetOn(redis.url, chaos, store, wiring, calls, limit)
 
-describe.skipIf(skipWithout(redisServer))("Effect 4 a fleet of OS processes shares a rate limit through Redis", () => {
+describe.skipIf(skipWithout(redisServer))("Effect 3 a fleet of OS processes shares a rate limit through Redis", () => {
   it.live(
     "three processes with a limit of 10 send 10 together, not 30; three memory stores send 30",
     () =>

@@ -1,4 +1,4 @@
-// @generated from templates/test/e2e/redisStoreWiring.e2e.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
+// @generated from templates/test/fleet/redisStoreWiring.test.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * A store given to the client's layer with `Layer.provide` is the store its calls use (issue #42,
  * item 6), with real OS processes (test/support/rateLimitMember.ts), each its own store on one
@@ -28,7 +28,7 @@ const fleet = (store: "redis" | "memory", wiring?: Wiring, calls?: number, limit
   fleetOn(redis.url, chaos, store, wiring, calls, limit)
 
 describe.skipIf(skipWithout(redisServer))(
-  "Effect 4 a store given to the client's layer is the store its calls use",
+  "Effect 3 a store given to the client's layer is the store its calls use",
   () => {
     // 20 calls in each of three processes, a shared bucket of 20: on the fleet's store they send 20
     // together; a store ignored (each process's memory) sends 60.
