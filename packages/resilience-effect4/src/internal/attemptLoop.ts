@@ -82,6 +82,8 @@ export interface Call<A, E, R> {
   retriedAfter: RetryBudgetCore.FailureKind | undefined
   /** The policy's schedule, run from the first failure on: its state is this call's. */
   schedule: line.ScheduleRun<HttpFailure.HttpFailure> | undefined
+  /** The plan for the attempt that just failed, made within its time limit (`settle`). */
+  planned: Planned | undefined
 }
 
 /** Sends attempt `attempt` of `call` within `limitMillis` through the stages below. */
@@ -107,7 +109,10 @@ export interface Stage<F extends RetryPolicyOptions.Feature> extends RetryPolicy
 // The innermost stage: the exchange under its time limit, counted once it goes; a success
 // refunds the budget what the retry or hedge it answers cost.
 const transport: Send = (call, attempt, limitMillis, kind) => {
-  const limited = limitTime(attempt, limitMillis, call.attemptOnce(attempt))
+  const exchange = call.hedged
+    ? call.attemptOnce(attempt)
+    : Effect.catch(call.attemptOnce(attempt), (error) => Effect.andThen(settle(call, error), Effect.fail(error)))
+  const limited = limitTime(attempt, limitMillis, exchange)
   const { sync } = call.budget
   const sent =
     sync !== undefined && !sync.countsSuccesses
@@ -205,21 +210,26 @@ export const run = <A, E, R, E2, R2>(
                 answer.attempt - 1
               )
         return Effect.catch(once, (error): Outcome<A, E, E2, R | R2> => {
+          // Planned within the attempt's limit (`settle`): a timeout while releasing changes nothing.
+          const planned = call.planned
+          call.planned = undefined
+          if (planned !== undefined) return follow(planned.failure, planned.plan)
           const failed = classified(error, sent, previous)
           if (failed._tag === "Other") return failed.fail
           if (failed._tag === "Stop") return stop(failed.failure, failed.reason)
           const failure = failed.failure
-          return Effect.flatMap(decide(call, failure), (plan): Outcome<A, E, E2, R | R2> => {
-            if (plan._tag === "Stop") return stop(failure, plan.reason)
-            call.retriedAfter = RetryBudgetCore.failureKindOf(failure)
-            return decisions.report(plan.decision).pipe(
-              // Bounded as the next attempt is: by the attempt limit and the deadline.
-              Effect.andThen(releaseHeld(failure, plan.answer.limitMillis)),
-              Effect.andThen(sleep(plan.answer.waitMillis)),
-              Effect.andThen(Effect.suspend(() => attempt(plan.answer, failure)))
-            )
-          })
+          return Effect.flatMap(decide(call, failure), (plan) => follow(failure, plan))
         })
+      }
+      const follow = (failure: HttpFailure.HttpFailure, plan: Plan): Outcome<A, E, E2, R | R2> => {
+        if (plan._tag === "Stop") return stop(failure, plan.reason)
+        call.retriedAfter = RetryBudgetCore.failureKindOf(failure)
+        return decisions.report(plan.decision).pipe(
+          // Released already unless hedged: then bounded as the next attempt is.
+          Effect.andThen(releaseHeld(failure, plan.answer.limitMillis)),
+          Effect.andThen(sleep(plan.answer.waitMillis)),
+          Effect.andThen(Effect.suspend(() => attempt(plan.answer, failure)))
+        )
       }
       const start = Effect.flatMap(coolDownLeft(call), (coolDown): Outcome<A, E, E2, R | R2> => {
         const answer = CallMachine.first(call.machine, call.startMillis, coolDown)
@@ -280,7 +290,8 @@ const startCall = <A, E, R>(
     hedged: policy.hedges(request),
     lastSent: 0,
     retriedAfter: undefined,
-    schedule: undefined
+    schedule: undefined,
+    planned: undefined
   }
 }
 
@@ -315,6 +326,25 @@ const isOtherError = <E>(error: E | Refusal): error is Exclude<E, HttpFailure.Ht
 type Plan =
   | { readonly _tag: "Stop"; readonly reason: RetryPolicy.GiveUpReason }
   | { readonly _tag: "Retry"; readonly answer: SendAnswer; readonly decision: decisions.Decision }
+
+/** A failure and the plan made for it. */
+interface Planned {
+  readonly failure: HttpFailure.HttpFailure
+  readonly plan: Plan
+}
+
+// Within the attempt's time limit, an exchange's failure is planned for and, when it is retried,
+// its response released: read and dropped under that limit's race, with no time bound of its
+// own. The plan is made whole (uninterruptible: a budget withdrawn is a retry planned).
+const settle = <A, E, R>(call: Call<A, E, R>, error: E): Effect.Effect<void> =>
+  HttpFailure.isHttpFailure(error) && limitRefusalOf(error) === undefined
+    ? Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(decide(call, error), (plan) => {
+          call.planned = { failure: error, plan }
+          return plan._tag === "Retry" ? restore(releaseHeld(error, Number.POSITIVE_INFINITY)) : Effect.void
+        })
+      )
+    : Effect.void
 
 // After a failure: a 429 cools its origin down even when this call does not retry it (a hedged
 // copy's was told as it came); what must never be retried stops; the machine plans from the
