@@ -430,7 +430,9 @@ const sleep = (millis: number): Effect.Effect<void> =>
  */
 export const releaseHeld = (failure: HttpFailure.HttpFailure, withinMillis?: number): Effect.Effect<void> => {
   const response = takeHeldResponse(failure)
-  return response === undefined ? Effect.void : drain(response, withinMillis)
+  return response === undefined || failure._tag !== "TransientStatus"
+    ? Effect.void
+    : drain(response, withinMillis, failure.headers)
 }
 
 /**

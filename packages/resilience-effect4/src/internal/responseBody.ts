@@ -74,9 +74,11 @@ const abortBody = (response: HttpClientResponse.HttpClientResponse, withinMillis
  */
 export const drain = (
   response: HttpClientResponse.HttpClientResponse,
-  withinMillis: number = Body.readTimeoutMillis
+  withinMillis: number = Body.readTimeoutMillis,
+  // Some transports build the headers anew on every access: a failure's are read already.
+  headers: HttpClientResponse.HttpClientResponse["headers"] = response.headers
 ): Effect.Effect<void> => {
-  switch (Body.releasePlan(response.headers)) {
+  switch (Body.releasePlan(headers)) {
     case "nothing":
       return Effect.void
     case "abort":

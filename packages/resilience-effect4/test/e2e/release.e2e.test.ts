@@ -132,23 +132,25 @@ describe("Effect 4 release of a discarded response over undici", () => {
     )
   }
 
-  it.live("a body that trickles is not waited for: the next attempt's limit bounds its release", () =>
-    Effect.gen(function* () {
-      yield* fresh
-      const before = (yield* stats).responses.streaming
-      const client = yield* ResilientHttpClient.make({ ...twoAttempts, attemptTimeout: "300 millis" })
-      // About 22 KB over 60 s: small enough to be read to its end if the release waited for it.
-      const path = "/api/chaos/slow-body?chunks=1000&interval=60&length=true&status=503"
-      const failed = yield* failedCall(client, path).pipe(
-        Effect.timeoutOrElse({
-          duration: "20 seconds",
-          orElse: () => Effect.fail("the release waited for the trickle")
-        })
-      )
-      expect(failed).toBe(true)
-      expect(yield* requestsTo("/api/chaos/slow-body")).toBe(2)
-      yield* streamingSettled(before, "both trickles abandoned")
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici))
+  it.live(
+    "a body that trickles is not waited for: its own attempt's limit bounds its release, and the retry planned goes ahead",
+    () =>
+      Effect.gen(function* () {
+        yield* fresh
+        const before = (yield* stats).responses.streaming
+        const client = yield* ResilientHttpClient.make({ ...twoAttempts, attemptTimeout: "300 millis" })
+        // About 22 KB over 60 s: small enough to be read to its end if the release waited for it.
+        const path = "/api/chaos/slow-body?chunks=1000&interval=60&length=true&status=503"
+        const failed = yield* failedCall(client, path).pipe(
+          Effect.timeoutOrElse({
+            duration: "20 seconds",
+            orElse: () => Effect.fail("the release waited for the trickle")
+          })
+        )
+        expect(failed).toBe(true)
+        expect(yield* requestsTo("/api/chaos/slow-body")).toBe(2)
+        yield* streamingSettled(before, "both trickles abandoned")
+      }).pipe(Effect.provide(NodeHttpClient.layerUndici))
   )
 })
 
