@@ -48,10 +48,8 @@ interface Window {
 /**
  * What a request was answered: let through or not, what is left, the milliseconds to the window's end, and the 429s
  * the server answered so far (every key), this one included.
- *
- * @internal
  */
-export interface Admission {
+interface Admission {
   readonly allowed: boolean
   readonly remaining: number
   readonly resetMillis: number
