@@ -46,31 +46,23 @@ interface Window {
 }
 
 /**
- * What a request was answered: let through or not, what is left, the milliseconds to the window's end, and the 429s
- * the server answered so far (every key), this one included.
- */
-interface Admission {
-  readonly allowed: boolean
-  readonly remaining: number
-  readonly resetMillis: number
-  readonly limited: number
-}
-
-/**
  * The rate-limited keys of every namespace and what they counted, within `maxKeys` (the least recently used
  * forgotten first).
  *
  * @internal
  */
 export interface RateLimitState {
-  /** Counts a request for the key and answers whether it is within the limit, and what is left. */
+  /**
+   * Counts a request for the key and answers whether it is within the limit, what is left, the milliseconds to the
+   * window's end, and the 429s the server answered so far (every key), this one included.
+   */
   readonly admit: (
     id: string,
     limit: number,
     windowMillis: number,
     nowMillis: number,
     algorithm?: Algorithm
-  ) => Admission
+  ) => { readonly allowed: boolean; readonly remaining: number; readonly resetMillis: number; readonly limited: number }
   readonly forget: (belongs: (id: string) => boolean) => void
   readonly reset: () => void
   readonly snapshot: () => { readonly allowed: number; readonly limited: number }
