@@ -123,7 +123,7 @@ describe("/api/chaos/rate-limit/:key", () => {
     // At 1000, the one at 0 has left the window (0, 1000]; at 1100 the ones at 900 and 1000 are in it.
     const answers = times.map((at) => sliding.admit("k", 2, 1000, at, "sliding"))
     expect(answers.map((answer) => answer.allowed)).toEqual([true, true, true, false, true])
-    expect(answers[3]).toEqual({ allowed: false, remaining: 0, resetMillis: 800 })
+    expect(answers[3]).toEqual({ allowed: false, remaining: 0, resetMillis: 800, limited: 1 })
     expect(sliding.snapshot()).toEqual({ allowed: 4, limited: 1 })
   })
 
@@ -137,6 +137,68 @@ describe("/api/chaos/rate-limit/:key", () => {
       expect((await ask(`${url}&algorithm=window`)).status).toBe(400)
     }))
 
+  it("speaks each API's dialect with headers=openai, anthropic, discord or github", () =>
+    withServer(async (server) => {
+      const headersOf = async (form: string) => {
+        const response = await fetch(`${server.url}/api/chaos/rate-limit/${form}?${minute}&headers=${form}`)
+        await response.arrayBuffer()
+        return Object.fromEntries([...response.headers].filter(([name]) => /ratelimit/.test(name)))
+      }
+      const now = Date.now()
+      const openai = await headersOf("openai")
+      expect(openai).toMatchObject({
+        "x-ratelimit-limit-requests": "3",
+        "x-ratelimit-remaining-requests": "2",
+        "x-ratelimit-remaining-tokens": "149000",
+        "x-ratelimit-reset-tokens": "6m0s"
+      })
+      // A window of a minute, just begun: 59.9xx s, or 1m0s.
+      expect(openai["x-ratelimit-reset-requests"]).toMatch(/^(5\d(\.\d+)?s|1m0s)$/)
+      const anthropic = await headersOf("anthropic")
+      expect(anthropic).toMatchObject({
+        "anthropic-ratelimit-requests-limit": "3",
+        "anthropic-ratelimit-requests-remaining": "2"
+      })
+      const resetAt = Date.parse(anthropic["anthropic-ratelimit-requests-reset"] ?? "")
+      expect(anthropic["anthropic-ratelimit-requests-reset"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+      expect(resetAt).toBeGreaterThanOrEqual(now + 59_000)
+      const discord = await headersOf("discord")
+      expect(discord).toMatchObject({
+        "x-ratelimit-limit": "3",
+        "x-ratelimit-remaining": "2",
+        "x-ratelimit-bucket": "chaos-bucket"
+      })
+      expect(discord["x-ratelimit-reset-after"]).toMatch(/^(59\.\d{3}|60\.000)$/)
+      expect(Number(discord["x-ratelimit-reset"])).toBeGreaterThanOrEqual((now + 59_000) / 1000)
+      const github = await headersOf("github")
+      expect(github).toMatchObject({
+        "x-ratelimit-limit": "3",
+        "x-ratelimit-remaining": "2",
+        "x-ratelimit-used": "1",
+        "x-ratelimit-resource": "core"
+      })
+      expect(Number(github["x-ratelimit-reset"])).toBeGreaterThanOrEqual(Math.floor((now + 59_000) / 1000))
+    }))
+
+  it("rounds a 429's Retry-After up, down (Spotify's), or leaves it out, by retryAfter", () =>
+    withServer(async (server) => {
+      const retryAfters = async (key: string, retryAfter: string, count: number) =>
+        (await askMany(`${server.url}/api/chaos/rate-limit/${key}?${minute}&retryAfter=${retryAfter}`, count))
+          .filter((answer) => answer.status === 429)
+          .map((answer) => answer.headers["retry-after"])
+      expect(await retryAfters("ceil", "ceil", 4)).toEqual([expect.stringMatching(/^(59|60)$/)])
+      expect(await retryAfters("floor", "floor", 4)).toEqual([expect.stringMatching(/^(58|59)$/)])
+      expect(await retryAfters("none", "none", 4)).toEqual([undefined])
+      // The server's 429s so far: 3, then the 4th and 5th of floor-or-none.
+      expect(await retryAfters("alternate", "floor-or-none", 5)).toEqual([
+        undefined,
+        expect.stringMatching(/^(58|59)$/)
+      ])
+      // A rolling window's last second: 0.
+      const rolling = `${server.url}/api/chaos/rate-limit/rolling?limit=1&window=1&algorithm=sliding&retryAfter=floor`
+      expect((await askMany(rolling, 2)).map((answer) => answer.headers["retry-after"])).toEqual([undefined, "0"])
+    }))
+
   it("refuses malformed parameters with a 400 naming them", () =>
     withServer(async (server) => {
       for (const [query, named] of [
@@ -144,7 +206,8 @@ describe("/api/chaos/rate-limit/:key", () => {
         ["window=0", "window"],
         ["window=86401", "window"],
         ["headers=all", "headers"],
-        ["xReset=ms", "xReset"]
+        ["xReset=ms", "xReset"],
+        ["retryAfter=round", "retryAfter"]
       ] as const) {
         const answer = await ask(`${server.url}/api/chaos/rate-limit/k?${query}`)
         expect(answer.status).toBe(400)

@@ -294,6 +294,41 @@ describe("rate limit, Effect 4", () => {
     )
   }
 
+  it.effect(
+    "the calls sent before a quota was named count in it: a fourth call after the first answer waits for the reset",
+    () =>
+      Effect.gen(function* () {
+        // A quota of 3 in Discord's bucket "b": three calls go before any answer (the origin's key), answered at
+        // 100, 200 and 300 ms with 2, 1 and 0 left. The first answer's 2 are the two others' still in flight: a call
+        // started at 150 ms waits for the reset (3 s after the first answer, then the last answer's block to 3.3 s),
+        // where it went at once, into a spent quota, when only the answered attempt counted.
+        const bucket = (remaining: number, delayMillis: number) => ({
+          status: 200,
+          body: "ok",
+          delayMillis,
+          headers: {
+            "x-ratelimit-remaining": String(remaining),
+            "x-ratelimit-reset-after": "3",
+            "x-ratelimit-bucket": "b"
+          }
+        })
+        const scripted = ScriptedHttpClient.make([bucket(2, 100), bucket(1, 200), bucket(0, 300), ok])
+        const client = ResilientHttpClient.withResilience(scripted.client, {
+          retryBudget: "none",
+          rateLimitHeaders: RateLimit.fromHeaders()
+        })
+        const host = "http://unanswered.rate.test"
+        const first = []
+        for (const i of [1, 2, 3])
+          first.push(yield* Effect.forkChild(callOf(client, `${host}/channels/1/messages?i=${i}`)))
+        yield* TestClock.adjust("150 millis")
+        const fourth = yield* Effect.forkChild(callOf(client, `${host}/channels/1/messages?i=4`))
+        yield* TestClock.adjust("10 minutes")
+        for (const fiber of [...first, fourth]) expect(yield* Fiber.join(fiber)).toBe("200 ok")
+        expect(scripted.exchanges.map((exchange) => exchange.at)).toEqual([0, 0, 0, 3300])
+      })
+  )
+
   it.effect("Discord's global 429 holds every bucket: its Retry-After cools the whole origin", () =>
     Effect.gen(function* () {
       const host = "http://global.rate.test"

@@ -1,9 +1,10 @@
 /**
  * `/api/chaos/rate-limit/:key`: a server that enforces `limit` requests per `window` per key and says so before it
- * refuses, in the IETF fields, the `X-RateLimit-*` ones, both or neither; beyond the limit, `429` with
- * `Retry-After`. Windows are fixed, each starting at the first request after the previous one ended, as GitHub's;
- * or, with `algorithm=sliding`, a sliding log: a request is let through when fewer than `limit` were let through
- * in the `window` before it.
+ * refuses, in the IETF fields, the `X-RateLimit-*` ones, both, neither, or a real API's dialect (OpenAI, Anthropic,
+ * Discord, GitHub); beyond the limit, `429` with `Retry-After` (rounded up, or down as Spotify's, or left out).
+ * Windows are fixed, each starting at the first request after the previous one ended, as GitHub's; or, with
+ * `algorithm=sliding`, a sliding log (Spotify's rolling window): a request is let through when fewer than `limit`
+ * were let through in the `window` before it.
  *
  * @internal
  */
@@ -13,13 +14,25 @@ import { integerParam } from "./params.js"
 import { setRecent } from "./recent.js"
 import type { ChaosState } from "./state.js"
 
-const rateLimitDefaults = { limit: 10, windowSeconds: 1, headers: "both", xReset: "unix", algorithm: "fixed" } as const
+const rateLimitDefaults = {
+  limit: 10,
+  windowSeconds: 1,
+  headers: "both",
+  xReset: "unix",
+  algorithm: "fixed",
+  retryAfter: "ceil"
+} as const
 
 const algorithms = ["fixed", "sliding"] as const
 type Algorithm = (typeof algorithms)[number]
 
-const headerForms = ["ietf", "x", "both", "none"] as const
+const headerForms = ["ietf", "x", "both", "none", "openai", "anthropic", "discord", "github"] as const
 type HeaderForm = (typeof headerForms)[number]
+
+// `ceil`: the seconds to the window's end rounded up; `floor`: rounded down, 0 in its last second (Spotify's);
+// `none`: no Retry-After; `floor-or-none`: rounded down on the server's odd 429s, left out on its even ones.
+const retryAfterForms = ["ceil", "floor", "none", "floor-or-none"] as const
+type RetryAfterForm = (typeof retryAfterForms)[number]
 
 const xResetForms = ["unix", "seconds"] as const
 type XResetForm = (typeof xResetForms)[number]
@@ -39,14 +52,17 @@ interface Window {
  * @internal
  */
 export interface RateLimitState {
-  /** Counts a request for the key and answers whether it is within the limit, and what is left. */
+  /**
+   * Counts a request for the key and answers whether it is within the limit, what is left, the milliseconds to the
+   * window's end, and the 429s the server answered so far (every key), this one included.
+   */
   readonly admit: (
     id: string,
     limit: number,
     windowMillis: number,
     nowMillis: number,
     algorithm?: Algorithm
-  ) => { readonly allowed: boolean; readonly remaining: number; readonly resetMillis: number }
+  ) => { readonly allowed: boolean; readonly remaining: number; readonly resetMillis: number; readonly limited: number }
   readonly forget: (belongs: (id: string) => boolean) => void
   readonly reset: () => void
   readonly snapshot: () => { readonly allowed: number; readonly limited: number }
@@ -67,7 +83,12 @@ export const makeRateLimitState = (maxKeys: number): RateLimitState => {
     if (admitted) allowed++
     else limited++
     const oldest = next[0] ?? nowMillis
-    return { allowed: admitted, remaining: limit - next.length, resetMillis: oldest + windowMillis - nowMillis }
+    return {
+      allowed: admitted,
+      remaining: limit - next.length,
+      resetMillis: oldest + windowMillis - nowMillis,
+      limited
+    }
   }
   return {
     admit: (id, limit, windowMillis, nowMillis, algorithm = "fixed") => {
@@ -86,7 +107,8 @@ export const makeRateLimitState = (maxKeys: number): RateLimitState => {
         allowed: admitted,
         remaining: limit - next.allowed,
         // Elapsed first: (start + window) - now on fractional times can come out a hair over the window.
-        resetMillis: windowMillis - (nowMillis - next.startedAt)
+        resetMillis: windowMillis - (nowMillis - next.startedAt),
+        limited
       }
     },
     forget: (belongs) => {
@@ -116,12 +138,77 @@ const choiceParam = <A extends string>(
   return found
 }
 
+interface Quota {
+  readonly limit: number
+  readonly windowSeconds: number
+  readonly remaining: number
+  /** Seconds to the window's end, rounded up so that a client never comes early. */
+  readonly reset: number
+  /** Milliseconds to the window's end, rounded up. */
+  readonly resetMillis: number
+}
+
+// Seconds with three decimals (Discord's form), from whole milliseconds.
+const decimalSeconds = (millis: number): string => (millis / 1000).toFixed(3)
+
+// OpenAI's Go-style duration: `850ms`, `1.5s`, `6m0s`.
+const duration = (millis: number): string => {
+  if (millis < 1000) return `${millis}ms`
+  const minutes = Math.floor(millis / 60_000)
+  const seconds = `${(millis % 60_000) / 1000}s`
+  return minutes > 0 ? `${minutes}m${seconds}` : seconds
+}
+
+// Each API's documented headers, its request quota the route's; a token quota, where the API has one, never binding.
+const dialectHeaders = (form: HeaderForm, quota: Quota): Record<string, string> | undefined => {
+  const resetAt = Date.now() + quota.resetMillis
+  switch (form) {
+    case "openai":
+      return {
+        "x-ratelimit-limit-requests": String(quota.limit),
+        "x-ratelimit-remaining-requests": String(quota.remaining),
+        "x-ratelimit-reset-requests": duration(quota.resetMillis),
+        "x-ratelimit-limit-tokens": "150000",
+        "x-ratelimit-remaining-tokens": "149000",
+        "x-ratelimit-reset-tokens": "6m0s"
+      }
+    case "anthropic": {
+      // RFC 3339 to the second, as Anthropic sends it, rounded up.
+      const at = new Date(Math.ceil(resetAt / 1000) * 1000).toISOString().replace(".000Z", "Z")
+      return {
+        "anthropic-ratelimit-requests-limit": String(quota.limit),
+        "anthropic-ratelimit-requests-remaining": String(quota.remaining),
+        "anthropic-ratelimit-requests-reset": at,
+        "anthropic-ratelimit-tokens-limit": "80000",
+        "anthropic-ratelimit-tokens-remaining": "79000",
+        "anthropic-ratelimit-tokens-reset": at
+      }
+    }
+    case "discord":
+      return {
+        "x-ratelimit-limit": String(quota.limit),
+        "x-ratelimit-remaining": String(quota.remaining),
+        "x-ratelimit-reset": decimalSeconds(Math.ceil(resetAt)),
+        "x-ratelimit-reset-after": decimalSeconds(quota.resetMillis),
+        "x-ratelimit-bucket": "chaos-bucket"
+      }
+    case "github":
+      return {
+        "x-ratelimit-limit": String(quota.limit),
+        "x-ratelimit-remaining": String(quota.remaining),
+        "x-ratelimit-used": String(quota.limit - quota.remaining),
+        "x-ratelimit-reset": String(Math.ceil(resetAt / 1000)),
+        "x-ratelimit-resource": "core"
+      }
+    default:
+      return undefined
+  }
+}
+
 /** The headers of the chosen forms; `reset` in whole seconds, rounded up so that a client never comes early. */
-const announce = (
-  form: HeaderForm,
-  xReset: XResetForm,
-  quota: { readonly limit: number; readonly windowSeconds: number; readonly remaining: number; readonly reset: number }
-): Record<string, string> => {
+const announce = (form: HeaderForm, xReset: XResetForm, quota: Quota): Record<string, string> => {
+  const dialect = dialectHeaders(form, quota)
+  if (dialect !== undefined) return dialect
   const ietf = {
     ratelimit: `"default";r=${quota.remaining};t=${quota.reset}`,
     "ratelimit-policy": `"default";q=${quota.limit};w=${quota.windowSeconds}`
@@ -136,18 +223,34 @@ const announce = (
       return ietf
     case "x":
       return x
-    case "both":
-      return { ...ietf, ...x }
     case "none":
       return {}
+    default:
+      return { ...ietf, ...x }
+  }
+}
+
+// A 429's Retry-After in the chosen form; `limited`, the server's 429s so far, this one included.
+const retryAfterOf = (form: RetryAfterForm, quota: Quota, limited: number): Record<string, string> => {
+  const floor = { "retry-after": String(Math.floor(quota.resetMillis / 1000)) }
+  switch (form) {
+    case "ceil":
+      return { "retry-after": String(quota.reset) }
+    case "floor":
+      return floor
+    case "none":
+      return {}
+    case "floor-or-none":
+      return limited % 2 === 1 ? floor : {}
   }
 }
 
 /**
- * `/api/chaos/rate-limit/:key?limit=10&window=1&headers=both&xReset=unix&algorithm=fixed`: at most `limit` requests
- * per `window` seconds for the key (in its namespace), in fixed windows or (`algorithm=sliding`) in any window
- * before a request (a key's fixed and sliding counts are apart). Every answer announces the quota in the chosen `headers`; within it,
- * `200` `{ key, limit, remaining, reset }`; beyond, `429` with `Retry-After` (the seconds to the window's end).
+ * `/api/chaos/rate-limit/:key?limit=10&window=1&headers=both&xReset=unix&algorithm=fixed&retryAfter=ceil`: at most
+ * `limit` requests per `window` seconds for the key (in its namespace), in fixed windows or (`algorithm=sliding`) in
+ * any window before a request (a key's fixed and sliding counts are apart). Every answer announces the quota in the
+ * chosen `headers`; within it, `200` `{ key, limit, remaining, reset }`; beyond, `429` with `Retry-After` (the
+ * seconds to the window's end, in the chosen `retryAfter` form).
  *
  * @internal
  */
@@ -163,9 +266,12 @@ export const rateLimitRoute =
     const form = choiceParam(query, "headers", headerForms, rateLimitDefaults.headers)
     const xReset = choiceParam(query, "xReset", xResetForms, rateLimitDefaults.xReset)
     const algorithm = choiceParam(query, "algorithm", algorithms, rateLimitDefaults.algorithm)
+    const retryAfter = choiceParam(query, "retryAfter", retryAfterForms, rateLimitDefaults.retryAfter)
     const admitted = state.admitRateLimited(namespace, key, limit, windowSeconds * 1000, algorithm)
+    const resetMillis = Math.max(1, Math.ceil(admitted.resetMillis))
     const reset = Math.max(1, Math.ceil(admitted.resetMillis / 1000))
-    const headers = announce(form, xReset, { limit, windowSeconds, remaining: admitted.remaining, reset })
+    const quota = { limit, windowSeconds, remaining: admitted.remaining, reset, resetMillis }
+    const headers = announce(form, xReset, quota)
     if (admitted.allowed) return json({ key, limit, remaining: admitted.remaining, reset }, 200, headers)
     return json(
       {
@@ -175,6 +281,6 @@ export const rateLimitRoute =
         reset
       },
       429,
-      { ...headers, "retry-after": String(reset) }
+      { ...headers, ...retryAfterOf(retryAfter, quota, admitted.limited) }
     )
   }

@@ -150,11 +150,21 @@ interface Gate {
 const maxRoutes = 10_000
 
 // Which of its origin's quotas each route spends, as the servers named them (IETF `pk`, Discord's bucket, GitHub's
-// resource): a route's attempts keep the budget of its quota, apart from the origin's other quotas.
+// resource): a route's attempts keep the budget of its quota, apart from the origin's other quotas. And each
+// route's attempts sent before its quota was known, not answered yet: the server counts them in that quota.
 class QuotaRoutes {
   private readonly routes = new Map<string, string>()
+  private readonly unanswered = new Map<string, number>()
   get(route: string): string | undefined {
     return this.routes.get(route)
+  }
+  unansweredOf(route: string): number {
+    return this.unanswered.get(route) ?? 0
+  }
+  sent(route: string, by: 1 | -1): void {
+    const left = this.unansweredOf(route) + by
+    if (left > 0) this.unanswered.set(route, left)
+    else this.unanswered.delete(route)
   }
   set(route: string, quota: string): void {
     this.routes.delete(route)
@@ -278,7 +288,8 @@ const isOtherQuota = (gate: Gate, announced: RateLimitHeaders.Announcement): boo
   gate.quotas !== undefined && announced.quota !== undefined && quotaKey(gate.baseKey, announced.quota) !== gate.key
 
 // A quota the server named for a route the gate did not know it of: remembered, and its budget set from this
-// answer (as if one attempt of it ended so), so that the route's next attempts spend it and no other.
+// answer (as if one attempt of it ended so), less the route's other attempts still unanswered (sent before the
+// quota was known, each counted in it by the server), so that the route's next attempts spend it and no other.
 const learnQuota = (
   gate: Gate,
   announced: RateLimitHeaders.Announcement,
@@ -294,7 +305,7 @@ const learnQuota = (
       ? Effect.void
       : gate.store.rateLimitEnded(key, taken.budget, {
           _tag: "Answered",
-          remaining: announced.remaining,
+          remaining: Math.max(0, announced.remaining - (gate.quotas?.unansweredOf(gate.route) ?? 0)),
           millis: resetMillis,
           sentMillisAgo: monotonicMillis(gate.clock) - sentAtMillis
         })
@@ -349,6 +360,8 @@ const sendCounted = <A, E, R>(
   send: (attempt: Attempt, limitMillis: number) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
   if (budget === undefined && gate.headers === undefined) return Effect.suspend(() => send(attempt, limitMillis))
+  // An attempt of a route whose quota is not known yet: counted until answered, for the quota its answer may name.
+  const unknownQuota = gate.key === gate.baseKey ? gate.quotas : undefined
   let answered = false
   let sent = false
   let sentAtMillis = 0
@@ -356,6 +369,7 @@ const sendCounted = <A, E, R>(
     ...attempt,
     heard: (headers) =>
       Effect.suspend(() => {
+        if (sent && !answered) unknownQuota?.sent(gate.route, -1)
         answered = true
         return learn(gate, headers, budget, sentAtMillis)
       })
@@ -363,13 +377,17 @@ const sendCounted = <A, E, R>(
   const exchange = Effect.suspend(() => {
     sent = true
     sentAtMillis = monotonicMillis(gate.clock)
+    unknownQuota?.sent(gate.route, 1)
     return send(told, limitMillis)
   })
-  return budget === undefined
-    ? exchange
-    : Effect.onExit(exchange, () =>
-        answered ? Effect.void : gate.store.rateLimitEnded(gate.key, budget, { _tag: "Unanswered", sent })
-      )
+  if (budget === undefined && unknownQuota === undefined) return exchange
+  return Effect.onExit(exchange, () => {
+    if (answered) return Effect.void
+    if (sent) unknownQuota?.sent(gate.route, -1)
+    return budget === undefined
+      ? Effect.void
+      : gate.store.rateLimitEnded(gate.key, budget, { _tag: "Unanswered", sent })
+  })
 }
 
 const tally = (metric: typeof metrics.rateLimitWaits, origin: string): Effect.Effect<void> =>
