@@ -611,7 +611,7 @@ export class CircuitBreakerMachine {
       : undefined
   }
 
-  /** Slower than the slow-call trigger's duration; never when there is none, or no admission time. */
+  /** Slower than the slow-call trigger's duration; never when there is none. */
   private isSlow(nowMillis: number, permit: Permit): boolean {
     const slow = this.settings.slowCalls
     return slow !== undefined && nowMillis - permit.admittedAtMillis > slow.durationMillis
@@ -624,27 +624,13 @@ export class CircuitBreakerMachine {
       return this.open(nowMillis, "Closed", retryAfterMillis)
     }
     if (outcome._tag === "Success") this.health.onSuccess(nowMillis)
-    // A call with no admission time (known by its generation alone) is no slow-call sample.
     const slow = this.slow
-    if (slow === undefined || !Number.isFinite(permit.admittedAtMillis)) return undefined
+    if (slow === undefined) return undefined
     if (!this.isSlow(nowMillis, permit)) {
       slow.onSuccess(nowMillis)
       return undefined
     }
     return slow.onFailure(nowMillis) ? this.open(nowMillis, "Closed", retryAfterMillis) : undefined
-  }
-
-  /**
-   * Applies an outcome known by its generation alone, as Effect 4's `CircuitBreakerStore`
-   * records it: in a half-open circuit, a generation is one probe's. With no admission time, it
-   * is no sample of the slow-call trigger.
-   */
-  reportGeneration(nowMillis: number, generation: number, outcome: Outcome): Transition | undefined {
-    return this.report(
-      nowMillis,
-      { generation, probe: this.state === "HalfOpen", admittedAtMillis: Number.NaN },
-      outcome
-    )
   }
 
   // Forgets the samples and the probes: every change of state starts afresh.
