@@ -227,15 +227,10 @@ export const samplingDefaults: SamplingPolicy = {
  * @category defaults
  */
 export const consecutiveDefaults: ConsecutivePolicy = { _tag: "Consecutive", failures: 5 }
-/**
- * The slow-call trigger's defaults, for the options left out: slower than 5 seconds (half the
- * default attempt time limit, so that a slow call is seen before the limit cuts it), half of at
- * least 100 calls in 30 seconds.
- *
- * @since 0.1.0
- * @category defaults
- */
-export const slowCallDefaults: SlowCallPolicy = {
+// The slow-call trigger's defaults, for the options left out: slower than 5 seconds (half the
+// default attempt time limit, so that a slow call is seen before the limit cuts it), half of at
+// least 100 calls in 30 seconds.
+const slowCallDefaults: SlowCallPolicy = {
   durationMillis: 5 * secondMillis,
   ratio: 0.5,
   minimumThroughput: 100,
