@@ -268,23 +268,8 @@ const isIn = (value: unknown, min: number, max: number): value is number =>
 export const checkSettings = (settings: BreakerSettings): InvalidSetting | undefined => {
   const policy = settings.tripPolicy
   if (policy._tag === "Sampling") {
-    if (!isIn(policy.failureRatio, Number.MIN_VALUE, 1)) {
-      return { option: "failureRatio", reason: "must be above 0 and at most 1", value: policy.failureRatio }
-    }
-    if (!Number.isSafeInteger(policy.minimumThroughput) || policy.minimumThroughput < 2) {
-      return {
-        option: "minimumThroughput",
-        reason: "must be a whole number of at least 2",
-        value: policy.minimumThroughput
-      }
-    }
-    if (!isIn(policy.samplingDurationMillis, 500, dayMillis)) {
-      return {
-        option: "samplingDuration",
-        reason: "must be from 500 millis to 1 day",
-        value: policy.samplingDurationMillis
-      }
-    }
+    const problem = checkWindow("failureRatio", policy.failureRatio, policy.minimumThroughput, 2, policy)
+    if (problem !== undefined) return problem
   } else if (!Number.isSafeInteger(policy.failures) || policy.failures < 1) {
     return { option: "failures", reason: "must be a whole number of at least 1", value: policy.failures }
   }
@@ -309,21 +294,33 @@ const checkSlowCalls = (slow: SlowCallPolicy | undefined): InvalidSetting | unde
   if (!isIn(slow.durationMillis, 1, dayMillis)) {
     return { option: "duration", reason: "must be from 1 millis to 1 day", value: slow.durationMillis }
   }
-  if (!isIn(slow.ratio, Number.MIN_VALUE, 1)) {
-    return { option: "ratio", reason: "must be above 0 and at most 1", value: slow.ratio }
+  return checkWindow("ratio", slow.ratio, slow.minimumThroughput, 1, slow)
+}
+
+// A rolling window's ratio, minimum (at least `least`) and duration: the sampling policy's and
+// the slow-call trigger's.
+const checkWindow = (
+  ratioOption: string,
+  ratio: number,
+  minimumThroughput: number,
+  least: number,
+  window: { readonly samplingDurationMillis: number }
+): InvalidSetting | undefined => {
+  if (!isIn(ratio, Number.MIN_VALUE, 1)) {
+    return { option: ratioOption, reason: "must be above 0 and at most 1", value: ratio }
   }
-  if (!Number.isSafeInteger(slow.minimumThroughput) || slow.minimumThroughput < 1) {
+  if (!Number.isSafeInteger(minimumThroughput) || minimumThroughput < least) {
     return {
       option: "minimumThroughput",
-      reason: "must be a whole number of at least 1",
-      value: slow.minimumThroughput
+      reason: `must be a whole number of at least ${least}`,
+      value: minimumThroughput
     }
   }
-  if (!isIn(slow.samplingDurationMillis, 500, dayMillis)) {
+  if (!isIn(window.samplingDurationMillis, 500, dayMillis)) {
     return {
       option: "samplingDuration",
       reason: "must be from 500 millis to 1 day",
-      value: slow.samplingDurationMillis
+      value: window.samplingDurationMillis
     }
   }
   return undefined
