@@ -48,6 +48,13 @@ export interface PolicyOptions {
   readonly circuitBreaker?: {
     readonly tripPolicy?: { readonly _tag: "Consecutive"; readonly failures: number }
     readonly breakDuration?: number
+    readonly slowCalls?: {
+      readonly duration?: number
+      readonly ratio?: number
+      readonly minimumThroughput?: number
+      readonly samplingDuration?: number
+    }
+    readonly halfOpen?: { readonly probes?: number; readonly successes?: number }
   }
 }
 

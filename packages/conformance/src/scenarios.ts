@@ -938,5 +938,48 @@ export const scenarios: ReadonlyArray<Scenario> = [
       released: [drained(1, 500)],
       metrics: counted(2, 0, {}, { hedges: 1, concurrencyLimitRefusals: 1 })
     }
+  }),
+  // The breaker's slow-call trigger and half-open sampling (issue #44).
+  scenario({
+    id: "breaker-slow-calls-trip",
+    description:
+      "slowCalls over 100 ms, ratio 1, at least 2 calls: two 200s answered in 200 ms open the circuit; the third call is rejected unsent.",
+    policy: {
+      ...exact,
+      maxAttempts: 1,
+      circuitBreaker: { tripPolicy: consecutive(5), slowCalls: { duration: 100, ratio: 1, minimumThroughput: 2 } }
+    },
+    script: [okAfter(200)],
+    calls: [0, 0, 0],
+    expected: {
+      sentAtMillis: [0, 200],
+      outcomes: [succeeded(200), succeeded(400), circuitOpen(400)],
+      released: [drained(1, 200), drained(2, 400)],
+      metrics: counted(2, 0, { "circuit-open": 1 }, { circuitBreakerRefusals: 1 })
+    }
+  }),
+  scenario({
+    id: "breaker-half-open-sampling",
+    description:
+      "halfOpen 2 successes of 3 probes: after the 1 s break a failed probe keeps the circuit half-open, two 200s close it, and the next call goes out.",
+    policy: {
+      ...exact,
+      maxAttempts: 1,
+      circuitBreaker: { tripPolicy: consecutive(1), breakDuration: 1000, halfOpen: { probes: 3, successes: 2 } }
+    },
+    script: [unavailable, unavailable, ok],
+    calls: [0, 1000, 1000, 1000, 1000],
+    expected: {
+      sentAtMillis: [0, 1000, 1000, 1000, 1000],
+      outcomes: [
+        transient(0, 1, "attempts-exhausted"),
+        transient(1000, 1, "attempts-exhausted"),
+        succeeded(1000),
+        succeeded(1000),
+        succeeded(1000)
+      ],
+      released: drainedAsSent(0, 1000, 1000, 1000, 1000),
+      metrics: counted(5, 0, { "attempts-exhausted": 2 })
+    }
   })
 ]

@@ -84,7 +84,42 @@ export interface ConsecutivePolicy {
 export type TripPolicy = SamplingPolicy | ConsecutivePolicy
 
 /**
+ * resilience4j's slow-call trigger: a call that took longer than `durationMillis` is slow, and the
+ * circuit breaks when slow calls reach `ratio` of the calls in a window of their own, over at least
+ * `minimumThroughput` calls (its own minimum, apart from the trip policy's: resilience4j #1394).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SlowCallPolicy {
+  /** A call slower than this is slow; from 1 millisecond to 1 day. */
+  readonly durationMillis: number
+  /** Break when slow calls / calls in the window reach this; (0, 1]. */
+  readonly ratio: number
+  /** ... and the window holds at least this many calls; a whole number of at least 1. */
+  readonly minimumThroughput: number
+  /** The window; from 0.5 s to 1 day, kept in 10 sub-windows. */
+  readonly samplingDurationMillis: number
+}
+
+/**
+ * cockatiel's `halfOpenSampling`: a half-open circuit lets `probes` calls through and closes once
+ * `successes` of them succeeded; it reopens once that can no longer happen.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HalfOpenPolicy {
+  /** Probes let through, in flight together at most; a whole number from 1 to 1000. */
+  readonly probes: number
+  /** Successful probes that close the circuit; a whole number from 1 to `probes`. */
+  readonly successes: number
+}
+
+/**
  * A breaker's settings: its trip policy, how long a break lasts, and the cap on a break lengthened by a `Retry-After` hint.
+ * `slowCalls` and `halfOpen` are left out when not set, so that the settings (and the key a store
+ * and a fleet know a breaker by) stay what they were before these options existed.
  *
  * @since 0.1.0
  * @category models
@@ -101,6 +136,10 @@ export interface BreakerSettings {
    * {@link resolveOptions} defaults it to the larger of 30 s and breakDuration.
    */
   readonly maxBreakDurationMillis: number
+  /** The slow-call trigger; none when absent. */
+  readonly slowCalls?: SlowCallPolicy | undefined
+  /** How a half-open circuit decides; one probe that must succeed when absent. */
+  readonly halfOpen?: HalfOpenPolicy | undefined
 }
 
 /**
@@ -123,6 +162,8 @@ export type Outcome =
 export interface Permit {
   readonly generation: number
   readonly probe: boolean
+  /** When it was admitted: a call's duration, for the slow-call trigger, runs from here. */
+  readonly admittedAtMillis: number
 }
 
 /**
@@ -186,6 +227,22 @@ export const samplingDefaults: SamplingPolicy = {
  * @category defaults
  */
 export const consecutiveDefaults: ConsecutivePolicy = { _tag: "Consecutive", failures: 5 }
+// The slow-call trigger's defaults, for the options left out: slower than 5 seconds (half the
+// default attempt time limit, so that a slow call is seen before the limit cuts it), half of at
+// least 100 calls in 30 seconds.
+const slowCallDefaults: SlowCallPolicy = {
+  durationMillis: 5 * secondMillis,
+  ratio: 0.5,
+  minimumThroughput: 100,
+  samplingDurationMillis: 30 * secondMillis
+}
+/**
+ * One probe, which must succeed: the half-open circuit as it is without the option.
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const halfOpenDefaults: HalfOpenPolicy = { probes: 1, successes: 1 }
 /**
  * Polly's sampling policy, breaks of 5 seconds, lengthened by a `Retry-After` hint up to 30 seconds
  * (when options set only a longer `breakDuration`, {@link resolveOptions} raises that cap to it).
@@ -211,23 +268,8 @@ const isIn = (value: unknown, min: number, max: number): value is number =>
 export const checkSettings = (settings: BreakerSettings): InvalidSetting | undefined => {
   const policy = settings.tripPolicy
   if (policy._tag === "Sampling") {
-    if (!isIn(policy.failureRatio, Number.MIN_VALUE, 1)) {
-      return { option: "failureRatio", reason: "must be above 0 and at most 1", value: policy.failureRatio }
-    }
-    if (!Number.isSafeInteger(policy.minimumThroughput) || policy.minimumThroughput < 2) {
-      return {
-        option: "minimumThroughput",
-        reason: "must be a whole number of at least 2",
-        value: policy.minimumThroughput
-      }
-    }
-    if (!isIn(policy.samplingDurationMillis, 500, dayMillis)) {
-      return {
-        option: "samplingDuration",
-        reason: "must be from 500 millis to 1 day",
-        value: policy.samplingDurationMillis
-      }
-    }
+    const problem = checkWindow("failureRatio", policy.failureRatio, policy.minimumThroughput, 2, policy)
+    if (problem !== undefined) return problem
   } else if (!Number.isSafeInteger(policy.failures) || policy.failures < 1) {
     return { option: "failures", reason: "must be a whole number of at least 1", value: policy.failures }
   }
@@ -239,6 +281,63 @@ export const checkSettings = (settings: BreakerSettings): InvalidSetting | undef
       option: "maxBreakDuration",
       reason: "must be from breakDuration to 1 day",
       value: settings.maxBreakDurationMillis
+    }
+  }
+  return within("slowCalls", checkSlowCalls(settings.slowCalls)) ?? within("halfOpen", checkHalfOpen(settings.halfOpen))
+}
+
+const within = (option: string, problem: InvalidSetting | undefined): InvalidSetting | undefined =>
+  problem === undefined ? undefined : { ...problem, option: `${option}.${problem.option}` }
+
+const checkSlowCalls = (slow: SlowCallPolicy | undefined): InvalidSetting | undefined => {
+  if (slow === undefined) return undefined
+  if (!isIn(slow.durationMillis, 1, dayMillis)) {
+    return { option: "duration", reason: "must be from 1 millis to 1 day", value: slow.durationMillis }
+  }
+  return checkWindow("ratio", slow.ratio, slow.minimumThroughput, 1, slow)
+}
+
+// A rolling window's ratio, minimum (at least `least`) and duration: the sampling policy's and
+// the slow-call trigger's.
+const checkWindow = (
+  ratioOption: string,
+  ratio: number,
+  minimumThroughput: number,
+  least: number,
+  window: { readonly samplingDurationMillis: number }
+): InvalidSetting | undefined => {
+  if (!isIn(ratio, Number.MIN_VALUE, 1)) {
+    return { option: ratioOption, reason: "must be above 0 and at most 1", value: ratio }
+  }
+  if (!Number.isSafeInteger(minimumThroughput) || minimumThroughput < least) {
+    return {
+      option: "minimumThroughput",
+      reason: `must be a whole number of at least ${least}`,
+      value: minimumThroughput
+    }
+  }
+  if (!isIn(window.samplingDurationMillis, 500, dayMillis)) {
+    return {
+      option: "samplingDuration",
+      reason: "must be from 500 millis to 1 day",
+      value: window.samplingDurationMillis
+    }
+  }
+  return undefined
+}
+
+const maxProbes = 1000
+
+const checkHalfOpen = (halfOpen: HalfOpenPolicy | undefined): InvalidSetting | undefined => {
+  if (halfOpen === undefined) return undefined
+  if (!Number.isSafeInteger(halfOpen.probes) || halfOpen.probes < 1 || halfOpen.probes > maxProbes) {
+    return { option: "probes", reason: `must be a whole number from 1 to ${maxProbes}`, value: halfOpen.probes }
+  }
+  if (!Number.isSafeInteger(halfOpen.successes) || halfOpen.successes < 1 || halfOpen.successes > halfOpen.probes) {
+    return {
+      option: "successes",
+      reason: "must be a whole number from 1 to halfOpen.probes",
+      value: halfOpen.successes
     }
   }
   return undefined
@@ -349,6 +448,12 @@ class ConsecutiveHealth implements Health {
 
 // ---------------------------------------------------------------------------------------------
 
+/** A half-open probe in flight: the generation it was admitted in, and when its slot is re-armed. */
+interface ProbeSlot {
+  readonly generation: number
+  readonly until: number
+}
+
 /**
  * The circuit of one origin. The settings must have passed {@link checkSettings}.
  *
@@ -358,16 +463,33 @@ class ConsecutiveHealth implements Health {
 export class CircuitBreakerMachine {
   private state: StateTag = "Closed"
   private generation = 0
-  /** Open: when it may half-open. HalfOpen: when the probe's slot is re-armed. */
+  /** Open: when it may half-open. HalfOpen: the latest time a probe's slot is held until. */
   private blockedUntil = 0
-  private probing = false
+  /** HalfOpen: the probes in flight (each its own generation, so that a re-armed one is fenced). */
+  private probes: Array<ProbeSlot> | undefined
+  private probeSuccesses = 0
+  private probeFailures = 0
   private readonly health: Health
+  /** The slow-call trigger's window: a slow call is its "failure". */
+  private readonly slow: RollingHealth | undefined
+  private readonly halfOpen: HalfOpenPolicy
 
   constructor(private readonly settings: BreakerSettings) {
     this.health =
       settings.tripPolicy._tag === "Sampling"
         ? new RollingHealth(settings.tripPolicy)
         : new ConsecutiveHealth(settings.tripPolicy)
+    const slow = settings.slowCalls
+    this.slow =
+      slow === undefined
+        ? undefined
+        : new RollingHealth({
+            _tag: "Sampling",
+            failureRatio: slow.ratio,
+            minimumThroughput: slow.minimumThroughput,
+            samplingDurationMillis: slow.samplingDurationMillis
+          })
+    this.halfOpen = settings.halfOpen ?? halfOpenDefaults
   }
 
   /** The break a failure opens: `breakDuration`, lengthened by its hint up to the cap. */
@@ -380,12 +502,16 @@ export class CircuitBreakerMachine {
    * Admits or rejects one attempt at `nowMillis`. `probeLimitMillis` is the attempt's own time
    * limit, if it has one (the time after which it is cut and reports): a probe then holds its
    * slot until it reports, or `breakDuration` past that limit; without one (or an infinite one),
-   * `breakDuration` past its admission.
+   * `breakDuration` past its admission. A half-open circuit has `halfOpen.probes` slots in all.
    */
   tryAcquire(nowMillis: number, probeLimitMillis?: number): Admission {
     switch (this.state) {
       case "Closed":
-        return { _tag: "Permitted", permit: { generation: this.generation, probe: false }, transition: undefined }
+        return {
+          _tag: "Permitted",
+          permit: { generation: this.generation, probe: false, admittedAtMillis: nowMillis },
+          transition: undefined
+        }
       case "Isolated":
         return { _tag: "Rejected", state: "Isolated", retryAfterMillis: Number.POSITIVE_INFINITY }
       case "Open": {
@@ -396,12 +522,32 @@ export class CircuitBreakerMachine {
         return this.startProbe(nowMillis, probeLimitMillis, { from: "Open", to: "HalfOpen", manual: false })
       }
       case "HalfOpen": {
-        if (this.probing && nowMillis < this.blockedUntil) {
-          return { _tag: "Rejected", state: "HalfOpen", retryAfterMillis: this.blockedUntil - nowMillis }
+        if (this.probesLeft() === 0) {
+          // A slot whose probe outlived it is re-armed only when a caller needs it: until then
+          // the late probe may still report, and decide.
+          this.probes = this.liveProbes(nowMillis)
+          if (this.probesLeft() === 0) {
+            return { _tag: "Rejected", state: "HalfOpen", retryAfterMillis: this.earliestRearm() - nowMillis }
+          }
         }
         return this.startProbe(nowMillis, probeLimitMillis, undefined)
       }
     }
+  }
+
+  /** Probes the half-open circuit may still let through. */
+  private probesLeft(): number {
+    return this.halfOpen.probes - (this.probes?.length ?? 0) - this.probeSuccesses - this.probeFailures
+  }
+
+  private liveProbes(nowMillis: number): Array<ProbeSlot> {
+    return (this.probes ?? []).filter((slot) => nowMillis < slot.until)
+  }
+
+  private earliestRearm(): number {
+    let earliest = Number.POSITIVE_INFINITY
+    for (const slot of this.probes ?? []) earliest = Math.min(earliest, slot.until)
+    return earliest
   }
 
   private startProbe(
@@ -409,71 +555,100 @@ export class CircuitBreakerMachine {
     probeLimitMillis: number | undefined,
     transition: Transition | undefined
   ): Admission {
-    // A new generation fences the outcome of a probe whose slot was taken over.
+    // A new generation per probe fences the outcome of a probe whose slot was taken over.
     this.generation++
-    this.probing = true
     // Measured from the end of the probe's own time limit: a probe admitted but slow to go out
-    // (a busy event loop, a slow connect) is still the only one, while one that outlives its
-    // limit by a whole break (a hung probe, a permit never reported) gives its slot up.
+    // (a busy event loop, a slow connect) keeps its slot, while one that outlives its limit by a
+    // whole break (a hung probe, a permit never reported) gives its slot up.
     const limit =
       probeLimitMillis !== undefined && Number.isFinite(probeLimitMillis) && probeLimitMillis > 0 ? probeLimitMillis : 0
-    this.blockedUntil = nowMillis + limit + this.settings.breakDurationMillis
-    return { _tag: "Permitted", permit: { generation: this.generation, probe: true }, transition }
+    const until = nowMillis + limit + this.settings.breakDurationMillis
+    this.probes = [...(this.probes ?? []), { generation: this.generation, until }]
+    this.blockedUntil = Math.max(this.blockedUntil, until)
+    return {
+      _tag: "Permitted",
+      permit: { generation: this.generation, probe: true, admittedAtMillis: nowMillis },
+      transition
+    }
   }
 
   /** Applies an attempt's outcome; returns the transition it caused, if any. */
   report(nowMillis: number, permit: Permit, outcome: Outcome): Transition | undefined {
-    if (permit.generation !== this.generation) return undefined
     if (this.state === "Closed") {
-      switch (outcome._tag) {
-        case "Success":
-          this.health.onSuccess(nowMillis)
-          return undefined
-        case "Failure":
-          return this.health.onFailure(nowMillis) ? this.open(nowMillis, "Closed", outcome.retryAfterMillis) : undefined
-        case "Ignored":
-          return undefined
-      }
+      return permit.generation === this.generation ? this.reportClosed(nowMillis, permit, outcome) : undefined
     }
     if (this.state !== "HalfOpen" || !permit.probe) return undefined
+    const probes = this.probes ?? []
+    if (!probes.some((slot) => slot.generation === permit.generation)) return undefined
+    // Its slot is freed whatever the outcome: an ignored probe's goes to the next caller at once.
+    this.probes = probes.filter((slot) => slot.generation !== permit.generation)
     switch (outcome._tag) {
-      case "Success":
-        return this.toClosed(false)
-      case "Failure":
-        return this.open(nowMillis, "HalfOpen", outcome.retryAfterMillis)
       case "Ignored":
-        // Frees the slot at once: the next caller becomes the probe.
-        this.generation++
-        this.probing = false
         return undefined
+      case "Success":
+        // A slow probe is no sign of health: it counts as a failed one.
+        if (!this.isSlow(nowMillis, permit)) {
+          return ++this.probeSuccesses >= this.halfOpen.successes ? this.toClosed(false) : undefined
+        }
+        return this.probeFailed(nowMillis, undefined)
+      case "Failure":
+        return this.probeFailed(nowMillis, outcome.retryAfterMillis)
     }
   }
 
-  /**
-   * Applies an outcome known by its generation alone, as Effect 4's `CircuitBreakerStore`
-   * records it: within one generation of a half-open circuit there is only the probe.
-   */
-  reportGeneration(nowMillis: number, generation: number, outcome: Outcome): Transition | undefined {
-    return this.report(nowMillis, { generation, probe: this.state === "HalfOpen" }, outcome)
+  // Reopens once `successes` of the probes can no longer succeed.
+  private probeFailed(nowMillis: number, retryAfterMillis: number | undefined): Transition | undefined {
+    return ++this.probeFailures > this.halfOpen.probes - this.halfOpen.successes
+      ? this.open(nowMillis, "HalfOpen", retryAfterMillis)
+      : undefined
+  }
+
+  /** Slower than the slow-call trigger's duration; never when there is none. */
+  private isSlow(nowMillis: number, permit: Permit): boolean {
+    const slow = this.settings.slowCalls
+    return slow !== undefined && nowMillis - permit.admittedAtMillis > slow.durationMillis
+  }
+
+  private reportClosed(nowMillis: number, permit: Permit, outcome: Outcome): Transition | undefined {
+    if (outcome._tag === "Ignored") return undefined
+    const retryAfterMillis = outcome._tag === "Failure" ? outcome.retryAfterMillis : undefined
+    if (outcome._tag === "Failure" && this.health.onFailure(nowMillis)) {
+      return this.open(nowMillis, "Closed", retryAfterMillis)
+    }
+    if (outcome._tag === "Success") this.health.onSuccess(nowMillis)
+    const slow = this.slow
+    if (slow === undefined) return undefined
+    if (!this.isSlow(nowMillis, permit)) {
+      slow.onSuccess(nowMillis)
+      return undefined
+    }
+    return slow.onFailure(nowMillis) ? this.open(nowMillis, "Closed", retryAfterMillis) : undefined
+  }
+
+  // Forgets the samples and the probes: every change of state starts afresh.
+  private forget(): void {
+    this.health.reset()
+    this.slow?.reset()
+    this.probes = undefined
+    this.probeSuccesses = 0
+    this.probeFailures = 0
   }
 
   private open(nowMillis: number, from: "Closed" | "HalfOpen", retryAfterMillis: number | undefined): Transition {
     const breakMillis = this.breakMillisFor(retryAfterMillis)
     this.state = "Open"
     this.generation++
-    this.probing = false
     this.blockedUntil = nowMillis + breakMillis
-    this.health.reset()
+    this.forget()
     return { from, to: "Open", breakMillis, manual: false }
   }
 
   private toClosed(manual: boolean): Transition | undefined {
-    this.health.reset()
+    this.forget()
     const from = this.state
     if (from === "Closed") return undefined
     this.state = "Closed"
     this.generation++
-    this.probing = false
     this.blockedUntil = 0
     return { from, to: "Closed", manual }
   }
@@ -503,8 +678,7 @@ export class CircuitBreakerMachine {
     if (from === "Isolated") return undefined
     this.state = "Isolated"
     this.generation++
-    this.probing = false
-    this.health.reset()
+    this.forget()
     return { from, to: "Isolated", manual: true }
   }
 
@@ -522,15 +696,19 @@ export class CircuitBreakerMachine {
       case "Open":
         return { _tag: "Open", retryAfterMillis: Math.max(0, this.blockedUntil - nowMillis) }
       case "HalfOpen": {
-        const probing = this.probing && nowMillis < this.blockedUntil
-        return { _tag: "HalfOpen", probing, retryAfterMillis: probing ? this.blockedUntil - nowMillis : 0 }
+        // Probing: no slot is free now, not even one whose probe outlived it.
+        const live = this.liveProbes(nowMillis)
+        const probing = live.length + this.probeSuccesses + this.probeFailures >= this.halfOpen.probes
+        let rearm = Number.POSITIVE_INFINITY
+        for (const slot of live) rearm = Math.min(rearm, slot.until)
+        return { _tag: "HalfOpen", probing, retryAfterMillis: probing ? rearm - nowMillis : 0 }
       }
     }
   }
 
   /** Closed with nothing sampled: indistinguishable from a fresh breaker, so it may be dropped. */
   isPristine(nowMillis: number): boolean {
-    return this.state === "Closed" && this.health.isEmpty(nowMillis)
+    return this.state === "Closed" && this.isEmpty(nowMillis)
   }
 
   /**
@@ -546,11 +724,15 @@ export class CircuitBreakerMachine {
       case "Isolated":
         return false
       case "Closed":
-        return nowMillis - lastUsedMillis >= idleMillis || this.health.isEmpty(nowMillis)
+        return nowMillis - lastUsedMillis >= idleMillis || this.isEmpty(nowMillis)
       case "Open":
       case "HalfOpen":
         return nowMillis - Math.max(lastUsedMillis, this.blockedUntil) >= idleMillis
     }
+  }
+
+  private isEmpty(nowMillis: number): boolean {
+    return this.health.isEmpty(nowMillis) && (this.slow === undefined || this.slow.isEmpty(nowMillis))
   }
 
   /** Held open by hand ({@link isolate}): never evicted to make room for another origin. */
@@ -632,9 +814,52 @@ const tripPolicyOf = <D>(codec: Settings.DurationCodec<D>, input: unknown): Sett
   )
 }
 
+const slowCallsOf = <D>(
+  codec: Settings.DurationCodec<D>,
+  input: unknown
+): Settings.Checked<SlowCallPolicy | undefined> => {
+  const option = `${prefix}.slowCalls`
+  if (input === undefined) return Settings.valid(undefined)
+  return Settings.andThen(
+    Settings.optionsRecord(option, input, ["duration", "ratio", "minimumThroughput", "samplingDuration"]),
+    (given) =>
+      Settings.andThen(
+        Settings.all({
+          durationMillis: optionalMillis(codec, `${option}.duration`, given.duration, slowCallDefaults.durationMillis),
+          samplingDurationMillis: optionalMillis(
+            codec,
+            `${option}.samplingDuration`,
+            given.samplingDuration,
+            slowCallDefaults.samplingDurationMillis
+          )
+        }),
+        ({ durationMillis, samplingDurationMillis }) => {
+          const slow: SlowCallPolicy = {
+            durationMillis,
+            ratio: Settings.numberOr(given.ratio, slowCallDefaults.ratio),
+            minimumThroughput: Settings.numberOr(given.minimumThroughput, slowCallDefaults.minimumThroughput),
+            samplingDurationMillis
+          }
+          return Settings.fromCheck(option, slow, checkSlowCalls(slow), given)
+        }
+      )
+  )
+}
+
+const halfOpenOf = (input: unknown): Settings.Checked<HalfOpenPolicy | undefined> => {
+  const option = `${prefix}.halfOpen`
+  if (input === undefined) return Settings.valid(undefined)
+  return Settings.andThen(Settings.optionsRecord(option, input, ["probes", "successes"]), (given) => {
+    const probes = Settings.numberOr(given.probes, halfOpenDefaults.probes)
+    // Unset, every probe must succeed, as the one probe must without the option.
+    const halfOpen: HalfOpenPolicy = { probes, successes: Settings.numberOr(given.successes, probes) }
+    return Settings.fromCheck(option, halfOpen, checkHalfOpen(halfOpen), given)
+  })
+}
+
 /**
  * Resolves a breaker's options record (`tripPolicy` built by `sampling` or `consecutive`,
- * `breakDuration`, `maxBreakDuration`, and an `onStateChange` function that only the library
+ * `breakDuration`, `maxBreakDuration`, `slowCalls` and `halfOpen` records, and an `onStateChange` function that only the library
  * calls) into settings. Bad options are named in full (`"circuitBreaker.breakDuration"`), with
  * the value as given. An unset `maxBreakDuration` is the larger of 30 s and `breakDuration`, so
  * that a long break alone is valid; a `maxBreakDuration` below the break is reported with both
@@ -648,11 +873,20 @@ export const resolveOptions = <D>(
   codec: Settings.DurationCodec<D>
 ): Settings.Checked<BreakerSettings> =>
   Settings.andThen(
-    Settings.optionsRecord(prefix, input, ["tripPolicy", "breakDuration", "maxBreakDuration", "onStateChange"]),
+    Settings.optionsRecord(prefix, input, [
+      "tripPolicy",
+      "breakDuration",
+      "maxBreakDuration",
+      "slowCalls",
+      "halfOpen",
+      "onStateChange"
+    ]),
     (given) =>
       Settings.andThen(
         Settings.all({
           tripPolicy: tripPolicyOf(codec, given.tripPolicy),
+          slowCalls: slowCallsOf(codec, given.slowCalls),
+          halfOpen: halfOpenOf(given.halfOpen),
           breakDurationMillis: optionalMillis(
             codec,
             `${prefix}.breakDuration`,
@@ -660,7 +894,7 @@ export const resolveOptions = <D>(
             breakerDefaults.breakDurationMillis
           )
         }),
-        ({ tripPolicy, breakDurationMillis }) =>
+        ({ tripPolicy, slowCalls, halfOpen, breakDurationMillis }) =>
           Settings.andThen(
             optionalMillis(
               codec,
@@ -677,7 +911,14 @@ export const resolveOptions = <D>(
                   given.onStateChange
                 )
               }
-              const settings: BreakerSettings = { tripPolicy, breakDurationMillis, maxBreakDurationMillis }
+              // Left out when unset: the settings of a breaker without them are what they always were.
+              const settings: BreakerSettings = {
+                tripPolicy,
+                breakDurationMillis,
+                maxBreakDurationMillis,
+                ...(slowCalls === undefined ? {} : { slowCalls }),
+                ...(halfOpen === undefined ? {} : { halfOpen })
+              }
               const problem = checkSettings(settings)
               return Settings.fromCheck(
                 prefix,

@@ -9,6 +9,7 @@ import { HttpClient } from "effect/http"
 import * as EffectBreaker from "effect/persistence/CircuitBreaker"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { TestClock } from "effect/testing"
+import * as CircuitBreaker from "../src/CircuitBreaker.js"
 import * as ResilientHttpClient from "../src/ResilientHttpClient.js"
 import * as ScriptedHttpClient from "./support/ScriptedHttpClient.js"
 
@@ -201,6 +202,39 @@ describe("retry budget?", () => {
         expect(scripted.exchanges.length).toBe(15)
         const rejected = yield* Effect.exit(client.get(url))
         assert.isTrue(Exit.isFailure(rejected))
+      }).pipe(Effect.provide(EffectBreaker.layerStoreMemory()), Effect.scoped)
+  )
+})
+
+describe("a server turning slow?", () => {
+  it.effect(
+    "200s answered in 2 s: ours with slowCalls opens and stops sending; withCircuitBreaker counts failures only, and sends them all",
+    () =>
+      Effect.gen(function* () {
+        const slowly = [
+          { status: 200, delayMillis: 10 },
+          { status: 200, delayMillis: 2_000 }
+        ]
+        const ours = ScriptedHttpClient.make(slowly)
+        const client = ResilientHttpClient.withResilience(ours.client, {
+          maxAttempts: 1,
+          circuitBreaker: CircuitBreaker.perOrigin({
+            tripPolicy: CircuitBreaker.consecutive(5),
+            breakDuration: "1 minute",
+            slowCalls: { duration: "1 second", ratio: 0.5, minimumThroughput: 4 }
+          })
+        })
+        for (let i = 0; i < 10; i++) yield* during(3000, ours, client.get(url))
+        // One fast answer, then three slow ones: 3 of 4 slow, open; the other six not sent.
+        expect(ours.exchanges.length).toBe(4)
+        const theirs = ScriptedHttpClient.make(slowly)
+        const breaker = yield* EffectBreaker.make({
+          tripPolicy: EffectBreaker.consecutive(5),
+          openDuration: "1 minute"
+        })
+        const effects = theirs.client.pipe(HttpClient.filterStatusOk, HttpClient.withCircuitBreaker({ breaker }))
+        for (let i = 0; i < 10; i++) yield* during(3000, theirs, effects.get(url))
+        expect(theirs.exchanges.length).toBe(10)
       }).pipe(Effect.provide(EffectBreaker.layerStoreMemory()), Effect.scoped)
   )
 })

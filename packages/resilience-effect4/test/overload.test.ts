@@ -216,6 +216,40 @@ describe("the circuit breaker, Effect 4", () => {
     })
   )
 
+  it.effect("toEffectBreaker times each call for slowCalls and lets halfOpen.probes through, as our execute does", () =>
+    Effect.gen(function* () {
+      const breaker = yield* CircuitBreaker.make({
+        tripPolicy: CircuitBreaker.consecutive(5),
+        breakDuration: "1 second",
+        slowCalls: { duration: "100 millis", ratio: 1, minimumThroughput: 2 },
+        halfOpen: { probes: 2, successes: 2 }
+      })
+      const effect = yield* CircuitBreaker.toEffectBreaker(breaker)
+      const call = (millis: number) =>
+        Effect.gen(function* () {
+          const fiber = yield* Effect.forkChild(Effect.exit(effect.execute(Effect.sleep(millis), { key: origin })), {
+            startImmediately: true
+          })
+          yield* TestClock.adjust(millis)
+          return Exit.isSuccess(yield* Fiber.join(fiber))
+        })
+      // Two calls of 200 ms: both slow, the ratio and minimum reached, so the circuit opens.
+      expect([yield* call(200), yield* call(200)]).toEqual([true, true])
+      expect((yield* breaker.state(origin))._tag).toBe("Open")
+      expect(yield* call(0)).toBe(false)
+      yield* TestClock.adjust("1 second")
+      // Half-open: two probes at once, a third refused; both fast successes close it.
+      const probes = yield* Effect.forkChild(Effect.all([call(10), call(10)], { concurrency: "unbounded" }), {
+        startImmediately: true
+      })
+      expect(failureOf(yield* Effect.exit(effect.execute(Effect.void, { key: origin })))).toBeInstanceOf(
+        EffectBreaker.CircuitBreakerError
+      )
+      expect(yield* Fiber.join(probes)).toEqual([true, true])
+      expect((yield* breaker.state(origin))._tag).toBe("Closed")
+    })
+  )
+
   // Effect 4.1.5's breaker passes `{ probe }` to `classify`, and `onRejection: "allow"` runs a refused
   // call unrecorded: both through our circuits, for a service of `make` and for any other service.
   for (const kind of ["made by make", "of another make"] as const) {

@@ -1,7 +1,8 @@
 // @generated from templates/src/CircuitBreaker.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 /**
  * A circuit breaker per origin with Polly v8's sampling semantics and defaults: an open circuit
- * rejects attempts at once with {@link CircuitOpen}, then lets one probe through. A policy's
+ * rejects attempts at once with {@link CircuitOpen}, then lets one probe through (or
+ * `halfOpen.probes`). With `slowCalls`, calls that turn slow break it too. A policy's
  * `circuitBreaker` option takes {@link perOrigin}; left out, there is no breaker.
  *
  * @example
@@ -46,6 +47,41 @@ export interface SamplingOptions {
 }
 
 /**
+ * resilience4j's slow-call trigger, each option optional, its default in brackets: a call slower
+ * than `duration` is slow, and the circuit breaks once slow calls reach `ratio` of at least
+ * `minimumThroughput` calls in `samplingDuration` (a window and a minimum of its own, whatever the
+ * trip policy). A slow half-open probe counts as a failed one.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SlowCallOptions {
+  /** A call (to its response headers) slower than this is slow; 1 ms to 1 day. [5 seconds] */
+  readonly duration?: Duration.DurationInput | undefined
+  /** Break when this share of the sampled calls was slow; above 0, at most 1. [0.5] */
+  readonly ratio?: number | undefined
+  /** … and at least this many calls were sampled; a whole number of at least 1. [100] */
+  readonly minimumThroughput?: number | undefined
+  /** How far back calls count, in 10 parts; 0.5 s to 1 day. [30 seconds] */
+  readonly samplingDuration?: Duration.DurationInput | undefined
+}
+
+/**
+ * How a half-open circuit decides (cockatiel's `halfOpenSampling`), each option optional, its
+ * default in brackets: it lets `probes` attempts through (at once, if they come at once) and
+ * closes on the `successes`-th success, or reopens once that many can no longer succeed.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HalfOpenOptions {
+  /** Probes let through; a whole number from 1 to 1000. [1] */
+  readonly probes?: number | undefined
+  /** Successful probes that close the circuit; a whole number from 1 to `probes`. [`probes`: all of them] */
+  readonly successes?: number | undefined
+}
+
+/**
  * When a closed circuit breaks: {@link sampling} (the default) or {@link consecutive}.
  *
  * @since 0.2.0
@@ -84,6 +120,10 @@ export interface Options {
   readonly breakDuration?: Duration.DurationInput | undefined
   /** Cap on a break lengthened by a `Retry-After`, up to 1 day. [the larger of 30 seconds and `breakDuration`] */
   readonly maxBreakDuration?: Duration.DurationInput | undefined
+  /** Also break when calls turn slow. [none: only failures count] */
+  readonly slowCalls?: SlowCallOptions | undefined
+  /** Probes a half-open circuit lets through, and how many must succeed. [one, which must succeed] */
+  readonly halfOpen?: HalfOpenOptions | undefined
   /** Runs on every state change, in order, in a fiber of its own; its failures are logged. */
   readonly onStateChange?: ((change: StateChange) => Effect.Effect<void>) | undefined
 }
@@ -105,6 +145,16 @@ export interface Settings {
     | { readonly _tag: "Consecutive"; readonly failures: number }
   readonly breakDuration: Duration.Duration
   readonly maxBreakDuration: Duration.Duration
+  /** `undefined` when calls are not timed. */
+  readonly slowCalls:
+    | {
+        readonly duration: Duration.Duration
+        readonly ratio: number
+        readonly minimumThroughput: number
+        readonly samplingDuration: Duration.Duration
+      }
+    | undefined
+  readonly halfOpen: { readonly probes: number; readonly successes: number }
 }
 
 /**

@@ -556,7 +556,9 @@ describe("CircuitBreaker invalid options", () => {
           samplingDuration: Duration.seconds(30)
         },
         breakDuration: Duration.seconds(5),
-        maxBreakDuration: Duration.seconds(30)
+        maxBreakDuration: Duration.seconds(30),
+        slowCalls: undefined,
+        halfOpen: { probes: 1, successes: 1 }
       })
     )
   })

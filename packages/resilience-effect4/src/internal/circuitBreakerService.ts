@@ -86,7 +86,17 @@ const toPublicSettings = (settings: CircuitBreakerCore.BreakerSettings): Circuit
           samplingDuration: Duration.millis(settings.tripPolicy.samplingDurationMillis)
         },
   breakDuration: Duration.millis(settings.breakDurationMillis),
-  maxBreakDuration: Duration.millis(settings.maxBreakDurationMillis)
+  maxBreakDuration: Duration.millis(settings.maxBreakDurationMillis),
+  slowCalls:
+    settings.slowCalls === undefined
+      ? undefined
+      : {
+          duration: Duration.millis(settings.slowCalls.durationMillis),
+          ratio: settings.slowCalls.ratio,
+          minimumThroughput: settings.slowCalls.minimumThroughput,
+          samplingDuration: Duration.millis(settings.slowCalls.samplingDurationMillis)
+        },
+  halfOpen: settings.halfOpen ?? CircuitBreakerCore.halfOpenDefaults
 })
 
 const resolve = (options: CircuitBreaker.Options | undefined): Validated<CircuitBreakerCore.BreakerSettings> =>

@@ -17,6 +17,7 @@ import {
   type Breaker,
   breakerOf,
   type CircuitOpen,
+  type Entry,
   failure,
   notify,
   stateOf,
@@ -73,44 +74,75 @@ const toBreakerError = (key: string, rejection: CircuitOpen): EffectBreaker.Circ
         : new EffectBreaker.CircuitOpen({ key, retryAfter: rejection.retryAfter })
   })
 
-// Effect's store knows an outcome by its generation alone: the circuit is found again by key.
-const recordGeneration = (
+/** An admission of Effect's breaker: the circuit that gave it, and its permit. */
+interface Admitted {
+  readonly entry: Entry
+  readonly permit: CircuitBreakerCore.Permit
+}
+
+// Applies an outcome to the circuit that admitted the call, unless that circuit was dropped since.
+const recordPermit = (
   breaker: Breaker,
   origin: string,
-  generation: number,
+  admitted: Admitted,
   outcome: CircuitBreakerCore.Outcome
 ): Effect.Effect<CircuitBreakerCore.Transition | undefined> =>
   withEntry(breaker, origin, (entry, nowMillis, _probeLimitMillis, context) => {
-    const transition = entry.machine.reportGeneration(nowMillis, generation, outcome)
+    if (entry !== admitted.entry) return Effect.undefined
+    const transition = entry.machine.report(nowMillis, admitted.permit, outcome)
     return Effect.as(notify(breaker, entry, transition, context), transition)
   })
 
-const effectStore = (breaker: Breaker): EffectBreaker.CircuitBreakerStore["Service"] =>
-  EffectBreaker.CircuitBreakerStore.of({
+// Effect's store knows an outcome by the generation `admit` gave it: here a token for the
+// admission's own permit, kept while the call runs (the admission's scope), so that the circuit
+// times the call (`slowCalls`) and knows each half-open probe, as through our own `execute`.
+const effectStore = (breaker: Breaker): EffectBreaker.CircuitBreakerStore["Service"] => {
+  const admissions = new Map<number, Admitted>()
+  let tokens = 0
+  return EffectBreaker.CircuitBreakerStore.of({
     admit: (key) =>
       Effect.mapError(
-        admit(breaker, key, (_entry, permit, transition) => ({
-          generation: permit.generation,
-          probe: permit.probe,
-          consecutiveOpenings: 0,
-          transition: toEffectTransition(key, transition)
-        })),
+        Effect.flatMap(
+          admit(breaker, key, (entry, permit, transition) => {
+            const generation = ++tokens
+            admissions.set(generation, { entry, permit })
+            return {
+              generation,
+              probe: permit.probe,
+              consecutiveOpenings: 0,
+              transition: toEffectTransition(key, transition)
+            }
+          }),
+          (admission) =>
+            Effect.as(
+              Effect.addFinalizer(() => Effect.sync(() => admissions.delete(admission.generation))),
+              admission
+            )
+        ),
         (rejection) => toBreakerError(key, rejection)
       ),
     record: ({ key, generation, outcome, openFor }) =>
-      Effect.map(
-        recordGeneration(
-          breaker,
-          key,
-          generation,
-          // Effect folds a failure's Retry-After into `openFor` (capped at maxOpenDuration,
-          // which is our maxBreakDuration): the machine reads it back as the hint.
-          outcome === "Failure" ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(openFor) } : { _tag: outcome }
-        ),
-        (transition) => toEffectTransition(key, transition)
-      ),
+      Effect.suspend(() => {
+        const admitted = admissions.get(generation)
+        admissions.delete(generation)
+        if (admitted === undefined) return Effect.undefined
+        return Effect.map(
+          recordPermit(
+            breaker,
+            key,
+            admitted,
+            // Effect folds a failure's Retry-After into `openFor` (capped at maxOpenDuration,
+            // which is our maxBreakDuration): the machine reads it back as the hint.
+            outcome === "Failure"
+              ? { _tag: "Failure", retryAfterMillis: Duration.toMillis(openFor) }
+              : { _tag: outcome }
+          ),
+          (transition) => toEffectTransition(key, transition)
+        )
+      }),
     state: (key) => Effect.map(stateOf(breaker, key), toEffectState)
   })
+}
 
 // Effect's breaker needs a scope for its transitions stream; ours lives as long as the breaker
 // does (a breaker is made where no scope is at hand, by a policy).

@@ -124,6 +124,57 @@ describe.skipIf(skipWithout(redisServer))(
     )
 
     it.live(
+      "shared: a slowCalls breaker's trip on slow calls opens the fleet's; after the break each process samples its own halfOpen.probes",
+      () =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const prefix = freshPrefix()
+            const first = yield* storeOn(prefix, shared)
+            const second = yield* storeOn(prefix, shared)
+            yield* eventually(
+              Effect.map(breakerListeners(prefix), (n) => n === 2),
+              "both stores listening"
+            )
+            // Issue #44's options are part of the settings the fleet knows a breaker by.
+            const slowOptions: CircuitBreaker.Options = {
+              tripPolicy: CircuitBreaker.consecutive(5),
+              breakDuration: "1 second",
+              slowCalls: { duration: "50 millis", ratio: 1, minimumThroughput: 1 },
+              halfOpen: { probes: 2, successes: 2 }
+            }
+            const firstBreaker = yield* CircuitBreaker.fromStore(first, CircuitBreaker.perOrigin(slowOptions))
+            const secondBreaker = yield* CircuitBreaker.fromStore(second, CircuitBreaker.perOrigin(slowOptions))
+            const plain = yield* CircuitBreaker.fromStore(second, CircuitBreaker.perOrigin(breakerOptions))
+            // One call that succeeds, slowly: the first process's breaker opens by its own decision.
+            yield* firstBreaker.execute(Effect.sleep("100 millis"), origin)
+            expect(yield* isOpen(firstBreaker, origin)).toBe(true)
+            yield* eventually(isOpen(secondBreaker, origin), "the second process's slowCalls breaker open")
+            expect(yield* isOpen(plain, origin)).toBe(false)
+            // Once the break is over, the second process lets its own two probes through, not a third.
+            yield* eventually(
+              Effect.map(
+                secondBreaker.state(origin),
+                (state) => state._tag === "Open" && Duration.toMillis(state.retryAfter) === 0
+              ),
+              "the second process's break over"
+            )
+            const probes = [yield* secondBreaker.acquire(origin), yield* secondBreaker.acquire(origin)]
+            expect(probes.map((permit) => permit.probe)).toEqual([true, true])
+            expect(yield* Effect.flip(secondBreaker.acquire(origin))).toMatchObject({
+              _tag: "CircuitOpen",
+              state: "HalfOpen"
+            })
+            yield* probes[0]!.report(CircuitBreaker.success)
+            expect((yield* secondBreaker.state(origin))._tag).toBe("HalfOpen")
+            yield* probes[1]!.report(CircuitBreaker.success)
+            expect(yield* secondBreaker.state(origin)).toEqual({ _tag: "Closed", origin })
+            // A close is never told: the first process's circuit is still its own to probe.
+            expect((yield* firstBreaker.state(origin))._tag).not.toBe("Closed")
+          })
+        )
+    )
+
+    it.live(
       "off (the default): the other process's breaker stays closed, and nothing about breakers goes through Redis",
       () =>
         Effect.scoped(
