@@ -49,6 +49,8 @@ export interface PolicyOptions {
     readonly tripPolicy?: { readonly _tag: "Consecutive"; readonly failures: number }
     readonly breakDuration?: number
   }
+  /** `Coalesce.identical` with these options. */
+  readonly coalesce?: { readonly maxBodyBytes?: number }
 }
 
 /**
@@ -101,6 +103,8 @@ export interface MetricValues {
   readonly hedgeWins?: number
   /** Attempts a full concurrency limit and queue refused; left out when none. */
   readonly concurrencyLimitRefusals?: number
+  /** Calls answered by another call's request in flight (coalesced); left out when none. */
+  readonly coalesced?: number
 }
 
 /** Everything a line must do in a scenario. */
@@ -126,6 +130,8 @@ export interface Scenario {
   readonly script: readonly [ScriptStep, ...ReadonlyArray<ScriptStep>]
   /** When each call starts, one after the other: a call starts at its time or when the previous one ended. [[0]] */
   readonly calls?: ReadonlyArray<number>
+  /** The calls run side by side, each from its start time, rather than one after the other. [false] */
+  readonly concurrent?: boolean
   /** The calls run inside a parent span (`Effect.withSpan`), which must change nothing. [false] */
   readonly withinSpan?: boolean
   readonly expected: Expected
