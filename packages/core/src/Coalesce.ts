@@ -30,13 +30,8 @@ export interface Resolved {
   readonly maxBodyBytes: number
 }
 
-/**
- * The default: 5 MiB buffered at most, as undici's `deduplicate`.
- *
- * @since 0.3.0
- * @category defaults
- */
-export const defaults: Resolved = { maxBodyBytes: 5 * 1024 * 1024 }
+// The default: 5 MiB buffered at most, as undici's `deduplicate`.
+const defaults: Resolved = { maxBodyBytes: 5 * 1024 * 1024 }
 
 // 1 GiB: a buffer held for every caller at once; larger is a mistake, not a setting.
 const maxBufferBytes = 1024 * 1024 * 1024

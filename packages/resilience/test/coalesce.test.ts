@@ -111,7 +111,7 @@ describe("Coalesce, Effect 3", () => {
       yield* Fiber.interrupt(fibers[2]!)
       expect(scripted.exchanges[0]?.aborted).toBe(true)
       // Nothing in flight is left: the next call sends anew.
-      yield* together([Effect.timeout(read(client, request), "1 second")].map(Effect.ignore))
+      yield* together([Effect.ignore(Effect.timeout(read(client, request), "1 second"))])
       expect(scripted.exchanges).toHaveLength(2)
     })
   )

@@ -50,12 +50,8 @@ interface InFlight<E> {
   fiber: Fiber.Fiber<void> | undefined
 }
 
-/**
- * Which client's calls a table holds: the typed client's and the platform's fail differently.
- *
- * @internal
- */
-export type Kind = "typed" | "platform"
+// Which client's calls a table holds: the typed client's and the platform's fail differently.
+type Kind = "typed" | "platform"
 
 /**
  * The stage's part in a call: `call` (the whole resilient call of `request`) run once for every
