@@ -4,6 +4,7 @@
  * ended and its metric readings; everything else is here, once for both lines.
  */
 import type { ConnectionFailureReason, GiveUpReason } from "@effect-http-resilience/core/FailureMessage"
+import * as CoalesceCore from "@effect-http-resilience/core/Coalesce"
 import * as ScriptedTransport from "@effect-http-resilience/core/ScriptedTransport"
 import * as Telemetry from "@effect-http-resilience/core/Telemetry"
 import {
@@ -104,7 +105,7 @@ const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricReading>
     hedges: total(Telemetry.metrics.hedges.name),
     hedgeWins: total(Telemetry.metrics.hedgeWins.name),
     concurrencyLimitRefusals: total(Telemetry.metrics.concurrencyLimitRefusals.name),
-    coalesced: total(Telemetry.metrics.coalesced.name)
+    coalesced: total(CoalesceCore.coalescedMetric.name)
   }
 }
 

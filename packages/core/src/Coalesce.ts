@@ -18,6 +18,19 @@
  * @since 0.3.0
  */
 import * as Settings from "./Settings.js"
+import type { MetricSpec } from "./Telemetry.js"
+
+/**
+ * The stage's metric, here rather than in `Telemetry.metrics` so that a program without the
+ * stage carries none of it: calls answered by another call's request in flight. Attributes: origin.
+ *
+ * @since 0.3.0
+ * @category metrics
+ */
+export const coalescedMetric: MetricSpec = {
+  name: "http.client.resilience.coalesced",
+  description: "Calls answered by an identical call's request in flight, sending none of their own ({call})."
+}
 
 /**
  * The `coalesce` option checked, its default applied.

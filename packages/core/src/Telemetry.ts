@@ -142,11 +142,6 @@ export const metrics = {
     name: "http.client.resilience.concurrency_limit.waits",
     description: "Attempts that waited in the queue of the origin's concurrency limit for a permit ({attempt})."
   },
-  /** Calls answered by another call's request in flight (coalesced), sent nothing. Attributes: origin. */
-  coalesced: {
-    name: "http.client.resilience.coalesced",
-    description: "Calls answered by an identical call's request in flight, sending none of their own ({call})."
-  },
   /** The adaptive concurrency limit in force. Attributes: origin. */
   concurrencyLimit: {
     name: "http.client.resilience.concurrency_limit.limit",

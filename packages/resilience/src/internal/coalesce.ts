@@ -14,7 +14,6 @@ import * as CoalesceCore from "@effect-http-resilience/core/Coalesce"
 import { ByAuthority } from "@effect-http-resilience/core/Origin"
 import * as Body from "@effect-http-resilience/core/ResponseBody"
 import { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
-import * as Telemetry from "@effect-http-resilience/core/Telemetry"
 import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -66,8 +65,8 @@ export type Around = <E, R>(
   call: Effect.Effect<HttpClientResponse.HttpClientResponse, E, R>
 ) => Effect.Effect<HttpClientResponse.HttpClientResponse, E, R>
 
-const coalescedMetric = Metric.counter(Telemetry.metrics.coalesced.name, {
-  description: Telemetry.metrics.coalesced.description,
+const coalescedMetric = Metric.counter(CoalesceCore.coalescedMetric.name, {
+  description: CoalesceCore.coalescedMetric.description,
   incremental: true
 })
 
