@@ -4,6 +4,7 @@
  * ended and its metric readings; everything else is here, once for both lines.
  */
 import type { ConnectionFailureReason, GiveUpReason } from "@effect-http-resilience/core/FailureMessage"
+import * as CoalesceCore from "@effect-http-resilience/core/Coalesce"
 import * as ScriptedTransport from "@effect-http-resilience/core/ScriptedTransport"
 import * as Telemetry from "@effect-http-resilience/core/Telemetry"
 import {
@@ -103,7 +104,8 @@ const metricValues = (scenario: Scenario, readings: ReadonlyArray<MetricReading>
     circuitBreakerRefusals: total(Telemetry.metrics.circuitBreakerRefusals.name),
     hedges: total(Telemetry.metrics.hedges.name),
     hedgeWins: total(Telemetry.metrics.hedgeWins.name),
-    concurrencyLimitRefusals: total(Telemetry.metrics.concurrencyLimitRefusals.name)
+    concurrencyLimitRefusals: total(Telemetry.metrics.concurrencyLimitRefusals.name),
+    coalesced: total(CoalesceCore.coalescedMetric.name)
   }
 }
 
@@ -112,6 +114,7 @@ const metricDelta = (before: MetricValues, after: MetricValues): MetricValues =>
   const hedges = (after.hedges ?? 0) - (before.hedges ?? 0)
   const hedgeWins = (after.hedgeWins ?? 0) - (before.hedgeWins ?? 0)
   const concurrencyLimitRefusals = (after.concurrencyLimitRefusals ?? 0) - (before.concurrencyLimitRefusals ?? 0)
+  const coalesced = (after.coalesced ?? 0) - (before.coalesced ?? 0)
   const giveUps: Record<string, number> = {}
   for (const [reason, count] of Object.entries(after.giveUps)) {
     const added = count - (before.giveUps[reason] ?? 0)
@@ -126,7 +129,8 @@ const metricDelta = (before: MetricValues, after: MetricValues): MetricValues =>
     // Counters only some scenarios have are left out when they did not move.
     ...(hedges === 0 ? {} : { hedges }),
     ...(hedgeWins === 0 ? {} : { hedgeWins }),
-    ...(concurrencyLimitRefusals === 0 ? {} : { concurrencyLimitRefusals })
+    ...(concurrencyLimitRefusals === 0 ? {} : { concurrencyLimitRefusals }),
+    ...(coalesced === 0 ? {} : { coalesced })
   }
 }
 

@@ -56,6 +56,8 @@ export interface PolicyOptions {
     }
     readonly halfOpen?: { readonly probes?: number; readonly successes?: number }
   }
+  /** `Coalesce.identical` with these options. */
+  readonly coalesce?: { readonly maxBodyBytes?: number }
 }
 
 /**
@@ -108,6 +110,8 @@ export interface MetricValues {
   readonly hedgeWins?: number
   /** Attempts a full concurrency limit and queue refused; left out when none. */
   readonly concurrencyLimitRefusals?: number
+  /** Calls answered by another call's request in flight (coalesced); left out when none. */
+  readonly coalesced?: number
 }
 
 /** Everything a line must do in a scenario. */
@@ -133,6 +137,8 @@ export interface Scenario {
   readonly script: readonly [ScriptStep, ...ReadonlyArray<ScriptStep>]
   /** When each call starts, one after the other: a call starts at its time or when the previous one ended. [[0]] */
   readonly calls?: ReadonlyArray<number>
+  /** The calls run side by side, each from its start time, rather than one after the other. [false] */
+  readonly concurrent?: boolean
   /** The calls run inside a parent span (`Effect.withSpan`), which must change nothing. [false] */
   readonly withinSpan?: boolean
   readonly expected: Expected

@@ -60,7 +60,12 @@ const counted = (
   overload: Partial<
     Pick<
       MetricValues,
-      "retryBudgetRefusals" | "circuitBreakerRefusals" | "hedges" | "hedgeWins" | "concurrencyLimitRefusals"
+      | "retryBudgetRefusals"
+      | "circuitBreakerRefusals"
+      | "hedges"
+      | "hedgeWins"
+      | "concurrencyLimitRefusals"
+      | "coalesced"
     >
   > = {}
 ): MetricValues => ({ attempts, retries, giveUps, retryBudgetRefusals: 0, circuitBreakerRefusals: 0, ...overload })
@@ -980,6 +985,55 @@ export const scenarios: ReadonlyArray<Scenario> = [
       ],
       released: drainedAsSent(0, 1000, 1000, 1000, 1000),
       metrics: counted(5, 0, { "attempts-exhausted": 2 })
+    }
+  }),
+  // Coalescing: identical GETs in flight share one whole call; the calls run side by side.
+  scenario({
+    id: "coalesce-shares-one-call",
+    description:
+      "Three identical GETs started at 0, 50 and 100 ms share the first one's request: one request, its body read once at 300 ms, every call answered then.",
+    policy: { ...exact, coalesce: {} },
+    calls: [0, 50, 100],
+    concurrent: true,
+    script: [okAfter(300)],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [succeeded(300), succeeded(300), succeeded(300)],
+      released: [drained(1, 300)],
+      metrics: counted(1, 0, {}, { coalesced: 2 })
+    }
+  }),
+  scenario({
+    id: "coalesce-one-retry-sequence",
+    description:
+      "A coalesced call is one call: the 503 with Retry-After: 1 is retried once at 1 s for both callers, one budget and one retry, not two.",
+    policy: { ...exact, coalesce: {} },
+    calls: [0, 100],
+    concurrent: true,
+    script: [unavailableFor("1"), ok],
+    expected: {
+      sentAtMillis: [0, 1000],
+      outcomes: [succeeded(1000), succeeded(1000)],
+      released: [drained(1, 0), drained(2, 1000)],
+      metrics: counted(2, 1, {}, { coalesced: 1 })
+    }
+  }),
+  scenario({
+    id: "coalesce-shares-the-failure",
+    description:
+      "The shared call's 404 at 200 ms is both callers' failure: one request, one give-up, the second call counted as coalesced.",
+    policy: { ...exact, coalesce: {} },
+    calls: [0, 100],
+    concurrent: true,
+    script: [{ status: 404, body: "no such item", delayMillis: 200 }],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [
+        { atMillis: 200, failure: "PermanentStatus", status: 404, attempt: 1, giveUpReason: "not-retryable" },
+        { atMillis: 200, failure: "PermanentStatus", status: 404, attempt: 1, giveUpReason: "not-retryable" }
+      ],
+      released: [drained(1, 200)],
+      metrics: counted(1, 0, { "not-retryable": 1 }, { coalesced: 1 })
     }
   })
 ]

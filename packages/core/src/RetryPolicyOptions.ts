@@ -78,7 +78,7 @@ export const StageTypeId = "~effect-http-resilience/Stage" as const
  * @since 0.3.0
  * @category models
  */
-export type Feature = "hedging" | "concurrencyLimit" | "rateLimit" | "rateLimitHeaders" | "circuitBreaker"
+export type Feature = "hedging" | "concurrencyLimit" | "rateLimit" | "rateLimitHeaders" | "circuitBreaker" | "coalesce"
 
 /**
  * An opt-in stage's value, as its module builds it (checked there): the brand and its feature.
@@ -128,6 +128,8 @@ export interface Resolved<D> {
   readonly rateLimitHeaders: Stage<"rateLimitHeaders"> | undefined
   /** A circuit breaker per origin; `undefined`: off. */
   readonly circuitBreaker: Stage<"circuitBreaker"> | undefined
+  /** Identical GETs and HEADs in flight sharing one call; `undefined`: off. */
+  readonly coalesce: Stage<"coalesce"> | undefined
 }
 
 /**
@@ -155,7 +157,8 @@ const optionNames: ReadonlyArray<string> = [
   "rateLimit",
   "rateLimitHeaders",
   "retryBudget",
-  "circuitBreaker"
+  "circuitBreaker",
+  "coalesce"
 ]
 
 // 529: Anthropic's (and others') "overloaded", a 503 by another number.
@@ -333,7 +336,8 @@ const stageBuilders: Readonly<Record<Feature, string>> = {
   concurrencyLimit: "ConcurrencyLimit.fixed or ConcurrencyLimit.adaptive",
   rateLimit: "RateLimit.make",
   rateLimitHeaders: "RateLimit.fromHeaders",
-  circuitBreaker: "CircuitBreaker.perOrigin"
+  circuitBreaker: "CircuitBreaker.perOrigin",
+  coalesce: "Coalesce.identical"
 }
 
 const stageOf = <F extends Feature>(feature: F, input: unknown): Settings.Checked<Stage<F> | undefined> =>
@@ -346,7 +350,8 @@ const stagesOf = (options: Readonly<Record<string, unknown>>) => ({
   concurrencyLimit: stageOf("concurrencyLimit", options.concurrencyLimit),
   rateLimit: stageOf("rateLimit", options.rateLimit),
   rateLimitHeaders: stageOf("rateLimitHeaders", options.rateLimitHeaders),
-  circuitBreaker: stageOf("circuitBreaker", options.circuitBreaker)
+  circuitBreaker: stageOf("circuitBreaker", options.circuitBreaker),
+  coalesce: stageOf("coalesce", options.coalesce)
 })
 
 /**

@@ -55,6 +55,14 @@ export * as CoolDown from "./CoolDown.js"
 export * as CircuitBreaker from "./CircuitBreaker.js"
 
 /**
+ * Request coalescing: which requests may share one in flight, and the key that says which are the same.
+ *
+ * @since 0.3.0
+ * @category modules
+ */
+export * as Coalesce from "./Coalesce.js"
+
+/**
  * The words a failed call is explained in.
  *
  * @since 0.1.0

@@ -27,6 +27,7 @@ import type * as Result from "effect/Result"
 import type * as Schedule from "effect/Schedule"
 import type * as CircuitBreaker from "./CircuitBreaker.js"
 import type * as ConcurrencyLimit from "./ConcurrencyLimit.js"
+import type * as Coalesce from "./Coalesce.js"
 import type * as Hedging from "./Hedging.js"
 import type * as HttpFailure from "./HttpFailure.js"
 import type * as RateLimit from "./RateLimit.js"
@@ -178,6 +179,8 @@ export interface Options {
   readonly rateLimitHeaders?: RateLimit.FromHeaders | undefined
   /** A circuit breaker per origin, each attempt a sample: `CircuitBreaker.perOrigin`. [off] */
   readonly circuitBreaker?: CircuitBreaker.PerOrigin | undefined
+  /** Concurrent identical GETs and HEADs share one call in flight: `Coalesce.identical`. [off] */
+  readonly coalesce?: Coalesce.Coalesce | undefined
 }
 
 /**
@@ -215,6 +218,8 @@ export interface RetryPolicy {
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
   /** `undefined`: no circuit breaker. */
   readonly circuitBreaker: CircuitBreaker.PerOrigin | undefined
+  /** `undefined`: nothing coalesced. */
+  readonly coalesce: Coalesce.Coalesce | undefined
 }
 
 /**

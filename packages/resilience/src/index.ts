@@ -36,6 +36,14 @@ export * as CircuitBreaker from "./CircuitBreaker.js"
 export * as ConcurrencyLimit from "./ConcurrencyLimit.js"
 
 /**
+ * Request coalescing: concurrent identical GETs share one call in flight.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as Coalesce from "./Coalesce.js"
+
+/**
  * Hedged requests: another copy of a slow attempt.
  *
  * @since 0.2.0

@@ -10,6 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Metric, MetricState, Stream, TestClock } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import * as CircuitBreaker from "../src/CircuitBreaker.js"
+import * as Coalesce from "../src/Coalesce.js"
 import * as ConcurrencyLimit from "../src/ConcurrencyLimit.js"
 import * as Hedging from "../src/Hedging.js"
 import * as HttpFailure from "../src/HttpFailure.js"
@@ -45,6 +46,7 @@ const policyOf = ({
   rateLimit,
   rateLimitHeaders,
   circuitBreaker,
+  coalesce,
   transientConnectionCodes: codes,
   ...options
 }: Conformance.PolicyOptions): RetryPolicy.Options => ({
@@ -60,7 +62,8 @@ const policyOf = ({
     : { concurrencyLimit: ConcurrencyLimit.fixed(concurrencyLimit.limit, { queue: concurrencyLimit.queue }) }),
   ...(rateLimit === undefined ? {} : { rateLimit: RateLimit.make(rateLimit) }),
   ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: RateLimit.fromHeaders(rateLimitHeaders) }),
-  ...(circuitBreaker === undefined ? {} : { circuitBreaker: CircuitBreaker.perOrigin(circuitBreaker) })
+  ...(circuitBreaker === undefined ? {} : { circuitBreaker: CircuitBreaker.perOrigin(circuitBreaker) }),
+  ...(coalesce === undefined ? {} : { coalesce: Coalesce.identical(coalesce) })
 })
 
 const requestOf = (scenario: Conformance.Scenario) =>
@@ -95,12 +98,16 @@ const play = (scenario: Conformance.Scenario) =>
       Effect.map(recorder.callEnded)
     )
     const before = yield* counters
-    // Each call waits on the TestClock for its start time, then runs to its end.
-    const calls = Effect.forEach(Conformance.callsOf(scenario), (_, i) =>
-      Effect.zipRight(
-        Effect.suspend(() => Effect.sleep(recorder.waitBeforeCall(i))),
-        call
-      )
+    // Each call waits on the TestClock for its start time, then runs to its end; side by side
+    // when the scenario says so, else one after the other.
+    const calls = Effect.forEach(
+      Conformance.callsOf(scenario),
+      (_, i) =>
+        Effect.zipRight(
+          Effect.suspend(() => Effect.sleep(recorder.waitBeforeCall(i))),
+          call
+        ),
+      { concurrency: scenario.concurrent === true ? "unbounded" : 1 }
     )
     const fiber = yield* Effect.fork(calls)
     yield* TestClock.adjust("1 hour")

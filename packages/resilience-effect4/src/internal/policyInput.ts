@@ -39,6 +39,8 @@ export interface ResolvedPolicy {
   readonly rateLimit: RetryPolicy.RetryPolicy["rateLimit"]
   readonly rateLimitHeaders: RetryPolicy.RetryPolicy["rateLimitHeaders"]
   readonly circuitBreaker: RetryPolicy.RetryPolicy["circuitBreaker"]
+  /** Identical calls in flight shared (outside the retry loop: one whole call); `undefined`: off. */
+  readonly coalesce: RetryPolicy.RetryPolicy["coalesce"]
   /** One attempt through the policy's stages (see `attemptLoop`), composed once. */
   readonly send: attemptLoop.Send
   /** Whether a request is hedged: the policy hedges, and the request may be. */
@@ -81,6 +83,7 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   rateLimit: policy.rateLimit,
   rateLimitHeaders: policy.rateLimitHeaders,
   circuitBreaker: policy.circuitBreaker,
+  coalesce: policy.coalesce,
   send: attemptLoop.compose(policy),
   hedges: policy.hedging === undefined ? never : policy.hedging.hedges
 })

@@ -247,7 +247,7 @@ export const withResolvedPolicy = <E, R>(
     const call = sending(self, sendAsRead, requestAsRead, policy.urlCredentials)
     if (call._tag === "Refused") return Effect.flatMap(urlCredentials.refusal(requestAsRead, call.problem), Effect.fail)
     const { request, send } = call
-    return Effect.flatMap(Effect.scope, (scope) =>
+    const resilient = Effect.flatMap(Effect.scope, (scope) =>
       attemptLoop.run(
         policy,
         request,
@@ -256,6 +256,8 @@ export const withResolvedPolicy = <E, R>(
         drain
       )
     )
+    // Coalescing sits outside the retry loop: a coalesced call is one whole call.
+    return policy.coalesce === undefined ? resilient : policy.coalesce.around(policy.store, "typed", request, resilient)
   }).pipe(HttpClient.catch((error) => (isHandledError(error) ? Effect.fail(error) : Effect.die(error))))
 }
 
@@ -328,6 +330,15 @@ export const withPlatformTypes = <R>(
       )
     }
     const { request, send } = call
-    return attemptLoop.run(policy, request, (attempt) => exchange(attempt, send, policy, false), platformGiveUp, drain)
+    const resilient = attemptLoop.run(
+      policy,
+      request,
+      (attempt) => exchange(attempt, send, policy, false),
+      platformGiveUp,
+      drain
+    )
+    return policy.coalesce === undefined
+      ? resilient
+      : policy.coalesce.around(policy.store, "platform", request, resilient)
   })
 }

@@ -41,8 +41,12 @@ const readChunks = (
 
 const ignoreChunk = (): void => undefined
 
-// Reads at most `maxBytes` (plus the chunk that crosses it), keeping what it read.
-const collectAtMost = (
+/**
+ * Reads at most `maxBytes` (plus the chunk that crosses it), keeping what it read.
+ *
+ * @internal
+ */
+export const collectAtMost = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number
 ): Effect.Effect<Body.Collected, ReadError> =>

@@ -87,6 +87,11 @@ const readmeChecks: Record<string, Check> = {
     expect(outcome.value).toMatchObject({ key: "readme", n: 2, slow: false })
     expect(described(outcome.decisions)).toEqual(["hedge 2 after 100 ms"])
   },
+  "docs/coalescing.md#coalescing": ({ value, stats }) => {
+    // Ten calls, one request: every caller read the body of the server's attempt 1.
+    expect(value).toEqual(Array.from({ length: 10 }, () => expect.objectContaining({ status: 200, attempt: 1 })))
+    expect(stats.requests.byRetryKey.coalesced).toBe(1)
+  },
   "docs/overload.md#shared-guards": async ({ value, server }) => {
     // A layer of a client over the shared budget and breaker: it works.
     expect(Layer.isLayer(value)).toBe(true)
