@@ -2,7 +2,7 @@
  * The options of a retry policy, checked as both libraries check them, over each library's own
  * duration type: the same names, defaults, ranges and messages on either line. The retry budget
  * is the libraries' to check (it accepts a service too). Each opt-in stage (hedging, the
- * concurrency limit, the rate limit and its headers, the circuit breaker) is a value its own
+ * concurrency limit, the rate limit and its headers, the circuit breaker, the body idle timeout) is a value its own
  * module builds and checks: here only its brand is, so that this check carries none of their code.
  *
  * @example
@@ -78,7 +78,13 @@ export const StageTypeId = "~effect-http-resilience/Stage" as const
  * @since 0.3.0
  * @category models
  */
-export type Feature = "hedging" | "concurrencyLimit" | "rateLimit" | "rateLimitHeaders" | "circuitBreaker"
+export type Feature =
+  | "hedging"
+  | "concurrencyLimit"
+  | "rateLimit"
+  | "rateLimitHeaders"
+  | "circuitBreaker"
+  | "bodyIdleTimeout"
 
 /**
  * An opt-in stage's value, as its module builds it (checked there): the brand and its feature.
@@ -128,6 +134,8 @@ export interface Resolved<D> {
   readonly rateLimitHeaders: Stage<"rateLimitHeaders"> | undefined
   /** A circuit breaker per origin; `undefined`: off. */
   readonly circuitBreaker: Stage<"circuitBreaker"> | undefined
+  /** How long a body being read may go without a byte; `undefined`: no limit of its own. */
+  readonly bodyIdleTimeout: Stage<"bodyIdleTimeout"> | undefined
 }
 
 /**
@@ -155,7 +163,8 @@ const optionNames: ReadonlyArray<string> = [
   "rateLimit",
   "rateLimitHeaders",
   "retryBudget",
-  "circuitBreaker"
+  "circuitBreaker",
+  "bodyIdleTimeout"
 ]
 
 // 529: Anthropic's (and others') "overloaded", a 503 by another number.
@@ -333,7 +342,8 @@ const stageBuilders: Readonly<Record<Feature, string>> = {
   concurrencyLimit: "ConcurrencyLimit.fixed or ConcurrencyLimit.adaptive",
   rateLimit: "RateLimit.make",
   rateLimitHeaders: "RateLimit.fromHeaders",
-  circuitBreaker: "CircuitBreaker.perOrigin"
+  circuitBreaker: "CircuitBreaker.perOrigin",
+  bodyIdleTimeout: "BodyIdleTimeout.make"
 }
 
 const stageOf = <F extends Feature>(feature: F, input: unknown): Settings.Checked<Stage<F> | undefined> =>
@@ -346,7 +356,8 @@ const stagesOf = (options: Readonly<Record<string, unknown>>) => ({
   concurrencyLimit: stageOf("concurrencyLimit", options.concurrencyLimit),
   rateLimit: stageOf("rateLimit", options.rateLimit),
   rateLimitHeaders: stageOf("rateLimitHeaders", options.rateLimitHeaders),
-  circuitBreaker: stageOf("circuitBreaker", options.circuitBreaker)
+  circuitBreaker: stageOf("circuitBreaker", options.circuitBreaker),
+  bodyIdleTimeout: stageOf("bodyIdleTimeout", options.bodyIdleTimeout)
 })
 
 /**
@@ -453,6 +464,7 @@ export const toSchedulePolicy = <D>(
     | "rateLimit"
     | "rateLimitHeaders"
     | "circuitBreaker"
+    | "bodyIdleTimeout"
   >,
   toMillis: (duration: D) => number
 ): RetrySchedule.Policy => ({

@@ -25,6 +25,7 @@ import type * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import type * as Duration from "effect/Duration"
 import type * as Result from "effect/Result"
 import type * as Schedule from "effect/Schedule"
+import type * as BodyIdleTimeout from "./BodyIdleTimeout.js"
 import type * as CircuitBreaker from "./CircuitBreaker.js"
 import type * as ConcurrencyLimit from "./ConcurrencyLimit.js"
 import type * as Hedging from "./Hedging.js"
@@ -178,6 +179,8 @@ export interface Options {
   readonly rateLimitHeaders?: RateLimit.FromHeaders | undefined
   /** A circuit breaker per origin, each attempt a sample: `CircuitBreaker.perOrigin`. [off] */
   readonly circuitBreaker?: CircuitBreaker.PerOrigin | undefined
+  /** How long a body being read may go without a byte: `BodyIdleTimeout.make`. [off] */
+  readonly bodyIdleTimeout?: BodyIdleTimeout.BodyIdleTimeout | undefined
 }
 
 /**
@@ -215,6 +218,8 @@ export interface RetryPolicy {
   readonly retryBudget: RetryBudget.Settings | RetryBudget.RetryBudget.Service
   /** `undefined`: no circuit breaker. */
   readonly circuitBreaker: CircuitBreaker.PerOrigin | undefined
+  /** `undefined`: no body idle timeout. */
+  readonly bodyIdleTimeout: BodyIdleTimeout.BodyIdleTimeout | undefined
 }
 
 /**

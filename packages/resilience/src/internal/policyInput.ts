@@ -39,6 +39,7 @@ export interface ResolvedPolicy {
   readonly rateLimit: RetryPolicy.RetryPolicy["rateLimit"]
   readonly rateLimitHeaders: RetryPolicy.RetryPolicy["rateLimitHeaders"]
   readonly circuitBreaker: RetryPolicy.RetryPolicy["circuitBreaker"]
+  readonly bodyIdleTimeout: RetryPolicy.RetryPolicy["bodyIdleTimeout"]
   /** One attempt through the policy's stages (see `attemptLoop`), composed once. */
   readonly send: attemptLoop.Send
   /** Whether a request is hedged: the policy hedges, and the request may be. */
@@ -81,6 +82,7 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   rateLimit: policy.rateLimit,
   rateLimitHeaders: policy.rateLimitHeaders,
   circuitBreaker: policy.circuitBreaker,
+  bodyIdleTimeout: policy.bodyIdleTimeout,
   send: attemptLoop.compose(policy),
   hedges: policy.hedging === undefined ? never : policy.hedging.hedges
 })

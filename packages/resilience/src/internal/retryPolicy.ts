@@ -79,6 +79,7 @@ export const validate = (options?: RetryPolicy.Options): Validated<RetryPolicy.R
         rateLimit: options?.rateLimit,
         rateLimitHeaders: options?.rateLimitHeaders,
         circuitBreaker: options?.circuitBreaker,
+        bodyIdleTimeout: options?.bodyIdleTimeout,
         retryBudget
       })
     )
