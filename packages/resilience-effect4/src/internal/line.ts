@@ -451,7 +451,12 @@ export const streamTimeoutFail = <A, E, R, E1>(
   self: Stream.Stream<A, E, R>,
   duration: Duration.Duration,
   onTimeout: () => E1
-): Stream.Stream<A, E | E1, R> => Stream.timeoutOrElse(self, { duration, orElse: () => Stream.fail(onTimeout()) })
+): Stream.Stream<A, E | E1, R> =>
+  // Each pull under its own time limit, as Effect 3's `Stream.timeoutFail` does: Effect 4's
+  // `Stream.timeoutOrElse` pulls ahead on a fiber of its own, and its clock starts late.
+  Stream.transformPull(self, (pull) =>
+    Effect.succeed(Effect.timeoutOrElse(pull, { duration, orElse: () => Effect.fail(onTimeout()) }))
+  )
 
 // Redaction.
 
