@@ -41,7 +41,11 @@ export interface BodyIdleTimeout {
   /** The longest a read waits for its next bytes. */
   readonly timeout: Duration.Duration
   /** @internal */
-  readonly bound: (response: HttpClientResponse.HttpClientResponse, attempt: Attempt) => TrackedResponse
+  readonly bound: (
+    response: HttpClientResponse.HttpClientResponse,
+    attempt: Attempt,
+    handedOver: boolean
+  ) => TrackedResponse
 }
 
 /**

@@ -8,7 +8,8 @@
 import * as Conformance from "@effect-http-resilience/conformance"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Metric, MetricState, Stream, TestClock } from "effect"
-import { HttpBody, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { HttpBody, HttpClient, type HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import * as BodyIdleTimeout from "../src/BodyIdleTimeout.js"
 import * as CircuitBreaker from "../src/CircuitBreaker.js"
 import * as ConcurrencyLimit from "../src/ConcurrencyLimit.js"
 import * as Hedging from "../src/Hedging.js"
@@ -45,6 +46,7 @@ const policyOf = ({
   rateLimit,
   rateLimitHeaders,
   circuitBreaker,
+  bodyIdleTimeout,
   transientConnectionCodes: codes,
   ...options
 }: Conformance.PolicyOptions): RetryPolicy.Options => ({
@@ -60,8 +62,13 @@ const policyOf = ({
     : { concurrencyLimit: ConcurrencyLimit.fixed(concurrencyLimit.limit, { queue: concurrencyLimit.queue }) }),
   ...(rateLimit === undefined ? {} : { rateLimit: RateLimit.make(rateLimit) }),
   ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: RateLimit.fromHeaders(rateLimitHeaders) }),
-  ...(circuitBreaker === undefined ? {} : { circuitBreaker: CircuitBreaker.perOrigin(circuitBreaker) })
+  ...(circuitBreaker === undefined ? {} : { circuitBreaker: CircuitBreaker.perOrigin(circuitBreaker) }),
+  ...(bodyIdleTimeout === undefined ? {} : { bodyIdleTimeout: BodyIdleTimeout.make(bodyIdleTimeout) })
 })
+
+// A failed read of a body fails with the platform's error, the library's failure its cause.
+const libraryFailure = (error: HttpFailure.HttpFailure | HttpClientError.ResponseError) =>
+  HttpFailure.isHttpFailure(error) ? error : HttpFailure.isConnectionError(error.cause) ? error.cause : error
 
 const requestOf = (scenario: Conformance.Scenario) =>
   HttpClientRequest.make(scenario.request.method)(Conformance.urlOf(scenario), {
@@ -88,10 +95,14 @@ const play = (scenario: Conformance.Scenario) =>
       ResilientHttpClient.withResilience(policyOf(scenario.policy))
     )
     const execute = Effect.scoped(
-      Effect.map(client.execute(requestOf(scenario)), (response) => ({ status: response.status }))
+      Effect.flatMap(client.execute(requestOf(scenario)), (response) =>
+        scenario.readBody === true
+          ? Effect.as(Stream.runDrain(response.stream), { status: response.status })
+          : Effect.succeed({ status: response.status })
+      )
     )
     const call = (scenario.withinSpan === true ? Effect.withSpan(execute, "caller") : execute).pipe(
-      Effect.catchAll((failure) => Effect.succeed({ failure })),
+      Effect.catchAll((error) => Effect.succeed({ failure: libraryFailure(error) })),
       Effect.map(recorder.callEnded)
     )
     const before = yield* counters

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type * as BodyIdleTimeout from "../BodyIdleTimeout.js"
 import * as HttpFailure from "../HttpFailure.js"
+import { reportGiveUp } from "./attemptLoop.js"
 import type { Attempt } from "./classify.js"
 import * as line from "./line.js"
 import * as platformErrors from "./platformErrors.js"
@@ -41,7 +42,7 @@ class IdleBoundedResponse extends TrackedResponse {
   constructor(
     inner: HttpClientResponse.HttpClientResponse,
     private readonly timeout: Duration.Duration,
-    private readonly stalled: () => ReadError
+    private readonly stalled: Effect.Effect<never, ReadError>
   ) {
     super(inner)
   }
@@ -89,7 +90,8 @@ class IdleBoundedResponse extends TrackedResponse {
 }
 
 /**
- * The stage `BodyIdleTimeout.make` builds: `bound` wraps a response of an attempt.
+ * The stage `BodyIdleTimeout.make` builds: `bound` wraps a response of an attempt, handed over
+ * to the caller or read within the attempt.
  *
  * @internal
  */
@@ -101,17 +103,23 @@ export const stage = (
   return {
     [StageTypeId]: "bodyIdleTimeout",
     timeout,
-    bound: (response, attempt: Attempt) =>
-      new IdleBoundedResponse(response, timeout, () => {
-        // The response was handed over: nothing retries its read.
-        const failure = new HttpFailure.ConnectionError({
-          request: attempt.request,
-          attempt: attempt.attempt,
-          reason: "Timeout",
-          cause: exceeded(timeoutMillis),
-          giveUpReason: "body-idle-timeout"
+    bound: (response, attempt: Attempt, handedOver: boolean) =>
+      new IdleBoundedResponse(
+        response,
+        timeout,
+        Effect.suspend(() => {
+          const failure = new HttpFailure.ConnectionError({
+            request: attempt.request,
+            attempt: attempt.attempt,
+            reason: "Timeout",
+            cause: exceeded(timeoutMillis),
+            ...(handedOver ? { giveUpReason: "body-idle-timeout" } : {})
+          })
+          const failed = Effect.fail(platformErrors.bodyReadError(response, failure, describeOutcome(failure)))
+          // Handed over, nothing retries its read: the call ends here. Read within an attempt
+          // (`getJson`), the retry loop decides.
+          return handedOver ? Effect.andThen(reportGiveUp(failure, "body-idle-timeout"), failed) : failed
         })
-        return platformErrors.bodyReadError(response, failure, describeOutcome(failure))
-      })
+      )
   }
 }

@@ -74,7 +74,7 @@ const makeService = (
     const send = underlying.execute(request)
     const idle = policy.bodyIdleTimeout
     const bounded = (response: HttpClientResponse.HttpClientResponse, attempt: Attempt) =>
-      idle === undefined ? response : idle.bound(response, attempt)
+      idle === undefined ? response : idle.bound(response, attempt, false)
     // One limit for the whole attempt, body included.
     return attemptLoop.run(
       policy,

@@ -178,7 +178,7 @@ const bindToScope = (
   attempt: Attempt
 ): Effect.Effect<HttpClientResponse.HttpClientResponse> => {
   const idle = policy.bodyIdleTimeout
-  const tracked = idle === undefined ? new TrackedResponse(response) : idle.bound(response, attempt)
+  const tracked = idle === undefined ? new TrackedResponse(response) : idle.bound(response, attempt, true)
   return Effect.as(
     Scope.addFinalizer(
       scope,
@@ -335,7 +335,7 @@ export const withPlatformTypes = <R>(
     idle === undefined
       ? platformGiveUp
       : (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) =>
-          Effect.map(platformGiveUp(failure, reason), (held) => idle.bound(held, failure))
+          Effect.map(platformGiveUp(failure, reason), (held) => idle.bound(held, failure, true))
   return HttpClient.transform(credentialsStep(self, policy.urlCredentials), (sendAsRead, requestAsRead) => {
     const call = sending(self, sendAsRead, requestAsRead, policy.urlCredentials)
     if (call._tag === "Refused") {
@@ -349,7 +349,8 @@ export const withPlatformTypes = <R>(
       request,
       idle === undefined
         ? (attempt) => exchange(attempt, send, policy, false)
-        : (attempt) => Effect.map(exchange(attempt, send, policy, false), (response) => idle.bound(response, attempt)),
+        : (attempt) =>
+            Effect.map(exchange(attempt, send, policy, false), (response) => idle.bound(response, attempt, true)),
       giveUp,
       drain
     )
