@@ -454,7 +454,9 @@ export const streamTimeoutFail = <A, E, R, E1>(
 ): Stream.Stream<A, E | E1, R> =>
   // Each pull under its own time limit, as Effect 3's `Stream.timeoutTo` does: Effect 4's
   // `Stream.timeoutOrElse` pulls ahead on a fiber of its own, and its clock starts late.
-  Stream.transformPull(self, (pull) => Effect.succeed(Effect.timeoutOrElse(pull, { duration, orElse: () => onTimeout })))
+  Stream.transformPull(self, (pull) =>
+    Effect.succeed(Effect.timeoutOrElse(pull, { duration, orElse: () => onTimeout }))
+  )
 
 // Redaction.
 
