@@ -115,9 +115,6 @@ const isUrlCredentialsRefusal = (failure: {
   readonly cause?: unknown
 }): boolean => failure.reason === "InvalidRequest" && messageOf(failure.cause, urlCredentialsTag) !== undefined
 
-// A body that stalled past `bodyIdleTimeout` (its message says for how long).
-const bodyIdleTag = "BodyIdleTimeoutExceeded"
-
 // A body over the reader's limit (its message is a predicate: "is larger than …").
 const bodyTooLargeMessage = (cause: unknown): string | undefined => messageOf(cause, "BodyTooLarge")
 
@@ -133,7 +130,8 @@ const whatHappened = (failure: Failure): string => {
         const said = messageOf(failure.cause, rateLimitTag)
         return said === undefined ? connectionReasons.RateLimited : `not sent: ${said}`
       }
-      const stalled = failure.reason === "Timeout" ? messageOf(failure.cause, bodyIdleTag) : undefined
+      // A body that stalled past `bodyIdleTimeout` says for how long.
+      const stalled = messageOf(failure.cause, "BodyIdleTimeoutExceeded")
       if (stalled !== undefined) return `${stalled} ${onAttempt}`
       // Credentials in the URL that were not sent say why, and what to do instead.
       const credentials = isUrlCredentialsRefusal(failure) ? messageOf(failure.cause, urlCredentialsTag) : undefined
@@ -218,7 +216,7 @@ export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string =
     case "rate-limit":
       return "gave up: the rate limit would pass the deadline"
     case "body-idle-timeout":
-      return "not retried: the response was already handed over, and its body is the reader's"
+      return "not retried: the response was handed over"
   }
 }
 

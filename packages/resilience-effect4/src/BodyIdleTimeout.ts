@@ -55,7 +55,7 @@ export interface BodyIdleTimeout {
  * @since 0.1.0
  * @category errors
  */
-export class BodyIdleTimeoutExceeded extends Data.TaggedError("BodyIdleTimeoutExceeded")<{
+export class BodyIdleTimeoutExceeded extends /* @__PURE__ */ Data.TaggedError("BodyIdleTimeoutExceeded")<{
   readonly timeoutMillis: number
 }> {
   override get message(): string {

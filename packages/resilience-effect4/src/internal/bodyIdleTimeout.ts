@@ -20,8 +20,6 @@ import { TrackedResponse } from "./withResilience.js"
 
 type ReadError = HttpClientError.HttpClientError
 
-const utf8 = new TextDecoder()
-
 const concat = (parts: ReadonlyArray<Uint8Array>): ArrayBuffer => {
   const whole = new Uint8Array(parts.reduce((size, part) => size + part.byteLength, 0))
   let offset = 0
@@ -69,7 +67,7 @@ class IdleBoundedResponse extends TrackedResponse {
     })
   }
   override get text(): Effect.Effect<string, ReadError> {
-    return Effect.map(this.arrayBuffer, (buffer) => utf8.decode(buffer))
+    return Effect.map(this.arrayBuffer, (buffer) => new TextDecoder().decode(buffer))
   }
   // As the platform's own: an empty body is `null`.
   override get json(): Effect.Effect<line.Json, ReadError> {

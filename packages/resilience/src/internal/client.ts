@@ -5,7 +5,6 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Predicate from "effect/Predicate"
 import type * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as HttpFailure from "../HttpFailure.js"
@@ -23,12 +22,10 @@ import { exchange, failWithReason, withPlatformTypes, withResolvedPolicy } from 
 
 // A body read's failure: a body that stalled past `bodyIdleTimeout` is a timeout of this
 // attempt (its cause the library's own failure), one that breaks off a transport failure.
-const readFailure = (attempt: Attempt, error: unknown): HttpFailure.ConnectionError => {
-  const cause = Predicate.hasProperty(error, "cause") ? error.cause : undefined
-  return HttpFailure.isConnectionError(cause)
-    ? connectionError(attempt, cause.reason, cause.cause)
+const readFailure = (attempt: Attempt, error: Error): HttpFailure.ConnectionError =>
+  HttpFailure.isConnectionError(error.cause)
+    ? connectionError(attempt, error.cause.reason, error.cause.cause)
     : connectionError(attempt, "Transport", error)
-}
 
 // Within the attempt: a body that breaks off or stalls is a connection failure (retried); one
 // over the size limit, invalid JSON or a schema mismatch is a decode error (never retried).

@@ -330,12 +330,6 @@ export const withPlatformTypes = <R>(
   policy: policyInput.ResolvedPolicy
 ): HttpClient.HttpClient.With<HttpClientError.HttpClientError, R> => {
   const idle = policy.bodyIdleTimeout
-  // With a body idle timeout, the response handed back, whatever its status, reads within it.
-  const giveUp =
-    idle === undefined
-      ? platformGiveUp
-      : (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason) =>
-          Effect.map(platformGiveUp(failure, reason), (held) => idle.bound(held, failure, true))
   return HttpClient.transform(credentialsStep(self, policy.urlCredentials), (sendAsRead, requestAsRead) => {
     const call = sending(self, sendAsRead, requestAsRead, policy.urlCredentials)
     if (call._tag === "Refused") {
@@ -351,7 +345,7 @@ export const withPlatformTypes = <R>(
         ? (attempt) => exchange(attempt, send, policy, false)
         : (attempt) =>
             Effect.map(exchange(attempt, send, policy, false), (response) => idle.bound(response, attempt, true)),
-      giveUp,
+      platformGiveUp,
       drain
     )
   })
