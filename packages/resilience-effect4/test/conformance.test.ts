@@ -62,8 +62,10 @@ const policyOf = ({
 })
 
 // A failed read of a body fails with the platform's error, the library's failure its cause.
-const libraryFailure = (error: HttpFailure.HttpFailure | HttpClientError.HttpClientError) =>
-  HttpFailure.isHttpFailure(error) ? error : HttpFailure.isConnectionError(error.cause) ? error.cause : error
+const libraryFailure = (
+  error: HttpFailure.HttpFailure | HttpClientError.HttpClientError
+): HttpFailure.HttpFailure | undefined =>
+  HttpFailure.isHttpFailure(error) ? error : HttpFailure.isConnectionError(error.cause) ? error.cause : undefined
 
 const requestOf = (scenario: Conformance.Scenario) =>
   HttpClientRequest.make(scenario.request.method)(Conformance.urlOf(scenario), {
@@ -97,7 +99,11 @@ const play = (scenario: Conformance.Scenario) =>
       )
     )
     const call = (scenario.withinSpan === true ? Effect.withSpan(execute, "caller") : execute).pipe(
-      Effect.catch((error) => Effect.succeed({ failure: libraryFailure(error) })),
+      Effect.catch((error) => {
+        const failure = libraryFailure(error)
+        // A read that fails for a reason not the library's is no outcome a scenario expects.
+        return failure === undefined ? Effect.die(error) : Effect.succeed({ failure })
+      }),
       Effect.map(recorder.callEnded)
     )
     const before = yield* counters

@@ -67,8 +67,10 @@ const policyOf = ({
 })
 
 // A failed read of a body fails with the platform's error, the library's failure its cause.
-const libraryFailure = (error: HttpFailure.HttpFailure | HttpClientError.ResponseError) =>
-  HttpFailure.isHttpFailure(error) ? error : HttpFailure.isConnectionError(error.cause) ? error.cause : error
+const libraryFailure = (
+  error: HttpFailure.HttpFailure | HttpClientError.ResponseError
+): HttpFailure.HttpFailure | undefined =>
+  HttpFailure.isHttpFailure(error) ? error : HttpFailure.isConnectionError(error.cause) ? error.cause : undefined
 
 const requestOf = (scenario: Conformance.Scenario) =>
   HttpClientRequest.make(scenario.request.method)(Conformance.urlOf(scenario), {
@@ -102,7 +104,11 @@ const play = (scenario: Conformance.Scenario) =>
       )
     )
     const call = (scenario.withinSpan === true ? Effect.withSpan(execute, "caller") : execute).pipe(
-      Effect.catchAll((error) => Effect.succeed({ failure: libraryFailure(error) })),
+      Effect.catchAll((error) => {
+        const failure = libraryFailure(error)
+        // A read that fails for a reason not the library's is no outcome a scenario expects.
+        return failure === undefined ? Effect.die(error) : Effect.succeed({ failure })
+      }),
       Effect.map(recorder.callEnded)
     )
     const before = yield* counters
