@@ -225,7 +225,8 @@ const stageUses: ReadonlyArray<StageUse> = [
   { module: "ConcurrencyLimit", option: "concurrencyLimit: ConcurrencyLimit.adaptive()" },
   { module: "RateLimit", option: `rateLimit: RateLimit.make({ limit: 10, window: "1 second" })` },
   { module: "RateLimit", option: "rateLimitHeaders: RateLimit.fromHeaders()" },
-  { module: "CircuitBreaker", option: "circuitBreaker: CircuitBreaker.perOrigin()" }
+  { module: "CircuitBreaker", option: "circuitBreaker: CircuitBreaker.perOrigin()" },
+  { module: "BodyIdleTimeout", option: `bodyIdleTimeout: BodyIdleTimeout.make("5 seconds")` }
 ]
 
 const stageModules = [...new Set(stageUses.map((use) => use.module))]

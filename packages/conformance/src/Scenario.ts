@@ -45,6 +45,8 @@ export interface PolicyOptions {
   readonly rateLimit?: { readonly limit: number; readonly window: number; readonly burst?: number }
   /** The headers read with no extra names (`RateLimit.fromHeaders()`). */
   readonly rateLimitHeaders?: Record<string, never>
+  /** `BodyIdleTimeout.make(bodyIdleTimeout)`, in milliseconds. */
+  readonly bodyIdleTimeout?: number
   readonly circuitBreaker?: {
     readonly tripPolicy?: { readonly _tag: "Consecutive"; readonly failures: number }
     readonly breakDuration?: number
@@ -141,6 +143,11 @@ export interface Scenario {
   readonly concurrent?: boolean
   /** The calls run inside a parent span (`Effect.withSpan`), which must change nothing. [false] */
   readonly withinSpan?: boolean
+  /**
+   * Each call reads its response's body to the end, through its stream; a read that fails ends
+   * the call with the library's failure it carries (the platform error's cause). [false]
+   */
+  readonly readBody?: boolean
   readonly expected: Expected
 }
 

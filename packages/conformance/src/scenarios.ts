@@ -1035,5 +1035,33 @@ export const scenarios: ReadonlyArray<Scenario> = [
       released: [drained(1, 200)],
       metrics: counted(1, 0, { "not-retryable": 1 }, { coalesced: 1 })
     }
+  }),
+  // The body idle timeout: a body handed to the caller that stalls fails the caller's read.
+  scenario({
+    id: "body-idle-timeout-stalled-read",
+    description:
+      "A 200 whose body stalls after its first bytes: the caller's read fails 500 ms later with a Timeout, not retried (body-idle-timeout), and the body is cancelled.",
+    policy: { ...exact, attemptTimeout: 60_000, bodyIdleTimeout: 500 },
+    readBody: true,
+    script: [{ ...ok, bodyStalls: true }],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [timedOut(500, 1, "body-idle-timeout")],
+      released: [cancelled(1, 500)],
+      metrics: counted(1, 0, { "body-idle-timeout": 1 })
+    }
+  }),
+  scenario({
+    id: "body-idle-timeout-whole-body",
+    description: "A body that arrives whole is read to its end with the body idle timeout on: a 200, drained at once.",
+    policy: { ...exact, bodyIdleTimeout: 500 },
+    readBody: true,
+    script: [ok],
+    expected: {
+      sentAtMillis: [0],
+      outcomes: [succeeded(0)],
+      released: [drained(1, 0)],
+      metrics: counted(1, 0)
+    }
   })
 ]

@@ -60,6 +60,11 @@ export type GiveUpReason =
   | "concurrency-limit"
   /** The client's rate limit had no token for the attempt before the deadline. */
   | "rate-limit"
+  /**
+   * A body handed to the caller stalled past `bodyIdleTimeout` while the caller read it: the call
+   * had ended with its response, and nothing retries a read.
+   */
+  | "body-idle-timeout"
 
 /**
  * What a message reads of a failure: its tag, request line, attempt, why it stopped (once it
@@ -125,6 +130,9 @@ const whatHappened = (failure: Failure): string => {
         const said = messageOf(failure.cause, rateLimitTag)
         return said === undefined ? connectionReasons.RateLimited : `not sent: ${said}`
       }
+      // A body that stalled past `bodyIdleTimeout` says for how long.
+      const stalled = messageOf(failure.cause, "BodyIdleTimeoutExceeded")
+      if (stalled !== undefined) return `${stalled} ${onAttempt}`
       // Credentials in the URL that were not sent say why, and what to do instead.
       const credentials = isUrlCredentialsRefusal(failure) ? messageOf(failure.cause, urlCredentialsTag) : undefined
       return credentials === undefined
@@ -207,6 +215,8 @@ export const describeGiveUp = (failure: Failure, reason: GiveUpReason): string =
       return "gave up: the concurrency limit for this origin and its queue are full"
     case "rate-limit":
       return "gave up: the rate limit would pass the deadline"
+    case "body-idle-timeout":
+      return "not retried: the response was handed over"
   }
 }
 

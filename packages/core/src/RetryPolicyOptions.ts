@@ -2,7 +2,7 @@
  * The options of a retry policy, checked as both libraries check them, over each library's own
  * duration type: the same names, defaults, ranges and messages on either line. The retry budget
  * is the libraries' to check (it accepts a service too). Each opt-in stage (hedging, the
- * concurrency limit, the rate limit and its headers, the circuit breaker) is a value its own
+ * concurrency limit, the rate limit and its headers, the circuit breaker, the body idle timeout) is a value its own
  * module builds and checks: here only its brand is, so that this check carries none of their code.
  *
  * @example
@@ -78,7 +78,14 @@ export const StageTypeId = "~effect-http-resilience/Stage" as const
  * @since 0.3.0
  * @category models
  */
-export type Feature = "hedging" | "concurrencyLimit" | "rateLimit" | "rateLimitHeaders" | "circuitBreaker" | "coalesce"
+export type Feature =
+  | "hedging"
+  | "concurrencyLimit"
+  | "rateLimit"
+  | "rateLimitHeaders"
+  | "circuitBreaker"
+  | "coalesce"
+  | "bodyIdleTimeout"
 
 /**
  * An opt-in stage's value, as its module builds it (checked there): the brand and its feature.
@@ -130,6 +137,8 @@ export interface Resolved<D> {
   readonly circuitBreaker: Stage<"circuitBreaker"> | undefined
   /** Identical GETs and HEADs in flight sharing one call; `undefined`: off. */
   readonly coalesce: Stage<"coalesce"> | undefined
+  /** How long a body being read may go without a byte; `undefined`: no limit of its own. */
+  readonly bodyIdleTimeout: Stage<"bodyIdleTimeout"> | undefined
 }
 
 /**
@@ -158,7 +167,8 @@ const optionNames: ReadonlyArray<string> = [
   "rateLimitHeaders",
   "retryBudget",
   "circuitBreaker",
-  "coalesce"
+  "coalesce",
+  "bodyIdleTimeout"
 ]
 
 // 529: Anthropic's (and others') "overloaded", a 503 by another number.
@@ -337,7 +347,8 @@ const stageBuilders: Readonly<Record<Feature, string>> = {
   rateLimit: "RateLimit.make",
   rateLimitHeaders: "RateLimit.fromHeaders",
   circuitBreaker: "CircuitBreaker.perOrigin",
-  coalesce: "Coalesce.identical"
+  coalesce: "Coalesce.identical",
+  bodyIdleTimeout: "BodyIdleTimeout.make"
 }
 
 const stageOf = <F extends Feature>(feature: F, input: unknown): Settings.Checked<Stage<F> | undefined> =>
@@ -351,7 +362,8 @@ const stagesOf = (options: Readonly<Record<string, unknown>>) => ({
   rateLimit: stageOf("rateLimit", options.rateLimit),
   rateLimitHeaders: stageOf("rateLimitHeaders", options.rateLimitHeaders),
   circuitBreaker: stageOf("circuitBreaker", options.circuitBreaker),
-  coalesce: stageOf("coalesce", options.coalesce)
+  coalesce: stageOf("coalesce", options.coalesce),
+  bodyIdleTimeout: stageOf("bodyIdleTimeout", options.bodyIdleTimeout)
 })
 
 /**
@@ -458,6 +470,7 @@ export const toSchedulePolicy = <D>(
     | "rateLimit"
     | "rateLimitHeaders"
     | "circuitBreaker"
+    | "bodyIdleTimeout"
   >,
   toMillis: (duration: D) => number
 ): RetrySchedule.Policy => ({

@@ -31,6 +31,8 @@ export interface ScriptedResponse {
   readonly body?: string | undefined
   /** The response arrives this long after the request, on the `Clock` (a `TestClock` in tests). [0] */
   readonly delayMillis?: number | undefined
+  /** The body stalls: its first chunk arrives, then nothing, until the reader cancels it. [false] */
+  readonly bodyStalls?: boolean | undefined
 }
 
 /**
@@ -141,6 +143,8 @@ export interface BodyObserver {
   readonly onCancel?: (() => void) | undefined
   /** The body breaks off with this error after its first chunk. */
   readonly failAfterFirstChunk?: string | undefined
+  /** The body stalls after its first chunk: no more bytes and no end, until it is cancelled. */
+  readonly stallAfterFirstChunk?: boolean | undefined
 }
 
 /**
@@ -155,12 +159,15 @@ export const bodyStream = (text: string, observer: BodyObserver = {}): ReadableS
   let offset = 0
   return new ReadableStream<Uint8Array>({
     pull(controller) {
-      if (offset < bytes.length && (error === undefined || offset === 0)) {
+      const stops = error !== undefined || observer.stallAfterFirstChunk === true
+      if (offset < bytes.length && (!stops || offset === 0)) {
         controller.enqueue(bytes.subarray(offset, offset + chunkBytes))
         offset += chunkBytes
         return
       }
       if (error !== undefined) return controller.error(new Error(error))
+      // A pull that never settles: the reader waits until it cancels the stream.
+      if (observer.stallAfterFirstChunk === true) return new Promise<void>(() => undefined)
       observer.onEnd?.()
       controller.close()
     },
@@ -178,7 +185,8 @@ const statusesWithoutBody: ReadonlySet<number> = new Set([204, 205, 304])
  * @since 0.1.0
  * @category responses
  */
-export const toWebResponse = (step: ScriptedResponse, observer?: BodyObserver): Response => {
+export const toWebResponse = (step: ScriptedResponse, given: BodyObserver = {}): Response => {
+  const observer = step.bodyStalls === true ? { ...given, stallAfterFirstChunk: true } : given
   const hasBody = !statusesWithoutBody.has(step.status)
   const headers = new Headers(step.headers)
   if (hasBody && step.body !== undefined && !headers.has("content-type")) {

@@ -20,6 +20,14 @@
  */
 
 /**
+ * A limit on how long a body being read may go without a byte.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as BodyIdleTimeout from "./BodyIdleTimeout.js"
+
+/**
  * A circuit breaker per origin, with Polly's sampling semantics.
  *
  * @since 0.1.0

@@ -25,6 +25,7 @@ import type * as RetrySchedule from "@effect-http-resilience/core/RetrySchedule"
 import type * as Duration from "effect/Duration"
 import type * as Either from "effect/Either"
 import type * as Schedule from "effect/Schedule"
+import type * as BodyIdleTimeout from "./BodyIdleTimeout.js"
 import type * as CircuitBreaker from "./CircuitBreaker.js"
 import type * as ConcurrencyLimit from "./ConcurrencyLimit.js"
 import type * as Coalesce from "./Coalesce.js"
@@ -181,6 +182,8 @@ export interface Options {
   readonly circuitBreaker?: CircuitBreaker.PerOrigin | undefined
   /** Concurrent identical GETs and HEADs share one call in flight: `Coalesce.identical`. [off] */
   readonly coalesce?: Coalesce.Coalesce | undefined
+  /** How long a body being read may go without a byte: `BodyIdleTimeout.make`. [off] */
+  readonly bodyIdleTimeout?: BodyIdleTimeout.BodyIdleTimeout | undefined
 }
 
 /**
@@ -220,6 +223,8 @@ export interface RetryPolicy {
   readonly circuitBreaker: CircuitBreaker.PerOrigin | undefined
   /** `undefined`: nothing coalesced. */
   readonly coalesce: Coalesce.Coalesce | undefined
+  /** `undefined`: no body idle timeout. */
+  readonly bodyIdleTimeout: BodyIdleTimeout.BodyIdleTimeout | undefined
 }
 
 /**

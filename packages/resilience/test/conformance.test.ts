@@ -8,7 +8,8 @@
 import * as Conformance from "@effect-http-resilience/conformance"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Metric, MetricState, Stream, TestClock } from "effect"
-import { HttpBody, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { HttpBody, HttpClient, type HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import * as BodyIdleTimeout from "../src/BodyIdleTimeout.js"
 import * as CircuitBreaker from "../src/CircuitBreaker.js"
 import * as Coalesce from "../src/Coalesce.js"
 import * as ConcurrencyLimit from "../src/ConcurrencyLimit.js"
@@ -47,6 +48,7 @@ const policyOf = ({
   rateLimitHeaders,
   circuitBreaker,
   coalesce,
+  bodyIdleTimeout,
   transientConnectionCodes: codes,
   ...options
 }: Conformance.PolicyOptions): RetryPolicy.Options => ({
@@ -63,8 +65,15 @@ const policyOf = ({
   ...(rateLimit === undefined ? {} : { rateLimit: RateLimit.make(rateLimit) }),
   ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: RateLimit.fromHeaders(rateLimitHeaders) }),
   ...(circuitBreaker === undefined ? {} : { circuitBreaker: CircuitBreaker.perOrigin(circuitBreaker) }),
-  ...(coalesce === undefined ? {} : { coalesce: Coalesce.identical(coalesce) })
+  ...(coalesce === undefined ? {} : { coalesce: Coalesce.identical(coalesce) }),
+  ...(bodyIdleTimeout === undefined ? {} : { bodyIdleTimeout: BodyIdleTimeout.make(bodyIdleTimeout) })
 })
+
+// A failed read of a body fails with the platform's error, the library's failure its cause.
+const libraryFailure = (
+  error: HttpFailure.HttpFailure | HttpClientError.ResponseError
+): HttpFailure.HttpFailure | undefined =>
+  HttpFailure.isHttpFailure(error) ? error : HttpFailure.isConnectionError(error.cause) ? error.cause : undefined
 
 const requestOf = (scenario: Conformance.Scenario) =>
   HttpClientRequest.make(scenario.request.method)(Conformance.urlOf(scenario), {
@@ -91,10 +100,18 @@ const play = (scenario: Conformance.Scenario) =>
       ResilientHttpClient.withResilience(policyOf(scenario.policy))
     )
     const execute = Effect.scoped(
-      Effect.map(client.execute(requestOf(scenario)), (response) => ({ status: response.status }))
+      Effect.flatMap(client.execute(requestOf(scenario)), (response) =>
+        scenario.readBody === true
+          ? Effect.as(Stream.runDrain(response.stream), { status: response.status })
+          : Effect.succeed({ status: response.status })
+      )
     )
     const call = (scenario.withinSpan === true ? Effect.withSpan(execute, "caller") : execute).pipe(
-      Effect.catchAll((failure) => Effect.succeed({ failure })),
+      Effect.catchAll((error) => {
+        const failure = libraryFailure(error)
+        // A read that fails for a reason not the library's is no outcome a scenario expects.
+        return failure === undefined ? Effect.die(error) : Effect.succeed({ failure })
+      }),
       Effect.map(recorder.callEnded)
     )
     const before = yield* counters

@@ -174,7 +174,8 @@ const giveUpReasons: Record<FailureMessage.GiveUpReason, string> = {
   "retry-budget-exhausted": "retry budget spent",
   "circuit-open": "circuit open",
   "concurrency-limit": "concurrency limit and queue full",
-  "rate-limit": "rate limit"
+  "rate-limit": "rate limit",
+  "body-idle-timeout": "body stalled after it was handed over"
 }
 
 /**

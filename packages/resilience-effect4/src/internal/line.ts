@@ -441,6 +441,23 @@ export const timeoutFail = <A, E, R, E1>(
   onTimeout: () => E1
 ): Effect.Effect<A, E | E1, R> => Effect.timeoutOrElse(self, { duration, orElse: () => Effect.fail(onTimeout()) })
 
+/**
+ * A stream that runs `onTimeout` (which fails) when one pull waits longer than `duration` for its
+ * next element: the timer runs only while the reader waits.
+ *
+ * @internal
+ */
+export const streamTimeoutFail = <A, E, R, E1>(
+  self: Stream.Stream<A, E, R>,
+  duration: Duration.Duration,
+  onTimeout: Effect.Effect<never, E1>
+): Stream.Stream<A, E | E1, R> =>
+  // Each pull under its own time limit, as Effect 3's `Stream.timeoutTo` does: Effect 4's
+  // `Stream.timeoutOrElse` pulls ahead on a fiber of its own, and its clock starts late.
+  Stream.transformPull(self, (pull) =>
+    Effect.succeed(Effect.timeoutOrElse(pull, { duration, orElse: () => onTimeout }))
+  )
+
 // Redaction.
 
 /** Names to redact, as the platform and the core take them. */

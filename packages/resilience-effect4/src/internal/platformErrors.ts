@@ -119,3 +119,16 @@ export const ofFailure = (
     kind === "InvalidUrl" ? new HttpClientError.InvalidUrlError(fields) : new HttpClientError.TransportError(fields)
   )
 }
+
+/**
+ * The platform's error of a body read that failed for a reason of the library's (a stalled
+ * body): a `DecodeError`, as a body that breaks off is.
+ *
+ * @internal
+ */
+export const bodyReadError = (
+  response: HttpClientResponse.HttpClientResponse,
+  cause: unknown,
+  description: string
+): HttpClientError.HttpClientError =>
+  clientError(new HttpClientError.DecodeError({ request: response.request, response, cause, description }))

@@ -41,6 +41,7 @@ export interface ResolvedPolicy {
   readonly circuitBreaker: RetryPolicy.RetryPolicy["circuitBreaker"]
   /** Identical calls in flight shared (outside the retry loop: one whole call); `undefined`: off. */
   readonly coalesce: RetryPolicy.RetryPolicy["coalesce"]
+  readonly bodyIdleTimeout: RetryPolicy.RetryPolicy["bodyIdleTimeout"]
   /** One attempt through the policy's stages (see `attemptLoop`), composed once. */
   readonly send: attemptLoop.Send
   /** Whether a request is hedged: the policy hedges, and the request may be. */
@@ -84,6 +85,7 @@ const fromPolicy = (policy: RetryPolicy.RetryPolicy): ResolvedPolicy => ({
   rateLimitHeaders: policy.rateLimitHeaders,
   circuitBreaker: policy.circuitBreaker,
   coalesce: policy.coalesce,
+  bodyIdleTimeout: policy.bodyIdleTimeout,
   send: attemptLoop.compose(policy),
   hedges: policy.hedging === undefined ? never : policy.hedging.hedges
 })

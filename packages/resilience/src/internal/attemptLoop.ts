@@ -651,3 +651,15 @@ const origins = new ByAuthority((key) => {
 })
 
 const originFor = (url: string, method: string): Origin => origins.get(url)(method)
+
+/**
+ * A give-up outside the loop (a handed-over body whose read stalled), counted and reported as
+ * the loop's are.
+ *
+ * @internal
+ */
+export const reportGiveUp = (failure: HttpFailure.HttpFailure, reason: RetryPolicy.GiveUpReason): Effect.Effect<void> =>
+  Effect.andThen(
+    originFor(failure.request.url, failure.request.method).giveUp(reason),
+    decisions.report({ _tag: "GiveUp", failure, reason })
+  )

@@ -20,8 +20,15 @@ import { readTextAtMost } from "./responseBody.js"
 import * as urlCredentials from "./urlCredentials.js"
 import { exchange, failWithReason, withPlatformTypes, withResolvedPolicy } from "./withResilience.js"
 
-// Within the attempt: a body that breaks off is a transport failure (retried); one over the
-// size limit, invalid JSON or a schema mismatch is a decode error (never retried).
+// A body read's failure: a body that stalled past `bodyIdleTimeout` is a timeout of this
+// attempt (its cause the library's own failure), one that breaks off a transport failure.
+const readFailure = (attempt: Attempt, error: Error): HttpFailure.ConnectionError =>
+  HttpFailure.isConnectionError(error.cause)
+    ? connectionError(attempt, error.cause.reason, error.cause.cause)
+    : connectionError(attempt, "Transport", error)
+
+// Within the attempt: a body that breaks off or stalls is a connection failure (retried); one
+// over the size limit, invalid JSON or a schema mismatch is a decode error (never retried).
 const readJson = (
   response: HttpClientResponse.HttpClientResponse,
   attempt: Attempt,
@@ -29,9 +36,7 @@ const readJson = (
 ): Effect.Effect<unknown, HttpFailure.HttpFailure> =>
   Effect.flatMap(
     Effect.mapError(readTextAtMost(response, maxBodyBytes), (error) =>
-      HttpFailure.isBodyTooLarge(error)
-        ? decodeError(attempt, response.status, error)
-        : connectionError(attempt, "Transport", error)
+      HttpFailure.isBodyTooLarge(error) ? decodeError(attempt, response.status, error) : readFailure(attempt, error)
     ),
     (text) =>
       Effect.try({
@@ -64,13 +69,16 @@ const makeService = (
       return Effect.flatMap(urlCredentials.refusal(asGiven, prepared.problem), Effect.fail)
     const request = prepared._tag === "Rewritten" ? prepared.request : asGiven
     const send = underlying.execute(request)
+    const idle = policy.bodyIdleTimeout
+    const bounded = (response: HttpClientResponse.HttpClientResponse, attempt: Attempt) =>
+      idle === undefined ? response : idle.bound(response, attempt, false)
     // One limit for the whole attempt, body included.
     return attemptLoop.run(
       policy,
       request,
       (attempt) =>
         Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
-          Effect.flatMap(readJson(response, attempt, policy.maxBodyBytes), (json) =>
+          Effect.flatMap(readJson(bounded(response, attempt), attempt, policy.maxBodyBytes), (json) =>
             Effect.mapError(decode(json), (error) => decodeError(attempt, response.status, error))
           )
         ),

@@ -414,6 +414,18 @@ export const timeoutFail = <A, E, R, E1>(
   onTimeout: () => E1
 ): Effect.Effect<A, E | E1, R> => Effect.timeoutFail(self, { duration, onTimeout })
 
+/**
+ * A stream that runs `onTimeout` (which fails) when one pull waits longer than `duration` for its
+ * next element: the timer runs only while the reader waits.
+ *
+ * @internal
+ */
+export const streamTimeoutFail = <A, E, R, E1>(
+  self: Stream.Stream<A, E, R>,
+  duration: Duration.Duration,
+  onTimeout: Effect.Effect<never, E1>
+): Stream.Stream<A, E | E1, R> => Stream.timeoutTo(self, duration, Stream.fromEffect(onTimeout))
+
 // Redaction.
 
 /** Names to redact, as the platform and the core take them. */

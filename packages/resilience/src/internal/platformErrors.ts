@@ -122,3 +122,16 @@ export const ofFailure = (
   cause: unknown,
   description: string
 ): HttpClientError.HttpClientError => requestError({ request, reason: kind, cause, description })
+
+/**
+ * The platform's error of a body read that failed for a reason of the library's (a stalled
+ * body): a `ResponseError` `"Decode"`, as a body that breaks off is.
+ *
+ * @internal
+ */
+export const bodyReadError = (
+  response: HttpClientResponse.HttpClientResponse,
+  cause: unknown,
+  description: string
+): HttpClientError.ResponseError =>
+  new RedactedResponseError({ request: response.request, response, reason: "Decode", cause, description })

@@ -80,6 +80,7 @@ export const validate = (options?: RetryPolicy.Options): Validated<RetryPolicy.R
         rateLimitHeaders: options?.rateLimitHeaders,
         circuitBreaker: options?.circuitBreaker,
         coalesce: options?.coalesce,
+        bodyIdleTimeout: options?.bodyIdleTimeout,
         retryBudget
       })
     )

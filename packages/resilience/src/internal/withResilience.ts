@@ -98,9 +98,12 @@ export const failWithReason = (
  *
  * A class rather than an object literal: one is made per call, and getters on a prototype cost
  * nothing to make, where an object literal's own getters cost more than the rest of the call.
- * What only one line's responses have comes from `line.ResponseExtras`.
+ * What only one line's responses have comes from `line.ResponseExtras`. The body idle timeout's
+ * responses are of a subclass.
+ *
+ * @internal
  */
-class TrackedResponse extends line.ResponseExtras implements HttpClientResponse.HttpClientResponse {
+export class TrackedResponse extends line.ResponseExtras implements HttpClientResponse.HttpClientResponse {
   readonly [HttpClientResponse.TypeId]: typeof HttpClientResponse.TypeId = HttpClientResponse.TypeId
   readonly [HttpIncomingMessage.TypeId]: typeof HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
   bodyTaken = false
@@ -170,9 +173,12 @@ class TrackedResponse extends line.ResponseExtras implements HttpClientResponse.
 // A body taken is the reader's: the platform ends its request when the read stops.
 const bindToScope = (
   scope: Scope.Scope,
-  response: HttpClientResponse.HttpClientResponse
+  response: HttpClientResponse.HttpClientResponse,
+  policy: policyInput.ResolvedPolicy,
+  attempt: Attempt
 ): Effect.Effect<HttpClientResponse.HttpClientResponse> => {
-  const tracked = new TrackedResponse(response)
+  const idle = policy.bodyIdleTimeout
+  const tracked = idle === undefined ? new TrackedResponse(response) : idle.bound(response, attempt, true)
   return Effect.as(
     Scope.addFinalizer(
       scope,
@@ -251,7 +257,10 @@ export const withResolvedPolicy = <E, R>(
       attemptLoop.run(
         policy,
         request,
-        (attempt) => Effect.flatMap(exchange(attempt, send, policy, true), (response) => bindToScope(scope, response)),
+        (attempt) =>
+          Effect.flatMap(exchange(attempt, send, policy, true), (response) =>
+            bindToScope(scope, response, policy, attempt)
+          ),
         failWithReason,
         drain
       )
@@ -322,6 +331,7 @@ export const withPlatformTypes = <R>(
   self: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   policy: policyInput.ResolvedPolicy
 ): HttpClient.HttpClient.With<HttpClientError.HttpClientError, R> => {
+  const idle = policy.bodyIdleTimeout
   return HttpClient.transform(credentialsStep(self, policy.urlCredentials), (sendAsRead, requestAsRead) => {
     const call = sending(self, sendAsRead, requestAsRead, policy.urlCredentials)
     if (call._tag === "Refused") {
@@ -333,7 +343,10 @@ export const withPlatformTypes = <R>(
     const resilient = attemptLoop.run(
       policy,
       request,
-      (attempt) => exchange(attempt, send, policy, false),
+      idle === undefined
+        ? (attempt) => exchange(attempt, send, policy, false)
+        : (attempt) =>
+            Effect.map(exchange(attempt, send, policy, false), (response) => idle.bound(response, attempt, true)),
       platformGiveUp,
       drain
     )
