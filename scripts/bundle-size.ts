@@ -190,8 +190,8 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     directory: Path.join(root, "packages/resilience"),
     transport: "@effect/platform",
     effectMajor: "3",
-    limitKiB: 22.8,
-    byPathLimitKiB: 22.3,
+    limitKiB: 23.3,
+    byPathLimitKiB: 22.6,
     targetKiB: 23,
     byPathTargetKiB: 22
   },
@@ -202,8 +202,8 @@ const browserLines: ReadonlyArray<BrowserLine> = [
     transport: "effect/http",
     effectMajor: "4",
     // 37.2 on effect 4.1.0; 4.1.5's own modules that the root import pulls are 0.3 KiB larger.
-    limitKiB: 38.8,
-    byPathLimitKiB: 25.0,
+    limitKiB: 39.3,
+    byPathLimitKiB: 25.3,
     targetKiB: 30,
     byPathTargetKiB: 25
   }
