@@ -949,7 +949,7 @@ if ARGV[1] == 'take' then
   local sendAt = math.max(now, updated + math.ceil(math.max(0, window - units) / limit))
   wait = sendAt - now
   if wait <= tonumber(ARGV[5]) then units = units - window else granted = 0 end
-elseif ARGV[1] == 'refund' and units + tonumber(ARGV[5]) * limit >= 0 then
+elseif ARGV[1] == 'refund' and units + math.max(0, now + math.floor(tonumber(ARGV[5])) - updated) * limit >= 0 then
   units = math.min(capacity, units + window)
 end
 redis.call('HSET', KEYS[1], 'u', string.format('%.0f', units), 't', string.format('%.0f', updated))

@@ -148,7 +148,9 @@ export const block = (limit: Limit, state: State, nowMillis: number, untilMillis
  */
 export const refund = (limit: Limit, state: State, nowMillis: number, leftMillis = 0): State => {
   const current = refilled(limit, state, nowMillis)
-  const unitsAtSend = current.units + Math.max(0, Math.floor(leftMillis)) * limit.limit
+  // The refill up to the send starts where a block ends, not now.
+  const sendMillis = Math.floor(nowMillis) + Math.max(0, Math.floor(leftMillis))
+  const unitsAtSend = current.units + Math.max(0, sendMillis - current.updatedMillis) * limit.limit
   return unitsAtSend < 0
     ? current
     : { ...current, units: Math.min(capacityOf(limit), current.units + limit.windowMillis) }

@@ -121,6 +121,15 @@ describe("block, refund", () => {
     expect(take(paced, refund(paced, state, 0, 100), 0, 1000).waitMillis).toBe(300)
     expect(take(paced, refund(paced, state, 0, 200), 0, 1000).waitMillis).toBe(200)
   })
+
+  it("keeps a reserved token when a later one is reserved after a block: no refill before the block ends", () => {
+    // Blocked until 100, then sends at 200 and 300; the one at 200 gives up (fast-check's counterexample, scaled).
+    const blocked = block(paced, make(paced, 0), 0, 100)
+    const { state } = takeMany(paced, blocked, 0, 2, 1000)
+    expect(refund(paced, state, 0, 200)).toEqual(state)
+    expect(take(paced, refund(paced, state, 0, 200), 0, 1000).waitMillis).toBe(400)
+    expect(take(paced, refund(paced, state, 0, 300), 0, 1000).waitMillis).toBe(300)
+  })
 })
 
 const limitArbitrary: fc.Arbitrary<Limit> = fc

@@ -6,6 +6,7 @@
  */
 import * as Http from "node:http"
 import { redisServer, skipWithout } from "@effect-http-resilience/conformance/systemBinaries"
+import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 import { type StartedChaosServer, startChaosServer } from "@effect-http-resilience/chaos-server"
 import { describe, expect, it } from "@effect/vitest"
 import { NodeHttpClient, NodeRedis } from "@effect/platform-node"
@@ -255,6 +256,40 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a block learnt while Redis d
 })
 
 describe.skipIf(skipWithout(redisServer))("Effect 4 a rate-limit bucket read from Redis is checked", () => {
+  it.live(
+    "a token given back while a block is in force is kept when a later one is reserved: no refill before the block ends",
+    () =>
+      Effect.gen(function* () {
+        const bucket = `{refund-${process.pid}-${++runs}}:ratelimit:10/1000/1:origin http://127.0.0.1:1`
+        // Redis's clock: `*2\r\n$10\r\n<seconds>\r\n$6\r\n<microseconds>\r\n`.
+        const time = /\r\n(\d+)\r\n\$\d+\r\n(\d+)\r\n/.exec(yield* Effect.promise(() => redis.command("TIME")))
+        const nowMillis = Number(time?.[1]) * 1000 + Math.floor(Number(time?.[2]) / 1000)
+        // Blocked for 100 ms, two tokens reserved after it (sent at 200 and 300): the one at 200 gives up.
+        const unitsAfter = (leftMillis: number) =>
+          Effect.gen(function* () {
+            yield* Effect.promise(() => redis.command("HSET", bucket, "u", "-2000", "t", String(nowMillis + 100)))
+            yield* Effect.promise(() =>
+              redis.command(
+                "EVAL",
+                SharedStore.rateLimitScript,
+                "1",
+                bucket,
+                "refund",
+                "10",
+                "1000",
+                "1",
+                String(leftMillis),
+                "0"
+              )
+            )
+            return /\r\n(-?\d+)\r\n/.exec(yield* Effect.promise(() => redis.command("HGET", bucket, "u")))?.[1]
+          })
+        expect(yield* unitsAfter(200)).toBe("-2000")
+        // The last one reserved is given back (due 300 ms after a clock read some milliseconds ago).
+        expect(yield* unitsAfter(600)).toBe("-1000")
+      })
+  )
+
   it.live("a bucket no process could have written starts afresh: the call goes, the next is refused", () =>
     Effect.gen(function* () {
       const prefix = `hostile-rate-${process.pid}-${++runs}`
