@@ -178,7 +178,8 @@ type Outcome<A, E, E2, R> = Effect.Effect<A, Exclude<E, HttpFailure.HttpFailure>
 
 /**
  * The retry loop, in the shape of cockatiel's `execute`: attempt, classify, decide (the core's
- * `CallMachine`, the schedule, the budget), release, wait, attempt again. The first attempt
+ * `CallMachine`, the schedule, the budget), release, wait, attempt again; unless hedged, the
+ * decision and the release are made within the failed attempt's time limit (`settle`). The first attempt
  * waits out the origin's cool-down if another call's 429 started one. Each attempt is built once
  * its wait is over, so a wait that is interrupted sends, and counts, nothing. A call that stops
  * reports why, then hands `giveUp` the failure as it came (the key to its held response).
