@@ -1063,5 +1063,20 @@ export const scenarios: ReadonlyArray<Scenario> = [
       released: [drained(1, 0)],
       metrics: counted(1, 0)
     }
+  }),
+  // The rate limit counts a send until its answer: the server may have counted it as late as that.
+  scenario({
+    id: "rate-limit-late-answer",
+    description:
+      "A rate limit of 2 a second, 4 calls at once, the first answered 300 ms after it went: the third goes a window after that answer (1300 ms), not at 1000, the fourth at 1500.",
+    policy: { ...exact, rateLimit: { limit: 2, window: 1000 } },
+    script: [okAfter(300), ok],
+    calls: [0, 0, 0, 0],
+    expected: {
+      sentAtMillis: [0, 500, 1300, 1500],
+      outcomes: [succeeded(300), succeeded(500), succeeded(1300), succeeded(1500)],
+      released: [drained(1, 300), drained(2, 500), drained(3, 1300), drained(4, 1500)],
+      metrics: counted(4, 0)
+    }
   })
 ]

@@ -111,6 +111,14 @@ export * as Origin from "./Origin.js"
 export * as RateLimitBudget from "./RateLimitBudget.js"
 
 /**
+ * A rate-limit key's sends, each counted until one window after its answer: no server window holds more than the limit.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as RateLimitLog from "./RateLimitLog.js"
+
+/**
  * What a response announces of its rate limit: remaining requests and when the quota resets.
  *
  * @since 0.2.0

@@ -118,6 +118,50 @@ describe("rate limit, Effect 4", () => {
     })
   )
 
+  it.effect(
+    "a late answer holds the send a limit's worth later until a window after it: 0, 500, 1300 (not 1000), 1500",
+    () =>
+      Effect.gen(function* () {
+        // The server may have counted the first as late as its answer (300 ms): the third waits a window past it.
+        const url = "http://late.rate.test/items"
+        const run = yield* play([{ status: 200, body: "ok", delayMillis: 300 }, ok], twoPerSecond, [url, url, url, url])
+        expect(run.outcomes).toEqual(["200 ok", "200 ok", "200 ok", "200 ok"])
+        expect(run.sentAt).toEqual([0, 500, 1300, 1500])
+      })
+  )
+
+  it.effect(
+    "an unanswered send holds the next a window past its answer (4 s), or refuses it unsent past the deadline",
+    () =>
+      Effect.gen(function* () {
+        const slow: ScriptedHttpClient.Answer = { status: 200, body: "ok", delayMillis: 3000 }
+        const onePerSecond = { rateLimit: RateLimit.make({ limit: 1, window: "1 second" }) }
+        const url = "http://unanswered.rate.test/items"
+        const waited = yield* play([slow, ok], onePerSecond, [url, url])
+        expect(waited.sentAt).toEqual([0, 4000])
+        const short = "http://short.rate.test/items"
+        const refused = yield* play([slow, ok], { ...onePerSecond, totalTimeout: "2 seconds" }, [short, short])
+        expect(refused.sentAt).toEqual([0])
+        expect(refused.outcomes).toEqual(["failed: Timeout deadline-exceeded", "failed: RateLimited rate-limit"])
+      })
+  )
+
+  it.effect("a hedge does not wait for a late answer's window: refused unsent, the call keeps its first copy", () =>
+    Effect.gen(function* () {
+      const url = "http://hedge-late.rate.test/items"
+      const run = yield* play(
+        [{ status: 200, body: "late", delayMillis: 1500 }, ok],
+        {
+          rateLimit: RateLimit.make({ limit: 1, window: "1 second" }),
+          hedging: Hedging.after("1100 millis")
+        },
+        [url]
+      )
+      expect(run.sentAt).toEqual([0])
+      expect(run.outcomes).toEqual(["200 late"])
+    })
+  )
+
   it.effect("a wait that would pass the deadline fails the call at once, unsent: RateLimited, rate-limit", () =>
     Effect.gen(function* () {
       const url = "http://deadline.rate.test/items"

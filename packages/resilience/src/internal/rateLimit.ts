@@ -7,11 +7,13 @@
 import * as CoolDown from "@effect-http-resilience/core/CoolDown"
 import * as RateLimitBudget from "@effect-http-resilience/core/RateLimitBudget"
 import * as RateLimitHeaders from "@effect-http-resilience/core/RateLimitHeaders"
+import * as RateLimitLog from "@effect-http-resilience/core/RateLimitLog"
 import { StageTypeId } from "@effect-http-resilience/core/RetryPolicyOptions"
 import * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
 import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpFailure from "../HttpFailure.js"
@@ -144,6 +146,38 @@ interface Gate {
   readonly route: string
   /** The quotas this process learnt of each route, when the call reads headers and has no token bucket. */
   readonly quotas: QuotaRoutes | undefined
+  /** The key's sends counted until a window after their answers, with a token bucket. */
+  readonly turns: Turns | undefined
+}
+
+/** A key's sends, counted until a window after their answers, and the attempts waiting for the oldest's answer. */
+interface Turns {
+  readonly log: RateLimitLog.RateLimitLog
+  readonly waiting: Array<Deferred.Deferred<void>>
+}
+
+// This process's logs, per settings and key, at most 10,000: one whose sends were all answered a window ago
+// says nothing and goes first, then the one used longest ago.
+class TurnsTable {
+  private readonly logs = new Map<string, Turns>()
+  of(key: string, limit: TokenBucket.Limit, nowMillis: number): Turns {
+    const id = `${settingsKey(limit)} ${key}`
+    const known = this.logs.get(id)
+    this.logs.delete(id)
+    if (known === undefined && this.logs.size >= maxRoutes) this.evict(nowMillis)
+    const turns = known ?? {
+      log: new RateLimitLog.RateLimitLog(limit.limit + limit.burst - 1, limit.windowMillis),
+      waiting: []
+    }
+    this.logs.set(id, turns)
+    return turns
+  }
+  private evict(nowMillis: number): void {
+    for (const [id, turns] of this.logs)
+      if (turns.log.isIdle(nowMillis) && turns.waiting.length === 0) this.logs.delete(id)
+    const oldest = this.logs.keys().next()
+    if (this.logs.size >= maxRoutes && oldest.done !== true) this.logs.delete(oldest.value)
+  }
 }
 
 // The most routes whose quota is remembered, as the store's other tables (10,000): the oldest is forgotten first.
@@ -236,7 +270,11 @@ const gateOf = <A, E, R>(call: Call<A, E, R>): Gate => {
           reason: `returned no key: it must return a name of 1 to ${TokenBucket.bounds.maxKeyLength} characters`,
           value: key
         }),
-    headers: policy.rateLimitHeaders?.settings
+    headers: policy.rateLimitHeaders?.settings,
+    turns:
+      limit === undefined
+        ? undefined
+        : store.keep("rateLimitTurns", () => new TurnsTable()).of(baseKey, limit, monotonicMillis(call.clock))
   }
 }
 
@@ -410,6 +448,59 @@ const refused = (gate: Gate, attempt: Attempt, waitMillis: number): Effect.Effec
     )
   )
 
+// The attempt's send counted in its key's log from now until its answer (its headers heard), or its end.
+const counted = <A, E, R>(
+  gate: Gate,
+  turns: Turns,
+  attempt: Attempt,
+  go: (attempt: Attempt) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  const sent = turns.log.sent()
+  const ended = Effect.suspend(() => {
+    turns.log.ended(sent, monotonicMillis(gate.clock))
+    const woken = turns.waiting.splice(0)
+    return Effect.forEach(woken, (waiter) => Deferred.succeed(waiter, undefined), { discard: true })
+  })
+  const { heard } = attempt
+  const told: Attempt = {
+    ...attempt,
+    heard: (headers) => (heard === undefined ? ended : Effect.zipRight(ended, heard(headers)))
+  }
+  return Effect.ensuring(go(told), ended)
+}
+
+// An attempt whose token is there goes when its key's log has a place: when the send a window's
+// worth of sends back was answered a window ago. It waits for that within the call's deadline
+// (a hedge does not wait), its time limit cut to what is left; past it, it is refused unsent.
+const inTurn = <A, E, R>(
+  gate: Gate,
+  attempt: Attempt,
+  limitMillis: number,
+  hedge: boolean,
+  go: (attempt: Attempt, limitMillis: number) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | HttpFailure.ConnectionError, R> => {
+  const { turns } = gate
+  if (turns === undefined) return go(attempt, limitMillis)
+  return Effect.suspend(() => {
+    const now = monotonicMillis(gate.clock)
+    const at = turns.log.nextAt(now)
+    if (at === now) return counted(gate, turns, attempt, (told) => go(told, limitMillis))
+    const maxWaitMillis = hedge ? 0 : gate.deadlineMillis - now - 1
+    const waitMillis = at === undefined ? maxWaitMillis : at - now
+    if (waitMillis > maxWaitMillis || maxWaitMillis <= 0) return refused(gate, attempt, waitMillis)
+    const again = (awake: number) =>
+      inTurn(gate, attempt, Math.min(limitMillis, gate.deadlineMillis - awake), hedge, go)
+    const woken =
+      at === undefined
+        ? Effect.flatMap(Deferred.make<void>(), (waiter) => {
+            turns.waiting.push(waiter)
+            return Effect.timeoutOption(Deferred.await(waiter), Duration.millis(waitMillis))
+          })
+        : Effect.sleep(Duration.millis(waitMillis))
+    return Effect.flatMap(woken, () => Effect.suspend(() => again(monotonicMillis(gate.clock))))
+  })
+}
+
 /**
  * Sends an attempt once its token is there (and its key's block or spent budget is over): at once,
  * after a wait that ends before the call's deadline (its time limit cut to what is left then; a
@@ -434,7 +525,10 @@ const admit = <A, E, R>(
       gate.store.rateLimitTake(gate.key, gate.limit, maxWaitMillis, counted),
       (taken): Effect.Effect<A, E | HttpFailure.ConnectionError, R> => {
         if (!taken.granted) return refused(gate, attempt, taken.waitMillis)
-        if (taken.waitMillis <= 0) return sendCounted(gate, attempt, taken.budget, limitMillis, send)
+        if (taken.waitMillis <= 0)
+          return inTurn(gate, attempt, limitMillis, hedge, (ready, left) =>
+            sendCounted(gate, ready, taken.budget, left, send)
+          )
         const { budget } = taken
         const { limit } = gate
         const unsent =
@@ -455,7 +549,7 @@ const admit = <A, E, R>(
         // answer heard meanwhile may have spent the window it waited for.
         const after: Effect.Effect<A, E | HttpFailure.ConnectionError, R> =
           budget === undefined
-            ? sendCounted(gate, attempt, undefined, leftMillis, send)
+            ? inTurn(gate, attempt, leftMillis, hedge, (ready, left) => sendCounted(gate, ready, undefined, left, send))
             : Effect.zipRight(unsent, admit({ ...gate, limit: undefined }, attempt, leftMillis, hedge, send))
         return Effect.zipRight(Effect.zipRight(tally(metrics.rateLimitWaits, gate.origin), wait), after)
       }

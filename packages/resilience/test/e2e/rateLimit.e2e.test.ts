@@ -170,3 +170,25 @@ describe("Effect 3 rate limit against the chaos server", () => {
       })
   )
 })
+
+describe("Effect 3 a client rate limit equal to the server's quota", () => {
+  for (const algorithm of ["fixed", "sliding"] as const) {
+    it.live(
+      `30 calls at once against a ${algorithm}-window server's 10 a second: 30 pass, no 429`,
+      () =>
+        Effect.gen(function* () {
+          const run = yield* sequence(
+            `quota-${algorithm}`,
+            `limit=10&window=1&algorithm=${algorithm}`,
+            30,
+            {
+              rateLimit: RateLimit.make({ limit: 10, window: "1 second" })
+            },
+            30
+          )
+          expect([run.allowed, run.limited, count(run.outcomes, "200")]).toEqual([30, 0, 30])
+        }),
+      { timeout: 30_000 }
+    )
+  }
+})
