@@ -13,7 +13,7 @@
  *
  * ```text
  * both, on a drop or an rtt > 5 s:
- *   flight = min(limit, maxInFlight)             -- TCP cuts its flight size (RFC 5681)
+ *   flight = min(limit, maxInFlight)             -- over this window and the last: TCP cuts its flight size
  *   served = answered RTTs summed / time         -- over this window and the last: Little's law
  *   limit  = max(1, min(flight - 1, floor(max(flight * 0.5, served))))
  * both, slow start (until the first cut): a window that filled the limit doubles it
@@ -224,6 +224,8 @@ export interface SampleWindow {
   /** The previous window's start and answered RTTs: what the server served at once is read over both. */
   readonly earlierStartedAtMillis: number
   readonly earlierRttSumMillis: number
+  /** The previous window's most in flight (infinite before the first): a drop closes a window at once. */
+  readonly earlierMaxInFlight: number
 }
 
 /**
@@ -264,7 +266,8 @@ const emptyWindow = (startedAtMillis: number, earlier: SampleWindow | undefined)
   dropped: false,
   earlierMinRttMillis: earlier === undefined ? Number.POSITIVE_INFINITY : answeredMinRtt(earlier),
   earlierStartedAtMillis: earlier?.startedAtMillis ?? startedAtMillis,
-  earlierRttSumMillis: earlier?.rttSumMillis ?? 0
+  earlierRttSumMillis: earlier?.rttSumMillis ?? 0,
+  earlierMaxInFlight: earlier?.maxInFlight ?? Number.POSITIVE_INFINITY
 })
 
 /**
@@ -300,7 +303,8 @@ const added = (window: SampleWindow, sample: Sample): SampleWindow => {
     dropped: window.dropped || dropped,
     earlierMinRttMillis: window.earlierMinRttMillis,
     earlierStartedAtMillis: window.earlierStartedAtMillis,
-    earlierRttSumMillis: window.earlierRttSumMillis
+    earlierRttSumMillis: window.earlierRttSumMillis,
+    earlierMaxInFlight: window.earlierMaxInFlight
   }
 }
 
@@ -328,8 +332,8 @@ const isComplete = (window: SampleWindow, sample: Sample): boolean => {
  * took, and a cut by a tenth would take a dozen round trips of 503s to get there.
  */
 const cutFrom = (bounds: Bounds, limit: number, window: SampleWindow, endedAtMillis: number): number => {
-  const flight = window.maxInFlight > 0 ? Math.min(limit, window.maxInFlight) : limit
-  // Over this window and the one before: a window a drop closed may span a moment.
+  // Over this window and the one before: a window a drop closed may span a moment, and hold one sample.
+  const flight = Math.min(limit, Math.max(window.maxInFlight, window.earlierMaxInFlight))
   const spanMillis = endedAtMillis - window.earlierStartedAtMillis
   const served = spanMillis > 0 ? (window.rttSumMillis + window.earlierRttSumMillis) / spanMillis : 0
   return within(bounds, Math.max(1, Math.min(flight - 1, Math.floor(Math.max(flight * algorithmDefaults.dropCut, served)))))
