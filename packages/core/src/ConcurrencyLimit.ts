@@ -8,15 +8,18 @@
  * it was sent, and whether it was dropped: a `429`, a `503`, a timeout; the lines leave out any other failure,
  * which says nothing of the server's capacity). As concurrency-limits' `WindowedLimit` does, the limit moves
  * once per window of samples: a window closes once it spans twice its shortest RTT and holds 10 samples, or at
- * once on a drop of an attempt sent within it (one sent before it was sent under an earlier limit, which
- * answered for it). Per window:
+ * once on a drop of an attempt sent within it under the limit in force (one sent before it, or with more in
+ * flight than the limit allows, was sent under an earlier limit, which answered for it). Per window:
  *
  * ```text
  * both, on a drop or an rtt > 5 s:
  *   flight = min(limit, maxInFlight)             -- over this window and the last: TCP cuts its flight size
  *   served = answered RTTs summed / time         -- over this window and the last: Little's law
  *   limit  = max(1, min(flight - 1, floor(max(flight * 0.5, served))))
+ *   ceiling = flight                             -- where the server shed
  * both, slow start (until the first cut): a window that filled the limit doubles it
+ * both, growth below the ceiling: at least halfway to it per window (BIC); within one of it, by
+ *   1 / ceiling per window (CUBIC's plateau: each probe past a server that sheds at once costs 503s)
  *
  * AIMD (AIMDLimit): if maxInFlight * 2 >= limit:  limit = limit + 1
  *
@@ -27,7 +30,7 @@
  *   long  = min(ema, baseline)                   -- baseline: the origin's usual RTT, when known
  *   slow start ends once short > long * 1.125    -- HyStart's delay test
  *   if maxInFlight < estimate / 2: unchanged      -- the caller, not the server, limits
- *   gradient = max(0.5, min(1, long / short))    -- 1 when short is 0: no queueing seen
+ *   gradient = max(0.5, min(1, long / short))    -- 1 when short is 0: no queueing seen (only then halfway)
  *   estimate = estimate * 0.8 + (estimate * gradient + 4) * 0.2
  * ```
  *
@@ -241,6 +244,8 @@ export type AdaptiveState =
       readonly limit: number
       /** Doubling per window the caller fills, until the first cut (TCP's slow start). */
       readonly slowStart: boolean
+      /** What was in flight at the last drop (infinite before one): the limit probes past it slowly. */
+      readonly ceiling: number
       readonly window: SampleWindow
     }
   | {
@@ -251,6 +256,8 @@ export type AdaptiveState =
       readonly longSamples: number
       /** Doubling per window the caller fills, until the first cut or rise of latency. */
       readonly slowStart: boolean
+      /** What was in flight at the last drop (infinite before one): the limit probes past it slowly. */
+      readonly ceiling: number
       readonly window: SampleWindow
     }
 
@@ -278,21 +285,24 @@ const emptyWindow = (startedAtMillis: number, earlier: SampleWindow | undefined)
  */
 export const initialState = (algorithm: Algorithm, bounds: Bounds): AdaptiveState => {
   const window = emptyWindow(Number.NEGATIVE_INFINITY, undefined)
+  const start = { slowStart: true, ceiling: Number.POSITIVE_INFINITY, window }
   return algorithm === "aimd"
-    ? { _tag: "Aimd", limit: bounds.initial, slowStart: true, window }
-    : { _tag: "Gradient2", estimate: bounds.initial, longRttMillis: 0, longSamples: 0, slowStart: true, window }
+    ? { _tag: "Aimd", limit: bounds.initial, ...start }
+    : { _tag: "Gradient2", estimate: bounds.initial, longRttMillis: 0, longSamples: 0, ...start }
 }
 
 const within = (bounds: Bounds, limit: number): number => Math.max(bounds.min, Math.min(bounds.max, limit))
 
-// A drop of an attempt sent before the window began was sent under the limit the last window set:
-// that window answered for it (TCP cuts once per window of losses).
-const added = (window: SampleWindow, sample: Sample): SampleWindow => {
+// A drop of an attempt sent before the window began, or with more in flight than the limit now
+// allows, was sent under an earlier limit: the cut that set this one answered for it.
+const added = (window: SampleWindow, sample: Sample, limit: number): SampleWindow => {
   const sentAtMillis = sample.endedAtMillis - sample.rttMillis
   const startedAtMillis = Number.isFinite(window.startedAtMillis) ? window.startedAtMillis : sentAtMillis
   const answered = !sample.dropped
   const dropped =
-    (sample.dropped || sample.rttMillis > algorithmDefaults.aimd.timeoutMillis) && sentAtMillis >= startedAtMillis
+    (sample.dropped || sample.rttMillis > algorithmDefaults.aimd.timeoutMillis) &&
+    sentAtMillis >= startedAtMillis &&
+    sample.inFlight <= limit
   return {
     startedAtMillis,
     samples: window.samples + 1,
@@ -331,12 +341,28 @@ const isComplete = (window: SampleWindow, sample: Sample): boolean => {
  * A server that sheds at once beyond its capacity gives no latency to learn from: its 503s say how much it
  * took, and a cut by a tenth would take a dozen round trips of 503s to get there.
  */
-const cutFrom = (bounds: Bounds, limit: number, window: SampleWindow, endedAtMillis: number): number => {
+const cutFrom = (
+  bounds: Bounds,
+  limit: number,
+  window: SampleWindow,
+  endedAtMillis: number
+): { readonly limit: number; readonly ceiling: number; readonly slowStart: false } => {
   // Over this window and the one before: a window a drop closed may span a moment, and hold one sample.
   const flight = Math.min(limit, Math.max(window.maxInFlight, window.earlierMaxInFlight))
   const spanMillis = endedAtMillis - window.earlierStartedAtMillis
   const served = spanMillis > 0 ? (window.rttSumMillis + window.earlierRttSumMillis) / spanMillis : 0
-  return within(bounds, Math.max(1, Math.min(flight - 1, Math.floor(Math.max(flight * algorithmDefaults.dropCut, served)))))
+  const cut = Math.max(1, Math.min(flight - 1, Math.floor(Math.max(flight * algorithmDefaults.dropCut, served))))
+  return { limit: within(bounds, cut), ceiling: flight, slowStart: false }
+}
+
+// Growth towards the last drop's flight, the ceiling (BIC's binary search, CUBIC's plateau): below it, at
+// least halfway there per window while nothing says the server is full; within one of it, one over as many
+// windows, as a server that sheds at once answers each probe past it with a 503 (and its caller's retries
+// with more); past it, as the algorithm says.
+const probed = (current: number, next: number, ceiling: number, free: boolean): number => {
+  if (next <= current || current >= ceiling || !Number.isFinite(ceiling)) return next
+  if (current >= ceiling - 1) return Math.min(next, current + 1 / ceiling)
+  return free ? Math.max(next, Math.floor(current + (ceiling - current) / 2)) : next
 }
 
 // Slow start doubles only a limit the caller fills: one it never reached says nothing of the server.
@@ -347,11 +373,12 @@ const aimd = (
   state: Extract<AdaptiveState, { _tag: "Aimd" }>,
   window: SampleWindow,
   endedAtMillis: number
-): Pick<Extract<AdaptiveState, { _tag: "Aimd" }>, "limit" | "slowStart"> => {
-  const { limit, slowStart } = state
-  if (window.dropped) return { limit: cutFrom(bounds, limit, window, endedAtMillis), slowStart: false }
-  if (slowStart && window.maxInFlight >= limit) return { limit: grown(bounds, limit), slowStart }
-  return { limit: window.maxInFlight * 2 >= limit ? within(bounds, limit + 1) : limit, slowStart }
+): Pick<Extract<AdaptiveState, { _tag: "Aimd" }>, "limit" | "slowStart" | "ceiling"> => {
+  const { limit, slowStart, ceiling } = state
+  if (window.dropped) return cutFrom(bounds, limit, window, endedAtMillis)
+  if (slowStart && window.maxInFlight >= limit) return { limit: grown(bounds, limit), slowStart, ceiling }
+  const next = window.maxInFlight * 2 >= limit ? within(bounds, limit + 1) : limit
+  return { limit: probed(limit, next, ceiling, true), slowStart, ceiling }
 }
 
 const longRttAfter = (state: Gradient2State, rtt: number) => {
@@ -373,7 +400,8 @@ const gradient2 = (
 ): Omit<Gradient2State, "window"> => {
   // A shed answer comes back fast and would read as a healthy server: a drop cuts, as AIMD's does.
   if (window.dropped) {
-    return { ...state, estimate: cutFrom(bounds, state.estimate, window, endedAtMillis), slowStart: false }
+    const { limit, ...cut } = cutFrom(bounds, state.estimate, window, endedAtMillis)
+    return { ...state, ...cut, estimate: limit }
   }
   if (window.answered === 0) return state
   const { smoothing, queueSize, rttTolerance } = algorithmDefaults.gradient2
@@ -394,7 +422,8 @@ const gradient2 = (
   }
   if (window.maxInFlight < state.estimate / 2) return { ...state, ...ema, slowStart }
   const proposed = state.estimate * gradient + queueSize
-  const estimate = within(bounds, state.estimate * (1 - smoothing) + proposed * smoothing)
+  const next = within(bounds, state.estimate * (1 - smoothing) + proposed * smoothing)
+  const estimate = probed(state.estimate, next, state.ceiling, gradient === 1)
   return { ...state, ...ema, estimate, slowStart }
 }
 
@@ -417,7 +446,7 @@ export const update = (
   baselineRttMillis?: () => number | undefined
 ): AdaptiveState => {
   if (!(sample.rttMillis >= 0) || !Number.isFinite(sample.endedAtMillis)) return state
-  const window = added(state.window, sample)
+  const window = added(state.window, sample, limitOf(state))
   if (!isComplete(window, sample)) return { ...state, window }
   const next = emptyWindow(sample.endedAtMillis, window)
   return state._tag === "Aimd"

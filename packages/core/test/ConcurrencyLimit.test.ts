@@ -250,7 +250,8 @@ describe("slow start", () => {
       { rttMillis: 1, inFlight: 80, dropped: true, endedAtMillis: 100 },
       ...windows(1, busy, 200)
     ])
-    expect([limits[9], limits[19], limits[29], limits[30], limits[40]]).toEqual([20, 40, 80, 40, 41])
+    // Then halfway back to the 80 it dropped at, per window (BIC's binary search).
+    expect([limits[9], limits[19], limits[29], limits[30], limits[40]]).toEqual([20, 40, 80, 40, 60])
     // A limit the caller does not fill grows as after slow start: by one per window that used half of it.
     expect(limitOf(run("aimd", aimdBounds, windows(3, { ...busy, inFlight: 9 }), undefined, false))).toBe(13)
   })
@@ -276,9 +277,9 @@ describe("a drop", () => {
 
   it("cuts to what the server served at once over the last windows (Little's law), by one at least", () => {
     // A server taking 8 at once for 20 ms: an answer every 2.5 ms. The limit grows to 17 over two windows of
-    // answers; one 503 of an attempt sent at 17 in flight cuts it to 8, the answered RTTs over the time.
+    // answers; one 503 of an attempt sent at 16 in flight cuts it to 8, the answered RTTs over the time.
     const eight = windows(2, { rttMillis: 20, inFlight: 17, dropped: false }, 20, 2.5)
-    const shed: Sample = { rttMillis: 1, inFlight: 17, dropped: true, endedAtMillis: 70 }
+    const shed: Sample = { rttMillis: 1, inFlight: 16, dropped: true, endedAtMillis: 70 }
     for (const algorithm of ["aimd", "gradient2"] as const) {
       const limits = limitsAfter(aimdBounds, settled(algorithm, 16), [...eight, shed])
       expect(limits.at(-2)).toBe(algorithm === "aimd" ? 17 : 16)
@@ -287,15 +288,17 @@ describe("a drop", () => {
   })
 
   it("with nothing answered, halves; once per limit, not per drop of an attempt sent before the cut", () => {
-    const drop = (endedAtMillis: number, rttMillis = 1): Sample => ({
+    const drop = (endedAtMillis: number, rttMillis = 1, inFlight = 10): Sample => ({
       rttMillis,
-      inFlight: 10,
+      inFlight,
       dropped: true,
       endedAtMillis
     })
     for (const algorithm of ["aimd", "gradient2"] as const) {
-      // Sent at 0, 0.5 (before the cut at 1) and 4 (after it); cut from what was in flight, 5 after the first.
-      expect(limitsAfter(aimdBounds, settled(algorithm, 10), [drop(1), drop(2, 1.5), drop(5)])).toEqual([5, 5, 2])
+      // Sent at 0, 0.5 (before the cut at 1), 4 with 10 in flight (more than the limit of 5 allows: sent under
+      // the last), then 5 with 5 in flight: cut from what was in flight, 5 after the first, 2 after the last.
+      const drops = [drop(1), drop(2, 1.5), drop(5), drop(6, 1, 5)]
+      expect(limitsAfter(aimdBounds, settled(algorithm, 10), drops)).toEqual([5, 5, 5, 2])
     }
   })
 
@@ -411,7 +414,7 @@ describe("adaptive limits' invariant", () => {
     )
   })
 
-  it("a drop never raises the limit, nor cuts it below half of what was in flight", () => {
+  it("a drop never raises the limit, nor cuts it below half of what was in flight when it was sent", () => {
     fc.assert(
       fc.property(
         fc.constantFrom<Algorithm>("aimd", "gradient2"),
@@ -428,10 +431,11 @@ describe("adaptive limits' invariant", () => {
           const before = samples.reduce((state, sample) => update(bounds, state, sample), initialState(algorithm, bounds))
           const window = before.window
           const sentAt = Math.max(at, Number.isFinite(window.startedAtMillis) ? window.startedAtMillis : at)
-          const after = update(bounds, before, { rttMillis: 0, inFlight, dropped: true, endedAtMillis: sentAt })
-          const flight = Math.min(limitOf(before), Math.max(window.maxInFlight, inFlight))
+          // Sent under the limit in force: a drop sent with more in flight was the last limit's.
+          const sent = Math.min(inFlight, limitOf(before))
+          const after = update(bounds, before, { rttMillis: 0, inFlight: sent, dropped: true, endedAtMillis: sentAt })
           expect(limitOf(after)).toBeLessThanOrEqual(Math.max(1, limitOf(before) - 1))
-          expect(limitOf(after)).toBeGreaterThanOrEqual(Math.max(1, Math.floor(flight / 2)))
+          expect(limitOf(after)).toBeGreaterThanOrEqual(Math.max(1, Math.floor(sent / 2)))
         }
       )
     )
