@@ -323,6 +323,8 @@ const added = (window: SampleWindow, sample: Sample, limit: number): SampleWindo
 const answeredMinRtt = (window: SampleWindow): number =>
   window.answered > 0 ? window.minRttMillis : window.earlierMinRttMillis
 
+const finiteOr = (value: number, otherwise: number): number => (Number.isFinite(value) ? value : otherwise)
+
 // A window closes once it spans twice its shortest RTT and holds enough samples; at once on a drop
 // of an attempt sent within it, under the limit it has: a server that sheds at once beyond its
 // capacity frees the place at once, and each round trip of waiting would shed another caller there.
@@ -349,7 +351,8 @@ const cutFrom = (
 ): { readonly limit: number; readonly ceiling: number; readonly slowStart: false } => {
   // Over this window and the one before: a window a drop closed may span a moment, and hold one sample.
   const flight = Math.min(limit, Math.max(window.maxInFlight, window.earlierMaxInFlight))
-  const spanMillis = endedAtMillis - window.earlierStartedAtMillis
+  // Over a round trip at least: answers that end within a moment of each other say nothing of a rate.
+  const spanMillis = Math.max(endedAtMillis - window.earlierStartedAtMillis, finiteOr(answeredMinRtt(window), 0))
   const served = spanMillis > 0 ? (window.rttSumMillis + window.earlierRttSumMillis) / spanMillis : 0
   const cut = Math.max(1, Math.min(flight - 1, Math.floor(Math.max(flight * algorithmDefaults.dropCut, served))))
   return { limit: within(bounds, cut), ceiling: flight, slowStart: false }

@@ -261,10 +261,22 @@ describe("slow start", () => {
     const held = run("gradient2", bounds, windows(2, busy), undefined, false)
     expect(held).toMatchObject({ estimate: 80, slowStart: true })
     // 12 ms over a long RTT of 10: slow start ends, and the gradient takes over.
-    const risen = run("gradient2", bounds, [...windows(2, busy), ...windows(1, { ...busy, rttMillis: 12 }, 70)], 10, false)
+    const risen = run(
+      "gradient2",
+      bounds,
+      [...windows(2, busy), ...windows(1, { ...busy, rttMillis: 12 }, 70)],
+      10,
+      false
+    )
     expect(risen).toMatchObject({ slowStart: false })
     expect(risen._tag === "Gradient2" && risen.estimate).toBeCloseTo(80 * 0.8 + (80 * (10 / 12) + 4) * 0.2, 9)
-    const noisy = run("gradient2", bounds, [...windows(2, busy), ...windows(1, { ...busy, rttMillis: 11 }, 70)], 10, false)
+    const noisy = run(
+      "gradient2",
+      bounds,
+      [...windows(2, busy), ...windows(1, { ...busy, rttMillis: 11 }, 70)],
+      10,
+      false
+    )
     expect(noisy).toMatchObject({ estimate: 160, slowStart: true })
   })
 })
@@ -419,7 +431,13 @@ describe("adaptive limits' invariant", () => {
       fc.property(
         fc.constantFrom<Algorithm>("aimd", "gradient2"),
         fc.integer({ min: 2, max: 200 }),
-        fc.array(fc.record({ rttMillis: fc.double({ min: 0, max: 100, noNaN: true }), gap: fc.double({ min: 0, max: 10, noNaN: true }) }), { maxLength: 40 }),
+        fc.array(
+          fc.record({
+            rttMillis: fc.double({ min: 0, max: 100, noNaN: true }),
+            gap: fc.double({ min: 0, max: 10, noNaN: true })
+          }),
+          { maxLength: 40 }
+        ),
         fc.integer({ min: 1, max: 400 }),
         (algorithm, limit, answers, inFlight) => {
           const bounds: Bounds = { min: 1, max: 200, initial: limit }
@@ -428,7 +446,10 @@ describe("adaptive limits' invariant", () => {
             at += gap
             return { rttMillis, inFlight, dropped: false, endedAtMillis: at }
           })
-          const before = samples.reduce((state, sample) => update(bounds, state, sample), initialState(algorithm, bounds))
+          const before = samples.reduce(
+            (state, sample) => update(bounds, state, sample),
+            initialState(algorithm, bounds)
+          )
           const window = before.window
           const sentAt = Math.max(at, Number.isFinite(window.startedAtMillis) ? window.startedAtMillis : at)
           // Sent under the limit in force: a drop sent with more in flight was the last limit's.

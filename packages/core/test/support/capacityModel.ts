@@ -96,7 +96,9 @@ export const simulateCapacityDrop = (
   const pending: Array<Ended> = []
   // When each request the server serves leaves it: the client may see its answer later.
   const leaving: Array<number> = []
-  const phases = [0, 1].map((): PhaseCounts => ({ answered: 0, shed: 0, shedAll: 0, answeredAll: 0, latencies: [], limits: [] }))
+  const phases = [0, 1].map(
+    (): PhaseCounts => ({ answered: 0, shed: 0, shedAll: 0, answeredAll: 0, latencies: [], limits: [] })
+  )
 
   const start = (caller: number, now: number) => {
     if (inFlight >= limitNow()) {
@@ -169,7 +171,14 @@ export const simulateCapacityDrop = (
     else start(event.caller, now)
   }
   const figures = (index: number, capacityOf: number): PhaseFigures => {
-    const phase: PhaseCounts = phases[index] ?? { answered: 0, shed: 0, shedAll: 0, answeredAll: 0, latencies: [], limits: [] }
+    const phase: PhaseCounts = phases[index] ?? {
+      answered: 0,
+      shed: 0,
+      shedAll: 0,
+      answeredAll: 0,
+      latencies: [],
+      limits: []
+    }
     return {
       medianLimit: median(phase.limits),
       p50Ratio: median(phase.latencies) / base,
