@@ -174,7 +174,7 @@ interface CapacityRow extends LimitsRow {
   readonly versusNone: CapacityVersusNone
 }
 
-export interface CapacityVersusNone {
+interface CapacityVersusNone {
   /** Goodput before the drop over no limit's. */
   readonly goodput: number
   /** 503s in the first `earlyMillis` after the drop over no limit's. */

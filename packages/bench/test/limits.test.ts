@@ -67,10 +67,13 @@ describe("pnpm bench, the limits section", () => {
       }
       // No limit against itself.
       if (row.label === "no limit") expect(row.versusNone.goodput).toBe(1)
-      expect(row.versusNone.p99SettledOfBase).toBeGreaterThan(0)
-      for (const phase of row.phases) {
+      // One round in a tiny run: the median is that round's figure.
+      expect(row.versusNone.p99SettledOfBase).toBe(row.phases[1]?.p99SettledOfBase)
+      for (const [index, phase] of row.phases.entries()) {
         expect(phase.p99OfBase).toBeCloseTo(phase.p99Millis / capacityRoute.baseMillis, 9)
-        expect(phase.p99SettledOfBase).toBeGreaterThan(0)
+        // A tiny phase's second half at a capacity of 8 may end no call well (none to take a p99 of).
+        const settled = row.rounds.every((round) => (round[index]?.okSettled ?? 0) > 0)
+        if (settled) expect(phase.p99SettledOfBase).toBeGreaterThan(0)
         expect(phase.goodputOfCapacity).toBeCloseTo(
           phase.goodput / ((phase.capacity * 1000) / capacityRoute.baseMillis),
           9

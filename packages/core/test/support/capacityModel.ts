@@ -33,7 +33,7 @@ export interface Shape {
 }
 
 /** The bench's first shape: 64 to 16, slower beyond capacity, shedding beyond twice it; 96 callers. */
-export const slowThenShed: Shape = { before: 64, after: 16, shedAt: 2, callers: 96 }
+const slowThenShed: Shape = { before: 64, after: 16, shedAt: 2, callers: 96 }
 
 interface Ended {
   readonly at: number
