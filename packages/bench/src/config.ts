@@ -82,11 +82,12 @@ export interface HedgingConfig {
 export interface LimitsConfig {
   /** Rounds per row; the figures are medians over them. */
   readonly rounds: number
-  /** Each phase's length: at the route's capacity of 64, then at 16. */
+  /** Each phase's length: at a shape's first capacity (64, say), then at its second (16). */
   readonly phaseMillis: number
   /**
-   * Closed-loop callers on the capacity route, each starting its next call when its last ends (or
-   * `base` ms after it, when the concurrency limit refused it unsent).
+   * Closed-loop callers on the capacity route at a capacity of 64, each starting its next call when its last
+   * ends (or `base` ms after it, when the concurrency limit refused it unsent); scaled with a shape's first
+   * capacity (half as many at 32).
    */
   readonly callers: number
   /** Calls per row on the rate-limited route, and how many at once. */

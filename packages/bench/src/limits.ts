@@ -3,10 +3,14 @@
  * capacity drops, and what `rateLimitHeaders` and a client `rateLimit` save against a rate-limited
  * route. Both against the chaos server, in a process of its own.
  *
- * Capacity: `/api/chaos/capacity` serves N requests at once in `base` ms (N = 64), waits
- * base×c/N ms beyond N and answers 503 beyond shedAt×N. A closed loop of callers (each starts its
- * next call when its last ends) runs one phase at N = 64, then the parent sends
- * `POST /__capacity?limit=16` and a second phase runs at 16. Rows: no limit, a fixed limit of 32,
+ * Capacity: `/api/chaos/capacity` serves N requests at once in `base` ms, waits base×c/N ms beyond N
+ * and answers 503 beyond shedAt×N. Three shapes (issue #43): slow then shed (shedAt 2) from 64 to 16,
+ * and shed at once (shedAt 1: no latency to learn from) from 32 to 8 and from 64 to 16. A closed loop of
+ * callers (1.5 per unit of the first capacity; each starts its next call when its last ends) runs one
+ * phase at the first capacity, then the parent sends `POST /__capacity?limit=` the second, and a second
+ * phase runs at it. Per row, against no limit's on the same line and shape: goodput before the drop,
+ * 503s in the 5 s after it (the whole phase when shorter), goodput in its second half over capacity,
+ * and p99 there over the server's latency. Rows: no limit, a fixed limit of 32,
  * the adaptive limit (gradient2, AIMD), each with the default queue of 0: a call beyond the limit
  * fails at once, unsent (`ConnectionError` "ConcurrencyLimited"), and its caller pauses `base` ms
  * before its next call (think time after a refusal, so that refused callers do not spin). A limit
@@ -46,8 +50,35 @@ export { rateLimitRoute }
 /** This library on each line: the section's clients, when the run includes them. */
 export const limitsLibraries: ReadonlyArray<LibraryId> = hedgingLibraries
 
-/** The capacity route's shape: 20 ms at capacity, shedding past twice it; 64, then 16. */
-export const capacityRoute = { baseMillis: 20, shedAt: 2, before: 64, after: 16 } as const
+/** One shape of the capacity route: where it sheds (beyond shedAt × N), its capacity before and after the drop. */
+export interface CapacityShape {
+  readonly name: string
+  readonly shedAt: number
+  readonly before: number
+  readonly after: number
+}
+
+/**
+ * The capacity route: 20 ms at capacity; 503s counted in the first 5 s after the drop; three shapes, slow
+ * then shed (the route's default) and shed at once beyond capacity (a server with no queue: no latency signal).
+ */
+export const capacityRoute = {
+  baseMillis: 20,
+  earlyMillis: 5_000,
+  shapes: [
+    { name: "slow then shed 64→16", shedAt: 2, before: 64, after: 16 },
+    { name: "shed at once 32→8", shedAt: 1, before: 32, after: 8 },
+    { name: "shed at once 64→16", shedAt: 1, before: 64, after: 16 }
+  ]
+} as const satisfies {
+  readonly baseMillis: number
+  readonly earlyMillis: number
+  readonly shapes: ReadonlyArray<CapacityShape>
+}
+
+/** A shape's callers: `config.callers` at a capacity of 64, as many per unit of capacity at another. */
+export const callersFor = (shape: CapacityShape, config: LimitsConfig): number =>
+  Math.max(1, Math.round((config.callers * shape.before) / 64))
 
 interface LimitsConfiguration {
   readonly mode: LimitsMode
@@ -103,6 +134,10 @@ interface CapacityPhase {
   readonly p99Millis: number
   /** Over the successful calls that ended in the phase's second half: once a limit has settled. */
   readonly p99SettledMillis: number
+  /** Successful calls that ended in the phase's second half. */
+  readonly okSettled: number
+  /** The server's 503s in the phase's first `earlyMillis` (all of them when the phase is shorter). */
+  readonly overloadedEarly: number
 }
 
 interface CapacityPhaseRow {
@@ -131,8 +166,23 @@ interface LimitsRow {
 }
 
 interface CapacityRow extends LimitsRow {
+  readonly shape: CapacityShape
+  readonly callers: number
   readonly rounds: ReadonlyArray<ReadonlyArray<CapacityPhase>>
   readonly phases: ReadonlyArray<CapacityPhaseRow>
+  /** Against no limit's row on the same line and shape (issue #43's figures); medians over rounds. */
+  readonly versusNone: CapacityVersusNone
+}
+
+interface CapacityVersusNone {
+  /** Goodput before the drop over no limit's. */
+  readonly goodput: number
+  /** 503s in the first `earlyMillis` after the drop over no limit's. */
+  readonly overloadedEarly: number
+  /** Goodput in the second half after the drop over the route's throughput at capacity (N / base). */
+  readonly settledOfCapacity: number
+  /** p99 in the second half after the drop over the server's latency (base). */
+  readonly p99SettledOfBase: number
 }
 
 interface RateLimitRow extends LimitsRow {
@@ -192,13 +242,14 @@ const phaseOf = (
   from: number,
   to: number,
   capacity: number,
-  server: { readonly requests: number; readonly overloaded: number }
+  server: { readonly requests: number; readonly overloaded: number; readonly overloadedEarly: number }
 ): CapacityPhase => {
   const inPhase = calls.filter((call) => call.endedAt >= from && call.endedAt < to)
   const latenciesOf = (ended: typeof inPhase) =>
     Float64Array.from(ended.filter((call) => call.outcome === "ok").map((call) => call.millis)).sort()
   const latencies = latenciesOf(inPhase)
   const settled = latenciesOf(inPhase.filter((call) => call.endedAt >= (from + to) / 2))
+  const okSettled = settled.length
   const refused = inPhase.filter((call) => call.outcome === "refused").length
   return {
     capacity,
@@ -210,7 +261,9 @@ const phaseOf = (
     overloaded: server.overloaded,
     p50Millis: quantileSorted(latencies, 0.5),
     p99Millis: quantileSorted(latencies, 0.99),
-    p99SettledMillis: quantileSorted(settled, 0.99)
+    p99SettledMillis: quantileSorted(settled, 0.99),
+    okSettled,
+    overloadedEarly: server.overloadedEarly
   }
 }
 
@@ -218,53 +271,85 @@ const phaseOf = (
 const lastEnd = (calls: LimitsRunResult["calls"], atLeast: number): number =>
   calls.reduce((last, call) => Math.max(last, call.endedAt), atLeast)
 
-const capacityUrl = (origin: string): string =>
-  `${origin}/api/chaos/capacity?base=${capacityRoute.baseMillis}&shedAt=${capacityRoute.shedAt}`
+const capacityUrl = (origin: string, shape: CapacityShape): string =>
+  `${origin}/api/chaos/capacity?base=${capacityRoute.baseMillis}&shedAt=${shape.shedAt}`
 
-/** One capacity row on one line in one round: 64, then 16 from `phaseMillis` on. */
+/** One capacity row on one line in one round: the shape's first capacity, then its second from `phaseMillis` on. */
 const capacityRound = async (
   server: ChaosServerProcess,
   client: LimitsClientProcess,
   configuration: LimitsConfiguration,
+  shape: CapacityShape,
   config: LimitsConfig
 ): Promise<ReadonlyArray<CapacityPhase>> => {
-  const { after, before, baseMillis } = capacityRoute
+  const { baseMillis, earlyMillis } = capacityRoute
   await server.reset()
+  await ask(server.origin, `/__capacity?limit=${shape.before}`, "POST")
   const loop = client.run(
     {
-      url: capacityUrl(server.origin),
+      url: capacityUrl(server.origin, shape),
       mode: configuration.mode,
-      callers: config.callers,
+      callers: callersFor(shape, config),
       untilMillis: 2 * config.phaseMillis,
       refusedPauseMillis: baseMillis
     },
     runTimeoutMillis(2 * config.phaseMillis)
   )
   // The capacity drops while the callers run; the POST answers the counts up to then, and the
-  // phases split where it was answered.
+  // phases split where it was answered. The 503s of the drop's first seconds are read then.
   const drop = sleep(config.phaseMillis).then(async () => {
-    const counts = decodeCapacity(await ask(server.origin, `/__capacity?limit=${after}`, "POST"))
-    return { at: epochNow(), counts }
+    const counts = decodeCapacity(await ask(server.origin, `/__capacity?limit=${shape.after}`, "POST"))
+    const at = epochNow()
+    await sleep(Math.min(earlyMillis, config.phaseMillis))
+    const early = decodeCapacity(await ask(server.origin, "/__capacity", "GET"))
+    return { at, counts, early }
   })
-  const [{ calls, startedAt }, { at, counts }] = await Promise.all([loop, drop])
+  const [{ calls, startedAt }, { at, counts, early }] = await Promise.all([loop, drop])
   const end = await readStats(server.origin)
   if (startedAt >= at) throw new Error(`limits: the capacity dropped before the ${configuration.label} callers started`)
   const endedLast = lastEnd(calls, startedAt + 2 * config.phaseMillis)
   return [
-    phaseOf(calls, startedAt, at, before, counts),
+    phaseOf(calls, startedAt, at, shape.before, { ...counts, overloadedEarly: counts.overloaded }),
     // Up to and including the last call's end.
-    phaseOf(calls, at, endedLast + 1e-6, after, {
+    phaseOf(calls, at, endedLast + 1e-6, shape.after, {
       requests: end.capacity.requests - counts.requests,
-      overloaded: end.capacity.overloaded - counts.overloaded
+      overloaded: end.capacity.overloaded - counts.overloaded,
+      overloadedEarly: early.overloaded - counts.overloaded
     })
   ]
+}
+
+/** Medians over rounds of a figure of the phase after the drop, or of its ratio to no limit's in the same round. */
+const versusNone = (
+  rounds: ReadonlyArray<ReadonlyArray<CapacityPhase>>,
+  none: ReadonlyArray<ReadonlyArray<CapacityPhase>>,
+  config: LimitsConfig
+): CapacityVersusNone => {
+  const of = (figure: (round: ReadonlyArray<CapacityPhase>, index: number) => number) =>
+    median(rounds.map((round, index) => figure(round, index)))
+  const ratioTo = (mine: number, theirs: number | undefined) =>
+    theirs === undefined || theirs === 0 ? (mine === 0 ? 1 : Number.POSITIVE_INFINITY) : mine / theirs
+  const settledSeconds = config.phaseMillis / 2000
+  return {
+    goodput: of((round, index) => ratioTo(round[0]?.ok ?? 0, none[index]?.[0]?.ok)),
+    overloadedEarly: of((round, index) => ratioTo(round[1]?.overloadedEarly ?? 0, none[index]?.[1]?.overloadedEarly)),
+    settledOfCapacity: of((round) => {
+      const after = round[1]
+      if (after === undefined) return 0
+      return after.okSettled / settledSeconds / ((after.capacity * 1000) / capacityRoute.baseMillis)
+    }),
+    p99SettledOfBase: of((round) => (round[1]?.p99SettledMillis ?? 0) / capacityRoute.baseMillis)
+  }
 }
 
 /** A capacity row from its rounds: per phase, medians over rounds and the ratios to the route's own figures. */
 const capacityRow = (
   library: LibraryId,
   configuration: LimitsConfiguration,
-  rounds: ReadonlyArray<ReadonlyArray<CapacityPhase>>
+  shape: CapacityShape,
+  rounds: ReadonlyArray<ReadonlyArray<CapacityPhase>>,
+  none: ReadonlyArray<ReadonlyArray<CapacityPhase>>,
+  config: LimitsConfig
 ): CapacityRow => {
   const phases = (rounds[0] ?? []).map((phase, index) => {
     const of = (figure: (phase: CapacityPhase) => number) =>
@@ -285,7 +370,17 @@ const capacityRow = (
       p99SettledOfBase: of((round) => round.p99SettledMillis) / capacityRoute.baseMillis
     }
   })
-  return { library, line: lineOf(library), label: configuration.label, option: configuration.option, rounds, phases }
+  return {
+    library,
+    line: lineOf(library),
+    label: configuration.label,
+    option: configuration.option,
+    shape,
+    callers: callersFor(shape, config),
+    rounds,
+    phases,
+    versusNone: versusNone(rounds, none, config)
+  }
 }
 
 const rateLimitRound = async (
@@ -338,6 +433,23 @@ const rateLimitRow = (
   }
 }
 
+const capacityLog = (
+  round: number,
+  config: LimitsConfig,
+  library: LibraryId,
+  configuration: LimitsConfiguration,
+  shape: CapacityShape,
+  phases: ReadonlyArray<CapacityPhase>
+): string =>
+  `limits: round ${round + 1}/${config.rounds}, ${lineOf(library)}: ${shape.name}: ${configuration.label}: ` +
+  phases
+    .map(
+      (phase) =>
+        `${phase.capacity}: ${phase.ok} ok, ${phase.refused} refused, ${phase.overloaded} 503s ` +
+        `(${phase.overloadedEarly} early)`
+    )
+    .join("; ")
+
 // A line's key prefix: no two runs of a round share a rate-limit key.
 const keyPrefix = (library: LibraryId): string => (lineOf(library) === "Effect 4" ? "e4" : "e3")
 
@@ -361,12 +473,17 @@ export const runLimits = async (
     try {
       const failure = started.find((result) => result.status === "rejected")
       if (failure !== undefined) throw failure.reason
+      const { shapes } = capacityRoute
+      const roundsKey = (library: LibraryId, shape: CapacityShape, mode: LimitsMode) =>
+        `${library} ${shape.name} ${mode}`
       const capacityRounds = new Map(
         clients.flatMap((client) =>
-          capacityConfigurations.map((configuration) => [
-            `${client.library} ${configuration.mode}`,
-            [] as ReadonlyArray<CapacityPhase>[]
-          ])
+          shapes.flatMap((shape) =>
+            capacityConfigurations.map((configuration) => [
+              roundsKey(client.library, shape, configuration.mode),
+              [] as ReadonlyArray<CapacityPhase>[]
+            ])
+          )
         )
       )
       const rateLimitRounds = new Map(
@@ -383,7 +500,7 @@ export const runLimits = async (
         await server.reset()
         await client.run(
           {
-            url: capacityUrl(server.origin),
+            url: capacityUrl(server.origin, capacityRoute.shapes[0]),
             mode: "none",
             callers: config.callers,
             untilMillis: config.phaseMillis / 2,
@@ -393,18 +510,13 @@ export const runLimits = async (
         )
       }
       for (let round = 0; round < config.rounds; round++) {
-        for (const configuration of rotate(capacityConfigurations, round)) {
-          for (const client of rotate(clients, round)) {
-            const phases = await capacityRound(server, client, configuration, config)
-            capacityRounds.get(`${client.library} ${configuration.mode}`)?.push(phases)
-            log(
-              `limits: round ${round + 1}/${config.rounds}, ${lineOf(client.library)}: ${configuration.label}: ` +
-                phases
-                  .map(
-                    (phase) => `${phase.capacity}: ${phase.ok} ok, ${phase.refused} refused, ${phase.overloaded} 503s`
-                  )
-                  .join("; ")
-            )
+        for (const shape of shapes) {
+          for (const configuration of rotate(capacityConfigurations, round)) {
+            for (const client of rotate(clients, round)) {
+              const phases = await capacityRound(server, client, configuration, shape, config)
+              capacityRounds.get(roundsKey(client.library, shape, configuration.mode))?.push(phases)
+              log(capacityLog(round, config, client.library, configuration, shape, phases))
+            }
           }
         }
         for (const [index, configuration] of rotate(rateLimitConfigurations, round).entries()) {
@@ -424,9 +536,12 @@ export const runLimits = async (
         config,
         capacityRoute,
         rateLimitRoute,
-        capacity: capacityConfigurations.flatMap((configuration) =>
-          lines.map((library) =>
-            capacityRow(library, configuration, capacityRounds.get(`${library} ${configuration.mode}`) ?? [])
+        capacity: shapes.flatMap((shape) =>
+          capacityConfigurations.flatMap((configuration) =>
+            lines.map((library) => {
+              const roundsOf = (mode: LimitsMode) => capacityRounds.get(roundsKey(library, shape, mode)) ?? []
+              return capacityRow(library, configuration, shape, roundsOf(configuration.mode), roundsOf("none"), config)
+            })
           )
         ),
         rateLimit: rateLimitConfigurations.flatMap((configuration) =>

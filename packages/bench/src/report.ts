@@ -15,7 +15,7 @@ import {
 import type { BreakerResult } from "./breaker.js"
 import type { HappyPathResult } from "./happyPath.js"
 import { extraShare, type HedgingResult, type HedgingRow } from "./hedging.js"
-import type { LimitsResult } from "./limits.js"
+import { callersFor, type LimitsResult } from "./limits.js"
 import type { MemoryResult } from "./memory.js"
 import type { OutageResult } from "./outage.js"
 import type { RetryCostResult } from "./retryCost.js"
@@ -511,7 +511,7 @@ const limitsCapacityTable = (result: LimitsResult): string =>
     ],
     result.capacity.flatMap((row) =>
       row.phases.map((phase) => [
-        `${row.line}: ${row.label}`,
+        `${row.shape.name}, ${row.line}: ${row.label}`,
         integer(phase.capacity),
         integer(phase.goodput),
         ratio(phase.goodputOfCapacity),
@@ -525,6 +525,25 @@ const limitsCapacityTable = (result: LimitsResult): string =>
         integer(phase.failed)
       ])
     )
+  )
+
+/** Per capacity row, issue #43's figures against no limit's on the same line and shape. */
+const limitsVersusNoneTable = (result: LimitsResult): string =>
+  table(
+    [
+      "configuration",
+      "goodput before the drop × no limit's",
+      `503s in ${fixed(result.capacityRoute.earlyMillis / 1000, 0)} s after it × no limit's`,
+      "settled goodput × capacity",
+      `settled p99 × ${result.capacityRoute.baseMillis} ms`
+    ],
+    result.capacity.map((row) => [
+      `${row.shape.name}, ${row.line}: ${row.label}`,
+      ratio(row.versusNone.goodput),
+      ratio(row.versusNone.overloadedEarly),
+      ratio(row.versusNone.settledOfCapacity),
+      ratio(row.versusNone.p99SettledOfBase)
+    ])
   )
 
 const limitsRateLimitTable = (result: LimitsResult): string =>
@@ -541,21 +560,25 @@ const limitsRateLimitTable = (result: LimitsResult): string =>
   )
 
 const limitsSection = (result: LimitsResult): ReadonlyArray<string> => {
-  const { baseMillis, after, before, shedAt } = result.capacityRoute
+  const { baseMillis, earlyMillis, shapes } = result.capacityRoute
   const { config } = result
   const options = result.capacity
-    .filter((row) => row.line === result.lines[0])
+    .filter((row) => row.line === result.lines[0] && row.shape.name === shapes[0].name)
     .map((row) => `${row.label} \`${row.option}\``)
+    .join(", ")
+  const shapeList = shapes
+    .map((shape) => `${shape.name} (\`shedAt=${shape.shedAt}\`, ${callersFor(shape, config)} callers)`)
     .join(", ")
   return [
     "",
     `## 10. Limits on outgoing load (${result.lines.join(" and ")}, ${config.rounds} round(s), ` +
       `${config.callers} closed-loop callers)`,
     "",
-    `The chaos server's \`/api/chaos/capacity?base=${baseMillis}&shedAt=${shedAt}\`: N requests at once in ` +
-      `${baseMillis} ms, base×c/N ms beyond N, a 503 beyond ${shedAt}×N. ${config.callers} callers, each starting ` +
-      `its next call when its last ends, for ${fixed(config.phaseMillis / 1000, 1)} s at N = ${before}, then ` +
-      `\`POST /__capacity?limit=${after}\` and as long at N = ${after}. Rows: ${options}; each limit with the ` +
+    `The chaos server's \`/api/chaos/capacity?base=${baseMillis}&shedAt=S\`: N requests at once in ` +
+      `${baseMillis} ms, base×c/N ms beyond N, a 503 beyond S×N (S = 1: at once beyond capacity, no latency to ` +
+      `learn from). Shapes: ${shapeList}; callers each starting its next call when its last ends, for ` +
+      `${fixed(config.phaseMillis / 1000, 1)} s at the first N, then \`POST /__capacity?limit=\` the second and as ` +
+      `long at it. Rows: ${options}; each limit with the ` +
       "default queue (0): a call beyond the limit fails at once, unsent (refused unsent: `ConnectionError` " +
       `"ConcurrencyLimited"), and its caller pauses ${baseMillis} ms before its next call. Each row a fresh client ` +
       "(its defaults, retries and budget on) over a fresh undici pool and memory store, in a client process per line " +
@@ -566,6 +589,13 @@ const limitsSection = (result: LimitsResult): ReadonlyArray<string> => {
       "(calls failed) the client's. Medians over rounds.",
     "",
     limitsCapacityTable(result),
+    "",
+    "Against no limit on the same line and shape (issue #43): goodput in the phase before the drop over no " +
+      `limit's; the server's 503s in the first ${fixed(earlyMillis / 1000, 0)} s after the drop (the whole phase ` +
+      "when shorter) over no limit's; goodput in the second half after the drop over N / base; p99 there over " +
+      "the server's latency. Medians over rounds.",
+    "",
+    limitsVersusNoneTable(result),
     "",
     `The rate-limited \`/api/chaos/rate-limit/:key?limit=${result.rateLimitRoute.limit}&window=` +
       `${result.rateLimitRoute.windowSeconds}&headers=both\` (429 with \`Retry-After\` beyond the limit): ` +

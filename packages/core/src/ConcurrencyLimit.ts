@@ -4,32 +4,40 @@
  * adaptive limit, learnt from each attempt's sample as Netflix's concurrency-limits does, by AIMD or Gradient2,
  * as pure updates of plain state.
  *
- * The formulas, after concurrency-limits' (a sample is an attempt's RTT, the attempts in flight when it was
- * sent, and whether it was dropped: a `429`, a `503`, a timeout). As its `WindowedLimit` does, the limit moves
- * once per window of samples: a window closes once it spans twice its shortest RTT and holds 10 samples, or a
- * drop; a drop of an attempt sent before the window began does not count (TCP cuts once per round trip of
- * losses). Per window:
+ * The formulas, after concurrency-limits' and TCP's (a sample is an attempt's RTT, the attempts in flight when
+ * it was sent, and whether it was dropped: a `429`, a `503`, a timeout; the lines leave out any other failure,
+ * which says nothing of the server's capacity). As concurrency-limits' `WindowedLimit` does, the limit moves
+ * once per window of samples: a window closes once it spans twice its shortest RTT and holds 10 samples, or at
+ * once on a drop of an attempt sent within it under the limit in force (one sent before it, or with more in
+ * flight than the limit allows, was sent under an earlier limit, which answered for it). Per window:
  *
  * ```text
- * AIMD (AIMDLimit):
- *   a drop, or an rtt > 5 s:            limit = max(1, min(limit - 1, floor(min(limit, maxInFlight) * 0.9)))
- *   else if maxInFlight * 2 >= limit:   limit = limit + 1
+ * both, on a drop or an rtt > 5 s:
+ *   flight = min(limit, maxInFlight)             -- over this window and the last: TCP cuts its flight size
+ *   served = answered RTTs summed / time         -- over this window and the last: Little's law
+ *   limit  = max(1, min(flight - 1, floor(max(flight * 0.5, served))))
+ *   ceiling = flight                             -- where the server shed
+ * both, slow start (until the first cut): a window that filled the limit doubles it
+ * both, growth below the ceiling: at least halfway to it per window (BIC); within one of it, by
+ *   1 / ceiling per window (CUBIC's plateau: each probe past a server that sheds at once costs 503s)
+ *
+ * AIMD (AIMDLimit): if maxInFlight * 2 >= limit:  limit = limit + 1
  *
  * Gradient2 (Gradient2Limit), the estimate a real number, the limit its floor:
- *   a drop:  estimate cut as AIMD's limit       -- a shed answer is fast: its RTT would read as healthy
- *   short = the window's mean RTT
+ *   short = the window's shortest RTT            -- a busy client delays some answers; a queue, all
  *   ema   = mean of the first 10 windows' short, then ema * (1 - 2/601) + short * 2/601
- *   if ema / short > 2:  ema = ema * 0.95       -- recover quickly after a long overload
- *   long  = min(ema, baseline)                  -- baseline: the origin's usual RTT, when known
- *   if maxInFlight < estimate / 2: unchanged     -- the caller, not the server, limits
- *   gradient = max(0.5, min(1, long / short))   -- 1 when short is 0: no queueing seen
+ *   if ema / short > 2:  ema = ema * 0.95        -- recover quickly after a long overload
+ *   long  = min(ema, baseline)                   -- baseline: the origin's usual RTT, when known
+ *   slow start ends once short > long * 1.125    -- HyStart's delay test
+ *   if maxInFlight < estimate / 2: unchanged      -- the caller, not the server, limits
+ *   gradient = max(0.5, min(1, long / short))    -- 1 when short is 0: no queueing seen (only then halfway)
  *   estimate = estimate * 0.8 + (estimate * gradient + 4) * 0.2
  * ```
  *
- * A cut starts from what was in flight when it is below the limit (TCP cuts its flight size, RFC 5681): a limit
- * grown past what the caller used would take round trips of drops to come down. Both then keep the limit within
- * `[min, max]`. The lines give as baseline the median of the origin's latency window (hedging's, 30 s): an
- * average of 600 windows drifts up with a queue that lasts, until it reads as normal.
+ * A server that sheds at once beyond its capacity gives no latency to learn from: its 503s, and what it served
+ * meanwhile, say how much it takes. Both keep the limit within `[min, max]`. The lines give as baseline the
+ * median of the origin's latency window (hedging's, 30 s): an average of 600 windows drifts up with a queue
+ * that lasts, until it reads as normal.
  *
  * @example
  * ```ts
@@ -157,20 +165,23 @@ export interface Sample {
 export type Algorithm = "aimd" | "gradient2"
 
 /**
- * The constants of both algorithms, concurrency-limits' defaults: AIMD's backoff ratio (also the cut a drop
- * makes to Gradient2) and the RTT past which a sample counts as dropped; Gradient2's smoothing, the queue it
- * allows (4), the long RTT's window (600 windows) and warm-up (10); the sampling window (`WindowedLimit`'s):
- * at least 10 samples and twice the window's shortest RTT. But Gradient2's RTT tolerance: 1, not its 1.5, which
- * would let latency rise by half before the limit comes down (its default sits at 1.75x the server's latency
- * after a capacity drop; 1 at 1.3x, measured on the model in the tests).
+ * The constants of both algorithms. concurrency-limits' defaults: the RTT past which a sample counts as
+ * dropped; Gradient2's smoothing, the queue it allows (4), the long RTT's window (600 windows) and warm-up
+ * (10); the sampling window (`WindowedLimit`'s): at least 10 samples and twice the window's shortest RTT. But
+ * Gradient2's RTT tolerance: 1, not its 1.5, which would let latency rise by half before the limit comes down.
+ * TCP's: a drop cuts by half at most (`dropCut`; concurrency-limits' 0.9 takes a dozen round trips of 503s to
+ * follow a server that sheds at once), and slow start ends at a rise of the shortest RTT by an eighth
+ * (HyStart's delay test, `slowStartRttRise`).
  *
  * @since 0.2.0
  * @category defaults
  */
 export const algorithmDefaults = {
-  aimd: { backoffRatio: 0.9, timeoutMillis: 5000 },
+  aimd: { timeoutMillis: 5000 },
   gradient2: { smoothing: 0.2, queueSize: 4, longWindow: 600, warmup: 10, rttTolerance: 1 },
-  window: { minSamples: 10, rttMultiple: 2 }
+  window: { minSamples: 10, rttMultiple: 2 },
+  dropCut: 0.5,
+  slowStartRttRise: 1.125
 } as const
 
 /**
@@ -213,27 +224,46 @@ export interface SampleWindow {
   readonly dropped: boolean
   /** The shortest RTT answered in an earlier window: a window of drops alone lasts twice it. */
   readonly earlierMinRttMillis: number
+  /** The previous window's start and answered RTTs: what the server served at once is read over both. */
+  readonly earlierStartedAtMillis: number
+  readonly earlierRttSumMillis: number
+  /** The previous window's most in flight (infinite before the first): a drop closes a window at once. */
+  readonly earlierMaxInFlight: number
 }
 
 /**
  * An adaptive limit's state: AIMD's limit, or Gradient2's estimate and long RTT (with its warm-up); both with
- * the window of samples being filled.
+ * the window of samples being filled, and whether they are still in slow start.
  *
  * @since 0.2.0
  * @category models
  */
 export type AdaptiveState =
-  | { readonly _tag: "Aimd"; readonly limit: number; readonly window: SampleWindow }
+  | {
+      readonly _tag: "Aimd"
+      readonly limit: number
+      /** Doubling per window the caller fills, until the first cut (TCP's slow start). */
+      readonly slowStart: boolean
+      /** What was in flight at the last drop (infinite before one): the limit probes past it slowly. */
+      readonly ceiling: number
+      readonly window: SampleWindow
+    }
   | {
       readonly _tag: "Gradient2"
       readonly estimate: number
       readonly longRttMillis: number
       /** Windows averaged so far, up to the warm-up. */
       readonly longSamples: number
+      /** Doubling per window the caller fills, until the first cut or rise of latency. */
+      readonly slowStart: boolean
+      /** What was in flight at the last drop (infinite before one): the limit probes past it slowly. */
+      readonly ceiling: number
       readonly window: SampleWindow
     }
 
-const emptyWindow = (startedAtMillis: number, earlierMinRttMillis: number): SampleWindow => ({
+type Gradient2State = Extract<AdaptiveState, { _tag: "Gradient2" }>
+
+const emptyWindow = (startedAtMillis: number, earlier: SampleWindow | undefined): SampleWindow => ({
   startedAtMillis,
   samples: 0,
   answered: 0,
@@ -241,7 +271,10 @@ const emptyWindow = (startedAtMillis: number, earlierMinRttMillis: number): Samp
   minRttMillis: Number.POSITIVE_INFINITY,
   maxInFlight: 0,
   dropped: false,
-  earlierMinRttMillis
+  earlierMinRttMillis: earlier === undefined ? Number.POSITIVE_INFINITY : answeredMinRtt(earlier),
+  earlierStartedAtMillis: earlier?.startedAtMillis ?? startedAtMillis,
+  earlierRttSumMillis: earlier?.rttSumMillis ?? 0,
+  earlierMaxInFlight: earlier?.maxInFlight ?? Number.POSITIVE_INFINITY
 })
 
 /**
@@ -251,22 +284,25 @@ const emptyWindow = (startedAtMillis: number, earlierMinRttMillis: number): Samp
  * @category constructors
  */
 export const initialState = (algorithm: Algorithm, bounds: Bounds): AdaptiveState => {
-  const window = emptyWindow(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY)
+  const window = emptyWindow(Number.NEGATIVE_INFINITY, undefined)
+  const start = { slowStart: true, ceiling: Number.POSITIVE_INFINITY, window }
   return algorithm === "aimd"
-    ? { _tag: "Aimd", limit: bounds.initial, window }
-    : { _tag: "Gradient2", estimate: bounds.initial, longRttMillis: 0, longSamples: 0, window }
+    ? { _tag: "Aimd", limit: bounds.initial, ...start }
+    : { _tag: "Gradient2", estimate: bounds.initial, longRttMillis: 0, longSamples: 0, ...start }
 }
 
 const within = (bounds: Bounds, limit: number): number => Math.max(bounds.min, Math.min(bounds.max, limit))
 
-// A drop of an attempt sent before the window began was sent under the limit the last window set:
-// that window answered for it (TCP cuts once per window of losses).
-const added = (window: SampleWindow, sample: Sample): SampleWindow => {
+// A drop of an attempt sent before the window began, or with more in flight than the limit now
+// allows, was sent under an earlier limit: the cut that set this one answered for it.
+const added = (window: SampleWindow, sample: Sample, limit: number): SampleWindow => {
   const sentAtMillis = sample.endedAtMillis - sample.rttMillis
   const startedAtMillis = Number.isFinite(window.startedAtMillis) ? window.startedAtMillis : sentAtMillis
   const answered = !sample.dropped
   const dropped =
-    (sample.dropped || sample.rttMillis > algorithmDefaults.aimd.timeoutMillis) && sentAtMillis >= startedAtMillis
+    (sample.dropped || sample.rttMillis > algorithmDefaults.aimd.timeoutMillis) &&
+    sentAtMillis >= startedAtMillis &&
+    sample.inFlight <= limit
   return {
     startedAtMillis,
     samples: window.samples + 1,
@@ -275,7 +311,10 @@ const added = (window: SampleWindow, sample: Sample): SampleWindow => {
     minRttMillis: answered ? Math.min(window.minRttMillis, sample.rttMillis) : window.minRttMillis,
     maxInFlight: Math.max(window.maxInFlight, sample.inFlight),
     dropped: window.dropped || dropped,
-    earlierMinRttMillis: window.earlierMinRttMillis
+    earlierMinRttMillis: window.earlierMinRttMillis,
+    earlierStartedAtMillis: window.earlierStartedAtMillis,
+    earlierRttSumMillis: window.earlierRttSumMillis,
+    earlierMaxInFlight: window.earlierMaxInFlight
   }
 }
 
@@ -284,32 +323,68 @@ const added = (window: SampleWindow, sample: Sample): SampleWindow => {
 const answeredMinRtt = (window: SampleWindow): number =>
   window.answered > 0 ? window.minRttMillis : window.earlierMinRttMillis
 
-// A window closes once it spans twice its shortest RTT and holds enough samples; a drop is signal
-// enough with fewer.
+const finiteOr = (value: number, otherwise: number): number => (Number.isFinite(value) ? value : otherwise)
+
+// A window closes once it spans twice its shortest RTT and holds enough samples; at once on a drop
+// of an attempt sent within it, under the limit it has: a server that sheds at once beyond its
+// capacity frees the place at once, and each round trip of waiting would shed another caller there.
 const isComplete = (window: SampleWindow, sample: Sample): boolean => {
+  if (window.dropped) return true
   const { minSamples, rttMultiple } = algorithmDefaults.window
   const answered = answeredMinRtt(window)
   const shortest = Number.isFinite(answered) ? answered : sample.rttMillis
-  return (
-    (window.samples >= minSamples || window.dropped) &&
-    sample.endedAtMillis - window.startedAtMillis >= rttMultiple * shortest
-  )
+  return window.samples >= minSamples && sample.endedAtMillis - window.startedAtMillis >= rttMultiple * shortest
 }
 
-// From what was in flight, not from a limit the caller never filled (TCP halves its flight size,
-// RFC 5681): a limit grown past the demand would take round trips of drops to come down.
-const cutFrom = (bounds: Bounds, limit: number, window: SampleWindow): number =>
-  cut(bounds, window.maxInFlight > 0 ? Math.min(limit, window.maxInFlight) : limit)
-
-const cut = (bounds: Bounds, limit: number): number =>
-  within(bounds, Math.max(1, Math.min(limit - 1, Math.floor(limit * algorithmDefaults.aimd.backoffRatio))))
-
-const aimd = (bounds: Bounds, limit: number, window: SampleWindow): number => {
-  if (window.dropped) return cutFrom(bounds, limit, window)
-  return window.maxInFlight * 2 >= limit ? within(bounds, limit + 1) : limit
+/**
+ * The cut a window with a drop makes: to what the server served at once over the window (Little's law: the
+ * answered RTTs summed over the window's span), at most one below and at least half of what was in flight
+ * (TCP's flight size, RFC 5681: a limit grown past the demand would take round trips of drops to come down).
+ * A server that sheds at once beyond its capacity gives no latency to learn from: its 503s say how much it
+ * took, and a cut by a tenth would take a dozen round trips of 503s to get there.
+ */
+const cutFrom = (
+  bounds: Bounds,
+  limit: number,
+  window: SampleWindow,
+  endedAtMillis: number
+): { readonly limit: number; readonly ceiling: number; readonly slowStart: false } => {
+  // Over this window and the one before: a window a drop closed may span a moment, and hold one sample.
+  const flight = Math.min(limit, Math.max(window.maxInFlight, window.earlierMaxInFlight))
+  // Over a round trip at least: answers that end within a moment of each other say nothing of a rate.
+  const spanMillis = Math.max(endedAtMillis - window.earlierStartedAtMillis, finiteOr(answeredMinRtt(window), 0))
+  const served = spanMillis > 0 ? (window.rttSumMillis + window.earlierRttSumMillis) / spanMillis : 0
+  const cut = Math.max(1, Math.min(flight - 1, Math.floor(Math.max(flight * algorithmDefaults.dropCut, served))))
+  return { limit: within(bounds, cut), ceiling: flight, slowStart: false }
 }
 
-const longRttAfter = (state: Extract<AdaptiveState, { _tag: "Gradient2" }>, rtt: number) => {
+// Growth towards the last drop's flight, the ceiling (BIC's binary search, CUBIC's plateau): below it, at
+// least halfway there per window while nothing says the server is full; within one of it, one over as many
+// windows, as a server that sheds at once answers each probe past it with a 503 (and its caller's retries
+// with more); past it, as the algorithm says.
+const probed = (current: number, next: number, ceiling: number, free: boolean): number => {
+  if (next <= current || current >= ceiling || !Number.isFinite(ceiling)) return next
+  if (current >= ceiling - 1) return Math.min(next, current + 1 / ceiling)
+  return free ? Math.max(next, Math.floor(current + (ceiling - current) / 2)) : next
+}
+
+// Slow start doubles only a limit the caller fills: one it never reached says nothing of the server.
+const grown = (bounds: Bounds, limit: number): number => within(bounds, limit * 2)
+
+const aimd = (
+  bounds: Bounds,
+  state: Extract<AdaptiveState, { _tag: "Aimd" }>,
+  window: SampleWindow,
+  endedAtMillis: number
+): Pick<Extract<AdaptiveState, { _tag: "Aimd" }>, "limit" | "slowStart" | "ceiling"> => {
+  const { limit, slowStart, ceiling } = state
+  if (window.dropped) return cutFrom(bounds, limit, window, endedAtMillis)
+  if (slowStart && window.maxInFlight >= limit) return { limit: grown(bounds, limit), slowStart, ceiling }
+  const next = window.maxInFlight * 2 >= limit ? within(bounds, limit + 1) : limit
+  return { limit: probed(limit, next, ceiling, true), slowStart, ceiling }
+}
+
+const longRttAfter = (state: Gradient2State, rtt: number) => {
   const { longWindow, warmup } = algorithmDefaults.gradient2
   if (state.longSamples < warmup) {
     const samples = state.longSamples + 1
@@ -321,34 +396,48 @@ const longRttAfter = (state: Extract<AdaptiveState, { _tag: "Gradient2" }>, rtt:
 
 const gradient2 = (
   bounds: Bounds,
-  state: Extract<AdaptiveState, { _tag: "Gradient2" }>,
+  state: Gradient2State,
   window: SampleWindow,
+  endedAtMillis: number,
   baselineRttMillis: (() => number | undefined) | undefined
-): Omit<Extract<AdaptiveState, { _tag: "Gradient2" }>, "window"> => {
+): Omit<Gradient2State, "window"> => {
   // A shed answer comes back fast and would read as a healthy server: a drop cuts, as AIMD's does.
-  if (window.dropped || window.answered === 0) {
-    return { ...state, estimate: window.dropped ? cutFrom(bounds, state.estimate, window) : state.estimate }
+  if (window.dropped) {
+    const { limit, ...cut } = cutFrom(bounds, state.estimate, window, endedAtMillis)
+    return { ...state, ...cut, estimate: limit }
   }
+  if (window.answered === 0) return state
   const { smoothing, queueSize, rttTolerance } = algorithmDefaults.gradient2
-  const short = window.rttSumMillis / window.answered
+  // The window's shortest RTT: a busy client adds its own delays to some answers (its event loop, its
+  // GC), which a mean reads as queueing; a queue at the server delays every answer of the window.
+  const short = window.minRttMillis
   const ema = longRttAfter(state, short)
   if (short > 0 && ema.longRttMillis / short > 2) ema.longRttMillis *= 0.95
   // The average drifts up with a queue that lasts; the median of the last 30 s, slower.
   const baseline = baselineRttMillis?.()
   const long = baseline === undefined ? ema.longRttMillis : Math.min(ema.longRttMillis, baseline)
-  if (window.maxInFlight < state.estimate / 2) return { ...state, ...ema }
   const gradient = short > 0 ? Math.max(0.5, Math.min(1, (rttTolerance * long) / short)) : 1
+  // Slow start ends at the first drop, or a clear rise of latency (HyStart's test: the window's shortest
+  // RTT an eighth over the long one), not at the noise of a busy client on a few windows' average.
+  const slowStart = state.slowStart && short <= long * algorithmDefaults.slowStartRttRise
+  if (slowStart && window.maxInFlight >= Math.floor(state.estimate)) {
+    return { ...state, ...ema, estimate: grown(bounds, state.estimate) }
+  }
+  if (window.maxInFlight < state.estimate / 2) return { ...state, ...ema, slowStart }
   const proposed = state.estimate * gradient + queueSize
-  return { ...state, estimate: within(bounds, state.estimate * (1 - smoothing) + proposed * smoothing), ...ema }
+  const next = within(bounds, state.estimate * (1 - smoothing) + proposed * smoothing)
+  const estimate = probed(state.estimate, next, state.ceiling, gradient === 1)
+  return { ...state, ...ema, estimate, slowStart }
 }
 
 /**
  * The state after one sample: the sample joins the window, and a window complete moves the limit
- * once, from its samples (AIMD: a drop cuts by a tenth, a window that used half of the limit adds
- * one; Gradient2: a drop cuts by a tenth, else the gradient of its mean RTT). A sample whose RTT is
- * not a number, or negative, teaches nothing. `baselineRttMillis` gives, when known, the origin's
- * usual RTT (the median of its latency window): Gradient2 reads the lower of it and its own long
- * average as its long RTT, asked only when a window closes.
+ * once, from its samples (both: a drop cuts to what the server served at once, at least by one and
+ * at most by half; slow start doubles a limit the caller fills until the first cut; then AIMD adds
+ * one per window that used half of the limit, Gradient2 follows the gradient of the window's shortest
+ * RTT). A sample whose RTT is not a number, or negative, teaches nothing. `baselineRttMillis` gives,
+ * when known, the origin's usual RTT (the median of its latency window): Gradient2 reads the lower of
+ * it and its own long average as its long RTT, asked only when a window closes.
  *
  * @since 0.2.0
  * @category operations
@@ -360,12 +449,12 @@ export const update = (
   baselineRttMillis?: () => number | undefined
 ): AdaptiveState => {
   if (!(sample.rttMillis >= 0) || !Number.isFinite(sample.endedAtMillis)) return state
-  const window = added(state.window, sample)
+  const window = added(state.window, sample, limitOf(state))
   if (!isComplete(window, sample)) return { ...state, window }
-  const next = emptyWindow(sample.endedAtMillis, answeredMinRtt(window))
+  const next = emptyWindow(sample.endedAtMillis, window)
   return state._tag === "Aimd"
-    ? { _tag: "Aimd", limit: aimd(bounds, state.limit, window), window: next }
-    : { ...gradient2(bounds, state, window, baselineRttMillis), window: next }
+    ? { _tag: "Aimd", ...aimd(bounds, state, window, sample.endedAtMillis), window: next }
+    : { ...gradient2(bounds, state, window, sample.endedAtMillis, baselineRttMillis), window: next }
 }
 
 /**

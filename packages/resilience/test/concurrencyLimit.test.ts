@@ -217,7 +217,7 @@ describe("concurrency limit", () => {
   )
 
   it.effect(
-    "adaptive (AIMD): the limit is cut once per round trip of 503s and grows back by one per window of answers",
+    "adaptive (AIMD): each round trip of 503s halves the limit, and windows of answers grow it back past it",
     () =>
       Effect.gen(function* () {
         const store = ResilienceStore.makeMemory()
@@ -230,7 +230,7 @@ describe("concurrency limit", () => {
         const bulkhead = bulkheadOf(store, options, "http://aimd.concurrency.test:80")
         const limits: Array<number> = []
         // Rounds 100 ms apart, each of as many calls at once as the limit allows, answered in 10 ms.
-        for (const answer of [503, 503, 503, 200, 200, 200, 200]) {
+        for (const answer of [503, 503, ...Array.from({ length: 26 }, () => 200)]) {
           const scripted = ScriptedHttpClient.make([answer === 503 ? { status: 503, delayMillis: 10 } : ok(10)])
           const client = ResilientHttpClient.withResilience(scripted.client, options)
           const calls = yield* Effect.forEach(
@@ -241,10 +241,11 @@ describe("concurrency limit", () => {
           yield* Effect.forEach(calls, Fiber.join)
           limits.push(bulkhead.limit())
         }
-        // The first round's drops span less than two round trips: the window stays open. Each later
-        // round's first 503 cuts once (the others were sent before the cut). Answers then fill a
-        // window of ten (2 + 2 + 2 + 2 + 2) and, having used the limit, add one.
-        expect(limits).toEqual([4, 3, 2, 2, 2, 2, 3])
+        // Each round's first 503 cuts once, by half (nothing was answered to tell what the server took); the
+        // others were sent before the cut. Then each window of ten samples (rounds of one answer, then of two)
+        // grows it, having used it: by half a permit while within one of the 2 in flight at the last drop
+        // (two windows), then by one past it.
+        expect(limits).toEqual([2, ...Array.from({ length: 19 }, () => 1), 2, 2, 2, 2, 2, 3, 3, 3])
         expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
         expect(yield* gaugeValue("http.client.resilience.concurrency_limit.limit", "aimd.concurrency.test")).toBe(3)
       })
@@ -288,13 +289,14 @@ describe("concurrency limit", () => {
       }
       const url = "http://gradient.concurrency.test/items"
       const bulkhead = bulkheadOf(store, options, "http://gradient.concurrency.test:80")
-      // Rounds of 20 calls at once, each answered in `delayMillis`; the limit after them.
+      // Rounds of 60 calls at once, each answered in `delayMillis`; the limit after them. (60, not 20: slow
+      // start doubles a limit the caller fills, to 80 here, and a limit over twice what the caller uses stays.)
       const rounds = (count: number, delayMillis: number) =>
         Effect.gen(function* () {
           const client = ResilientHttpClient.withResilience(ScriptedHttpClient.make([ok(delayMillis)]).client, options)
           for (let round = 0; round < count; round++) {
             const calls = yield* Effect.forEach(
-              Array.from({ length: 20 }, () => url),
+              Array.from({ length: 60 }, () => url),
               (target) => Effect.provideService(start(client, target), ResilienceStore.ResilienceStore, store)
             )
             yield* TestClock.adjust(delayMillis * 3)
@@ -302,7 +304,7 @@ describe("concurrency limit", () => {
           }
           return bulkhead.limit()
         })
-      // A round of 20 answers at once closes a window only with the next (two round trips long).
+      // A round's answers close a window, its last ones with the next round's (two round trips long).
       const fast = yield* rounds(5, 10)
       const slow = yield* rounds(5, 100)
       const recovered = yield* rounds(5, 10)
@@ -311,6 +313,49 @@ describe("concurrency limit", () => {
       expect(recovered).toBeGreaterThan(slow)
       expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
     })
+  )
+
+  it.effect(
+    "adaptive: a storm of fast 502s is kept out of the baseline; after it the limit still takes the demand",
+    () =>
+      Effect.gen(function* () {
+        const store = ResilienceStore.makeMemory()
+        const options: RetryPolicy.Options = { ...base, maxAttempts: 1, concurrencyLimit: ConcurrencyLimit.adaptive() }
+        const host = "storm.concurrency.test"
+        const bulkhead = bulkheadOf(store, options, `http://${host}:80`)
+        // Rounds of 16 calls at once (the demand), 100 ms apart; the outcomes of the last round.
+        const rounds = (count: number, answer: ScriptedHttpClient.Answer) =>
+          Effect.gen(function* () {
+            const client = ResilientHttpClient.withResilience(ScriptedHttpClient.make([answer]).client, options)
+            let outcomes: Array<string> = []
+            for (let round = 0; round < count; round++) {
+              const calls = yield* Effect.forEach(
+                Array.from({ length: 16 }, () => `http://${host}/items`),
+                (target) => Effect.provideService(start(client, target), ResilienceStore.ResilienceStore, store)
+              )
+              yield* TestClock.adjust(100)
+              outcomes = (yield* Effect.forEach(calls, Fiber.join)).map((call) => call.outcome)
+            }
+            return outcomes
+          })
+        const median = Effect.clockWith((clock) =>
+          Effect.sync(() => {
+            const now = clock.unsafeCurrentTimeMillis()
+            return latencyWindows(clock).peek(`http://${host}:80`)?.percentile(50, now)
+          })
+        )
+        yield* rounds(10, ok(40))
+        // 5 s of 502s answered in 1 ms: no drop, and no round trip of the server's either.
+        const storm = yield* rounds(50, { status: 502, delayMillis: 1 })
+        expect(storm).toEqual(Array.from({ length: 16 }, () => "failed: TransientStatus"))
+        expect(yield* median).toBeGreaterThanOrEqual(40)
+        // The server's 40 ms afterwards is no queue: every caller is let through, round after round.
+        for (let second = 0; second < 8; second++) {
+          expect(yield* rounds(10, ok(40))).toEqual(Array.from({ length: 16 }, () => "200"))
+        }
+        expect(bulkhead.limit()).toBeGreaterThanOrEqual(16)
+        expect([bulkhead.inFlight(), bulkhead.queued()]).toEqual([0, 0])
+      })
   )
 
   it.effect(

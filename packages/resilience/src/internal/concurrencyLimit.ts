@@ -118,16 +118,20 @@ const failureOf = (exit: Exit.Exit<unknown, unknown>): unknown =>
   exit._tag === "Failure" ? line.onlyFailure(exit.cause) : undefined
 
 /**
- * What an attempt's end teaches an adaptive limit: a response (any status; a `429` or `503` is
- * a drop) or its time limit passing (a drop). Anything else (a transport failure, a rejection by
- * the breaker, an interruption) says nothing of the server's capacity.
+ * What an attempt's end teaches an adaptive limit: an answer (a response below 500, its RTT a
+ * round trip's), a `429` or `503` (a drop) or its time limit passing (a drop). Anything else (any
+ * other 5xx, a transport failure, a rejection by the breaker, an interruption) says nothing of the
+ * server's capacity: a storm of fast 502s read as answers would teach a 1 ms baseline, and the
+ * server's real latency afterwards would read as a queue.
  */
 const droppedOf = (exit: Exit.Exit<unknown, unknown>): boolean | undefined => {
   if (Exit.isSuccess(exit)) return false
   const failure = failureOf(exit)
   if (!HttpFailure.isHttpFailure(failure)) return undefined
   if (failure._tag === "ConnectionError") return failure.reason === "Timeout" ? true : undefined
-  return failure._tag === "TransientStatus" && (failure.status === 429 || failure.status === 503)
+  if (failure._tag !== "TransientStatus" && failure._tag !== "PermanentStatus") return false
+  if (failure.status === 429 || failure.status === 503) return true
+  return failure.status >= 500 ? undefined : false
 }
 
 /**
