@@ -1,5 +1,6 @@
 // @generated from templates/src/internal/redisRateLimit.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
-// The rate limit shared across a fleet (issue #34): each bucket lives in Redis, taken and
+// The rate limit shared across a fleet (issue #34): each bucket lives in Redis, taken (a batch of
+// its send times at once, leased: redisRateLimitLease.ts, issue #43) and
 // refunded by one script on Redis's clock (SharedStore.rateLimitScript), so that three processes
 // with a limit of 10 a second send 10 a second together. A block learnt from a server's headers
 // is kept and told as a cool-down is: this process's memory first, then written to the prefix's
