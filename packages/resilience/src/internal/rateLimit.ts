@@ -34,7 +34,7 @@ const settingsKey = (limit: TokenBucket.Limit): string => `${limit.limit}/${limi
  * bucket at `atMillis` or later, by `latestMillis` (the send time the fleet's bucket gave, on the
  * monotonic clock), so that this process's bucket sees every attempt it sends, granted by the fleet
  * or by itself while Redis is away. It answers when (`atMillis`, or now when that has passed), and
- * whether that is the time asked (`agreed`).
+ * whether that is the time asked, within the clocks' millisecond (`agreed`).
  *
  * @internal
  */
@@ -89,7 +89,8 @@ export const makeMemory = (): MemoryOperations => {
   const takeOwnAt = (key: string, limit: TokenBucket.Limit, atMillis: number, latestMillis: number, now: number) => {
     const at = Math.max(now, atMillis)
     const taken = bucketsOf(limit).take(key, at, latestMillis - at)
-    return { granted: taken._tag === "Granted", atMillis: at + taken.waitMillis, agreed: taken.waitMillis === 0 }
+    // Within a millisecond is agreement: Redis's clock and this one are read in whole milliseconds.
+    return { granted: taken._tag === "Granted", atMillis: at + taken.waitMillis, agreed: taken.waitMillis <= 1 }
   }
   return {
     rateLimitTake: (key, limit, maxWaitMillis, counted = false) =>
