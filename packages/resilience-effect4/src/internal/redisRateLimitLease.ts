@@ -4,7 +4,9 @@
 // and this process's attempts spend them here, each at its time, with no round trip of their own.
 // Times, not free tokens: an attempt sends at the time the fleet gave, so the fleet's bound holds
 // as it does per take; a time that passed unused is lost (capacity, never overshoot). The batch
-// follows the demand: 1 at first, doubled once a lease was spent, halved once a time expired.
+// follows the demand: 1 at first, doubled once a lease was spent, halved once a time expired, and
+// at least the attempts that waited for the last one (one lease at a time per bucket: the others
+// wait for it, so that this process spends the fleet's times in their order).
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 
 interface Lease {
@@ -14,8 +16,8 @@ interface Lease {
   batch: number
   /** Whether a time expired unused since the last lease. */
   expired: boolean
-  /** Whether a lease of more than one time is in flight: the others ask for one meanwhile. */
-  leasing: boolean
+  /** How many attempts waited for the last lease: the demand it did not cover. */
+  waited: number
   /** Before it, the fleet's bucket has nothing for this process: its last time leased, or a take refused. */
   spentUntil: number
 }
@@ -63,29 +65,30 @@ export class Leases {
   }
 
   /**
-   * How many times to lease now, at most `most`: the batch when no lease of more is in flight (it
-   * is then), otherwise 1.
+   * How many times to lease now, at most `most`: the batch (a lease spent whole asks for twice as
+   * many, one whose times expired for half), and at least one for each attempt that waited for the last.
    */
   begin(bucket: string, most: number): number {
     const lease = this.leases.get(bucket)
     if (lease === undefined) {
-      this.keep(bucket, { slots: [], batch: 1, expired: false, leasing: false, spentUntil: 0 })
+      this.keep(bucket, { slots: [], batch: 1, expired: false, waited: 0, spentUntil: 0 })
       return 1
     }
-    if (lease.leasing) return 1
-    // A lease spent whole asks for twice as many; one whose times expired, half.
     const next = lease.expired ? lease.batch / 2 : lease.slots.length === 0 ? lease.batch * 2 : lease.batch
-    lease.batch = Math.max(1, Math.min(Math.floor(next), most, SharedStore.maxRateLimitLease))
+    const cap = Math.min(most, SharedStore.maxRateLimitLease)
+    lease.batch = Math.max(1, Math.min(Math.floor(next), cap))
     lease.expired = false
-    lease.leasing = lease.batch > 1
-    return lease.batch
+    return Math.max(lease.batch, Math.min(lease.waited + 1, cap))
   }
 
-  /** A lease of `count` ended: its times after the first (ms, monotonic), or the fleet's refusal until `refusedUntil`. */
-  end(bucket: string, count: number, later: ReadonlyArray<number>, refusedUntil?: number): void {
+  /**
+   * A lease ended: its times after the first (ms, monotonic), the fleet's refusal until
+   * `refusedUntil`, and how many attempts waited for it.
+   */
+  end(bucket: string, later: ReadonlyArray<number>, refusedUntil: number | undefined, waited: number): void {
     const lease = this.leases.get(bucket)
     if (lease === undefined) return
-    if (count > 1) lease.leasing = false
+    lease.waited = waited
     if (refusedUntil !== undefined) lease.spentUntil = Math.max(lease.spentUntil, refusedUntil)
     if (later.length === 0) return
     lease.slots.push(...later)

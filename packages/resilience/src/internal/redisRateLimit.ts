@@ -16,6 +16,7 @@
 import * as CoolDown from "@effect-http-resilience/core/CoolDown"
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as ResilienceStore from "../ResilienceStore.js"
@@ -157,7 +158,15 @@ const bucketScript = (
 // A send time on this process's monotonic clock (ms): granted, or when one could be (refused).
 type Slot = { readonly granted: boolean; readonly atMillis: number }
 
-type Lease = { readonly leases: Leases; readonly clock: RedisClock; readonly count: number }
+// One lease in flight per bucket; the attempts that find nothing in hand meanwhile wait for it.
+type Pending = { readonly done: Deferred.Deferred<void>; waiting: number }
+
+type Lease = {
+  readonly leases: Leases
+  readonly clock: RedisClock
+  readonly pending: Map<string, Pending>
+  readonly count: number
+}
 
 // The fleet's bucket, from `fromMillis` on and by `latestMillis`, `count` send times at once (a
 // lease): its answer (`undefined` when Redis did not give one: this process's bucket decides alone),
@@ -175,7 +184,7 @@ const takeFleet = (
     const now = monotonicMillis(clock)
     const offset = Math.max(0, fromMillis - now)
     const maxWait = Math.min(latestMillis - now - offset, SharedStore.maxRateLimitWaitMillis)
-    const { leases, count } = lease
+    const { count } = lease
     let later: ReadonlyArray<number> = []
     let refusedUntil: number | undefined
     const taken = Effect.flatMap(bucketScript(options, bucket, "take", limit, [maxWait, offset, count]), (reply) => {
@@ -191,10 +200,11 @@ const takeFleet = (
         atMillis: base + answer.waitMillis
       })
     })
-    return Effect.ensuring(
-      taken,
-      Effect.sync(() => leases.end(bucket, count, later, refusedUntil))
+    // Only a lease (the first round's take, `count` set) brings times to keep.
+    const kept = Effect.sync(() =>
+      lease.leases.end(bucket, later, refusedUntil, lease.pending.get(bucket)?.waiting ?? 0)
     )
+    return count === 0 ? taken : Effect.ensuring(taken, kept)
   })
 
 // How often the two buckets may disagree on a time before the take gives up: each round moves it later.
@@ -234,7 +244,7 @@ const agree = (
       const unused = mine.granted ? giveBackOwn(options, key, limit, mine.atMillis) : Effect.void
       const given = Effect.andThen(giveBack(options, bucket, limit, fleet.atMillis), unused)
       if (!mine.granted || round >= maxRounds) return Effect.as(given, { granted: false, atMillis: mine.atMillis })
-      const again = { ...lease, count: 1 }
+      const again = { ...lease, count: 0 }
       return Effect.andThen(given, agree(options, again, bucket, key, limit, mine.atMillis, latestMillis, round + 1))
     })
   })
@@ -261,8 +271,22 @@ const takeLeased = (
       const found = leases.take(bucket, monotonicMillis(clock), fromMillis, latestMillis)
       if (found._tag === "Spent") return Effect.succeed({ granted: false, atMillis: found.at })
       if (found._tag === "None") {
-        const count = leases.begin(bucket, limit.limit)
-        return agree(options, { ...lease, count }, bucket, key, limit, fromMillis, latestMillis)
+        const again = takeLeased(options, lease, bucket, key, limit, fromMillis, latestMillis, round)
+        const pending = lease.pending.get(bucket)
+        if (pending !== undefined) {
+          pending.waiting++
+          return Effect.andThen(Deferred.await(pending.done), again)
+        }
+        return Effect.flatMap(Deferred.make<void>(), (done) => {
+          lease.pending.set(bucket, { done, waiting: 0 })
+          const count = leases.begin(bucket, limit.limit)
+          const leased = agree(options, { ...lease, count }, bucket, key, limit, fromMillis, latestMillis)
+          const over = Effect.andThen(
+            Effect.sync(() => lease.pending.delete(bucket)),
+            Deferred.succeed(done, undefined)
+          )
+          return Effect.ensuring(leased, over)
+        })
       }
       return Effect.flatMap(options.local.takeOwnAt(key, limit, found.at, latestMillis), (mine) => {
         if (!mine.granted || mine.agreed) return Effect.succeed(mine)
@@ -270,7 +294,7 @@ const takeLeased = (
         return Effect.andThen(
           unused,
           round >= maxRounds
-            ? agree(options, { ...lease, count: 1 }, bucket, key, limit, mine.atMillis, latestMillis)
+            ? agree(options, { ...lease, count: 0 }, bucket, key, limit, mine.atMillis, latestMillis)
             : takeLeased(options, lease, bucket, key, limit, mine.atMillis, latestMillis, round + 1)
         )
       })
@@ -328,7 +352,7 @@ export const make = (options: Options): Effect.Effect<Operations, never, Scope.S
       Effect.andThen(rewriteBlocks, readBlocks(options, keys.blocks))
     )
     const { local } = options
-    const lease = { leases: new Leases(), clock: new RedisClock() }
+    const lease = { leases: new Leases(), clock: new RedisClock(), pending: new Map<string, Pending>() }
     return {
       rateLimitTake: (key, limit, maxWaitMillis, counted) =>
         // A block in force is this process's to know (every block reaches its memory), and so is the
