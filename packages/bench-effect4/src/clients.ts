@@ -117,8 +117,7 @@ const makeRedisStoreClient = async (redisUrl: string, mode: ClientMode): Promise
 export const makeClient = async (id: Effect4LibraryId, mode: ClientMode, redisUrl?: string): Promise<BenchClient> => {
   if (mode === "happy-redis" || mode === "rate-limited-redis") {
     if (id !== "effect4-http-resilience") throw new Error(`${id} has no ${mode} mode: it keeps no shared state`)
-    if (redisUrl === undefined)
-      throw new Error(`the ${mode} mode needs the client process started with a Redis URL`)
+    if (redisUrl === undefined) throw new Error(`the ${mode} mode needs the client process started with a Redis URL`)
     return makeRedisStoreClient(redisUrl, mode)
   }
   const counter = isOverloadMode(mode) ? attemptCounter() : undefined

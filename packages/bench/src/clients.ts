@@ -226,17 +226,25 @@ export const effectClient = <E, R, ER>(
  * lives as long as the client, on the Redis at `redisUrl`.
  */
 const makeRedisStoreClient = async (redisUrl: string, mode: ClientMode): Promise<BenchClient> => {
-  const [Effect, Layer, ManagedRuntime, HttpClient, NodeHttpClient, { ResilientHttpClient }, { layerRedis }, { policyOptions }] =
-    await Promise.all([
-      import("effect/Effect"),
-      import("effect/Layer"),
-      import("effect/ManagedRuntime"),
-      import("@effect/platform/HttpClient"),
-      import("@effect/platform-node/NodeHttpClient"),
-      import("effect-http-resilience"),
-      import("effect-http-resilience/redis"),
-      import("./policyOptions.js")
-    ])
+  const [
+    Effect,
+    Layer,
+    ManagedRuntime,
+    HttpClient,
+    NodeHttpClient,
+    { ResilientHttpClient },
+    { layerRedis },
+    { policyOptions }
+  ] = await Promise.all([
+    import("effect/Effect"),
+    import("effect/Layer"),
+    import("effect/ManagedRuntime"),
+    import("@effect/platform/HttpClient"),
+    import("@effect/platform-node/NodeHttpClient"),
+    import("effect-http-resilience"),
+    import("effect-http-resilience/redis"),
+    import("./policyOptions.js")
+  ])
   const spec = policyFor(mode)
   const runtime = ManagedRuntime.make(
     Layer.merge(NodeHttpClient.layerUndici, layerRedis({ url: redisUrl, prefix: "bench" }))
@@ -331,8 +339,7 @@ const makeEffectClient = async (id: LibraryId, mode: ClientMode): Promise<BenchC
 export const makeClient = async (id: LibraryId, mode: ClientMode, redisUrl?: string): Promise<BenchClient> => {
   if (mode === "happy-redis" || mode === "rate-limited-redis") {
     if (id !== "effect-http-resilience") throw new Error(`${id} has no ${mode} mode: it keeps no shared state`)
-    if (redisUrl === undefined)
-      throw new Error(`the ${mode} mode needs the client process started with a Redis URL`)
+    if (redisUrl === undefined) throw new Error(`the ${mode} mode needs the client process started with a Redis URL`)
     return makeRedisStoreClient(redisUrl, mode)
   }
   const retryAtOnce = mode !== "happy" && mode !== "happy-control" && mode !== "rate-limited"

@@ -161,8 +161,8 @@ const bulkPayload = (reply: string): string => {
  * commandstats` counts them as well as the `EVALSHA` that ran them, though no client sent them.
  */
 export const scriptCommands: ReadonlySet<string> = new Set(
-  [...`${budgetScript}\n${coolDownScript}\n${rateLimitScript}`.matchAll(/redis\.call\('([A-Za-z]+)'/g)].flatMap(([, name]) =>
-    name === undefined ? [] : [name.toLowerCase()]
+  [...`${budgetScript}\n${coolDownScript}\n${rateLimitScript}`.matchAll(/redis\.call\('([A-Za-z]+)'/g)].flatMap(
+    ([, name]) => (name === undefined ? [] : [name.toLowerCase()])
   )
 )
 
