@@ -183,7 +183,8 @@ const takeFleet = (
   Effect.clockWith((clock) => {
     const now = monotonicMillis(clock)
     const offset = Math.max(0, fromMillis - now)
-    const maxWait = Math.min(latestMillis - now - offset, SharedStore.maxRateLimitWaitMillis)
+    // A millisecond that passed since the caller's `latest` was set is not a wait it refused.
+    const maxWait = Math.min(Math.max(0, latestMillis - now - offset), SharedStore.maxRateLimitWaitMillis)
     const { count } = lease
     let later: ReadonlyArray<number> = []
     let refusedUntil: number | undefined
@@ -267,6 +268,8 @@ const takeLeased = (
 ): Effect.Effect<Slot> =>
   Effect.clockWith((clock) =>
     Effect.suspend(() => {
+      // Degraded (an attempt that waited for a lease may wake to it): this process's bucket alone.
+      if (options.degraded()) return options.local.takeOwnAt(key, limit, fromMillis, latestMillis)
       const { leases } = lease
       const found = leases.take(bucket, monotonicMillis(clock), fromMillis, latestMillis)
       if (found._tag === "Spent") return Effect.succeed({ granted: false, atMillis: found.at })

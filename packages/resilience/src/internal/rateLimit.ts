@@ -88,7 +88,9 @@ export const makeMemory = (): MemoryOperations => {
   }
   const takeOwnAt = (key: string, limit: TokenBucket.Limit, atMillis: number, latestMillis: number, now: number) => {
     const at = Math.max(now, atMillis)
-    const taken = bucketsOf(limit).take(key, at, latestMillis - at)
+    // A time the fleet gave is within the caller's latest on Redis's clock; here it may be past it
+    // by the answer's way back: then only a token there at once agrees.
+    const taken = bucketsOf(limit).take(key, at, Math.max(0, latestMillis - at))
     // Within a millisecond is agreement: Redis's clock and this one are read in whole milliseconds.
     return { granted: taken._tag === "Granted", atMillis: at + taken.waitMillis, agreed: taken.waitMillis <= 1 }
   }
