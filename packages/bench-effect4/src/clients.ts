@@ -86,16 +86,22 @@ const readJson =
  * the same transport), its calls run with `layerRedis` (`effect-http-resilience-effect4/redis`) in context, on
  * `NodeRedis.layer` at `redisUrl`; the store and its Redis client live as long as the client.
  */
-const makeRedisStoreClient = async (redisUrl: string): Promise<BenchClient> => {
-  const [{ ResilientHttpClient }, { layerRedis }] = await Promise.all([
+const makeRedisStoreClient = async (redisUrl: string, mode: ClientMode): Promise<BenchClient> => {
+  const [{ ResilientHttpClient }, { layerRedis }, { policyOptions }] = await Promise.all([
     import("effect-http-resilience-effect4"),
-    import("effect-http-resilience-effect4/redis")
+    import("effect-http-resilience-effect4/redis"),
+    import("./policyOptions.js")
   ])
+  const spec = policyFor(mode)
   const store = layerRedis({ prefix: "bench" }).pipe(Layer.provide(NodeRedis.layer({ url: redisUrl })))
   const runtime = ManagedRuntime.make(Layer.merge(NodeHttpClient.layerUndici, store))
   const resilient = await runtime.runPromise(
     Effect.flatMap(Effect.service(HttpClient.HttpClient), (transport) =>
-      Effect.provideService(ResilientHttpClient.make(), HttpClient.HttpClient, transport)
+      Effect.provideService(
+        spec === undefined ? ResilientHttpClient.make() : ResilientHttpClient.make(policyOptions(spec)),
+        HttpClient.HttpClient,
+        transport
+      )
     )
   )
   return effectClient(runtime, (url) => Effect.scoped(Effect.flatMap(resilient.get(url), (response) => response.json)))
@@ -105,14 +111,14 @@ const makeRedisStoreClient = async (redisUrl: string): Promise<BenchClient> => {
  * Builds the Effect 4 client `id` in `mode`. As on the Effect 3 line, `retryTransient` makes 3
  * attempts in all and retries at once on `Retry-After: 0`; in the `overload-*` modes every
  * attempt is counted where the transport sends it, under the retries. `happy-control` builds a
- * second client as `happy` does; `happy-redis` is this library's alone, on the Redis at `redisUrl`.
+ * second client as `happy` does; `happy-redis` (and `rate-limited-redis`, under the bench's `rateLimit`)
+ * is this library's alone, on the Redis at `redisUrl`.
  */
 export const makeClient = async (id: Effect4LibraryId, mode: ClientMode, redisUrl?: string): Promise<BenchClient> => {
-  if (mode === "happy-redis") {
-    if (id !== "effect4-http-resilience") throw new Error(`${id} has no happy-redis mode: it keeps no shared state`)
-    if (redisUrl === undefined)
-      throw new Error("the happy-redis mode needs the client process started with a Redis URL")
-    return makeRedisStoreClient(redisUrl)
+  if (mode === "happy-redis" || mode === "rate-limited-redis") {
+    if (id !== "effect4-http-resilience") throw new Error(`${id} has no ${mode} mode: it keeps no shared state`)
+    if (redisUrl === undefined) throw new Error(`the ${mode} mode needs the client process started with a Redis URL`)
+    return makeRedisStoreClient(redisUrl, mode)
   }
   const counter = isOverloadMode(mode) ? attemptCounter() : undefined
   const counted = (transport: HttpClient.HttpClient) =>

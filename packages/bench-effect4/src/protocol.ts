@@ -21,6 +21,8 @@ const Job = Schema.Struct({
     "happy",
     "happy-control",
     "happy-redis",
+    "rate-limited",
+    "rate-limited-redis",
     "retry",
     "overload-default",
     "overload-no-budget",

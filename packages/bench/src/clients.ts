@@ -225,23 +225,37 @@ export const effectClient = <E, R, ER>(
  * the same transport), its calls run with `layerRedis` (`effect-http-resilience/redis`) in context, a store that
  * lives as long as the client, on the Redis at `redisUrl`.
  */
-const makeRedisStoreClient = async (redisUrl: string): Promise<BenchClient> => {
-  const [Effect, Layer, ManagedRuntime, HttpClient, NodeHttpClient, { ResilientHttpClient }, { layerRedis }] =
-    await Promise.all([
-      import("effect/Effect"),
-      import("effect/Layer"),
-      import("effect/ManagedRuntime"),
-      import("@effect/platform/HttpClient"),
-      import("@effect/platform-node/NodeHttpClient"),
-      import("effect-http-resilience"),
-      import("effect-http-resilience/redis")
-    ])
+const makeRedisStoreClient = async (redisUrl: string, mode: ClientMode): Promise<BenchClient> => {
+  const [
+    Effect,
+    Layer,
+    ManagedRuntime,
+    HttpClient,
+    NodeHttpClient,
+    { ResilientHttpClient },
+    { layerRedis },
+    { policyOptions }
+  ] = await Promise.all([
+    import("effect/Effect"),
+    import("effect/Layer"),
+    import("effect/ManagedRuntime"),
+    import("@effect/platform/HttpClient"),
+    import("@effect/platform-node/NodeHttpClient"),
+    import("effect-http-resilience"),
+    import("effect-http-resilience/redis"),
+    import("./policyOptions.js")
+  ])
+  const spec = policyFor(mode)
   const runtime = ManagedRuntime.make(
     Layer.merge(NodeHttpClient.layerUndici, layerRedis({ url: redisUrl, prefix: "bench" }))
   )
   const resilient = await runtime.runPromise(
     Effect.flatMap(HttpClient.HttpClient, (transport) =>
-      Effect.provideService(ResilientHttpClient.make(), HttpClient.HttpClient, transport)
+      Effect.provideService(
+        spec === undefined ? ResilientHttpClient.make() : ResilientHttpClient.make(policyOptions(spec)),
+        HttpClient.HttpClient,
+        transport
+      )
     )
   )
   return effectClient(Effect, runtime, (url) =>
@@ -318,17 +332,17 @@ const makeEffectClient = async (id: LibraryId, mode: ClientMode): Promise<BenchC
  * libraries that would not retry at once on `Retry-After: 0` are told to (got waits 1 s,
  * `RetryAgent` 500 ms otherwise), so that a retry's cost is measured rather than a timer; every
  * client makes 3 attempts in all. In the `overload-*` modes, got, ky and the Effect clients count
- * their attempts. `happy-control` builds a second client as `happy` does; `happy-redis` is this
+ * their attempts. `happy-control` builds a second client as `happy` does; `happy-redis` (and
+ * `rate-limited-redis`, its calls under the bench's `rateLimit`) is this
  * library's alone, on the Redis at `redisUrl`.
  */
 export const makeClient = async (id: LibraryId, mode: ClientMode, redisUrl?: string): Promise<BenchClient> => {
-  if (mode === "happy-redis") {
-    if (id !== "effect-http-resilience") throw new Error(`${id} has no happy-redis mode: it keeps no shared state`)
-    if (redisUrl === undefined)
-      throw new Error("the happy-redis mode needs the client process started with a Redis URL")
-    return makeRedisStoreClient(redisUrl)
+  if (mode === "happy-redis" || mode === "rate-limited-redis") {
+    if (id !== "effect-http-resilience") throw new Error(`${id} has no ${mode} mode: it keeps no shared state`)
+    if (redisUrl === undefined) throw new Error(`the ${mode} mode needs the client process started with a Redis URL`)
+    return makeRedisStoreClient(redisUrl, mode)
   }
-  const retryAtOnce = mode !== "happy" && mode !== "happy-control"
+  const retryAtOnce = mode !== "happy" && mode !== "happy-control" && mode !== "rate-limited"
   switch (id) {
     case "undici": {
       const { Agent, request } = await import("undici")

@@ -29,12 +29,15 @@ export type LibraryId = typeof LibraryId.Type
  * (the package README's pattern) rather than to one client built once. The shared-store
  * benchmark's: `happy-redis`, this library as in `happy`, its calls run with
  * `layerRedis` in context, on the Redis the client process was started with;
- * `happy-control`, a second client built as in `happy`, the same-run control of the comparison.
+ * `happy-control`, a second client built as in `happy`, the same-run control of the comparison;
+ * `rate-limited` and `rate-limited-redis`, the same two under a `rateLimit` that binds (issue #43).
  */
 export const ClientMode = Schema.Literal(
   "happy",
   "happy-control",
   "happy-redis",
+  "rate-limited",
+  "rate-limited-redis",
   "retry",
   "overload-default",
   "overload-no-budget",

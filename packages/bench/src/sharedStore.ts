@@ -17,8 +17,13 @@
  * during the measured rounds (`CONFIG RESETSTAT`, then `INFO commandstats` one flush interval
  * after the last round, so that the last deposits are counted too); the commands the store's Lua
  * scripts run inside Redis, which it counts as well, are told apart from those sent.
+ *
+ * Then the rate-limited rows (issue #43): the same two stores with calls under a `rateLimit` that
+ * binds (2,000 a second, at the section's largest concurrency), where on Redis a call takes a send
+ * time leased from the fleet's bucket; their latency against the memory store's (goal: within 5%),
+ * and what Redis received per 1,000 calls, counted apart (its own `CONFIG RESETSTAT` and `INFO`).
  */
-import { budgetScript, coolDownScript } from "../../core/src/SharedStore.js"
+import { budgetScript, coolDownScript, rateLimitScript } from "../../core/src/SharedStore.js"
 import { startRedis } from "../../resilience/test/support/redisServer.js"
 import { libraryById } from "./clients.js"
 import type { SharedStoreConfig } from "./config.js"
@@ -26,6 +31,7 @@ import { rotate } from "./happyPath.js"
 import { jobTimeoutMillis, type ServerProcess, startWorkerProcess } from "./processes.js"
 import type { ClientMode, Job, LibraryId } from "./protocol.js"
 import { median, medianRatio } from "./stats.js"
+import { sharedStoreRateLimit } from "./benchClient.js"
 
 /** This library on each line: the clients the section compares, when the run includes them. */
 export const sharedStoreLibraries: ReadonlyArray<LibraryId> = ["effect-http-resilience", "effect4-http-resilience"]
@@ -98,7 +104,29 @@ interface SharedStoreCommands {
   readonly inScripts: Readonly<Record<string, number>>
 }
 
+/** The rate-limited rows' goal (issue #43): a call under `rateLimit` on Redis within 5% of memory. */
+const rateLimitedGoalRatio = 1.05
+
+/** One line's rate-limited comparison, and what Redis received meanwhile. */
+interface RateLimitedRow {
+  readonly library: LibraryId
+  readonly label: string
+  readonly concurrency: number
+  readonly memory: StoreFigures
+  readonly redis: StoreFigures
+  readonly p50Ratio: number
+  readonly p50RatioRange: readonly [number, number]
+  readonly withinGoal: boolean
+  readonly redisCalls: number
+  readonly sent: Readonly<Record<string, number>>
+  readonly total: number
+}
+
 export interface SharedStoreResult {
+  /** The rate-limited rows' goal ratio, and their `rateLimit`. */
+  readonly rateLimitedGoalRatio: number
+  readonly rateLimit: typeof sharedStoreRateLimit
+  readonly rateLimited: ReadonlyArray<RateLimitedRow>
   readonly rounds: number
   readonly callsPerRound: number
   readonly goalRatio: number
@@ -133,8 +161,8 @@ const bulkPayload = (reply: string): string => {
  * commandstats` counts them as well as the `EVALSHA` that ran them, though no client sent them.
  */
 export const scriptCommands: ReadonlySet<string> = new Set(
-  [...`${budgetScript}\n${coolDownScript}`.matchAll(/redis\.call\('([A-Za-z]+)'/g)].flatMap(([, name]) =>
-    name === undefined ? [] : [name.toLowerCase()]
+  [...`${budgetScript}\n${coolDownScript}\n${rateLimitScript}`.matchAll(/redis\.call\('([A-Za-z]+)'/g)].flatMap(
+    ([, name]) => (name === undefined ? [] : [name.toLowerCase()])
   )
 )
 
@@ -163,6 +191,62 @@ export const readCommandStats = (reply: string): CommandCounts => {
   return { sent, inScripts }
 }
 
+const figuresOf = (list: ReadonlyArray<StoreRound>): StoreFigures => ({
+  p50Micros: median(list.map((round) => round.p50Micros)),
+  microsPerCall: median(list.map((round) => round.microsPerCall)),
+  cpuMicrosPerCall: median(list.map((round) => round.cpuMicrosPerCall)),
+  rounds: list
+})
+
+/**
+ * The rate-limited rows of one line: memory and Redis in interleaved rounds at the largest
+ * concurrency, after a warm-up, and Redis's count of what it received in those rounds.
+ */
+const runRateLimited = async (
+  command: (...args: ReadonlyArray<string>) => Promise<string>,
+  run: (mode: ClientMode, concurrency: number, count: number) => Promise<StoreRound>,
+  library: LibraryId,
+  label: string,
+  config: SharedStoreConfig,
+  log: (line: string) => void
+): Promise<RateLimitedRow> => {
+  const concurrency = Math.max(...config.concurrencies)
+  const modes: ReadonlyArray<ClientMode> = ["rate-limited", "rate-limited-redis"]
+  for (const mode of modes) await run(mode, concurrency, config.warmupCalls)
+  await command("CONFIG", "RESETSTAT")
+  const samples = new Map<ClientMode, Array<StoreRound>>()
+  for (let round = 0; round < config.rounds; round++) {
+    log(`shared store: ${label}, rate-limited round ${round + 1}/${config.rounds}`)
+    for (const mode of rotate(modes, round)) {
+      const list = samples.get(mode) ?? []
+      list.push(await run(mode, concurrency, config.callsPerRound))
+      samples.set(mode, list)
+    }
+  }
+  await sleep(syncIntervalMillis + 500)
+  const { sent } = readCommandStats(await command("INFO", "commandstats"))
+  const memory = samples.get("rate-limited") ?? []
+  const redis = samples.get("rate-limited-redis") ?? []
+  const p50Ratios = redis.map((round, index) => round.p50Micros / (memory[index]?.p50Micros ?? Number.NaN))
+  const p50Ratio = medianRatio(
+    redis.map((round) => round.p50Micros),
+    memory.map((round) => round.p50Micros)
+  )
+  return {
+    library,
+    label,
+    concurrency,
+    memory: figuresOf(memory),
+    redis: figuresOf(redis),
+    p50Ratio,
+    p50RatioRange: [Math.min(...p50Ratios), Math.max(...p50Ratios)],
+    withinGoal: p50Ratio <= rateLimitedGoalRatio,
+    redisCalls: config.rounds * config.callsPerRound,
+    sent,
+    total: Object.values(sent).reduce((sum, calls) => sum + calls, 0)
+  }
+}
+
 /** Runs one line: its own redis-server and client process, the rounds, then Redis's count. */
 const runLine = async (
   server: ServerProcess,
@@ -171,6 +255,7 @@ const runLine = async (
   log: (line: string) => void
 ): Promise<{
   readonly rows: Array<SharedStoreRow>
+  readonly rateLimited: RateLimitedRow
   readonly commands: SharedStoreCommands
   readonly redisVersion: string
 }> => {
@@ -224,12 +309,6 @@ const runLine = async (
         const controlRounds = samples.get(key("happy-control", concurrency)) ?? []
         const redisRounds = samples.get(key("happy-redis", concurrency)) ?? []
         const of = (list: ReadonlyArray<StoreRound>, figure: keyof StoreRound) => list.map((round) => round[figure])
-        const figures = (list: ReadonlyArray<StoreRound>): StoreFigures => ({
-          p50Micros: median(of(list, "p50Micros")),
-          microsPerCall: median(of(list, "microsPerCall")),
-          cpuMicrosPerCall: median(of(list, "cpuMicrosPerCall")),
-          rounds: list
-        })
         const ratio = (figure: keyof StoreRound, rounds = redisRounds) =>
           medianRatio(of(rounds, figure), of(memory, figure))
         const p50Ratios = redisRounds.map((round, index) => round.p50Micros / (memory[index]?.p50Micros ?? Number.NaN))
@@ -239,9 +318,9 @@ const runLine = async (
           library,
           label,
           concurrency,
-          memory: figures(memory),
-          memoryControl: figures(controlRounds),
-          redis: figures(redisRounds),
+          memory: figuresOf(memory),
+          memoryControl: figuresOf(controlRounds),
+          redis: figuresOf(redisRounds),
           p50Ratio,
           p50RatioRange: [Math.min(...p50Ratios), Math.max(...p50Ratios)],
           timeRatio: ratio("microsPerCall"),
@@ -251,8 +330,10 @@ const runLine = async (
         }
       })
       const redisCalls = config.rounds * config.concurrencies.length * config.callsPerRound
+      const rateLimited = await runRateLimited(redis.command, run, library, label, config, log)
       return {
         rows,
+        rateLimited,
         commands: { library, label, redisCalls, measuredSeconds, sent, total, inScripts },
         redisVersion
       }
@@ -276,11 +357,13 @@ export const runSharedStore = async (
   const lines = sharedStoreLibraries.filter((library) => libraries.includes(library))
   if (lines.length === 0) return null
   const rows: Array<SharedStoreRow> = []
+  const rateLimited: Array<RateLimitedRow> = []
   const commands: Array<SharedStoreCommands> = []
   let redisVersion = "unknown"
   for (const library of lines) {
     const line = await runLine(server, library, config, log)
     rows.push(...line.rows)
+    rateLimited.push(line.rateLimited)
     commands.push(line.commands)
     redisVersion = line.redisVersion
   }
@@ -291,6 +374,9 @@ export const runSharedStore = async (
     syncIntervalMillis,
     redisVersion,
     rows,
+    rateLimitedGoalRatio,
+    rateLimit: sharedStoreRateLimit,
+    rateLimited,
     commands
   }
 }

@@ -56,6 +56,22 @@ describe.skipIf(skipWithout(redisServer))("pnpm bench, the shared-store section"
     }
   })
 
+  it("measures each line under a rateLimit that binds, memory and Redis in every round, and what Redis received", () => {
+    const result = run.output().results.sharedStore
+    const { callsPerRound, rounds } = storeConfig.sharedStore
+    expect(result?.rateLimited.map((row) => `${row.label}@${row.concurrency}`)).toEqual(
+      labels.map((label) => `${label}@${Math.max(...concurrencies)}`)
+    )
+    for (const row of result?.rateLimited ?? []) {
+      for (const store of [row.memory, row.redis]) expect(store.rounds).toHaveLength(rounds)
+      expect(Number.isFinite(row.p50Ratio)).toBe(true)
+      expect(row.withinGoal).toBe(row.p50Ratio <= 1.05)
+      expect(row.redisCalls).toBe(rounds * callsPerRound)
+      // The takes reached Redis: at least one lease.
+      expect(row.sent.evalsha ?? 0).toBeGreaterThanOrEqual(1)
+    }
+  })
+
   it("prints the table, the goal with its verdict, and the commands", () => {
     const { markdown } = run.output()
     const rows = tableAfter(markdown, "## 8. Shared store")
@@ -74,6 +90,11 @@ describe.skipIf(skipWithout(redisServer))("pnpm bench, the shared-store section"
     // A subcommand (`script|load`) is written with a space: a `|` would split its cell.
     for (const row of commands.slice(2))
       expect(row[5]).toMatch(/^([A-Z]+( [A-Z]+)? \d+, )*EVALSHA \d+(, [A-Z]+( [A-Z]+)? \d+)*$/)
+    // The rate-limited rows (issue #43): one per line, every call through each store a 200, and
+    // what Redis received counted.
+    const rateLimited = tableAfter(markdown, "Under a `rateLimit` that binds")
+    expect(rateLimited.slice(2).map((row) => row[0])).toEqual(labels)
+    for (const row of rateLimited) expect(row).toHaveLength(9)
     expect(markdown).not.toMatch(/NaN|undefined/)
   })
 })

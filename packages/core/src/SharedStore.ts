@@ -904,12 +904,24 @@ export const rateLimitKeysFor = (prefix: string) => {
 export const maxRateLimitWaitMillis = CoolDown.maxMillis
 
 /**
+ * The most send times one take of the rate-limit script leases at once (issue #43).
+ *
+ * @since 0.2.0
+ * @category rate limit
+ */
+export const maxRateLimitLease = 32
+
+/**
  * `TokenBucket`'s take and refund, atomically on Redis's clock. KEYS: the bucket. ARGV: `take`,
  * `refund` or `peek` (neither: the bucket's state written as it stands, what a store that Redis
  * refused runs to learn that Redis takes the script again), the limit, the window (ms), the burst,
  * the longest wait (a take) or how long until the token given back was due (a refund), and how long
  * after now the take counts from (a block in force, or the wait this process's own bucket asks).
- * Answers `{ granted (0 or 1), wait (ms), rejected (0 or 1) }`.
+ * Answers `{ granted (0 or 1), wait (ms), rejected (0 or 1), now (Redis's clock, ms), ...later }`. A granted take with a
+ * count (ARGV 7, 1 by default, at most {@link maxRateLimitLease}) leases up to that many send
+ * times at once, each the next of the bucket's, later than now and within the longest wait:
+ * `later` holds the waits (ms) of those after the first, in order. A time that is now (a token of
+ * the burst) is not leased ahead: it would pass before another attempt could spend it.
  *
  * What it reads is checked first: units that are not whole, above the capacity or below a day of
  * reservations, or a time that is not whole or more than a day ahead, could not have come from
@@ -945,36 +957,60 @@ if now > updated then
 end
 local granted = 1
 local wait = 0
+local answer = {}
 if ARGV[1] == 'take' then
   local sendAt = math.max(now, updated + math.ceil(math.max(0, window - units) / limit))
   wait = sendAt - now
   if wait <= tonumber(ARGV[5]) then units = units - window else granted = 0 end
+  for i = 2, granted * math.min(tonumber(ARGV[7] or '1') or 1, ${maxRateLimitLease}) do
+    local at = math.max(now, updated + math.ceil(math.max(0, window - units) / limit))
+    if at <= now or at - now > tonumber(ARGV[5]) then break end
+    units = units - window
+    answer[#answer + 1] = at - now
+  end
 elseif ARGV[1] == 'refund' and units + math.max(0, now + math.floor(tonumber(ARGV[5])) - updated) * limit >= 0 then
   units = math.min(capacity, units + window)
 end
 redis.call('HSET', KEYS[1], 'u', string.format('%.0f', units), 't', string.format('%.0f', updated))
 redis.call('PEXPIRE', KEYS[1], updated - now + math.ceil((capacity - units) / limit) + 1000 + tonumber(ARGV[6]))
-return { granted, wait, rejected }
+table.insert(answer, 1, now - tonumber(ARGV[6]))
+table.insert(answer, 1, rejected)
+table.insert(answer, 1, wait)
+table.insert(answer, 1, granted)
+return answer
 `
 
 /**
- * The rate-limit script's answer, read defensively: `undefined` when it is not three whole numbers,
- * `granted` 0 or 1, `wait` from 0 to a day.
+ * The rate-limit script's answer, read defensively: `undefined` unless `granted` is 0 or 1, `wait`
+ * and each later wait from 0 to two days and in order, and Redis's `now` a whole number.
  *
  * @since 0.2.0
  * @category rate limit
  */
 export const readRateLimitAnswer = (
   answer: unknown
-): { readonly granted: boolean; readonly waitMillis: number; readonly rejected: boolean } | undefined => {
-  if (!Array.isArray(answer) || answer.length !== 3) return undefined
-  const [granted, wait, rejected] = answer.map(Number)
+):
+  | {
+      readonly granted: boolean
+      readonly waitMillis: number
+      readonly rejected: boolean
+      readonly nowMillis: number
+      readonly laterMillis: ReadonlyArray<number>
+    }
+  | undefined => {
+  if (!Array.isArray(answer) || answer.length < 4 || answer.length > 3 + maxRateLimitLease) return undefined
+  const [granted, wait, rejected, now, ...later] = answer.map(Number)
+  const isWait = (value: number | undefined): value is number =>
+    value !== undefined && Number.isSafeInteger(value) && value >= 0 && value <= 2 * CoolDown.maxMillis
+  // Leased times come in order, each after the first.
+  const inOrder = later.every((at, index) => isWait(at) && at >= (index === 0 ? (wait ?? 0) : (later[index - 1] ?? 0)))
   return (granted === 0 || granted === 1) &&
-    wait !== undefined &&
-    Number.isSafeInteger(wait) &&
-    wait >= 0 &&
-    wait <= 2 * CoolDown.maxMillis &&
-    (rejected === 0 || rejected === 1)
-    ? { granted: granted === 1, waitMillis: wait, rejected: rejected === 1 }
+    isWait(wait) &&
+    (rejected === 0 || rejected === 1) &&
+    now !== undefined &&
+    Number.isSafeInteger(now) &&
+    now >= 0 &&
+    inOrder
+    ? { granted: granted === 1, waitMillis: wait, rejected: rejected === 1, nowMillis: now, laterMillis: later }
     : undefined
 }

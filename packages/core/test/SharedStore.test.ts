@@ -139,6 +139,26 @@ describe("SharedStore", () => {
     expect(SharedStore.readBreakerOpenedMessage("250 http://a:80")).toBeUndefined()
   })
 
+  it("reads a rate-limit answer with the send times it leased, in order, and nothing else", () => {
+    expect(SharedStore.readRateLimitAnswer([1, 0, 0, 1_000, 100, 200])).toEqual({
+      granted: true,
+      waitMillis: 0,
+      rejected: false,
+      nowMillis: 1_000,
+      laterMillis: [100, 200]
+    })
+    expect(SharedStore.readRateLimitAnswer([0, 500, 0, 1_000])?.laterMillis).toEqual([])
+    // Out of order, before the first, without Redis's time, or more than a lease holds: not the script's.
+    expect(SharedStore.readRateLimitAnswer([1, 0, 0, 1_000, 200, 100])).toBeUndefined()
+    expect(SharedStore.readRateLimitAnswer([1, 300, 0, 1_000, 200])).toBeUndefined()
+    expect(SharedStore.readRateLimitAnswer([1, 0, 0])).toBeUndefined()
+    const most = Array.from({ length: SharedStore.maxRateLimitLease }, (_, index) => index + 1)
+    expect(SharedStore.readRateLimitAnswer([1, 0, 0, 1_000, ...most])).toBeUndefined()
+    expect(SharedStore.readRateLimitAnswer([1, 0, 0, 1_000, ...most.slice(1)])?.laterMillis).toHaveLength(
+      SharedStore.maxRateLimitLease - 1
+    )
+  })
+
   it("batches deposits, gives them back after a failed flush, and bounds the keys", () => {
     const pending = new SharedStore.PendingDeposits(2)
     // Whether the key is new to this batch: the caller notes what a new key needs only then.

@@ -33,18 +33,20 @@ const settingsKey = (limit: TokenBucket.Limit): string => `${limit.limit}/${limi
 
 /**
  * The memory store's rate limit, and what the store on Redis asks of it: a take of this process's own
- * bucket counted from `offsetMillis` ahead (the wait the fleet's bucket asked), so that this process's
- * bucket sees every attempt it sends, granted by the fleet or by itself while Redis is away.
+ * bucket at `atMillis` or later, by `latestMillis` (the send time the fleet's bucket gave, on the
+ * monotonic clock), so that this process's bucket sees every attempt it sends, granted by the fleet
+ * or by itself while Redis is away. It answers when (`atMillis`, or now when that has passed), and
+ * whether that is the time asked, within the clocks' millisecond (`agreed`).
  *
  * @internal
  */
 export interface MemoryOperations extends Operations {
-  readonly takeOwn: (
+  readonly takeOwnAt: (
     key: string,
     limit: TokenBucket.Limit,
-    offsetMillis: number,
-    maxWaitMillis: number
-  ) => Effect.Effect<{ readonly granted: boolean; readonly waitMillis: number }>
+    atMillis: number,
+    latestMillis: number
+  ) => Effect.Effect<{ readonly granted: boolean; readonly atMillis: number; readonly agreed: boolean }>
 }
 
 /**
@@ -86,16 +88,20 @@ export const makeMemory = (): MemoryOperations => {
     const waitMillis = blocked + taken.waitMillis
     return taken._tag === "Granted" ? granted(key, counted, waitMillis, now) : { granted: false, waitMillis }
   }
-  const takeOwn = (key: string, limit: TokenBucket.Limit, offsetMillis: number, maxWaitMillis: number, now: number) => {
-    const taken = bucketsOf(limit).take(key, now + offsetMillis, maxWaitMillis - offsetMillis)
-    return { granted: taken._tag === "Granted", waitMillis: offsetMillis + taken.waitMillis }
+  const takeOwnAt = (key: string, limit: TokenBucket.Limit, atMillis: number, latestMillis: number, now: number) => {
+    const at = Math.max(now, atMillis)
+    // A time the fleet gave is within the caller's latest on Redis's clock; here it may be past it
+    // by the answer's way back: then only a token there at once agrees.
+    const taken = bucketsOf(limit).take(key, at, Math.max(0, latestMillis - at))
+    // Within a millisecond is agreement: Redis's clock and this one are read in whole milliseconds.
+    return { granted: taken._tag === "Granted", atMillis: at + taken.waitMillis, agreed: taken.waitMillis <= 1 }
   }
   return {
     rateLimitTake: (key, limit, maxWaitMillis, counted = false) =>
       Effect.clockWith((clock) => Effect.sync(() => take(key, limit, maxWaitMillis, counted, monotonicMillis(clock)))),
-    takeOwn: (key, limit, offsetMillis, maxWaitMillis) =>
+    takeOwnAt: (key, limit, atMillis, latestMillis) =>
       Effect.clockWith((clock) =>
-        Effect.sync(() => takeOwn(key, limit, offsetMillis, maxWaitMillis, monotonicMillis(clock)))
+        Effect.sync(() => takeOwnAt(key, limit, atMillis, latestMillis, monotonicMillis(clock)))
       ),
     rateLimitRefund: (key, limit, leftMillis) =>
       Effect.clockWith((clock) => Effect.sync(() => bucketsOf(limit).refund(key, monotonicMillis(clock), leftMillis))),

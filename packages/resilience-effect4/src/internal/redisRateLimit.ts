@@ -1,5 +1,6 @@
 // @generated from templates/src/internal/redisRateLimit.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
-// The rate limit shared across a fleet (issue #34): each bucket lives in Redis, taken and
+// The rate limit shared across a fleet (issue #34): each bucket lives in Redis, taken (a batch of
+// its send times at once, leased: redisRateLimitLease.ts, issue #43) and
 // refunded by one script on Redis's clock (SharedStore.rateLimitScript), so that three processes
 // with a limit of 10 a second send 10 a second together. A block learnt from a server's headers
 // is kept and told as a cool-down is: this process's memory first, then written to the prefix's
@@ -15,11 +16,13 @@
 import * as CoolDown from "@effect-http-resilience/core/CoolDown"
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import type * as rateLimitMemory from "./rateLimit.js"
 import type { Proof } from "./redisStore.js"
+import { Leases, RedisClock } from "./redisRateLimitLease.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 
 type Operations = ResilienceStore.ResilienceStore.RateLimitOperations
@@ -139,7 +142,7 @@ const bucketScript = (
   bucket: string,
   operation: "take" | "refund",
   limit: TokenBucket.Limit,
-  more: readonly [maxWaitOrLeft: number, offset: number]
+  more: readonly [maxWaitOrLeft: number, offset: number, count?: number]
 ) => {
   const settings = [String(limit.limit), String(limit.windowMillis), String(limit.burst)]
   return options.roundTrip(
@@ -152,31 +155,71 @@ const bucketScript = (
   )
 }
 
-type Granted = { readonly granted: boolean; readonly waitMillis: number }
+// A send time on this process's monotonic clock (ms): granted, or when one could be (refused).
+type Slot = { readonly granted: boolean; readonly atMillis: number }
 
-// The fleet's bucket, from `offsetMillis` ahead: its answer (`undefined` when Redis did not give one:
-// this process's bucket decides alone), an unreadable one counted.
+// One lease in flight per bucket; the attempts that find nothing in hand meanwhile wait for it.
+type Pending = { readonly done: Deferred.Deferred<void>; waiting: number }
+
+type Lease = {
+  readonly leases: Leases
+  readonly clock: RedisClock
+  readonly pending: Map<string, Pending>
+  readonly count: number
+}
+
+// The fleet's bucket, from `fromMillis` on and by `latestMillis`, `count` send times at once (a
+// lease): its answer (`undefined` when Redis did not give one: this process's bucket decides alone),
+// an unreadable one counted. Redis's times are read on this process's clock (`RedisClock`), so that
+// times of different answers keep the fleet's spacing; those after the first are kept in `leases`.
 const takeFleet = (
   options: Options,
+  lease: Lease,
   bucket: string,
   limit: TokenBucket.Limit,
-  offsetMillis: number,
-  maxWaitMillis: number
-): Effect.Effect<Granted | undefined> => {
-  const maxWait = Math.min(maxWaitMillis - offsetMillis, SharedStore.maxRateLimitWaitMillis)
-  return Effect.flatMap(bucketScript(options, bucket, "take", limit, [maxWait, offsetMillis]), (reply) => {
-    const answer = reply === undefined ? undefined : SharedStore.readRateLimitAnswer(reply.value)
-    if (answer === undefined)
-      return Effect.as(reply === undefined ? Effect.void : options.rejected("rate_limit_bucket"), undefined)
-    return Effect.as(answer.rejected ? options.rejected("rate_limit_bucket") : Effect.void, {
-      granted: answer.granted,
-      waitMillis: offsetMillis + answer.waitMillis
+  fromMillis: number,
+  latestMillis: number
+): Effect.Effect<Slot | undefined> =>
+  Effect.clockWith((clock) => {
+    const now = monotonicMillis(clock)
+    const offset = Math.max(0, fromMillis - now)
+    // A millisecond that passed since the caller's `latest` was set is not a wait it refused.
+    const maxWait = Math.min(Math.max(0, latestMillis - now - offset), SharedStore.maxRateLimitWaitMillis)
+    const { count } = lease
+    let later: ReadonlyArray<number> = []
+    let refusedUntil: number | undefined
+    const taken = Effect.flatMap(bucketScript(options, bucket, "take", limit, [maxWait, offset, count]), (reply) => {
+      const answer = reply === undefined ? undefined : SharedStore.readRateLimitAnswer(reply.value)
+      if (answer === undefined)
+        return Effect.as(reply === undefined ? Effect.void : options.rejected("rate_limit_bucket"), undefined)
+      lease.clock.observe(monotonicMillis(clock), answer.nowMillis)
+      const base = lease.clock.toLocal(answer.nowMillis + offset)
+      later = answer.laterMillis.map((wait) => base + wait)
+      if (!answer.granted) refusedUntil = base + answer.waitMillis
+      return Effect.as(answer.rejected ? options.rejected("rate_limit_bucket") : Effect.void, {
+        granted: answer.granted,
+        atMillis: base + answer.waitMillis
+      })
     })
+    // Only a lease (the first round's take, `count` set) brings times to keep.
+    const kept = Effect.sync(() =>
+      lease.leases.end(bucket, later, refusedUntil, lease.pending.get(bucket)?.waiting ?? 0)
+    )
+    return count === 0 ? taken : Effect.ensuring(taken, kept)
   })
-}
 
 // How often the two buckets may disagree on a time before the take gives up: each round moves it later.
 const maxRounds = 3
+
+// Gives back the fleet's token due at `atMillis`.
+const giveBack = (options: Options, bucket: string, limit: TokenBucket.Limit, atMillis: number) =>
+  Effect.clockWith((clock) =>
+    Effect.asVoid(bucketScript(options, bucket, "refund", limit, [Math.max(0, atMillis - monotonicMillis(clock)), 0]))
+  )
+
+// Gives back this process's own token due at `atMillis`.
+const giveBackOwn = (options: Options, key: string, limit: TokenBucket.Limit, atMillis: number) =>
+  Effect.clockWith((clock) => options.local.rateLimitRefund(key, limit, Math.max(0, atMillis - monotonicMillis(clock))))
 
 // The fleet's bucket and this process's agree on one send time, the later of theirs: the fleet's is taken
 // first (it binds while the fleet is busy), then this process's from then on. When this process's asks for
@@ -185,36 +228,87 @@ const maxRounds = 3
 // ever sees more than its bound in a window. Redis away: this process's bucket alone.
 const agree = (
   options: Options,
+  lease: Lease,
   bucket: string,
   key: string,
   limit: TokenBucket.Limit,
-  offsetMillis: number,
-  maxWaitMillis: number,
+  fromMillis: number,
+  latestMillis: number,
   round = 1
-): Effect.Effect<Granted> => {
-  const own = (offset: number) => options.local.takeOwn(key, limit, offset, maxWaitMillis)
-  return Effect.flatMap(takeFleet(options, bucket, limit, offsetMillis, maxWaitMillis), (fleet) => {
-    if (fleet === undefined) return own(offsetMillis)
+): Effect.Effect<Slot> => {
+  const own = (at: number) => options.local.takeOwnAt(key, limit, at, latestMillis)
+  return Effect.flatMap(takeFleet(options, lease, bucket, limit, fromMillis, latestMillis), (fleet) => {
+    if (fleet === undefined) return own(fromMillis)
     if (!fleet.granted) return Effect.succeed(fleet)
-    return Effect.flatMap(own(fleet.waitMillis), (mine) => {
-      if (mine.granted && mine.waitMillis === fleet.waitMillis) return Effect.succeed(mine)
-      const giveBack = Effect.asVoid(bucketScript(options, bucket, "refund", limit, [fleet.waitMillis, 0]))
-      if (!mine.granted || round >= maxRounds) {
-        const unused = mine.granted ? options.local.rateLimitRefund(key, limit, mine.waitMillis) : Effect.void
-        return Effect.as(Effect.andThen(giveBack, unused), { granted: false, waitMillis: mine.waitMillis })
-      }
-      return Effect.andThen(
-        Effect.andThen(giveBack, options.local.rateLimitRefund(key, limit, mine.waitMillis)),
-        agree(options, bucket, key, limit, mine.waitMillis, maxWaitMillis, round + 1)
-      )
+    return Effect.flatMap(own(fleet.atMillis), (mine) => {
+      if (mine.granted && mine.agreed) return Effect.succeed(mine)
+      const unused = mine.granted ? giveBackOwn(options, key, limit, mine.atMillis) : Effect.void
+      const given = Effect.andThen(giveBack(options, bucket, limit, fleet.atMillis), unused)
+      if (!mine.granted || round >= maxRounds) return Effect.as(given, { granted: false, atMillis: mine.atMillis })
+      const again = { ...lease, count: 0 }
+      return Effect.andThen(given, agree(options, again, bucket, key, limit, mine.atMillis, latestMillis, round + 1))
     })
   })
 }
+
+// A take from the send times this process leased, each counted in its own bucket at its time; when
+// none is there, from the fleet's bucket (a lease of the batch's size, or of one while another is in
+// flight), unless the fleet has nothing by the take's latest time. When this process's bucket asks
+// for later than a leased time (it counted attempts sent while Redis was away), that time is lost and
+// the next one from then is taken, or the fleet is asked from then.
+const takeLeased = (
+  options: Options,
+  lease: Omit<Lease, "count">,
+  bucket: string,
+  key: string,
+  limit: TokenBucket.Limit,
+  fromMillis: number,
+  latestMillis: number,
+  round = 1
+): Effect.Effect<Slot> =>
+  Effect.clockWith((clock) =>
+    Effect.suspend(() => {
+      // Degraded (an attempt that waited for a lease may wake to it): this process's bucket alone.
+      if (options.degraded()) return options.local.takeOwnAt(key, limit, fromMillis, latestMillis)
+      const { leases } = lease
+      const found = leases.take(bucket, monotonicMillis(clock), fromMillis, latestMillis)
+      if (found._tag === "Spent") return Effect.succeed({ granted: false, atMillis: found.at })
+      if (found._tag === "None") {
+        const again = takeLeased(options, lease, bucket, key, limit, fromMillis, latestMillis, round)
+        const pending = lease.pending.get(bucket)
+        if (pending !== undefined) {
+          pending.waiting++
+          return Effect.andThen(Deferred.await(pending.done), again)
+        }
+        return Effect.flatMap(Deferred.make<void>(), (done) => {
+          lease.pending.set(bucket, { done, waiting: 0 })
+          const count = leases.begin(bucket, limit.limit)
+          const leased = agree(options, { ...lease, count }, bucket, key, limit, fromMillis, latestMillis)
+          const over = Effect.andThen(
+            Effect.sync(() => lease.pending.delete(bucket)),
+            Deferred.succeed(done, undefined)
+          )
+          return Effect.ensuring(leased, over)
+        })
+      }
+      return Effect.flatMap(options.local.takeOwnAt(key, limit, found.at, latestMillis), (mine) => {
+        if (!mine.granted || mine.agreed) return Effect.succeed(mine)
+        const unused = giveBackOwn(options, key, limit, mine.atMillis)
+        return Effect.andThen(
+          unused,
+          round >= maxRounds
+            ? agree(options, { ...lease, count: 0 }, bucket, key, limit, mine.atMillis, latestMillis)
+            : takeLeased(options, lease, bucket, key, limit, mine.atMillis, latestMillis, round + 1)
+        )
+      })
+    })
+  )
 
 // A take from the fleet's bucket and this process's, once this process's memory (its blocks, its
 // budget) granted it.
 const takeShared = (
   options: Options,
+  lease: Omit<Lease, "count">,
   keys: ReturnType<typeof SharedStore.rateLimitKeysFor>,
   key: string,
   limit: TokenBucket.Limit,
@@ -225,11 +319,21 @@ const takeShared = (
   const { local } = options
   const unsent = uncounted(local, key, blocked.budget)
   if (options.degraded()) return Effect.andThen(unsent, local.rateLimitTake(key, limit, maxWaitMillis, counted))
-  return Effect.flatMap(
-    agree(options, keys.bucket(limit, key), key, limit, blocked.waitMillis, maxWaitMillis),
-    (taken): Effect.Effect<ResilienceStore.ResilienceStore.RateLimitTake> =>
-      Effect.as(taken.granted ? Effect.void : unsent, { ...taken, budget: blocked.budget })
-  )
+  return Effect.clockWith((clock) => {
+    const now = monotonicMillis(clock)
+    const bucket = keys.bucket(limit, key)
+    return Effect.flatMap(
+      takeLeased(options, lease, bucket, key, limit, now + blocked.waitMillis, now + maxWaitMillis),
+      (taken): Effect.Effect<ResilienceStore.ResilienceStore.RateLimitTake> =>
+        Effect.clockWith((later) =>
+          Effect.as(taken.granted ? Effect.void : unsent, {
+            granted: taken.granted,
+            waitMillis: Math.max(0, taken.atMillis - monotonicMillis(later)),
+            budget: blocked.budget
+          })
+        )
+    )
+  })
 }
 
 /**
@@ -251,6 +355,7 @@ export const make = (options: Options): Effect.Effect<Operations, never, Scope.S
       Effect.andThen(rewriteBlocks, readBlocks(options, keys.blocks))
     )
     const { local } = options
+    const lease = { leases: new Leases(), clock: new RedisClock(), pending: new Map<string, Pending>() }
     return {
       rateLimitTake: (key, limit, maxWaitMillis, counted) =>
         // A block in force is this process's to know (every block reaches its memory), and so is the
@@ -258,7 +363,7 @@ export const make = (options: Options): Effect.Effect<Operations, never, Scope.S
         Effect.flatMap(local.rateLimitTake(key, undefined, maxWaitMillis, counted), (blocked) =>
           !blocked.granted || limit === undefined
             ? Effect.succeed(blocked)
-            : takeShared(options, keys, key, limit, maxWaitMillis, counted, blocked)
+            : takeShared(options, lease, keys, key, limit, maxWaitMillis, counted, blocked)
         ),
       // Both buckets counted the token: both give it back.
       rateLimitRefund: (key, limit, leftMillis) =>

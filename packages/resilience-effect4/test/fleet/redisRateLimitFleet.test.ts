@@ -12,7 +12,7 @@ import { type StartedChaosServer, startChaosServer } from "@effect-http-resilien
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
-import { fleet as fleetOn, sum, type Wiring } from "../support/rateLimitFleet.js"
+import { fleetAtQuota, fleet as fleetOn, sum, type Wiring } from "../support/rateLimitFleet.js"
 import { type RedisInstance, startRedis } from "../support/redisServer.js"
 
 let redis: RedisInstance
@@ -46,4 +46,22 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a fleet of OS processes shar
       }),
     { timeout: 120_000 }
   )
+
+  // Issue #43: each process spends send times it leased from the fleet's bucket (one script call for
+  // several of them), at their times: the fleet keeps the server's quota as a take per attempt did.
+  for (const algorithm of ["fixed", "sliding"] as const) {
+    it.live(
+      `three processes, 10 calls each at once, at a ${algorithm}-window server's quota of 10 a second (the client's 5% under it): 30 sent, no 429; three memory stores meet 429s`,
+      () =>
+        Effect.gen(function* () {
+          const shared = yield* fleetAtQuota(redis.url, chaos, "redis", algorithm)
+          expect([shared.allowed, shared.limited, sum(shared.outcomes, "ok"), sum(shared.outcomes, "other")]).toEqual([
+            30, 0, 30, 0
+          ])
+          const apart = yield* fleetAtQuota(redis.url, chaos, "memory", algorithm)
+          expect(apart.limited).toBeGreaterThan(0)
+        }),
+      { timeout: 120_000 }
+    )
+  }
 })
