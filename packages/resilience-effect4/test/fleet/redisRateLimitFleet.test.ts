@@ -51,7 +51,7 @@ describe.skipIf(skipWithout(redisServer))("Effect 4 a fleet of OS processes shar
   // several of them), at their times: the fleet keeps the server's quota as a take per attempt did.
   for (const algorithm of ["fixed", "sliding"] as const) {
     it.live(
-      `three processes, 10 calls each at once, at a ${algorithm}-window server's quota of 10 a second (the client's 5% under it): 30 sent, no 429; three memory stores meet 429s`,
+      `three processes, 10 calls each at once, at a ${algorithm}-window server's quota of 10 a second: 30 sent, no 429; three memory stores meet 429s`,
       () =>
         Effect.gen(function* () {
           const shared = yield* fleetAtQuota(redis.url, chaos, "redis", algorithm)
