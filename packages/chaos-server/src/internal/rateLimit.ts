@@ -146,6 +146,8 @@ interface Quota {
   readonly reset: number
   /** Milliseconds to the window's end, rounded up. */
   readonly resetMillis: number
+  /** Milliseconds to the window's end, unrounded: what Spotify's rounding down reads. */
+  readonly exactResetMillis: number
 }
 
 // Seconds with three decimals (Discord's form), from whole milliseconds.
@@ -232,7 +234,8 @@ const announce = (form: HeaderForm, xReset: XResetForm, quota: Quota): Record<st
 
 // A 429's Retry-After in the chosen form; `limited`, the server's 429s so far, this one included.
 const retryAfterOf = (form: RetryAfterForm, quota: Quota, limited: number): Record<string, string> => {
-  const floor = { "retry-after": String(Math.floor(quota.resetMillis / 1000)) }
+  // From the unrounded time: a second request within a millisecond of the first is 999.x ms from the end, "0".
+  const floor = { "retry-after": String(Math.floor(quota.exactResetMillis / 1000)) }
   switch (form) {
     case "ceil":
       return { "retry-after": String(quota.reset) }
@@ -270,7 +273,14 @@ export const rateLimitRoute =
     const admitted = state.admitRateLimited(namespace, key, limit, windowSeconds * 1000, algorithm)
     const resetMillis = Math.max(1, Math.ceil(admitted.resetMillis))
     const reset = Math.max(1, Math.ceil(admitted.resetMillis / 1000))
-    const quota = { limit, windowSeconds, remaining: admitted.remaining, reset, resetMillis }
+    const quota = {
+      limit,
+      windowSeconds,
+      remaining: admitted.remaining,
+      reset,
+      resetMillis,
+      exactResetMillis: admitted.resetMillis
+    }
     const headers = announce(form, xReset, quota)
     if (admitted.allowed) return json({ key, limit, remaining: admitted.remaining, reset }, 200, headers)
     return json(
