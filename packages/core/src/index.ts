@@ -111,6 +111,14 @@ export * as Origin from "./Origin.js"
 export * as RateLimitBudget from "./RateLimitBudget.js"
 
 /**
+ * The fleet's send times a process leased in batches from the shared rate-limit bucket, and Redis's clock read locally.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as RateLimitLease from "./RateLimitLease.js"
+
+/**
  * A rate-limit key's sends, each counted until one window after its answer: no server window holds more than the limit.
  *
  * @since 0.2.0

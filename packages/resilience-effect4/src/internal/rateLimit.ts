@@ -156,6 +156,9 @@ interface Gate {
   readonly turns: Turns | undefined
 }
 
+// The most keys' logs, and routes whose quota is remembered, as the store's other tables (10,000).
+const maxEntries = 10_000
+
 /** A key's sends, counted until a window after their answers, and the attempts waiting for the oldest's answer. */
 interface Turns {
   readonly log: RateLimitLog.RateLimitLog
@@ -170,7 +173,7 @@ class TurnsTable {
     const id = `${settingsKey(limit)} ${key}`
     const known = this.logs.get(id)
     this.logs.delete(id)
-    if (known === undefined && this.logs.size >= maxRoutes) this.evict(nowMillis)
+    if (known === undefined && this.logs.size >= maxEntries) this.evict(nowMillis)
     const turns = known ?? {
       log: new RateLimitLog.RateLimitLog(limit.limit + limit.burst - 1, limit.windowMillis),
       waiting: []
@@ -182,12 +185,9 @@ class TurnsTable {
     for (const [id, turns] of this.logs)
       if (turns.log.isIdle(nowMillis) && turns.waiting.length === 0) this.logs.delete(id)
     const oldest = this.logs.keys().next()
-    if (this.logs.size >= maxRoutes && oldest.done !== true) this.logs.delete(oldest.value)
+    if (this.logs.size >= maxEntries && oldest.done !== true) this.logs.delete(oldest.value)
   }
 }
-
-// The most routes whose quota is remembered, as the store's other tables (10,000): the oldest is forgotten first.
-const maxRoutes = 10_000
 
 // Which of its origin's quotas each route spends, as the servers named them (IETF `pk`, Discord's bucket, GitHub's
 // resource): a route's attempts keep the budget of its quota, apart from the origin's other quotas. And each
@@ -208,7 +208,7 @@ class QuotaRoutes {
   }
   set(route: string, quota: string): void {
     this.routes.delete(route)
-    if (this.routes.size >= maxRoutes) {
+    if (this.routes.size >= maxEntries) {
       const oldest = this.routes.keys().next()
       if (oldest.done !== true) this.routes.delete(oldest.value)
     }
@@ -508,7 +508,8 @@ const inTurn = <A, E, R>(
 }
 
 /**
- * Sends an attempt once its token is there (and its key's block or spent budget is over): at once,
+ * Sends an attempt once its token is there (and its key's block or spent budget is over, and its
+ * key's log has a place: `inTurn`): at once,
  * after a wait that ends before the call's deadline (its time limit cut to what is left then; a
  * wait interrupted gives the token back; one counted in the budget asks it again when it wakes),
  * or never: a `ConnectionError` "RateLimited". A hedge never waits: a copy is worth sending only now.

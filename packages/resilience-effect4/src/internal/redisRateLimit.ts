@@ -1,6 +1,6 @@
 // @generated from templates/src/internal/redisRateLimit.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
 // The rate limit shared across a fleet (issue #34): each bucket lives in Redis, taken (a batch of
-// its send times at once, leased: redisRateLimitLease.ts, issue #43) and
+// its send times at once, leased: core RateLimitLease, issue #43) and
 // refunded by one script on Redis's clock (SharedStore.rateLimitScript), so that three processes
 // with a limit of 10 a second send 10 a second together. A block learnt from a server's headers
 // is kept and told as a cool-down is: this process's memory first, then written to the prefix's
@@ -14,6 +14,7 @@
 // learnt from a remaining count above 0 is this process's alone (docs/limits.md): it counts this
 // process's attempts in flight, which the server's count of the whole fleet does not match.
 import * as CoolDown from "@effect-http-resilience/core/CoolDown"
+import { Leases, RedisClock } from "@effect-http-resilience/core/RateLimitLease"
 import * as SharedStore from "@effect-http-resilience/core/SharedStore"
 import type * as TokenBucket from "@effect-http-resilience/core/TokenBucket"
 import * as Deferred from "effect/Deferred"
@@ -22,7 +23,6 @@ import type * as Scope from "effect/Scope"
 import type * as ResilienceStore from "../ResilienceStore.js"
 import type * as rateLimitMemory from "./rateLimit.js"
 import type { Proof } from "./redisStore.js"
-import { Leases, RedisClock } from "./redisRateLimitLease.js"
 import { monotonicMillis } from "./retryBudgetService.js"
 
 type Operations = ResilienceStore.ResilienceStore.RateLimitOperations

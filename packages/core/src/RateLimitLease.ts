@@ -1,13 +1,26 @@
-// @generated from templates/src/internal/redisRateLimitLease.ts.tmpl by scripts/generate-lines.ts: edit the template, then run pnpm generate.
-// The fleet's send times this process leased (issue #43): one script call takes a batch of the
-// fleet bucket's next send times (it moves the shared GCRA on by that many emission intervals),
-// and this process's attempts spend them here, each at its time, with no round trip of their own.
-// Times, not free tokens: an attempt sends at the time the fleet gave, so the fleet's bound holds
-// as it does per take; a time that passed unused is lost (capacity, never overshoot). The batch
-// follows the demand: 1 at first, doubled once a lease was spent, halved once a time expired, and
-// at least the attempts that waited for the last one (one lease at a time per bucket: the others
-// wait for it, so that this process spends the fleet's times in their order).
-import * as SharedStore from "@effect-http-resilience/core/SharedStore"
+/**
+ * The fleet's send times one process leased (issue #43): one script call takes a batch of the fleet
+ * bucket's next send times (it moves the shared GCRA on by that many emission intervals), and the
+ * process's attempts spend them, each at its time, with no round trip of their own. Times, not free
+ * tokens: an attempt sends at the time the fleet gave, so the fleet's bound holds as it does per
+ * take; a time that passed unused is lost (capacity, never overshoot). The batch follows the demand:
+ * 1 at first, doubled once a lease was spent, halved once a time expired, and at least the attempts
+ * that waited for the last one (one lease at a time per bucket: the others wait for it, so that the
+ * process spends the fleet's times in their order). Also Redis's clock read on the process's.
+ *
+ * @example
+ * ```ts
+ * import { RateLimitLease } from "@effect-http-resilience/core"
+ *
+ * const leases = new RateLimitLease.Leases()
+ * leases.begin("bucket", 10) // 1: the first lease asks for one time
+ * leases.end("bucket", [200, 300], undefined, 0) // the script's times after the first, on this clock
+ * leases.take("bucket", 150, 150, 1000) // { _tag: "Slot", at: 200 }
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as SharedStore from "./SharedStore.js"
 
 interface Lease {
   /** Send times leased and not handed out, ascending, on this process's monotonic clock (ms). */
@@ -22,7 +35,12 @@ interface Lease {
   spentUntil: number
 }
 
-/** What the leased times say of a take from `from` to `latest` (ms, monotonic). @internal */
+/**
+ * What the leased times say of a take from `from` to `latest` (ms, monotonic).
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type Found =
   | { readonly _tag: "Slot"; readonly at: number }
   | { readonly _tag: "Spent"; readonly at: number }
@@ -34,7 +52,8 @@ const maxKeys = 10_000
 /**
  * The leases of one store, per fleet bucket.
  *
- * @internal
+ * @since 0.2.0
+ * @category constructors
  */
 export class Leases {
   private readonly leases = new Map<string, Lease>()
@@ -115,7 +134,8 @@ const clockRefreshMillis = 10_000
  * answer's own arrival: the times of two leases then keep the fleet's spacing, whatever each
  * answer's delay; and none is earlier on this clock than Redis gave it.
  *
- * @internal
+ * @since 0.2.0
+ * @category constructors
  */
 export class RedisClock {
   private offset: number | undefined
